@@ -1,0 +1,219 @@
+// Package config reads askuser's config.toml (SPEC §9) and resolves the paths of
+// SPEC §2. Every key is optional; unknown keys and wrong types are errors that
+// name the key and its line. It knows nothing of the daemon's workings, so the
+// pane and the client can read the same file.
+package config
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"askuser/socketproto"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Config is config.toml with its defaults applied.
+type Config struct {
+	Daemon Daemon             `toml:"daemon"`
+	Limits socketproto.Limits `toml:"limits"`
+	UI     UI                 `toml:"ui"`
+	Notify Notify             `toml:"notify"`
+
+	// Path is the file this was read from; empty when none existed.
+	Path string `toml:"-"`
+}
+
+type Daemon struct {
+	Socket          string   `toml:"socket"`
+	StateDir        string   `toml:"state_dir"`
+	PendingFile     string   `toml:"pending_file"`
+	OrphanGrace     Duration `toml:"orphan_grace"`
+	ResultRetention Duration `toml:"result_retention"`
+}
+
+type UI struct {
+	Bell   bool   `toml:"bell"`
+	Editor string `toml:"editor"`
+}
+
+type Notify struct {
+	Command []string `toml:"command"`
+}
+
+// Duration is a time.Duration written as "10m" in TOML.
+type Duration struct{ time.Duration }
+
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("want a duration like \"10m\" or \"24h\", got %q", b)
+	}
+	if v < 0 {
+		return fmt.Errorf("must not be negative, got %q", b)
+	}
+	d.Duration = v
+	return nil
+}
+
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// Default is the configuration when config.toml says nothing.
+func Default() Config {
+	return Config{
+		Daemon: Daemon{
+			OrphanGrace:     Duration{10 * time.Minute},
+			ResultRetention: Duration{24 * time.Hour},
+		},
+		Limits: socketproto.DefaultLimits(),
+		UI:     UI{Bell: true},
+	}
+}
+
+// DefaultPath is $XDG_CONFIG_HOME/askuser/config.toml (~/.config by default).
+func DefaultPath() string {
+	base := os.Getenv("XDG_CONFIG_HOME")
+	if base == "" {
+		home, _ := os.UserHomeDir()
+		base = filepath.Join(home, ".config")
+	}
+	return filepath.Join(base, "askuser", "config.toml")
+}
+
+// Load reads path (DefaultPath when empty). A missing file at the default path
+// is not an error; a missing file named explicitly is.
+func Load(path string) (Config, error) {
+	explicit := path != ""
+	if !explicit {
+		path = DefaultPath()
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) && !explicit {
+			return Default(), nil
+		}
+		return Config{}, fmt.Errorf("config: %w", err)
+	}
+	cfg, err := Parse(data)
+	if err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
+	}
+	cfg.Path = path
+	return cfg, nil
+}
+
+// Parse reads config.toml's text over the defaults.
+func Parse(data []byte) (Config, error) {
+	cfg := Default()
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&cfg)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			key := pe.LastKey
+			if key == "" {
+				return Config{}, fmt.Errorf("line %d: %s", pe.Position.Line, pe.Message)
+			}
+			return Config{}, fmt.Errorf("line %d: %s: %s", pe.Position.Line, key, pe.Message)
+		}
+		if m := typeErrorPattern.FindStringSubmatch(err.Error()); m != nil {
+			msg := m[3]
+			if t := incompatiblePattern.FindStringSubmatch(msg); t != nil {
+				msg = fmt.Sprintf("must be %s, got %s", article(t[2]), article(t[1]))
+			}
+			return Config{}, fmt.Errorf("line %s: %s: %s", m[1], m[2], msg)
+		}
+		return Config{}, err
+	}
+	if undecoded := md.Undecoded(); len(undecoded) > 0 {
+		var msgs []string
+		reported := map[string]bool{}
+		for _, k := range undecoded {
+			if len(k) > 1 && reported[k[:len(k)-1].String()] {
+				continue // the unknown table was named already
+			}
+			reported[k.String()] = true
+			msgs = append(msgs, fmt.Sprintf("line %d: %s: unknown key", lineOfKey(data, k), k.String()))
+		}
+		return Config{}, errors.New(strings.Join(msgs, "; "))
+	}
+	if err := cfg.check(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+func (c Config) check() error {
+	positive := []struct {
+		key string
+		v   int
+	}{
+		{"limits.max_questions_hard", c.Limits.MaxQuestionsHard},
+		{"limits.max_options_hard", c.Limits.MaxOptionsHard},
+		{"limits.answer_soft_limit", c.Limits.AnswerSoftLimit},
+		{"limits.max_message_bytes", c.Limits.MaxMessageBytes},
+		{"limits.max_pending", c.Limits.MaxPending},
+	}
+	for _, p := range positive {
+		if p.v <= 0 {
+			return fmt.Errorf("%s: must be a positive number, got %d", p.key, p.v)
+		}
+	}
+	if c.Limits.MaxMessageBytes < 1024 {
+		return fmt.Errorf("limits.max_message_bytes: must be at least 1024, got %d", c.Limits.MaxMessageBytes)
+	}
+	return nil
+}
+
+var (
+	typeErrorPattern    = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): (.*)$`)
+	incompatiblePattern = regexp.MustCompile(`TOML value has type (\S+); destination has type (\S+)`)
+)
+
+func article(t string) string {
+	switch t {
+	case "integer", "int64", "int":
+		return "an integer"
+	case "bool", "boolean":
+		return "a boolean"
+	case "string", "array", "float", "table", "slice":
+		return "a " + t
+	}
+	return t
+}
+
+var tableHeader = regexp.MustCompile(`^\s*\[+\s*([^\]]+?)\s*\]+`)
+
+// lineOfKey finds the line of a dotted key in the TOML text; BurntSushi/toml
+// reports undecoded keys without positions. 0 when not found.
+func lineOfKey(data []byte, k toml.Key) int {
+	if len(k) == 0 {
+		return 0
+	}
+	table := strings.Join(k[:len(k)-1], ".")
+	last := k[len(k)-1]
+	keyLine := regexp.MustCompile(`^\s*"?` + regexp.QuoteMeta(last) + `"?\s*=`)
+	current := ""
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64*1024), len(data)+1)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if m := tableHeader.FindStringSubmatch(line); m != nil {
+			current = m[1]
+			if current == strings.Join(k, ".") {
+				return n // an unknown table
+			}
+			continue
+		}
+		if current == table && keyLine.MatchString(line) {
+			return n
+		}
+	}
+	return 0
+}

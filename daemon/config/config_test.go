@@ -1,0 +1,95 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestExampleIsTheDefaults(t *testing.T) {
+	data, err := os.ReadFile("../../config.example.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Parse(data)
+	if err != nil {
+		t.Fatalf("config.example.toml does not parse: %v", err)
+	}
+	want := Default()
+	got.Notify.Command, want.Notify.Command = nil, nil
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("config.example.toml differs from the defaults:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	c := Default()
+	if c.Daemon.OrphanGrace.Duration != 10*time.Minute || c.Daemon.ResultRetention.Duration != 24*time.Hour {
+		t.Errorf("durations: %+v", c.Daemon)
+	}
+	if c.Limits.MaxQuestionsHard != 16 || c.Limits.MaxOptionsHard != 64 || c.Limits.AnswerSoftLimit != 2000 ||
+		c.Limits.MaxMessageBytes != 1048576 || c.Limits.MaxPending != 10000 {
+		t.Errorf("limits: %+v", c.Limits)
+	}
+	if !c.UI.Bell {
+		t.Error("ui.bell should default to true")
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	cases := []struct{ name, text, want string }{
+		{"unknown key", "[daemon]\nsockt = \"x\"\n", "line 2: daemon.sockt: unknown key"},
+		{"unknown table", "[daemon]\n\n[foo]\na = 1\n", "line 3: foo: unknown key"},
+		{"wrong type int", "[limits]\nmax_pending = \"lots\"\n", "line 2: limits.max_pending: must be an integer, got a string"},
+		{"wrong type bool", "[ui]\nbell = 1\n", "line 2: ui.bell: must be a boolean"},
+		{"bad duration", "[daemon]\norphan_grace = \"soon\"\n", "line 2: daemon.orphan_grace: want a duration"},
+		{"negative limit", "[limits]\nmax_pending = -1\n", "limits.max_pending: must be a positive number"},
+		{"syntax", "[daemon\n", "to end table name"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(c.text))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v, want an error containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestPaths(t *testing.T) {
+	t.Setenv("ASKUSER_SOCKET", "")
+	t.Setenv("XDG_RUNTIME_DIR", "/run/user/7")
+	t.Setenv("XDG_STATE_HOME", "/st")
+	c := Default()
+	if got := c.SocketPath(""); got != "/run/user/7/askuser/askuserd.sock" {
+		t.Errorf("socket: %s", got)
+	}
+	if got := c.SocketPath("/x.sock"); got != "/x.sock" {
+		t.Errorf("flag: %s", got)
+	}
+	t.Setenv("ASKUSER_SOCKET", "/env.sock")
+	if got := c.SocketPath(""); got != "/env.sock" {
+		t.Errorf("env: %s", got)
+	}
+	t.Setenv("ASKUSER_SOCKET", "")
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	if got := c.SocketPath(""); !strings.HasPrefix(got, filepath.Join(os.TempDir(), "askuser-")) {
+		t.Errorf("fallback: %s", got)
+	}
+	if got := c.PendingFilePath(); got != "/st/askuser/pending-questions.json" {
+		t.Errorf("pending file: %s", got)
+	}
+}
+
+func TestLoadMissing(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	if _, err := Load(""); err != nil {
+		t.Errorf("missing default config should be fine: %v", err)
+	}
+	if _, err := Load(filepath.Join(t.TempDir(), "nope.toml")); err == nil {
+		t.Error("a missing --config file should be an error")
+	}
+}

@@ -1,0 +1,339 @@
+package socketproto
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"unicode/utf8"
+)
+
+// ErrTooLarge is returned by LineReader.ReadLine for a line over the limit.
+// The rest of that line has not been consumed: the connection is unusable.
+var ErrTooLarge = errors.New("message too large")
+
+// Encode renders msg as one NDJSON line: its fields with "type" first, then '\n'.
+func Encode(msg Message) ([]byte, error) {
+	body, err := json.Marshal(msg)
+	if err != nil {
+		return nil, err
+	}
+	if len(body) < 2 || body[0] != '{' {
+		return nil, fmt.Errorf("socketproto: %T does not encode to a JSON object", msg)
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(body) + 32)
+	buf.WriteString(`{"type":`)
+	typ, _ := json.Marshal(msg.MessageType())
+	buf.Write(typ)
+	if len(body) > 2 {
+		buf.WriteByte(',')
+	}
+	buf.Write(body[1:])
+	buf.WriteByte('\n')
+	return buf.Bytes(), nil
+}
+
+// LineReader reads NDJSON lines of at most max bytes (the newline excluded).
+type LineReader struct {
+	br  *bufio.Reader
+	max int
+	buf []byte
+}
+
+// NewLineReader reads lines from r; max <= 0 means DefaultLimits().MaxMessageBytes.
+func NewLineReader(r io.Reader, max int) *LineReader {
+	if max <= 0 {
+		max = DefaultLimits().MaxMessageBytes
+	}
+	return &LineReader{br: bufio.NewReaderSize(r, 64*1024), max: max}
+}
+
+// ReadLine returns the next line without its newline (and without a trailing
+// '\r'). The slice is valid until the next call. Blank lines are skipped. A
+// final line without a newline is returned as io.ErrUnexpectedEOF: a client
+// that disconnects mid-line did not send a message.
+func (lr *LineReader) ReadLine() ([]byte, error) {
+	for {
+		lr.buf = lr.buf[:0]
+		for {
+			chunk, err := lr.br.ReadSlice('\n')
+			if len(lr.buf)+len(chunk) > lr.max+1 { // +1: the newline itself
+				return nil, ErrTooLarge
+			}
+			lr.buf = append(lr.buf, chunk...)
+			if err == nil {
+				break
+			}
+			if errors.Is(err, bufio.ErrBufferFull) {
+				continue
+			}
+			if errors.Is(err, io.EOF) && len(lr.buf) > 0 {
+				return nil, io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		line := bytes.TrimRight(lr.buf, "\r\n")
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		return line, nil
+	}
+}
+
+// LineWriter writes messages as NDJSON lines; safe for concurrent use.
+type LineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func NewLineWriter(w io.Writer) *LineWriter { return &LineWriter{w: w} }
+
+// Write encodes msg and writes it as one line.
+func (lw *LineWriter) Write(msg Message) error {
+	b, err := Encode(msg)
+	if err != nil {
+		return err
+	}
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	_, err = lw.w.Write(b)
+	return err
+}
+
+// envelope is the part of every message read before knowing its type.
+type envelope struct {
+	Type      *string         `json:"type"`
+	RequestID json.RawMessage `json:"requestId"`
+}
+
+// sniff checks that line is a UTF-8 JSON object with a string "type", and
+// returns the type and, leniently, the requestId for error replies.
+func sniff(line []byte) (typ, requestID string, perr *Error) {
+	if !utf8.Valid(line) {
+		return "", "", Errf(CodeBadJSON, "", "message is not valid UTF-8 (at byte %d)", firstInvalidUTF8(line))
+	}
+	var env envelope
+	if err := json.Unmarshal(line, &env); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field == "" {
+			return "", "", Errf(CodeBadJSON, "", "message must be a JSON object, got %s", te.Value)
+		}
+		if errors.As(err, &te) && te.Field == "type" {
+			return "", "", Errf(CodeInvalidRequest, "type", "must be a string, got %s", te.Value)
+		}
+		return "", "", Errf(CodeBadJSON, "", "not valid JSON: %s", err.Error())
+	}
+	var id string
+	_ = json.Unmarshal(env.RequestID, &id)
+	if env.Type == nil {
+		return "", id, &Error{RequestID: id, Code: CodeInvalidRequest, Field: "type", Message: `type: missing; every message needs a "type"`}
+	}
+	return *env.Type, id, nil
+}
+
+func firstInvalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
+}
+
+// DecodeFromClient decodes a line a client sent to the daemon. The error, if
+// any, is ready to send back (with the requestId when one could be read).
+func DecodeFromClient(line []byte) (Message, *Error) {
+	typ, id, perr := sniff(line)
+	if perr != nil {
+		return nil, perr
+	}
+	var msg Message
+	var err *Error
+	switch typ {
+	case "hello":
+		var m Hello
+		err = decodeInto(line, &m)
+		msg = m
+	case "ask_user_request":
+		var m AskUserRequest
+		err = decodeAskUserRequest(line, &m)
+		msg = m
+	case "wait":
+		var m Wait
+		err = decodeInto(line, &m)
+		if err == nil {
+			err = checkRequestID("requestId", m.RequestID, true)
+		}
+		msg = m
+	case "cancel":
+		var m Cancel
+		err = decodeInto(line, &m)
+		if err == nil {
+			err = checkRequestID("requestId", m.RequestID, true)
+		}
+		if err == nil {
+			err = checkVia(m.Via)
+		}
+		msg = m
+	case "subscribe":
+		var m Subscribe
+		err = decodeInto(line, &m)
+		if err == nil && m.Role != "" && m.Role != RolePane && m.Role != RoleWatch {
+			err = Errf(CodeInvalidRequest, "role", "must be %q or %q, got %q", RolePane, RoleWatch, m.Role)
+		}
+		msg = m
+	case "list":
+		msg = ListRequest{}
+	case "status":
+		msg = StatusRequest{}
+	case "answer":
+		var m AnswerRequest
+		err = decodeInto(line, &m)
+		if err == nil {
+			err = checkRequestID("requestId", m.RequestID, true)
+		}
+		if err == nil && m.Answers == nil {
+			err = Errf(CodeInvalidRequest, "answers", "missing; give one answer per question")
+		}
+		if err == nil {
+			err = checkVia(m.Via)
+		}
+		msg = m
+	default:
+		err = Errf(CodeUnknownType, "type", "unknown message type %q", typ)
+	}
+	if err != nil {
+		if err.RequestID == "" {
+			err.RequestID = id
+		}
+		return nil, err
+	}
+	return msg, nil
+}
+
+func checkVia(via string) *Error {
+	switch via {
+	case "", ViaPane, ViaCLI:
+		return nil
+	}
+	return Errf(CodeInvalidRequest, "via", "must be %q or %q, got %q", ViaPane, ViaCLI, via)
+}
+
+// DecodeFromDaemon decodes a line the daemon sent to a client.
+func DecodeFromDaemon(line []byte) (Message, error) {
+	typ, _, perr := sniff(line)
+	if perr != nil {
+		return nil, perr
+	}
+	var msg Message
+	var err error
+	switch typ {
+	case "hello":
+		var m Hello
+		err = json.Unmarshal(line, &m)
+		msg = m
+	case "ask_user_queued":
+		var m Queued
+		err = json.Unmarshal(line, &m)
+		msg = m
+	case "ask_user_response":
+		var m Response
+		err = json.Unmarshal(line, &m)
+		msg = m
+	case "ok":
+		var m OK
+		err = json.Unmarshal(line, &m)
+		msg = m
+	case "snapshot":
+		var m Snapshot
+		err = json.Unmarshal(line, &m)
+		msg = m
+	case "list":
+		var m List
+		err = json.Unmarshal(line, &m)
+		msg = m
+	case "status":
+		var m Status
+		err = json.Unmarshal(line, &m)
+		msg = m
+	case "request_added":
+		var m RequestAdded
+		err = json.Unmarshal(line, &m)
+		msg = m
+	case "request_updated":
+		var m RequestUpdated
+		err = json.Unmarshal(line, &m)
+		msg = m
+	case "request_resolved":
+		var m RequestResolved
+		err = json.Unmarshal(line, &m)
+		msg = m
+	case "state":
+		var m StateEvent
+		err = json.Unmarshal(line, &m)
+		msg = m
+	case "pending_file_error":
+		var m PendingFileError
+		err = json.Unmarshal(line, &m)
+		msg = m
+	case "error":
+		var m Error
+		err = json.Unmarshal(line, &m)
+		msg = &m
+	default:
+		return nil, fmt.Errorf("unknown message type %q from daemon", typ)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("decoding %s from daemon: %w", typ, err)
+	}
+	return msg, nil
+}
+
+// decodeInto unmarshals line into v, turning type mismatches into errors that
+// name the field.
+func decodeInto(line []byte, v any) *Error {
+	if err := json.Unmarshal(line, v); err != nil {
+		return jsonFieldError(err, "")
+	}
+	return nil
+}
+
+// jsonFieldError converts an encoding/json error into an invalid_request Error
+// naming the field; prefix is prepended to the field path.
+func jsonFieldError(err error, prefix string) *Error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		field := te.Field
+		if prefix != "" {
+			if field == "" {
+				field = prefix
+			} else {
+				field = prefix + "." + field
+			}
+		}
+		return Errf(CodeInvalidRequest, field, "must be %s, got %s", jsonKind(te.Type.Kind().String()), te.Value)
+	}
+	return Errf(CodeBadJSON, prefix, "%s", err.Error())
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "int", "int64", "float64":
+		return "a number"
+	case "slice":
+		return "a list"
+	case "struct", "map", "ptr":
+		return "an object"
+	}
+	return goKind
+}

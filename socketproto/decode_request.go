@@ -1,0 +1,167 @@
+package socketproto
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strconv"
+)
+
+var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
+// checkRequestID enforces SPEC §4's id pattern; required says whether empty is an error.
+func checkRequestID(field, id string, required bool) *Error {
+	if id == "" {
+		if required {
+			return Errf(CodeInvalidRequest, field, "missing")
+		}
+		return nil
+	}
+	if !requestIDPattern.MatchString(id) {
+		return Errf(CodeInvalidRequest, field, "must match [A-Za-z0-9._:-]{1,128}, got %q", truncateForError(id))
+	}
+	return nil
+}
+
+func truncateForError(s string) string {
+	r := []rune(s)
+	if len(r) > 40 {
+		return string(r[:40]) + "…"
+	}
+	return s
+}
+
+// decodeAskUserRequest decodes element by element so that a wrongly typed
+// field is named with its index: "questions[1].multiSelect".
+func decodeAskUserRequest(line []byte, m *AskUserRequest) *Error {
+	var top struct {
+		RequestID json.RawMessage `json:"requestId"`
+		Tool      json.RawMessage `json:"tool"`
+		Questions json.RawMessage `json:"questions"`
+		Metadata  json.RawMessage `json:"metadata"`
+		Agent     json.RawMessage `json:"agent"`
+		Wait      json.RawMessage `json:"wait"`
+	}
+	if err := json.Unmarshal(line, &top); err != nil {
+		return jsonFieldError(err, "")
+	}
+	if e := unmarshalField(top.RequestID, "requestId", &m.RequestID); e != nil {
+		return e
+	}
+	if e := checkRequestID("requestId", m.RequestID, false); e != nil {
+		return e
+	}
+	if e := unmarshalField(top.Tool, "tool", &m.Tool); e != nil {
+		return e
+	}
+	if isNull(top.Wait) {
+		m.Wait = nil
+	} else {
+		var w bool
+		if e := unmarshalField(top.Wait, "wait", &w); e != nil {
+			return e
+		}
+		m.Wait = &w
+	}
+	if !isNull(top.Metadata) {
+		if bytes.TrimSpace(top.Metadata)[0] != '{' {
+			return Errf(CodeInvalidRequest, "metadata", "must be an object")
+		}
+		m.Metadata = append(json.RawMessage(nil), top.Metadata...)
+	}
+	if !isNull(top.Agent) {
+		var a Agent
+		if e := unmarshalField(top.Agent, "agent", &a); e != nil {
+			return e
+		}
+		m.Agent = &a
+	}
+	if isNull(top.Questions) {
+		return Errf(CodeInvalidRequest, "questions", "missing; give at least one question")
+	}
+	var rawQs []json.RawMessage
+	if e := unmarshalField(top.Questions, "questions", &rawQs); e != nil {
+		return e
+	}
+	m.Questions = make([]Question, len(rawQs))
+	for i, rq := range rawQs {
+		qf := fieldIndex("questions", i)
+		var q struct {
+			Question    json.RawMessage `json:"question"`
+			Header      json.RawMessage `json:"header"`
+			MultiSelect json.RawMessage `json:"multiSelect"`
+			Options     json.RawMessage `json:"options"`
+		}
+		if e := unmarshalField(rq, qf, &q); e != nil {
+			return e
+		}
+		out := &m.Questions[i]
+		if isNull(q.Question) {
+			return Errf(CodeInvalidRequest, qf+".question", "missing")
+		}
+		if e := unmarshalField(q.Question, qf+".question", &out.Question); e != nil {
+			return e
+		}
+		if e := unmarshalField(q.Header, qf+".header", &out.Header); e != nil {
+			return e
+		}
+		if !isNull(q.MultiSelect) {
+			var b bool
+			if e := unmarshalField(q.MultiSelect, qf+".multiSelect", &b); e != nil {
+				return e
+			}
+			out.MultiSelect = &b
+		}
+		if !isNull(q.Options) {
+			var rawOpts []json.RawMessage
+			if e := unmarshalField(q.Options, qf+".options", &rawOpts); e != nil {
+				return e
+			}
+			out.Options = make([]Option, len(rawOpts))
+			for j, ro := range rawOpts {
+				of := fieldIndex(qf+".options", j)
+				var o struct {
+					Label       json.RawMessage `json:"label"`
+					Description json.RawMessage `json:"description"`
+					Preview     json.RawMessage `json:"preview"`
+				}
+				if e := unmarshalField(ro, of, &o); e != nil {
+					return e
+				}
+				if isNull(o.Label) {
+					return Errf(CodeInvalidRequest, of+".label", "missing")
+				}
+				if e := unmarshalField(o.Label, of+".label", &out.Options[j].Label); e != nil {
+					return e
+				}
+				if e := unmarshalField(o.Description, of+".description", &out.Options[j].Description); e != nil {
+					return e
+				}
+				if e := unmarshalField(o.Preview, of+".preview", &out.Options[j].Preview); e != nil {
+					return e
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func isNull(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) == 0 || bytes.Equal(t, []byte("null"))
+}
+
+// unmarshalField decodes raw (if present) into v; a mismatch names field.
+func unmarshalField(raw json.RawMessage, field string, v any) *Error {
+	if isNull(raw) {
+		return nil
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return jsonFieldError(err, field)
+	}
+	return nil
+}
+
+func fieldIndex(field string, i int) string {
+	return field + "[" + strconv.Itoa(i) + "]"
+}

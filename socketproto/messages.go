@@ -1,0 +1,324 @@
+package socketproto
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Message is anything that travels on the socket. Its JSON form is the struct's
+// fields plus "type": MessageType(), added by Encode.
+type Message interface{ MessageType() string }
+
+// Tool profiles of SPEC §3.
+const (
+	ToolAskUser         = "ask_user"          // flexible
+	ToolAskUserQuestion = "ask_user_question" // strict
+)
+
+// States of SPEC §4.
+const (
+	StateIdle    = "idle"
+	StateWaiting = "waiting_for_user"
+)
+
+// Pending statuses.
+const (
+	StatusWaiting  = "waiting"
+	StatusParked   = "parked"
+	StatusOrphaned = "orphaned"
+)
+
+// Outcomes of request_resolved.
+const (
+	OutcomeAnswered  = "answered"
+	OutcomeCancelled = "cancelled"
+	OutcomeWithdrawn = "withdrawn"
+)
+
+// Ways an answer or a cancel arrives (answeredVia, via).
+const (
+	ViaPane  = "pane"
+	ViaFile  = "file"
+	ViaCLI   = "cli"
+	ViaAgent = "agent" // the asker withdrew its own request
+)
+
+// Subscriber roles.
+const (
+	RolePane  = "pane"
+	RoleWatch = "watch"
+)
+
+// Option is one choice of a question.
+type Option struct {
+	Label       string `json:"label"`
+	Description string `json:"description,omitempty"`
+	Preview     string `json:"preview,omitempty"`
+}
+
+// Question is one question of a request. MultiSelect is a pointer because the
+// strict profile requires it to be present.
+type Question struct {
+	Question    string   `json:"question"`
+	Header      string   `json:"header,omitempty"`
+	MultiSelect *bool    `json:"multiSelect,omitempty"`
+	Options     []Option `json:"options,omitempty"`
+}
+
+// IsMulti reports whether the question allows several selections.
+func (q Question) IsMulti() bool { return q.MultiSelect != nil && *q.MultiSelect }
+
+// Agent describes who asks.
+type Agent struct {
+	ID       string `json:"id,omitempty"`
+	Name     string `json:"name,omitempty"`
+	Cwd      string `json:"cwd,omitempty"`
+	ParentID string `json:"parentId,omitempty"`
+	Subagent bool   `json:"subagent,omitempty"`
+}
+
+// Request is a request as the agent asked it; AskUserRequest and Pending share it.
+type Request struct {
+	RequestID string          `json:"requestId,omitempty"`
+	Tool      string          `json:"tool,omitempty"`
+	Questions []Question      `json:"questions"`
+	Metadata  json.RawMessage `json:"metadata,omitempty"`
+	Agent     *Agent          `json:"agent,omitempty"`
+}
+
+// ProfileTool is the request's tool with the default applied.
+func (r Request) ProfileTool() string {
+	if r.Tool == "" {
+		return ToolAskUser
+	}
+	return r.Tool
+}
+
+// --- agent messages ---------------------------------------------------------
+
+// Hello is sent by a client (Client set) and answered by the daemon (Server set).
+type Hello struct {
+	Protocol    int    `json:"protocol"`
+	Client      string `json:"client,omitempty"`
+	Server      string `json:"server,omitempty"`
+	PendingFile string `json:"pendingFile,omitempty"`
+}
+
+func (Hello) MessageType() string { return "hello" }
+
+// AskUserRequest asks questions. Wait defaults to true; false parks the request.
+type AskUserRequest struct {
+	Request
+	Wait *bool `json:"wait,omitempty"`
+}
+
+func (AskUserRequest) MessageType() string { return "ask_user_request" }
+
+// Waits reports whether the asker blocks for the result.
+func (r AskUserRequest) Waits() bool { return r.Wait == nil || *r.Wait }
+
+// Queued acknowledges an AskUserRequest at once.
+type Queued struct {
+	RequestID   string `json:"requestId"`
+	Position    int    `json:"position"`
+	PendingFile string `json:"pendingFile,omitempty"`
+}
+
+func (Queued) MessageType() string { return "ask_user_queued" }
+
+// Answer is the answer to one question (SPEC §3).
+type Answer struct {
+	Question        string      `json:"question"`
+	Answer          AnswerValue `json:"answer"`
+	SelectedOption  string      `json:"selectedOption,omitempty"`
+	SelectedOptions []string    `json:"selectedOptions,omitempty"`
+	Custom          string      `json:"custom,omitempty"`
+	WasCustom       bool        `json:"wasCustom"`
+	Notes           string      `json:"notes,omitempty"`
+}
+
+// AnswerValue is a string for a single-select or free-text question and a list
+// of strings for a multiSelect one.
+type AnswerValue struct {
+	Text   string
+	List   []string
+	IsList bool
+}
+
+func (v AnswerValue) MarshalJSON() ([]byte, error) {
+	if v.IsList {
+		if v.List == nil {
+			return []byte("[]"), nil
+		}
+		return json.Marshal(v.List)
+	}
+	return json.Marshal(v.Text)
+}
+
+func (v *AnswerValue) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '[' {
+		v.IsList = true
+		v.Text = ""
+		return json.Unmarshal(b, &v.List)
+	}
+	v.IsList = false
+	v.List = nil
+	return json.Unmarshal(b, &v.Text)
+}
+
+// Joined is the answer as one string, selections joined with ", ".
+func (v AnswerValue) Joined() string {
+	if !v.IsList {
+		return v.Text
+	}
+	out := ""
+	for i, s := range v.List {
+		if i > 0 {
+			out += ", "
+		}
+		out += s
+	}
+	return out
+}
+
+// Response is the result the asking agent receives (SPEC §3).
+type Response struct {
+	RequestID         string            `json:"requestId"`
+	Answered          bool              `json:"answered"`
+	Cancelled         bool              `json:"cancelled"`
+	Answers           []Answer          `json:"answers"`
+	AnswersByQuestion map[string]string `json:"answersByQuestion"`
+	AnsweredVia       string            `json:"answeredVia,omitempty"`
+	AnsweredAt        time.Time         `json:"answeredAt"`
+	Summary           string            `json:"summary"`
+	// ConnectionLost is set by askuser-client, never by the daemon.
+	ConnectionLost bool `json:"connectionLost,omitempty"`
+}
+
+func (Response) MessageType() string { return "ask_user_response" }
+
+// Wait collects the result of a parked or orphaned request.
+type Wait struct {
+	RequestID string `json:"requestId"`
+}
+
+func (Wait) MessageType() string { return "wait" }
+
+// Cancel withdraws (from the asker's connection) or declines (from any other).
+type Cancel struct {
+	RequestID string `json:"requestId"`
+	Via       string `json:"via,omitempty"`
+}
+
+func (Cancel) MessageType() string { return "cancel" }
+
+// OK acknowledges a cancel or an answer.
+type OK struct {
+	RequestID string `json:"requestId,omitempty"`
+}
+
+func (OK) MessageType() string { return "ok" }
+
+// --- pane, CLI and watcher messages ----------------------------------------
+
+// Pending is a request waiting for the user, as panes and lists see it.
+type Pending struct {
+	Request
+	CreatedAt time.Time `json:"createdAt"`
+	Status    string    `json:"status"`
+	// Draft holds the answers typed into the pending file so far, one per
+	// question, null where none.
+	Draft []json.RawMessage `json:"draft"`
+}
+
+// Subscribe asks for a snapshot and then every event.
+type Subscribe struct {
+	Role string `json:"role"`
+}
+
+func (Subscribe) MessageType() string { return "subscribe" }
+
+// Snapshot is the first message a subscriber receives.
+type Snapshot struct {
+	State   string    `json:"state"`
+	Pending []Pending `json:"pending"`
+}
+
+func (Snapshot) MessageType() string { return "snapshot" }
+
+// List asks for (Pending nil) or carries (from the daemon) the pending requests.
+type List struct {
+	Pending []Pending `json:"pending"`
+}
+
+func (List) MessageType() string { return "list" }
+
+// ListRequest is what a client sends to ask for a List; it has no fields.
+type ListRequest struct{}
+
+func (ListRequest) MessageType() string { return "list" }
+
+// StatusRequest asks for a Status.
+type StatusRequest struct{}
+
+func (StatusRequest) MessageType() string { return "status" }
+
+// Status describes the daemon.
+type Status struct {
+	State         string `json:"state"`
+	Pending       int    `json:"pending"`
+	Panes         int    `json:"panes"`
+	Version       string `json:"version"`
+	Socket        string `json:"socket"`
+	PendingFile   string `json:"pendingFile"`
+	UptimeSeconds int64  `json:"uptimeSeconds"`
+}
+
+func (Status) MessageType() string { return "status" }
+
+// AnswerRequest answers a request from a pane or the CLI. Each element of
+// Answers is what NormalizeAnswer takes: a string, a number, a list, or an
+// object {"selected":[…],"custom":"…","notes":"…"}.
+type AnswerRequest struct {
+	RequestID string            `json:"requestId"`
+	Answers   []json.RawMessage `json:"answers"`
+	Via       string            `json:"via,omitempty"`
+}
+
+func (AnswerRequest) MessageType() string { return "answer" }
+
+// --- events -----------------------------------------------------------------
+
+type RequestAdded struct {
+	Request Pending `json:"request"`
+}
+
+func (RequestAdded) MessageType() string { return "request_added" }
+
+type RequestUpdated struct {
+	Request Pending `json:"request"`
+}
+
+func (RequestUpdated) MessageType() string { return "request_updated" }
+
+type RequestResolved struct {
+	RequestID string `json:"requestId"`
+	Outcome   string `json:"outcome"`
+	Via       string `json:"via,omitempty"`
+}
+
+func (RequestResolved) MessageType() string { return "request_resolved" }
+
+type StateEvent struct {
+	State   string    `json:"state"`
+	Pending []Pending `json:"pending"`
+}
+
+func (StateEvent) MessageType() string { return "state" }
+
+type PendingFileError struct {
+	Path  string `json:"path"`
+	Error string `json:"error"`
+}
+
+func (PendingFileError) MessageType() string { return "pending_file_error" }

@@ -1,0 +1,241 @@
+// Package tests holds askuser's end-to-end tests: the real binaries, on a real
+// socket, with real files, in temporary directories.
+package tests
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"askuser/socketproto"
+)
+
+// binDir holds askuserd and askuser-client, built once for the whole run.
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "askuser-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	build := exec.Command("go", "build", "-race", "-o", dir, "../cmd/askuserd", "../cmd/askuser-client")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building binaries:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func bin(name string) string { return filepath.Join(binDir, name) }
+
+// Env is one isolated user environment: its own runtime, state and config dirs.
+type Env struct {
+	T         *testing.T
+	Root      string
+	Runtime   string
+	State     string
+	Config    string
+	Socket    string
+	Pending   string
+	daemon    *exec.Cmd
+	daemonLog *bytes.Buffer
+}
+
+// NewEnv makes the temporary directories; nothing runs yet.
+func NewEnv(t *testing.T) *Env {
+	t.Helper()
+	// Unix socket paths are limited to ~108 bytes: keep the root short.
+	root, err := os.MkdirTemp("", "au-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	e := &Env{T: t, Root: root,
+		Runtime: filepath.Join(root, "run"),
+		State:   filepath.Join(root, "state"),
+		Config:  filepath.Join(root, "config"),
+	}
+	for _, d := range []string{e.Runtime, e.State, e.Config} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.Socket = filepath.Join(e.Runtime, "askuser", "askuserd.sock")
+	e.Pending = filepath.Join(e.State, "askuser", "pending-questions.json")
+	return e
+}
+
+// Environ is the process environment for binaries in this Env.
+func (e *Env) Environ(extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "XDG_") || strings.HasPrefix(kv, "ASKUSER_") || strings.HasPrefix(kv, "TMUX") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env,
+		"XDG_RUNTIME_DIR="+e.Runtime,
+		"XDG_STATE_HOME="+e.State,
+		"XDG_CONFIG_HOME="+e.Config,
+		"PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"),
+	)
+	return append(env, extra...)
+}
+
+// WriteConfig writes config.toml for this Env.
+func (e *Env) WriteConfig(text string) {
+	e.T.Helper()
+	dir := filepath.Join(e.Config, "askuser")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		e.T.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(text), 0o600); err != nil {
+		e.T.Fatal(err)
+	}
+}
+
+// StartDaemon runs `askuserd serve` and waits until its socket answers. The
+// daemon is stopped (SIGTERM, then SIGKILL) when the test ends.
+func (e *Env) StartDaemon(extraArgs ...string) {
+	e.T.Helper()
+	cmd := exec.Command(bin("askuserd"), append([]string{"serve"}, extraArgs...)...)
+	cmd.Env = e.Environ()
+	e.daemonLog = &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = e.daemonLog, e.daemonLog
+	if err := cmd.Start(); err != nil {
+		e.T.Fatal(err)
+	}
+	e.daemon = cmd
+	e.T.Cleanup(e.StopDaemon)
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := socketproto.Dial(e.Socket, 0); err == nil {
+			c.Close()
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	e.T.Fatalf("askuserd did not answer on %s within 10s; its output:\n%s", e.Socket, e.daemonLog)
+}
+
+// StopDaemon sends SIGTERM and waits for a clean exit; it returns the exit error.
+func (e *Env) StopDaemon() {
+	if e.daemon == nil || e.daemon.Process == nil {
+		return
+	}
+	cmd := e.daemon
+	e.daemon = nil
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			e.T.Errorf("askuserd exited with %v after SIGTERM; output:\n%s", err, e.daemonLog)
+		}
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		e.T.Errorf("askuserd did not stop within 10s of SIGTERM; output:\n%s", e.daemonLog)
+	}
+}
+
+// DaemonLog is what the daemon printed so far.
+func (e *Env) DaemonLog() string {
+	if e.daemonLog == nil {
+		return ""
+	}
+	return e.daemonLog.String()
+}
+
+// Dial connects to the daemon.
+func (e *Env) Dial() *socketproto.Conn {
+	e.T.Helper()
+	c, err := socketproto.Dial(e.Socket, 0)
+	if err != nil {
+		e.T.Fatalf("dial %s: %v", e.Socket, err)
+	}
+	e.T.Cleanup(func() { c.Close() })
+	return c
+}
+
+// Client runs askuser-client with args and stdin; it returns stdout, stderr and
+// the exit code.
+func (e *Env) Client(stdin string, args ...string) (string, string, int) {
+	e.T.Helper()
+	cmd := exec.Command(bin("askuser-client"), args...)
+	cmd.Env = e.Environ()
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		e.T.Fatalf("askuser-client %v: %v", args, err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// StartClient starts askuser-client in the background; the caller waits on it.
+// It is killed when the test ends if still running.
+func (e *Env) StartClient(stdin string, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+	e.T.Helper()
+	cmd := exec.Command(bin("askuser-client"), args...)
+	cmd.Env = e.Environ()
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		e.T.Fatal(err)
+	}
+	e.T.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	return cmd, &out, &errb
+}
+
+// Recv reads the next message within timeout, failing the test otherwise.
+func Recv(t *testing.T, c *socketproto.Conn, timeout time.Duration) socketproto.Message {
+	t.Helper()
+	_ = c.NetConn().SetReadDeadline(time.Now().Add(timeout))
+	defer c.NetConn().SetReadDeadline(time.Time{})
+	m, err := c.Recv()
+	if err != nil {
+		t.Fatalf("recv: %v", err)
+	}
+	return m
+}
+
+// RecvType reads messages until one of type typ arrives (skipping others).
+func RecvType(t *testing.T, c *socketproto.Conn, typ string, timeout time.Duration) socketproto.Message {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			t.Fatalf("no %s message within %v", typ, timeout)
+		}
+		m := Recv(t, c, left)
+		if m.MessageType() == typ {
+			return m
+		}
+	}
+}
