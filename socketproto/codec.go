@@ -49,7 +49,9 @@ func NewLineReader(r io.Reader, max int) *LineReader {
 	if max <= 0 {
 		max = DefaultLimits().MaxMessageBytes
 	}
-	return &LineReader{br: bufio.NewReaderSize(r, 64*1024), max: max}
+	// A small buffer: the daemon holds one per connection, and 10,000 agents may
+	// wait at once; longer lines are assembled across ReadSlice calls.
+	return &LineReader{br: bufio.NewReaderSize(r, 4096), max: max}
 }
 
 // ReadLine returns the next line without its newline (and without a trailing
