@@ -1,0 +1,435 @@
+package socketproto
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// NormalizeAnswer turns what a user gave for one question — in the pane, the
+// pending file or on the command line — into an Answer (SPEC §3). It is the
+// only place that decides what an answer means, so the three ways of
+// answering cannot drift apart.
+//
+// raw is a JSON string, number, list, or the object
+// {"selected":[labels…],"custom":"text","notes":"…"}. null, "", whitespace,
+// [] and an object with nothing selected or typed are "not answered"
+// (answered false, err nil). An error says why the answer cannot stand, as a
+// sentence without a field name (NormalizeAnswers adds "answers[i]").
+//
+// Choices the SPEC leaves open, made here once:
+//   - For a question with options, a whole number outside 1…n (a JSON number,
+//     or a string of digits) is an error, not typed text: "7" for a 4-option
+//     question is almost surely a typo, and the user can still type it as
+//     {"custom":"7"}. A JSON number that is not whole (2.5) is an error too.
+//     For a free-text question a number is simply its text.
+//   - Several typed elements in a multiSelect list become one typed answer,
+//     joined with ", " (an Answer carries one custom text).
+//   - Typed text is trimmed and its CRLFs become LFs; control characters
+//     other than newline and tab are refused, because answers are shown in
+//     terminals and fed back to agents.
+//   - A boolean is refused rather than guessed at.
+//   - When two labels differ only in case, an exact match wins, else the
+//     first label in option order.
+func NormalizeAnswer(q Question, raw json.RawMessage) (a Answer, answered bool, err error) {
+	a = Answer{Question: q.Question}
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
+		return a, false, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(t))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return a, false, fmt.Errorf("not valid JSON: %v", err)
+	}
+	if dec.More() {
+		return a, false, errors.New("not valid JSON: more than one value")
+	}
+	var sel selection
+	switch x := v.(type) {
+	case nil:
+		return a, false, nil
+	case string:
+		sel, err = fromString(q, x)
+	case json.Number:
+		sel, err = fromNumber(q, x)
+	case []any:
+		sel, err = fromList(q, x)
+	case map[string]any:
+		sel, err = fromObject(q, x)
+	case bool:
+		return a, false, fmt.Errorf("must be a string, a number, a list or an object, got %t", x)
+	default:
+		return a, false, fmt.Errorf("must be a string, a number, a list or an object")
+	}
+	if err != nil {
+		return a, false, err
+	}
+	if sel.custom != "" {
+		if msg := textProblem(sel.custom, true); msg != "" {
+			return a, false, fmt.Errorf("typed answer: %s", msg)
+		}
+	}
+	if sel.notes != "" {
+		if msg := textProblem(sel.notes, true); msg != "" {
+			return a, false, fmt.Errorf("notes: %s", msg)
+		}
+	}
+	return sel.answer(q)
+}
+
+// selection is an answer being built: chosen option indices plus typed text.
+type selection struct {
+	chosen []bool // by option index
+	custom string
+	typed  int // pieces of typed text joined into custom
+	notes  string
+}
+
+func newSelection(q Question) selection { return selection{chosen: make([]bool, len(q.Options))} }
+
+func (s *selection) count() int {
+	n := 0
+	for _, c := range s.chosen {
+		if c {
+			n++
+		}
+	}
+	return n + s.typed
+}
+
+func (s *selection) addCustom(text string) {
+	text = cleanTyped(text)
+	if text == "" {
+		return
+	}
+	s.typed++
+	if s.custom == "" {
+		s.custom = text
+	} else {
+		s.custom += ", " + text
+	}
+}
+
+// answer renders the selection in the shape of SPEC §3.
+func (s selection) answer(q Question) (Answer, bool, error) {
+	a := Answer{Question: q.Question, Notes: s.notes}
+	n := s.count()
+	if n == 0 {
+		return a, false, nil
+	}
+	var labels []string
+	for i, c := range s.chosen {
+		if c {
+			labels = append(labels, q.Options[i].Label)
+		}
+	}
+	a.Custom = s.custom
+	a.WasCustom = s.custom != ""
+	if q.IsMulti() {
+		a.SelectedOptions = labels
+		list := append([]string(nil), labels...)
+		if s.custom != "" {
+			list = append(list, s.custom)
+		}
+		a.Answer = AnswerValue{List: list, IsList: true}
+		return a, true, nil
+	}
+	if n > 1 {
+		return Answer{Question: q.Question}, false, fmt.Errorf("a single-select question takes one answer, got %d", n)
+	}
+	if len(labels) == 1 {
+		a.SelectedOption = labels[0]
+		a.Answer = AnswerValue{Text: labels[0]}
+	} else {
+		a.Answer = AnswerValue{Text: s.custom}
+	}
+	return a, true, nil
+}
+
+// cleanTyped trims typed text and turns CRLF into LF, so that an answer
+// written in an editor does not end in a stray newline.
+func cleanTyped(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	return strings.TrimSpace(s)
+}
+
+// matchLabel finds the option a string names: exact label, else the label
+// equal ignoring case after trimming. -1 if none.
+func matchLabel(q Question, s string) int {
+	for i, o := range q.Options {
+		if o.Label == s {
+			return i
+		}
+	}
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return -1
+	}
+	for i, o := range q.Options {
+		if strings.EqualFold(strings.TrimSpace(o.Label), t) {
+			return i
+		}
+	}
+	return -1
+}
+
+// element resolves one string or number against the options: an option
+// index, typed text (idx -1), or an error for an option number that does not
+// exist.
+func element(q Question, v any) (idx int, text string, err error) {
+	switch x := v.(type) {
+	case string:
+		if i := matchLabel(q, x); i >= 0 {
+			return i, "", nil
+		}
+		if len(q.Options) > 0 {
+			if n, ok := digits(x); ok {
+				if i, err := optionNumber(q, n, strings.TrimSpace(x)); err != nil {
+					return -1, "", err
+				} else {
+					return i, "", nil
+				}
+			}
+		}
+		return -1, x, nil
+	case json.Number:
+		if len(q.Options) == 0 {
+			return -1, x.String(), nil
+		}
+		n, ok := wholeNumber(x)
+		if !ok {
+			return -1, "", fmt.Errorf("option %s does not exist (%s)", x.String(), optionRange(q))
+		}
+		i, err := optionNumber(q, n, x.String())
+		return i, "", err
+	case nil:
+		return -1, "", nil
+	case bool:
+		return -1, "", fmt.Errorf("must be a string or a number, got %t", x)
+	case []any:
+		return -1, "", errors.New("must be a string or a number, got a list")
+	case map[string]any:
+		return -1, "", errors.New("must be a string or a number, got an object")
+	}
+	return -1, "", errors.New("must be a string or a number")
+}
+
+func optionNumber(q Question, n int64, shown string) (int, error) {
+	if n < 1 || n > int64(len(q.Options)) {
+		return -1, fmt.Errorf("option %s does not exist (%s)", shown, optionRange(q))
+	}
+	return int(n - 1), nil
+}
+
+func optionRange(q Question) string {
+	if len(q.Options) == 1 {
+		return "only 1"
+	}
+	return fmt.Sprintf("1 to %d", len(q.Options))
+}
+
+// digits reports whether s (trimmed) is a run of ASCII digits, and its value.
+// Values too large for int64 are still "digits": they are out of range.
+func digits(s string) (int64, bool) {
+	t := strings.TrimSpace(s)
+	if t == "" || len(t) > 30 {
+		return 0, false
+	}
+	for _, c := range t {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil {
+		return math.MaxInt64, true
+	}
+	return n, true
+}
+
+// wholeNumber accepts 3, 3.0 and 3e0 alike.
+func wholeNumber(x json.Number) (int64, bool) {
+	if n, err := x.Int64(); err == nil {
+		return n, true
+	}
+	f, err := x.Float64()
+	if err != nil || f != math.Trunc(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	if f > math.MaxInt64/2 || f < math.MinInt64/2 {
+		return math.MaxInt64, true
+	}
+	return int64(f), true
+}
+
+func fromString(q Question, s string) (selection, error) {
+	sel := newSelection(q)
+	if strings.TrimSpace(s) == "" {
+		return sel, nil
+	}
+	idx, text, err := element(q, s)
+	if err != nil {
+		return sel, err
+	}
+	if idx >= 0 {
+		sel.chosen[idx] = true
+		return sel, nil
+	}
+	if q.IsMulti() && len(q.Options) > 0 && strings.Contains(s, ",") {
+		if split, ok, err := splitSelection(q, s); err != nil || ok {
+			return split, err
+		}
+	}
+	sel.addCustom(text)
+	return sel, nil
+}
+
+// splitSelection reads "Authentication, 3" as a list when every part names
+// an option. ok is false when some part is plain text: then the whole string
+// is the user's own answer (it may be a sentence with commas in it). A part
+// that is an option number that does not exist is an error only when every
+// other part matched, since then the user clearly meant a list.
+func splitSelection(q Question, s string) (selection, bool, error) {
+	sel := newSelection(q)
+	var numErr error
+	parts := 0
+	for _, p := range strings.Split(s, ",") {
+		if strings.TrimSpace(p) == "" {
+			continue
+		}
+		parts++
+		idx, _, err := element(q, p)
+		switch {
+		case err != nil:
+			if numErr == nil {
+				numErr = err
+			}
+		case idx < 0:
+			return sel, false, nil
+		default:
+			sel.chosen[idx] = true
+		}
+	}
+	if parts == 0 {
+		return sel, false, nil
+	}
+	if numErr != nil {
+		return sel, false, numErr
+	}
+	return sel, true, nil
+}
+
+func fromNumber(q Question, x json.Number) (selection, error) {
+	sel := newSelection(q)
+	idx, text, err := element(q, x)
+	if err != nil {
+		return sel, err
+	}
+	if idx >= 0 {
+		sel.chosen[idx] = true
+	} else {
+		sel.addCustom(text)
+	}
+	return sel, nil
+}
+
+// fromList reads a list: each element selects an option or is typed text.
+// A single-select question takes a list of exactly one answer.
+func fromList(q Question, list []any) (selection, error) {
+	sel := newSelection(q)
+	for i, e := range list {
+		if s, ok := e.(string); ok && strings.TrimSpace(s) == "" {
+			continue
+		}
+		idx, text, err := element(q, e)
+		if err != nil {
+			return sel, fmt.Errorf("element %d: %v", i+1, err)
+		}
+		if idx >= 0 {
+			sel.chosen[idx] = true
+		} else {
+			sel.addCustom(text)
+		}
+	}
+	return sel, nil
+}
+
+// fromObject reads {"selected":[…],"custom":"…","notes":"…"}: the form the
+// pane sends, where typed text is explicit and never matched to a label.
+func fromObject(q Question, obj map[string]any) (selection, error) {
+	sel := newSelection(q)
+	for k := range obj {
+		switch k {
+		case "selected", "custom", "notes":
+		default:
+			return sel, fmt.Errorf("unknown key %q (use \"selected\", \"custom\" and \"notes\")", truncateForError(k))
+		}
+	}
+	switch x := obj["selected"].(type) {
+	case nil:
+	case []any:
+		for i, e := range x {
+			if s, ok := e.(string); ok && strings.TrimSpace(s) == "" {
+				continue
+			}
+			if e == nil {
+				continue
+			}
+			if len(q.Options) == 0 {
+				return sel, errors.New(`selected: this question has no options; give the answer as "custom"`)
+			}
+			idx, _, err := element(q, e)
+			if err != nil {
+				return sel, fmt.Errorf("selected[%d]: %v", i, err)
+			}
+			if idx < 0 {
+				return sel, fmt.Errorf("selected[%d]: %q is not an option of this question", i, truncateForError(fmt.Sprint(e)))
+			}
+			sel.chosen[idx] = true
+		}
+	default:
+		return sel, errors.New("selected: must be a list of option labels")
+	}
+	switch x := obj["custom"].(type) {
+	case nil:
+	case string:
+		sel.addCustom(x)
+	default:
+		return sel, errors.New("custom: must be a string")
+	}
+	switch x := obj["notes"].(type) {
+	case nil:
+	case string:
+		sel.notes = cleanTyped(x)
+	default:
+		return sel, errors.New("notes: must be a string")
+	}
+	return sel, nil
+}
+
+// NormalizeAnswers normalises a whole answer message: one answer per
+// question, every one answered (a request is answered atomically).
+func NormalizeAnswers(qs []Question, raws []json.RawMessage) ([]Answer, *Error) {
+	if len(raws) != len(qs) {
+		return nil, Errf(CodeInvalidAnswer, "answers", "need %d %s, one per question, got %d", len(qs), plural(len(qs), "answer", "answers"), len(raws))
+	}
+	out := make([]Answer, len(qs))
+	for i, q := range qs {
+		f := fieldIndex("answers", i)
+		a, ok, err := NormalizeAnswer(q, raws[i])
+		if err != nil {
+			return nil, Errf(CodeInvalidAnswer, f, "%s", err.Error())
+		}
+		if !ok {
+			return nil, Errf(CodeInvalidAnswer, f, "not answered; every question needs an answer")
+		}
+		out[i] = a
+	}
+	return out, nil
+}

@@ -1,0 +1,173 @@
+package socketproto
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// ToolSchema is the JSON Schema (draft 2020-12) of a tool's input:
+// {"questions": […], "metadata": {…}}. It states the same bounds as
+// ValidateRequest with DefaultLimits, so a model that follows the schema is
+// never refused. tool is ask_user ("" too) or ask_user_question; any other
+// name gives nil. This is the one source for `askuser-client schema` and for
+// the MCP server's tools.
+func ToolSchema(tool string) json.RawMessage {
+	strict := false
+	switch tool {
+	case "", ToolAskUser:
+	case ToolAskUserQuestion:
+		strict = true
+	default:
+		return nil
+	}
+	lim := DefaultLimits()
+	maxQ, minO, maxO, maxHeader := lim.MaxQuestionsHard, 0, lim.MaxOptionsHard, FlexibleMaxHeader
+	if strict {
+		maxQ, minO, maxO, maxHeader = StrictMaxQuestions, StrictMinOptions, StrictMaxOptions, StrictMaxHeader
+	}
+
+	option := obj{
+		{"type", "object"},
+		{"description", "One choice. Do not add an \"Other\" option: the user can always type their own answer."},
+		{"properties", obj{
+			{"label", obj{
+				{"type", "string"}, {"minLength", 1}, {"maxLength", MaxLabelChars},
+				{"description", "What the user picks, 1 to 5 words; unique within the question. Put the recommended option first and end its label with \" (Recommended)\"."},
+			}},
+			{"description", obj{
+				{"type", "string"}, {"maxLength", MaxDescriptionChars},
+				{"description", "What this choice means or implies, shown under the label."},
+			}},
+			{"preview", obj{
+				{"type", "string"}, {"maxLength", MaxPreviewChars},
+				{"description", "Optional code snippet, mockup or diagram shown beside the list while this option is focused (several lines allowed)."},
+			}},
+		}},
+		{"required", []string{"label"}},
+		{"additionalProperties", false},
+	}
+
+	headerDesc := fmt.Sprintf("A very short label for the question, at most %d characters, e.g. \"Database\" or \"Auth method\".", maxHeader)
+	multiDesc := "true if the user may pick several options; false for exactly one."
+	optionsDesc := fmt.Sprintf("The choices, %d to %d.", minO, maxO)
+	if strict {
+		headerDesc = fmt.Sprintf("Required. A very short label shown as a tab, at most %d characters, e.g. \"Database\" or \"Auth method\".", maxHeader)
+		multiDesc = "Required. true if the user may pick several options; false for exactly one."
+	} else {
+		optionsDesc = fmt.Sprintf("The choices, at most %d. Omit or leave empty for a free-text question.", maxO)
+		multiDesc = "Optional, default false. true if the user may pick several options."
+	}
+	questionProps := obj{
+		{"question", obj{
+			{"type", "string"}, {"minLength", 1}, {"maxLength", MaxQuestionChars},
+			{"description", "The full question, ending with a question mark; unique within the call. Give the context the user needs to decide."},
+		}},
+		{"header", obj{{"type", "string"}, {"minLength", 1}, {"maxLength", maxHeader}, {"description", headerDesc}}},
+		{"multiSelect", obj{{"type", "boolean"}, {"description", multiDesc}}},
+	}
+	opts := obj{{"type", "array"}}
+	if minO > 0 {
+		opts = append(opts, kv{"minItems", minO})
+	}
+	opts = append(opts, kv{"maxItems", maxO}, kv{"description", optionsDesc}, kv{"items", option})
+	questionProps = append(questionProps, kv{"options", opts})
+	required := []string{"question"}
+	if strict {
+		required = []string{"question", "header", "options", "multiSelect"}
+	}
+	question := obj{
+		{"type", "object"},
+		{"description", "One question for the user."},
+		{"properties", questionProps},
+		{"required", required},
+		{"additionalProperties", false},
+	}
+
+	schema := obj{
+		{"$schema", "https://json-schema.org/draft/2020-12/schema"},
+		{"type", "object"},
+		{"properties", obj{
+			{"questions", obj{
+				{"type", "array"}, {"minItems", 1}, {"maxItems", maxQ},
+				{"description", fmt.Sprintf("1 to %d questions, answered together in one go. Batch related questions into one call.", maxQ)},
+				{"items", question},
+			}},
+			{"metadata", obj{
+				{"type", "object"},
+				{"description", fmt.Sprintf("Optional context for the user and for logs, e.g. {\"source\": \"project-setup\"}; at most %d bytes.", MaxMetadataBytes)},
+			}},
+		}},
+		{"required", []string{"questions"}},
+		{"additionalProperties", false},
+	}
+	b, err := json.MarshalIndent(schema, "", "  ")
+	if err != nil {
+		panic(err) // built from literals above: cannot fail
+	}
+	return b
+}
+
+// kv and obj keep the schema's keys in a readable order ("type" first),
+// which a map would sort away.
+type kv struct {
+	k string
+	v any
+}
+
+type obj []kv
+
+func (o obj) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, p := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(p.k)
+		b.Write(k)
+		b.WriteByte(':')
+		v, err := json.Marshal(p.v)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// ToolDescription is the model-facing description of a tool: what it does
+// and the conventions that make its questions easy to answer. "" for an
+// unknown tool.
+func ToolDescription(tool string) string {
+	var limits, result string
+	switch tool {
+	case "", ToolAskUser:
+		lim := DefaultLimits()
+		limits = fmt.Sprintf("Ask 1 to %d questions per call. A question may have up to %d options, or none for a free-text answer; a header (at most %d characters) is optional.", lim.MaxQuestionsHard, lim.MaxOptionsHard, FlexibleMaxHeader)
+		result = `The result is {"answered": true, "answers": [{"question", "answer", "selectedOption"/"selectedOptions", "custom", "wasCustom", "notes"}…]}; "answer" is a list for multiSelect questions.`
+	case ToolAskUserQuestion:
+		limits = fmt.Sprintf("Ask 1 to %d questions per call, each with %d to %d options, a header of at most %d characters, and multiSelect set to true or false.", StrictMaxQuestions, StrictMinOptions, StrictMaxOptions, StrictMaxHeader)
+		result = `The result is {"answers": {"question text": "chosen label or typed text"}}, several selections joined with ", ", plus "annotations" {"question text": {"notes": "…"}} when the user attached notes.`
+	default:
+		return ""
+	}
+	return strings.Join([]string{
+		"Ask the user (the human you are working for) one or more questions and wait for the answers. Use it when you need a decision or a preference you cannot work out yourself: which approach, which library, what to name something, whether a risky step may go ahead.",
+		"",
+		"The call blocks until the user answers; there is no timeout. Do not ask what the conversation, the code or the files already answer, and do not ask just to confirm something you were told to do.",
+		"",
+		"Conventions:",
+		"- Batch related questions into one call instead of asking one after another; the user answers them together.",
+		"- Offer concrete options. Put the recommended option first and end its label with \" (Recommended)\".",
+		"- Keep labels short (1 to 5 words) and explain each in its description; use preview for a code snippet or mockup worth comparing.",
+		"- Keep headers very short (\"Database\", \"Auth method\").",
+		"- Do not add an \"Other\" option: the user can always type their own answer instead of choosing one.",
+		"- Set multiSelect to true only when several choices can apply together.",
+		"- " + limits,
+		"",
+		result + ` If the user declines, the result says "cancelled": true: proceed without these answers, making the most reasonable choice yourself, and do not ask the same thing again at once.`,
+	}, "\n")
+}
