@@ -1,0 +1,212 @@
+package askclient
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"askuser/socketproto"
+)
+
+// ErrConnectionLost means the connection dropped while waiting and could not
+// be resumed within ReconnectWindow, or the daemon no longer knew the request
+// when it was resumed (a restart without its state).
+var ErrConnectionLost = errors.New("connection to askuserd lost")
+
+// ReconnectWindow is how long Ask and Wait try to get back to the daemon after
+// the connection drops (SPEC §7: 30 s).
+var ReconnectWindow = 30 * time.Second
+
+// withdrawWait bounds how long a cancelled Ask waits for the daemon to
+// acknowledge the withdrawal before closing anyway (closing orphans it, which
+// the orphan grace then withdraws).
+const withdrawWait = 2 * time.Second
+
+// Ask sends req and blocks for the result. onQueued (may be nil) sees the
+// ask_user_queued. If req has no requestId, Ask makes one, so that it can
+// resume even if the connection drops before the daemon's acknowledgement.
+//
+// If the connection drops while waiting, Ask reconnects (autostarting if
+// o.Autostart) for up to ReconnectWindow and resumes with {"type":"wait"};
+// then it gives up with an error wrapping ErrConnectionLost. If ctx is
+// cancelled it withdraws the request ({"type":"cancel"} on its own
+// connection) and returns ctx.Err(). A refusal comes back as a
+// *socketproto.Error.
+func Ask(ctx context.Context, o Options, req socketproto.AskUserRequest, onQueued func(socketproto.Queued)) (socketproto.Response, error) {
+	if req.RequestID == "" {
+		req.RequestID = NewRequestID()
+	}
+	req.Wait = nil // waiting is what Ask does; Park is the other way
+	return waitFor(ctx, o, req.RequestID, req, onQueued)
+}
+
+// Wait collects the result of a parked or orphaned request, with the same
+// reconnecting and cancelling behaviour as Ask (a cancelled ctx withdraws the
+// request: whoever waits on it is its asker).
+func Wait(ctx context.Context, o Options, requestID string) (socketproto.Response, error) {
+	return waitFor(ctx, o, requestID, socketproto.Wait{RequestID: requestID}, nil)
+}
+
+// NewRequestID makes a request id matching [A-Za-z0-9._:-]{1,128}.
+func NewRequestID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "req-" + hex.EncodeToString(b[:])
+}
+
+// received is one Recv result carried from a connection's reader goroutine.
+type received struct {
+	msg socketproto.Message
+	err error
+}
+
+// session is one connection and the goroutine reading it.
+type session struct {
+	conn *socketproto.Conn
+	in   chan received
+	done chan struct{}
+}
+
+func openSession(ctx context.Context, o Options) (*session, error) {
+	c, err := Connect(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{conn: c, in: make(chan received), done: make(chan struct{})}
+	go s.read()
+	return s, nil
+}
+
+func (s *session) read() {
+	for {
+		m, err := s.conn.Recv()
+		if err != nil && !isTransport(err) {
+			continue // a message type this client does not know
+		}
+		select {
+		case s.in <- received{m, err}:
+		case <-s.done:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (s *session) close() {
+	close(s.done)
+	s.conn.Close()
+}
+
+// waitFor sends first and reads until the result, resuming with a wait on a
+// new connection whenever the current one breaks.
+func waitFor(ctx context.Context, o Options, id string, first socketproto.Message, onQueued func(socketproto.Queued)) (socketproto.Response, error) {
+	s, err := openSession(ctx, o)
+	if err != nil {
+		return socketproto.Response{}, err
+	}
+	defer func() {
+		if s != nil {
+			s.close()
+		}
+	}()
+	resumed := false
+	sendErr := s.conn.Send(first)
+	for {
+		var r received
+		if sendErr != nil {
+			r = received{err: sendErr}
+		} else {
+			select {
+			case <-ctx.Done():
+				withdraw(s, id)
+				return socketproto.Response{}, ctx.Err()
+			case r = <-s.in:
+			}
+		}
+		if r.err != nil {
+			if errors.Is(r.err, socketproto.ErrTooLarge) {
+				return socketproto.Response{}, fmt.Errorf("askuserd sent a message over %d bytes; raise limits.max_message_bytes", o.MaxMessageBytes)
+			}
+			s.close()
+			s = nil
+			ns, rerr := reconnect(ctx, o)
+			if rerr != nil {
+				if ctx.Err() != nil {
+					return socketproto.Response{}, ctx.Err()
+				}
+				return socketproto.Response{}, fmt.Errorf("%w while waiting for %s: %v; gave up reconnecting after %v: %w", ErrConnectionLost, id, r.err, ReconnectWindow, rerr)
+			}
+			s = ns
+			resumed = true
+			sendErr = s.conn.Send(socketproto.Wait{RequestID: id})
+			continue
+		}
+		switch m := r.msg.(type) {
+		case socketproto.Queued:
+			if onQueued != nil {
+				onQueued(m)
+			}
+		case socketproto.Response:
+			return m, nil
+		case *socketproto.Error:
+			if resumed && m.Code == socketproto.CodeNotFound {
+				return socketproto.Response{}, fmt.Errorf("%w: reconnected, but askuserd no longer knows request %s (%w)", ErrConnectionLost, id, m)
+			}
+			return socketproto.Response{}, m
+		}
+	}
+}
+
+// reconnect dials until it gets through or ReconnectWindow passes. Each
+// attempt may autostart a daemon (Connect's own retries then run inside it).
+func reconnect(ctx context.Context, o Options) (*session, error) {
+	deadline := time.Now().Add(ReconnectWindow)
+	pause := 50 * time.Millisecond
+	for {
+		s, err := openSession(ctx, o)
+		if err == nil {
+			return s, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(min(pause, left)):
+		}
+		pause = min(pause*2, time.Second)
+	}
+}
+
+// withdraw sends the asker's cancel and waits briefly for the daemon to take
+// it, so that a caller who exits right after does not leave an orphan.
+func withdraw(s *session, id string) {
+	if err := s.conn.Send(socketproto.Cancel{RequestID: id}); err != nil {
+		return
+	}
+	timeout := time.After(withdrawWait)
+	for {
+		select {
+		case r := <-s.in:
+			if r.err != nil {
+				return
+			}
+			switch r.msg.(type) {
+			case socketproto.OK, *socketproto.Error, socketproto.Response:
+				return
+			}
+		case <-timeout:
+			return
+		}
+	}
+}

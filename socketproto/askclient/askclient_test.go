@@ -1,0 +1,327 @@
+package askclient
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"askuser/socketproto"
+)
+
+// fakeDaemon speaks the daemon's side of the protocol on a real Unix socket,
+// one scripted handler per connection, in order of arrival.
+type fakeDaemon struct {
+	t        *testing.T
+	path     string
+	ln       net.Listener
+	mu       sync.Mutex
+	handlers []func(*serverConn)
+	wg       sync.WaitGroup
+}
+
+type serverConn struct {
+	nc net.Conn
+	r  *socketproto.LineReader
+	w  *socketproto.LineWriter
+}
+
+func (c *serverConn) recv(t *testing.T) socketproto.Message {
+	_ = c.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	line, err := c.r.ReadLine()
+	if err != nil {
+		t.Errorf("fake daemon read: %v", err)
+		return nil
+	}
+	m, perr := socketproto.DecodeFromClient(line)
+	if perr != nil {
+		t.Errorf("fake daemon decode %s: %v", line, perr)
+		return nil
+	}
+	return m
+}
+
+func (c *serverConn) send(m socketproto.Message) { _ = c.w.Write(m) }
+
+func newFakeDaemon(t *testing.T, handlers ...func(*serverConn)) *fakeDaemon {
+	dir, err := os.MkdirTemp("", "ac-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	d := &fakeDaemon{t: t, path: filepath.Join(dir, "s.sock"), handlers: handlers}
+	d.listen()
+	t.Cleanup(d.stop)
+	return d
+}
+
+func (d *fakeDaemon) listen() {
+	ln, err := net.Listen("unix", d.path)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	d.ln = ln
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			d.mu.Lock()
+			var h func(*serverConn)
+			if len(d.handlers) > 0 {
+				h, d.handlers = d.handlers[0], d.handlers[1:]
+			}
+			d.mu.Unlock()
+			d.wg.Add(1)
+			go func() {
+				defer d.wg.Done()
+				defer nc.Close()
+				if h != nil {
+					h(&serverConn{nc: nc, r: socketproto.NewLineReader(nc, 0), w: socketproto.NewLineWriter(nc)})
+				}
+			}()
+		}
+	}()
+}
+
+func (d *fakeDaemon) stop() {
+	d.ln.Close()
+	d.wg.Wait()
+}
+
+func (d *fakeDaemon) opts() Options { return Options{SocketPath: d.path} }
+
+func answered(id string) socketproto.Response {
+	return socketproto.Response{RequestID: id, Answered: true,
+		Answers:           []socketproto.Answer{{Question: "Q?", Answer: socketproto.AnswerValue{Text: "yes"}}},
+		AnswersByQuestion: map[string]string{"Q?": "yes"}, AnsweredVia: socketproto.ViaCLI, Summary: "s"}
+}
+
+func oneQuestion() socketproto.AskUserRequest {
+	return socketproto.AskUserRequest{Request: socketproto.Request{Questions: []socketproto.Question{{Question: "Q?"}}}}
+}
+
+func ctx10(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestAskQueuedThenAnswered(t *testing.T) {
+	ids := make(chan string, 1)
+	d := newFakeDaemon(t, func(c *serverConn) {
+		req, ok := c.recv(t).(socketproto.AskUserRequest)
+		if !ok {
+			t.Errorf("want ask_user_request")
+			return
+		}
+		ids <- req.RequestID
+		if !req.Waits() {
+			t.Errorf("Ask sent wait=false")
+		}
+		c.send(socketproto.Queued{RequestID: req.RequestID, Position: 1, PendingFile: "/p.json"})
+		c.send(answered(req.RequestID))
+	})
+	var queued []socketproto.Queued
+	resp, err := Ask(ctx10(t), d.opts(), oneQuestion(), func(q socketproto.Queued) { queued = append(queued, q) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gotID := <-ids; gotID == "" || resp.RequestID != gotID {
+		t.Errorf("request id: sent %q, result %q", gotID, resp.RequestID)
+	}
+	if len(queued) != 1 || queued[0].PendingFile != "/p.json" {
+		t.Errorf("onQueued saw %+v", queued)
+	}
+	if !resp.Answered || resp.AnswersByQuestion["Q?"] != "yes" {
+		t.Errorf("result %+v", resp)
+	}
+}
+
+func TestAskRefused(t *testing.T) {
+	d := newFakeDaemon(t, func(c *serverConn) {
+		c.recv(t)
+		e := socketproto.Errf(socketproto.CodeInvalidRequest, "questions[0].options", "need 2 to 4 options, got 5")
+		c.send(e)
+	})
+	_, err := Ask(ctx10(t), d.opts(), oneQuestion(), nil)
+	var pe *socketproto.Error
+	if !errors.As(err, &pe) || pe.Field != "questions[0].options" {
+		t.Fatalf("want the daemon's error naming the field, got %v", err)
+	}
+}
+
+// The first connection drops after the acknowledgement; the second must carry
+// a wait for the same id and deliver its result.
+func TestAskResumesWithWait(t *testing.T) {
+	ids := make(chan string, 1)
+	d := newFakeDaemon(t,
+		func(c *serverConn) {
+			req := c.recv(t).(socketproto.AskUserRequest)
+			ids <- req.RequestID
+			c.send(socketproto.Queued{RequestID: req.RequestID, Position: 1})
+		},
+		func(c *serverConn) {
+			w, ok := c.recv(t).(socketproto.Wait)
+			if !ok {
+				t.Errorf("resumed connection did not start with wait")
+				return
+			}
+			if want := <-ids; w.RequestID != want {
+				t.Errorf("wait for %q, asked %q", w.RequestID, want)
+			}
+			c.send(answered(w.RequestID))
+		})
+	resp, err := Ask(ctx10(t), d.opts(), oneQuestion(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !resp.Answered {
+		t.Errorf("result %+v", resp)
+	}
+}
+
+func TestAskResumedButRequestGone(t *testing.T) {
+	d := newFakeDaemon(t,
+		func(c *serverConn) {
+			req := c.recv(t).(socketproto.AskUserRequest)
+			c.send(socketproto.Queued{RequestID: req.RequestID, Position: 1})
+		},
+		func(c *serverConn) {
+			w := c.recv(t).(socketproto.Wait)
+			e := socketproto.Errf(socketproto.CodeNotFound, "requestId", "no request %s", w.RequestID)
+			e.RequestID = w.RequestID
+			c.send(e)
+		})
+	_, err := Ask(ctx10(t), d.opts(), oneQuestion(), nil)
+	if !errors.Is(err, ErrConnectionLost) {
+		t.Fatalf("want ErrConnectionLost, got %v", err)
+	}
+	var pe *socketproto.Error
+	if !errors.As(err, &pe) || pe.Code != socketproto.CodeNotFound {
+		t.Errorf("the not_found should stay visible in %v", err)
+	}
+}
+
+func TestAskGivesUpAfterReconnectWindow(t *testing.T) {
+	old := ReconnectWindow
+	ReconnectWindow = 300 * time.Millisecond
+	t.Cleanup(func() { ReconnectWindow = old })
+	var d *fakeDaemon
+	d = newFakeDaemon(t, func(c *serverConn) {
+		c.recv(t)
+		d.ln.Close() // nothing will answer again
+	})
+	_, err := Ask(ctx10(t), d.opts(), oneQuestion(), nil)
+	if !errors.Is(err, ErrConnectionLost) {
+		t.Fatalf("want ErrConnectionLost, got %v", err)
+	}
+}
+
+func TestAskCancelledWithdraws(t *testing.T) {
+	got := make(chan socketproto.Cancel, 1)
+	d := newFakeDaemon(t, func(c *serverConn) {
+		req := c.recv(t).(socketproto.AskUserRequest)
+		c.send(socketproto.Queued{RequestID: req.RequestID, Position: 1})
+		if cn, ok := c.recv(t).(socketproto.Cancel); ok {
+			if cn.RequestID != req.RequestID || cn.Via != "" {
+				t.Errorf("withdraw sent %+v for %s", cn, req.RequestID)
+			}
+			c.send(socketproto.OK{RequestID: cn.RequestID})
+			got <- cn
+		}
+	})
+	ctx, cancel := context.WithCancel(ctx10(t))
+	_, err := Ask(ctx, d.opts(), oneQuestion(), func(socketproto.Queued) { cancel() })
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("want context.Canceled, got %v", err)
+	}
+	select {
+	case <-got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the daemon never saw the cancel")
+	}
+}
+
+func TestWaitNotFoundIsPlainError(t *testing.T) {
+	d := newFakeDaemon(t, func(c *serverConn) {
+		w := c.recv(t).(socketproto.Wait)
+		c.send(socketproto.Errf(socketproto.CodeNotFound, "requestId", "no request %s", w.RequestID))
+	})
+	_, err := Wait(ctx10(t), d.opts(), "r1")
+	var pe *socketproto.Error
+	if !errors.As(err, &pe) || pe.Code != socketproto.CodeNotFound || errors.Is(err, ErrConnectionLost) {
+		t.Fatalf("want a plain not_found, got %v", err)
+	}
+}
+
+func TestCallAndPark(t *testing.T) {
+	d := newFakeDaemon(t,
+		func(c *serverConn) {
+			if _, ok := c.recv(t).(socketproto.ListRequest); ok {
+				c.send(socketproto.List{Pending: []socketproto.Pending{{Request: socketproto.Request{RequestID: "a"}}}})
+			}
+		},
+		func(c *serverConn) {
+			req := c.recv(t).(socketproto.AskUserRequest)
+			if req.Waits() {
+				t.Errorf("Park sent a waiting request")
+			}
+			c.send(socketproto.Queued{RequestID: "r9", Position: 2})
+		})
+	m, err := Call(ctx10(t), d.opts(), socketproto.ListRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, ok := m.(socketproto.List); !ok || len(l.Pending) != 1 {
+		t.Errorf("list reply %+v", m)
+	}
+	q, err := Park(ctx10(t), d.opts(), oneQuestion())
+	if err != nil || q.RequestID != "r9" || q.Position != 2 {
+		t.Errorf("park: %+v %v", q, err)
+	}
+}
+
+func TestConnectUnreachable(t *testing.T) {
+	dir := t.TempDir()
+	o := Options{SocketPath: filepath.Join(dir, "none.sock")}
+	if _, err := Connect(ctx10(t), o); !errors.Is(err, ErrUnreachable) {
+		t.Fatalf("want ErrUnreachable, got %v", err)
+	}
+	o.Autostart = true
+	o.DaemonBinary = filepath.Join(dir, "no-such-askuserd")
+	if _, err := Connect(ctx10(t), o); !errors.Is(err, ErrUnreachable) {
+		t.Fatalf("autostart of a missing binary: want ErrUnreachable, got %v", err)
+	}
+}
+
+func TestAgentFromEnv(t *testing.T) {
+	cases := []struct {
+		id, parent, sub string
+		want            socketproto.Agent
+	}{
+		{"", "", "", socketproto.Agent{}},
+		{"a1", "", "", socketproto.Agent{ID: "a1"}},
+		{"a1", "p0", "", socketproto.Agent{ID: "a1", ParentID: "p0"}},
+		{"", "", "1", socketproto.Agent{Subagent: true}},
+		{"", "", "0", socketproto.Agent{}},
+		{"", "", "true", socketproto.Agent{Subagent: true}},
+	}
+	wd, _ := os.Getwd()
+	for _, c := range cases {
+		t.Setenv(EnvAgentID, c.id)
+		t.Setenv(EnvParentID, c.parent)
+		t.Setenv(EnvSubagent, c.sub)
+		c.want.Cwd = wd
+		if got := AgentFromEnv(); got != c.want {
+			t.Errorf("env %q %q %q: got %+v, want %+v", c.id, c.parent, c.sub, got, c.want)
+		}
+	}
+}

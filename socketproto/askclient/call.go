@@ -1,0 +1,71 @@
+package askclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+
+	"askuser/socketproto"
+)
+
+// Call sends one message on a fresh connection and returns the daemon's first
+// reply: hello, answer, cancel (as the user), list and status. A refusal comes
+// back as a *socketproto.Error.
+func Call(ctx context.Context, o Options, msg socketproto.Message) (socketproto.Message, error) {
+	c, err := Connect(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	defer stop()
+	if err := c.Send(msg); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("%w: sending %s: %w", ErrConnectionLost, msg.MessageType(), err)
+	}
+	for {
+		m, err := c.Recv()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err != nil {
+			if isTransport(err) {
+				return nil, fmt.Errorf("%w: waiting for the reply to %s: %w", ErrConnectionLost, msg.MessageType(), err)
+			}
+			continue // a message this client does not know: not for it
+		}
+		if e, ok := m.(*socketproto.Error); ok {
+			return nil, e
+		}
+		return m, nil
+	}
+}
+
+// Park asks without waiting (SPEC §4, "wait": false): the request stays
+// pending after this returns, for `wait` to collect later.
+func Park(ctx context.Context, o Options, req socketproto.AskUserRequest) (socketproto.Queued, error) {
+	no := false
+	req.Wait = &no
+	m, err := Call(ctx, o, req)
+	if err != nil {
+		return socketproto.Queued{}, err
+	}
+	q, ok := m.(socketproto.Queued)
+	if !ok {
+		return socketproto.Queued{}, fmt.Errorf("askuserd answered ask_user_request with %s", m.MessageType())
+	}
+	return q, nil
+}
+
+// isTransport tells a broken connection from a line this client cannot decode
+// (a newer daemon's message type), which is skipped rather than fatal.
+func isTransport(err error) bool {
+	var op *net.OpError
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, net.ErrClosed) || errors.Is(err, socketproto.ErrTooLarge) ||
+		errors.As(err, &op)
+}

@@ -1,0 +1,157 @@
+package askclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"askuser/socketproto"
+)
+
+// ErrUnreachable means no daemon answered on the socket (and, when autostart
+// was allowed, none could be started). Errors returned by Connect wrap it and
+// the cause.
+var ErrUnreachable = errors.New("askuserd could not be reached")
+
+// Options says where the daemon is and whether to start it.
+type Options struct {
+	SocketPath      string // resolved path
+	MaxMessageBytes int    // <= 0: the default limit
+	Autostart       bool   // start `askuserd serve` when nothing answers
+	DaemonBinary    string // "" = askuserd next to os.Executable(), else on PATH
+	ConfigPath      string // passed to askuserd as --config when set
+	// DaemonLog receives an autostarted daemon's output; "" = /dev/null.
+	DaemonLog string
+}
+
+// How long Connect keeps trying after starting a daemon: a cold start with a
+// race-instrumented binary on a busy machine can take a few seconds.
+const autostartWait = 5 * time.Second
+
+// Connect dials the daemon. When nothing answers and o.Autostart is set, it
+// starts `askuserd serve` detached from this process (its own session, stdio
+// to /dev/null or o.DaemonLog) and retries for up to about 5 s.
+func Connect(ctx context.Context, o Options) (*socketproto.Conn, error) {
+	if o.SocketPath == "" {
+		return nil, fmt.Errorf("%w: no socket path", ErrUnreachable)
+	}
+	c, err := socketproto.Dial(o.SocketPath, o.MaxMessageBytes)
+	if err == nil {
+		return c, nil
+	}
+	if !o.Autostart {
+		return nil, fmt.Errorf("%w on %s: %w", ErrUnreachable, o.SocketPath, err)
+	}
+	exited, serr := startDaemon(o)
+	if serr != nil {
+		return nil, fmt.Errorf("%w on %s (%v), and starting it failed: %w", ErrUnreachable, o.SocketPath, err, serr)
+	}
+	deadline := time.Now().Add(autostartWait)
+	pause := 5 * time.Millisecond
+	for {
+		c, err = socketproto.Dial(o.SocketPath, o.MaxMessageBytes)
+		if err == nil {
+			return c, nil
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(pause):
+		}
+		if pause < 100*time.Millisecond {
+			pause *= 2
+		}
+	}
+	// The daemon we started may have lost a start-up race to another one
+	// (that is fine, it then answers) or failed on its own: say which.
+	cause := err
+	select {
+	case xerr := <-exited:
+		if xerr != nil {
+			cause = fmt.Errorf("%v; the started askuserd exited: %v%s", err, xerr, logHint(o))
+		}
+	default:
+		cause = fmt.Errorf("%v; the started askuserd did not answer within %v%s", err, autostartWait, logHint(o))
+	}
+	return nil, fmt.Errorf("%w on %s: %w", ErrUnreachable, o.SocketPath, cause)
+}
+
+func logHint(o Options) string {
+	if o.DaemonLog == "" {
+		return ""
+	}
+	return " (see " + o.DaemonLog + ")"
+}
+
+// daemonBinary finds askuserd: the one installed beside this executable wins
+// over PATH, so that a client and daemon from the same build go together.
+func daemonBinary(o Options) (string, error) {
+	if o.DaemonBinary != "" {
+		return o.DaemonBinary, nil
+	}
+	if self, err := os.Executable(); err == nil {
+		beside := filepath.Join(filepath.Dir(self), "askuserd")
+		if st, err := os.Stat(beside); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return beside, nil
+		}
+	}
+	p, err := exec.LookPath("askuserd")
+	if err != nil {
+		return "", fmt.Errorf("askuserd is neither beside %s nor on PATH", os.Args[0])
+	}
+	return p, nil
+}
+
+// startDaemon launches `askuserd serve` in its own session so that it
+// outlives this process and no terminal signal (Ctrl-C in the agent's shell)
+// reaches it. The returned channel yields its exit status if it ends; a
+// goroutine reaps it so that a long-lived client (the MCP server) does not
+// collect zombies. Concurrent clients may each start one: all but one find
+// the daemon's lock and exit, and every client then dials the survivor.
+func startDaemon(o Options) (<-chan error, error) {
+	binPath, err := daemonBinary(o)
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"serve"}
+	if o.ConfigPath != "" {
+		args = append(args, "--config", o.ConfigPath)
+	}
+	cmd := exec.Command(binPath, args...)
+	// The socket travels in the environment, which the daemon's path rules
+	// rank right after its own flag: the daemon then listens exactly where
+	// this client dials, whatever config.toml says.
+	cmd.Env = append(os.Environ(), "ASKUSER_SOCKET="+o.SocketPath)
+	cmd.Dir = "/"
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return nil, err
+	}
+	defer devnull.Close()
+	cmd.Stdin = devnull
+	out := devnull
+	if o.DaemonLog != "" {
+		if err := os.MkdirAll(filepath.Dir(o.DaemonLog), 0o700); err == nil {
+			if f, err := os.OpenFile(o.DaemonLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+				defer f.Close()
+				out = f
+			}
+		}
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	return exited, nil
+}
