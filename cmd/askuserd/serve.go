@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"askuser/daemon"
+	"askuser/daemon/config"
+)
+
+const serveUsage = `usage: askuserd serve [--socket PATH] [--config FILE] [--log-level debug|info|warn|error]
+
+Runs the askuser daemon in the foreground, without a pane, until SIGINT or
+SIGTERM. Logs go to stderr.
+`
+
+// runServe is `askuserd serve`: flags and config, then daemon.Run until a signal.
+func runServe(args []string) int {
+	fs := flag.NewFlagSet("askuserd serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	socket := fs.String("socket", "", "the Unix socket to listen on")
+	configPath := fs.String("config", "", "config.toml to read instead of $XDG_CONFIG_HOME/askuser/config.toml")
+	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(os.Stdout, serveUsage)
+			fs.SetOutput(os.Stdout)
+			fs.PrintDefaults()
+			return 0
+		}
+		fmt.Fprintf(os.Stderr, "askuserd serve: %v\n%s", err, serveUsage)
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "askuserd serve: unexpected argument %q\n%s", fs.Arg(0), serveUsage)
+		return 2
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		fmt.Fprintf(os.Stderr, "askuserd serve: --log-level: want debug, info, warn or error, got %q\n", *logLevel)
+		return 2
+	}
+
+	cfg, err := config.Load(*configPath)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "askuserd: refusing to start: %v\n", err)
+		return 1
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	err = daemon.Run(ctx, daemon.Options{
+		Config:          cfg,
+		SocketPath:      cfg.SocketPath(*socket),
+		PendingFilePath: cfg.PendingFilePath(),
+		Logger:          logger,
+		Version:         daemon.Version,
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "askuserd: %s\n", strings.TrimPrefix(err.Error(), "askuserd: "))
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,155 @@
+package daemon
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+
+	"askuser/socketproto"
+)
+
+// conn is one client connection. nc and out are safe from any goroutine; the
+// fields below them belong to the queue goroutine.
+type conn struct {
+	id  uint64
+	nc  *net.UnixConn
+	out *outbox
+
+	role   string              // subscriber role; "" when not subscribed
+	asking map[string]*request // requests this connection waits for
+	gone   bool                // disconnected; nothing more is sent
+}
+
+// send encodes msg and queues it; a backlog past the bound disconnects the
+// connection (the slow-reader rule of SPEC §4).
+func (s *state) send(c *conn, msg socketproto.Message) {
+	if c.gone {
+		return
+	}
+	line, err := socketproto.Encode(msg)
+	if err != nil {
+		s.log.Error("encoding a message", "type", msg.MessageType(), "err", err)
+		return
+	}
+	s.sendLine(c, line)
+}
+
+func (s *state) sendLine(c *conn, line []byte) {
+	if c.gone {
+		return
+	}
+	if !c.out.push(line) {
+		s.dropSlow(c)
+	}
+}
+
+// sendErr sends a protocol error, with the request id when known.
+func (s *state) sendErr(c *conn, id string, e *socketproto.Error) {
+	if e.RequestID == "" {
+		e.RequestID = id
+	}
+	s.send(c, e)
+}
+
+// dropSlow disconnects a connection that stopped reading: it gets no more
+// events, an error if it ever reads again, and then the connection closes.
+func (s *state) dropSlow(c *conn) {
+	s.unsubscribe(c)
+	e := socketproto.Errf(socketproto.CodeMessageTooLarge, "",
+		"disconnected: more than %d messages waited for this connection to read them", c.out.limit)
+	// There is no code for "too slow"; message_too_large is the closest
+	// promise of "this connection is closed after this error".
+	line, _ := socketproto.Encode(e)
+	c.out.overflow(line)
+	s.log.Warn("disconnected a client that does not read", "conn", c.id, "backlog", c.out.limit)
+}
+
+// serveConn reads one connection's lines and hands them to the queue in
+// order. It returns when the connection ends; the queue learns of it.
+func (d *server) serveConn(c *conn) {
+	defer d.wg.Done()
+	defer func() {
+		d.mu.Lock()
+		delete(d.live, c)
+		d.mu.Unlock()
+	}()
+	lr := socketproto.NewLineReader(c.nc, d.limits.MaxMessageBytes)
+	for {
+		line, err := lr.ReadLine()
+		if err != nil {
+			switch {
+			case errors.Is(err, socketproto.ErrTooLarge):
+				max := d.limits.MaxMessageBytes
+				d.q.post(func(s *state) { s.tooLarge(c, max) })
+			case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+				errors.Is(err, net.ErrClosed), errors.Is(err, os.ErrDeadlineExceeded):
+				d.q.post(func(s *state) { s.disconnected(c) })
+			default:
+				d.log.Debug("reading from a client", "conn", c.id, "err", err)
+				d.q.post(func(s *state) { s.disconnected(c) })
+			}
+			return
+		}
+		msg, perr := socketproto.DecodeFromClient(line)
+		if !d.q.post(func(s *state) { s.handle(c, msg, perr) }) {
+			return
+		}
+	}
+}
+
+// tooLarge answers a line over the limit and closes: the rest of that line
+// is still unread, so nothing after it can be trusted to start a message.
+func (s *state) tooLarge(c *conn, max int) {
+	if c.gone {
+		return
+	}
+	e := socketproto.Errf(socketproto.CodeMessageTooLarge, "",
+		"message longer than %d bytes (limits.max_message_bytes); closing the connection", max)
+	line, _ := socketproto.Encode(e)
+	c.out.closeAfter(line)
+	s.disconnected(c)
+}
+
+// disconnected forgets a connection: its subscriptions end and the requests
+// it waited for become orphaned (unless someone else waits for them too).
+func (s *state) disconnected(c *conn) {
+	if c.gone {
+		return
+	}
+	s.unsubscribe(c)
+	c.gone = true
+	for _, r := range c.asking {
+		s.removeWaiter(r, c)
+	}
+	c.asking = nil
+	c.out.closeAfter(nil)
+	s.log.Debug("client left", "conn", c.id)
+}
+
+func (s *state) unsubscribe(c *conn) {
+	if c.role == "" {
+		return
+	}
+	if c.role == socketproto.RolePane {
+		s.panes--
+	}
+	c.role = ""
+	delete(s.subs, c)
+}
+
+// broadcast sends msg to every subscriber, encoded once.
+func (s *state) broadcast(msg socketproto.Message) {
+	if len(s.subs) == 0 {
+		return
+	}
+	line, err := socketproto.Encode(msg)
+	if err != nil {
+		s.log.Error("encoding an event", "type", msg.MessageType(), "err", err)
+		return
+	}
+	for c := range s.subs {
+		s.sendLine(c, line)
+	}
+}
+

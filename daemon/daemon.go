@@ -1,0 +1,179 @@
+// Package daemon is askuserd: the source of truth for every question. It owns
+// the socket (safesocket.go), the queue and its state machine (queue.go,
+// handlers.go, transitions.go), and the hooks through which the pending file
+// and other mirrors of the queue follow it (hooks.go). It speaks only
+// socketproto to its clients and knows nothing of the pane.
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"askuser/daemon/config"
+	"askuser/socketproto"
+)
+
+// Version is askuserd's version, reported by hello and status.
+const Version = "0.1.0"
+
+// Options configure Run.
+type Options struct {
+	Config          config.Config
+	SocketPath      string // default Config.SocketPath("")
+	PendingFilePath string // default Config.PendingFilePath()
+	Logger          *slog.Logger
+	Version         string // default Version
+
+	// Ready, if set, is called once the socket accepts connections.
+	Ready func()
+	// OutboxLimit bounds the lines queued for one connection (default 1024).
+	OutboxLimit int
+}
+
+// server is one running daemon.
+type server struct {
+	opts   Options
+	log    *slog.Logger
+	limits socketproto.Limits
+	q      *queue
+	wg     sync.WaitGroup // every goroutine the daemon starts
+	uid    int
+	nextID uint64
+
+	// live holds every open connection so that shutdown can close them even
+	// when the queue has already stopped. Touched only on connect, on
+	// disconnect and at shutdown.
+	mu      sync.Mutex
+	live    map[*conn]struct{}
+	closing bool
+}
+
+// Run serves on the socket until ctx ends, then closes every connection,
+// removes the socket, releases the lock and returns nil. It returns an error
+// when it cannot start (another daemon, an unsafe directory).
+func Run(ctx context.Context, opts Options) error {
+	if opts.SocketPath == "" {
+		opts.SocketPath = opts.Config.SocketPath("")
+	}
+	if opts.PendingFilePath == "" {
+		opts.PendingFilePath = opts.Config.PendingFilePath()
+	}
+	if opts.Version == "" {
+		opts.Version = Version
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opts.Config.Limits == (socketproto.Limits{}) {
+		opts.Config.Limits = socketproto.DefaultLimits()
+	}
+	d := &server{opts: opts, log: opts.Logger, limits: opts.Config.Limits, uid: os.Getuid(), live: map[*conn]struct{}{}}
+
+	ln, lock, err := listenSocket(opts.SocketPath)
+	if err != nil {
+		return err
+	}
+	defer lock.release()
+	// Go removes the socket file when the listener closes; say it anyway, as
+	// removal before releasing the lock is what makes restarts safe.
+	ln.SetUnlinkOnClose(true)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	d.q = newQueue(opts, d.log)
+	if len(opts.Config.Notify.Command) > 0 {
+		startNotifier(ctx, d)
+	}
+	queueDone := make(chan struct{})
+	go func() { d.q.run(ctx); close(queueDone) }()
+	for _, ext := range extensions {
+		if err := ext(ctx, d); err != nil {
+			cancel()
+			ln.Close()
+			d.wg.Wait()
+			<-queueDone
+			return err
+		}
+	}
+
+	d.log.Info("askuserd listening", "socket", opts.SocketPath, "pendingFile", opts.PendingFilePath,
+		"version", opts.Version, "pid", os.Getpid())
+	if opts.Ready != nil {
+		opts.Ready()
+	}
+
+	acceptDone := make(chan struct{})
+	go func() { defer close(acceptDone); d.accept(ln) }()
+
+	<-ctx.Done()
+	d.log.Info("askuserd stopping")
+	ln.Close()
+	<-acceptDone
+	<-queueDone
+	d.mu.Lock()
+	d.closing = true
+	for c := range d.live {
+		c.out.shut()
+	}
+	d.mu.Unlock()
+	d.wg.Wait()
+	if err := os.Remove(opts.SocketPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+		d.log.Warn("removing the socket", "err", err)
+	}
+	return nil
+}
+
+// accept takes connections until the listener closes.
+func (d *server) accept(ln *net.UnixListener) {
+	var delay time.Duration
+	for {
+		nc, err := ln.AcceptUnix()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			// Out of file descriptors and the like: back off, don't spin.
+			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+			d.log.Warn("accept", "err", err, "retry", delay)
+			time.Sleep(delay)
+			continue
+		}
+		delay = 0
+		if uid, err := peerUID(nc); err != nil || uid != d.uid {
+			d.refuse(nc, uid, err)
+			continue
+		}
+		d.nextID++
+		c := &conn{id: d.nextID, nc: nc, out: newOutbox(nc, d.opts.OutboxLimit, &d.wg)}
+		d.mu.Lock()
+		if d.closing {
+			d.mu.Unlock()
+			nc.Close()
+			return
+		}
+		d.live[c] = struct{}{}
+		d.wg.Add(1)
+		d.mu.Unlock()
+		go d.serveConn(c)
+	}
+}
+
+// refuse turns away a connection from another user (SO_PEERCRED).
+func (d *server) refuse(nc *net.UnixConn, uid int, err error) {
+	msg := fmt.Sprintf("askuserd serves only uid %d; this connection is from uid %d", d.uid, uid)
+	if err != nil {
+		msg = "askuserd could not check who is connecting: " + err.Error()
+	}
+	d.log.Warn("refused a connection", "reason", msg)
+	line, _ := socketproto.Encode(&socketproto.Error{Code: socketproto.CodeInvalidRequest, Message: msg})
+	_ = nc.SetWriteDeadline(time.Now().Add(time.Second))
+	_, _ = nc.Write(line)
+	_ = nc.Close()
+}

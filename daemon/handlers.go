@@ -1,0 +1,221 @@
+package daemon
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"askuser/socketproto"
+)
+
+// handle answers one decoded message (or its decoding error) from c.
+func (s *state) handle(c *conn, msg socketproto.Message, perr *socketproto.Error) {
+	if c.gone {
+		return
+	}
+	if perr != nil {
+		s.send(c, perr)
+		return
+	}
+	switch m := msg.(type) {
+	case socketproto.Hello:
+		s.hello(c, m)
+	case socketproto.AskUserRequest:
+		s.ask(c, m)
+	case socketproto.Wait:
+		s.wait(c, m)
+	case socketproto.Cancel:
+		s.cancel(c, m)
+	case socketproto.AnswerRequest:
+		s.answer(c, m)
+	case socketproto.Subscribe:
+		s.subscribe(c, m)
+	case socketproto.ListRequest:
+		s.send(c, socketproto.List{Pending: s.pendingList()})
+	case socketproto.StatusRequest:
+		s.send(c, s.status())
+	default:
+		s.send(c, socketproto.Errf(socketproto.CodeUnknownType, "type", "unknown message type %q", msg.MessageType()))
+	}
+}
+
+func (s *state) hello(c *conn, m socketproto.Hello) {
+	if m.Protocol != socketproto.ProtocolVersion {
+		s.send(c, socketproto.Errf(socketproto.CodeUnsupportedProtocol, "protocol",
+			"askuserd speaks protocol %d, got %d", socketproto.ProtocolVersion, m.Protocol))
+		return
+	}
+	s.send(c, socketproto.Hello{
+		Protocol:    socketproto.ProtocolVersion,
+		Server:      "askuserd/" + s.opts.Version,
+		PendingFile: s.opts.PendingFilePath,
+	})
+}
+
+func (s *state) ask(c *conn, m socketproto.AskUserRequest) {
+	if e := socketproto.CheckSubagent(m.Agent); e != nil {
+		s.sendErr(c, m.RequestID, e)
+		return
+	}
+	if e := socketproto.ValidateRequest(m.Request, s.limits); e != nil {
+		s.sendErr(c, m.RequestID, e)
+		return
+	}
+	id := m.RequestID
+	if id == "" {
+		id = s.newID()
+	} else if _, dup := s.pending[id]; dup {
+		s.sendErr(c, id, socketproto.Errf(socketproto.CodeDuplicateRequestID, "requestId",
+			"request %q is already pending; wait for it or use another id", id))
+		return
+	}
+	if len(s.pending) >= s.limits.MaxPending {
+		s.sendErr(c, id, socketproto.Errf(socketproto.CodeQueueFull, "",
+			"%d requests are already pending (limits.max_pending); try again later", len(s.pending)))
+		return
+	}
+	r := &request{p: socketproto.Pending{
+		Request:   m.Request,
+		CreatedAt: s.now().UTC(),
+		Status:    socketproto.StatusParked,
+		Draft:     make([]json.RawMessage, len(m.Questions)),
+	}}
+	r.p.RequestID = id
+	r.p.Tool = m.ProfileTool()
+	if m.Waits() {
+		r.p.Status = socketproto.StatusWaiting
+		r.waiters = []*conn{c}
+	}
+	s.send(c, socketproto.Queued{RequestID: id, Position: len(s.pending) + 1, PendingFile: s.opts.PendingFilePath})
+	s.add(r)
+}
+
+// newID makes a request id no pending or remembered request has.
+func (s *state) newID() string {
+	stamp := strconv.FormatInt(s.now().UnixMilli(), 10)
+	for {
+		s.idSeq++
+		id := "req-" + stamp + "-" + strconv.FormatUint(s.idSeq, 10)
+		_, p := s.pending[id]
+		_, r := s.results[id]
+		if !p && !r {
+			return id
+		}
+	}
+}
+
+func (s *state) wait(c *conn, m socketproto.Wait) {
+	if r := s.pending[m.RequestID]; r != nil {
+		s.addWaiter(r, c)
+		return
+	}
+	res := s.results[m.RequestID]
+	switch {
+	case res == nil:
+		s.sendErr(c, m.RequestID, socketproto.Errf(socketproto.CodeNotFound, "requestId",
+			"no pending or recently resolved request %q", m.RequestID))
+	case res.resp == nil:
+		s.sendErr(c, m.RequestID, socketproto.Errf(socketproto.CodeNotFound, "requestId",
+			"request %q was withdrawn: its agent cancelled it or did not come back within %s",
+			m.RequestID, s.opts.Config.Daemon.OrphanGrace.Duration))
+	default:
+		s.send(c, *res.resp)
+	}
+}
+
+// lookup finds a pending request for answer and cancel, or says why not.
+func (s *state) lookup(id string) (*request, *socketproto.Error) {
+	if r := s.pending[id]; r != nil {
+		return r, nil
+	}
+	if res := s.results[id]; res != nil {
+		return nil, socketproto.Errf(socketproto.CodeAlreadyResolved, "requestId",
+			"request %q was already %s%s", id, res.outcome, viaPhrase(res.via))
+	}
+	return nil, socketproto.Errf(socketproto.CodeNotFound, "requestId", "no pending request %q", id)
+}
+
+func viaPhrase(via string) string {
+	switch via {
+	case "":
+		return ""
+	case socketproto.ViaAgent:
+		return " by its agent"
+	}
+	return " via " + via
+}
+
+// viaOf is the message's via, else what the connection is: a pane, or the CLI.
+func viaOf(c *conn, via string) string {
+	if via != "" {
+		return via
+	}
+	if c.role == socketproto.RolePane {
+		return socketproto.ViaPane
+	}
+	return socketproto.ViaCLI
+}
+
+func (s *state) cancel(c *conn, m socketproto.Cancel) {
+	r, e := s.lookup(m.RequestID)
+	if e != nil {
+		s.sendErr(c, m.RequestID, e)
+		return
+	}
+	if _, asker := c.asking[m.RequestID]; asker {
+		// The agent takes its question back; other waiters learn it is gone.
+		for _, w := range r.waiters {
+			if w != c {
+				s.sendErr(w, m.RequestID, socketproto.Errf(socketproto.CodeNotFound, "requestId",
+					"request %q was withdrawn by its agent", m.RequestID))
+			}
+		}
+		r.waiters = nil
+		delete(c.asking, m.RequestID)
+		s.resolve(r, socketproto.OutcomeWithdrawn, socketproto.ViaAgent, nil)
+	} else {
+		s.cancelAsUser(r, viaOf(c, m.Via))
+	}
+	s.send(c, socketproto.OK{RequestID: m.RequestID})
+}
+
+func (s *state) answer(c *conn, m socketproto.AnswerRequest) {
+	r, e := s.lookup(m.RequestID)
+	if e != nil {
+		s.sendErr(c, m.RequestID, e)
+		return
+	}
+	answers, e := socketproto.NormalizeAnswers(r.p.Questions, m.Answers)
+	if e != nil {
+		s.sendErr(c, m.RequestID, e)
+		return
+	}
+	s.answerWith(r, answers, viaOf(c, m.Via))
+	s.send(c, socketproto.OK{RequestID: m.RequestID})
+}
+
+func (s *state) subscribe(c *conn, m socketproto.Subscribe) {
+	role := m.Role
+	if role == "" {
+		role = socketproto.RoleWatch
+	}
+	s.unsubscribe(c)
+	c.role = role
+	if role == socketproto.RolePane {
+		s.panes++
+	}
+	s.subs[c] = struct{}{}
+	s.send(c, socketproto.Snapshot{State: s.currentState(), Pending: s.pendingList()})
+}
+
+func (s *state) status() socketproto.Status {
+	return socketproto.Status{
+		State:         s.currentState(),
+		Pending:       len(s.pending),
+		Panes:         s.panes,
+		Version:       s.opts.Version,
+		Socket:        s.opts.SocketPath,
+		PendingFile:   s.opts.PendingFilePath,
+		UptimeSeconds: int64(s.now().Sub(s.started).Seconds()),
+	}
+}
+

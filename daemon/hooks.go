@@ -1,0 +1,139 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+
+	"askuser/socketproto"
+)
+
+// Hooks for the parts of the daemon that mirror the queue elsewhere: the
+// pending file now, the state journal later. Such a part is an extension,
+// registered from an init function in its own file:
+//
+//	func init() { registerExtension(startPendingFile) }
+//
+//	func startPendingFile(ctx context.Context, d *server) error {
+//		kick := make(chan struct{}, 1)
+//		d.q.do(func(s *state) {
+//			s.onPendingChanged(func() { // (a) never blocks the queue
+//				select { case kick <- struct{}{}: default: }
+//			})
+//		})
+//		d.wg.Add(1)
+//		go func() { defer d.wg.Done(); … until ctx.Done() … }()
+//		return nil
+//	}
+//
+// Extensions start before the socket accepts anyone; they stop when ctx ends
+// and are waited for (d.wg) before Run returns. An error stops the daemon.
+//
+//   - (a) s.onPendingChanged(f): f runs in the queue goroutine after every
+//     change of the pending set, of a status or of a draft. It must not block
+//     nor do I/O: signal a goroutine of your own, which coalesces.
+//   - (b) d.q.post(f) / d.q.do(f): run f inside the queue goroutine, where it
+//     may read and change the state through the functions below, atomically
+//     with respect to every client.
+//   - (c) inside the queue goroutine: s.pendingList() (oldest first, drafts
+//     included, safe to keep), s.answerByID, s.cancelByID, s.setDraftByID,
+//     s.pendingFileError.
+//
+// Nothing on the ask/answer path waits for an extension: disk I/O happens in
+// the extension's own goroutine.
+
+// extension starts a part of the daemon beside the queue.
+type extension func(ctx context.Context, d *server) error
+
+var extensions []extension
+
+// registerExtension adds e to every daemon started after it (call from init).
+func registerExtension(e extension) { extensions = append(extensions, e) }
+
+// onPendingChanged registers f to run after every change of the pending set.
+func (s *state) onPendingChanged(f func()) { s.pendingHooks = append(s.pendingHooks, f) }
+
+// lookupPending returns the pending request id, or the error a client would
+// get: not_found or already_resolved.
+func (s *state) lookupPending(id string) (*request, *socketproto.Error) { return s.lookup(id) }
+
+// answerByID resolves request id with raw answers (one per question, in the
+// forms NormalizeAnswers takes), via e.g. "file". Errors: not_found,
+// already_resolved, invalid_answer.
+func (s *state) answerByID(id string, raws []json.RawMessage, via string) *socketproto.Error {
+	r, e := s.lookup(id)
+	if e != nil {
+		return e
+	}
+	answers, e := socketproto.NormalizeAnswers(r.p.Questions, raws)
+	if e != nil {
+		e.RequestID = id
+		return e
+	}
+	s.answerWith(r, answers, via)
+	return nil
+}
+
+// cancelByID declines request id on the user's behalf (the asker gets a
+// cancelled result). Errors: not_found, already_resolved.
+func (s *state) cancelByID(id, via string) *socketproto.Error {
+	r, e := s.lookup(id)
+	if e != nil {
+		return e
+	}
+	s.cancelAsUser(r, via)
+	return nil
+}
+
+// setDraftByID records the answers typed so far for request id: one element
+// per question, nil (or JSON null) where none; a shorter list is padded. A
+// request_updated event follows when the draft differs from the last one.
+func (s *state) setDraftByID(id string, draft []json.RawMessage) *socketproto.Error {
+	r, e := s.lookup(id)
+	if e != nil {
+		return e
+	}
+	if len(draft) > len(r.p.Questions) {
+		return socketproto.Errf(socketproto.CodeInvalidAnswer, "draft",
+			"%d answers for %d questions", len(draft), len(r.p.Questions))
+	}
+	if sameDraft(r.p.Draft, draft) {
+		return nil
+	}
+	s.setDraft(r, draft)
+	return nil
+}
+
+// pendingFileError tells every subscriber that the pending file at path
+// could not be used, e.g. "line 12, column 3: expected ','".
+func (s *state) pendingFileError(path, msg string) {
+	s.log.Warn("pending file", "path", path, "err", msg)
+	s.broadcast(socketproto.PendingFileError{Path: path, Error: msg})
+}
+
+// answerWith resolves r as answered.
+func (s *state) answerWith(r *request, answers []socketproto.Answer, via string) {
+	resp := socketproto.BuildResponse(r.p.RequestID, r.p.Questions, answers, via, s.now().UTC())
+	s.resolve(r, socketproto.OutcomeAnswered, via, &resp)
+}
+
+// cancelAsUser resolves r as declined by the user.
+func (s *state) cancelAsUser(r *request, via string) {
+	resp := socketproto.CancelledResponse(r.p.RequestID, s.now().UTC())
+	resp.AnsweredVia = via
+	s.resolve(r, socketproto.OutcomeCancelled, via, &resp)
+}
+
+func sameDraft(old, draft []json.RawMessage) bool {
+	for i := range old {
+		var d json.RawMessage
+		if i < len(draft) {
+			d = draft[i]
+		}
+		if isNullRaw(old[i]) != isNullRaw(d) || (!isNullRaw(d) && string(old[i]) != string(d)) {
+			return false
+		}
+	}
+	return true
+}
+
+func isNullRaw(r json.RawMessage) bool { return len(r) == 0 || string(r) == "null" }

@@ -1,0 +1,94 @@
+package daemon
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"os/exec"
+	"time"
+
+	"askuser/socketproto"
+)
+
+// notifyTimeout bounds one run of notify.command; a hook that hangs must not
+// pile up processes.
+const notifyTimeout = 30 * time.Second
+
+// notifyBacklog bounds the requests waiting for the hook. A burst past it
+// (a thousand agents asking at once) skips the hook rather than queue a
+// thousand processes.
+const notifyBacklog = 64
+
+// notifier runs notify.command for new requests, one at a time, in its own
+// goroutine: the queue only does a non-blocking send.
+type notifier struct {
+	cmd []string
+	log *slog.Logger
+	ch  chan socketproto.Pending
+}
+
+func startNotifier(ctx context.Context, d *server) {
+	n := &notifier{cmd: d.opts.Config.Notify.Command, log: d.log, ch: make(chan socketproto.Pending, notifyBacklog)}
+	d.q.st.notify = n.offer
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		for {
+			select {
+			case p := <-n.ch:
+				n.run(ctx, p)
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+}
+
+// offer is called in the queue goroutine; it never blocks.
+func (n *notifier) offer(p socketproto.Pending) {
+	select {
+	case n.ch <- p:
+	default:
+		n.log.Warn("notify.command is behind; skipped it for a request", "requestId", p.RequestID)
+	}
+}
+
+func (n *notifier) run(ctx context.Context, p socketproto.Pending) {
+	ctx, cancel := context.WithTimeout(ctx, notifyTimeout)
+	defer cancel()
+	// No shell: an agent's question text must never be interpreted.
+	cmd := exec.CommandContext(ctx, n.cmd[0], n.cmd[1:]...)
+	cmd.Env = append(os.Environ(),
+		"ASKUSER_REQUEST_ID="+p.RequestID,
+		"ASKUSER_AGENT="+agentName(p.Agent),
+		"ASKUSER_QUESTION="+firstQuestion(p),
+	)
+	cmd.WaitDelay = time.Second
+	if out, err := cmd.CombinedOutput(); err != nil {
+		n.log.Warn("notify.command failed", "command", n.cmd, "requestId", p.RequestID, "err", err, "output", string(truncate(out, 500)))
+	}
+}
+
+func agentName(a *socketproto.Agent) string {
+	switch {
+	case a == nil:
+		return ""
+	case a.Name != "":
+		return a.Name
+	}
+	return a.ID
+}
+
+func firstQuestion(p socketproto.Pending) string {
+	if len(p.Questions) == 0 {
+		return ""
+	}
+	return p.Questions[0].Question
+}
+
+func truncate(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[:n]
+	}
+	return b
+}

@@ -1,0 +1,28 @@
+package daemon
+
+import (
+	"fmt"
+	"net"
+
+	"golang.org/x/sys/unix"
+)
+
+// peerUID reads the connecting process's uid from the kernel (SO_PEERCRED),
+// which a client cannot forge, unlike anything it could send.
+func peerUID(c *net.UnixConn) (int, error) {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	var cred *unix.Ucred
+	var serr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, serr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	}); err != nil {
+		return -1, err
+	}
+	if serr != nil {
+		return -1, fmt.Errorf("SO_PEERCRED: %w", serr)
+	}
+	return int(cred.Uid), nil
+}

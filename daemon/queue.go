@@ -1,0 +1,163 @@
+package daemon
+
+import (
+	"container/list"
+	"context"
+	"log/slog"
+	"time"
+
+	"askuser/socketproto"
+)
+
+// queue owns the daemon's state. Exactly one goroutine (run) touches it;
+// connections, timers and extensions send it functions to run (post), so no
+// lock guards any of the maps below.
+type queue struct {
+	inbox chan func(*state)
+	done  chan struct{} // closed when run returns
+	st    *state
+}
+
+// request is one pending request and who waits for it.
+type request struct {
+	// p is what panes, lists and the pending file see. Its slices are never
+	// modified in place (a new Draft replaces the old one), so a copy of p
+	// handed to another goroutine stays valid.
+	p socketproto.Pending
+	// waiters are the connections that receive the response: the asker, and
+	// any connection that sent "wait" for it.
+	waiters []*conn
+	elem    *list.Element // in state.order
+	// orphanGen invalidates an orphan timer that fires after a "wait".
+	orphanGen   uint64
+	orphanTimer *time.Timer
+}
+
+// result is a resolved request, kept for daemon.result_retention so that
+// "wait" delivers it and a late answer or cancel says already_resolved.
+type result struct {
+	id      string
+	outcome string
+	via     string
+	resp    *socketproto.Response // nil when the request was withdrawn
+	expires time.Time
+}
+
+// state is everything the queue goroutine owns.
+type state struct {
+	opts    Options
+	log     *slog.Logger
+	limits  socketproto.Limits
+	started time.Time
+	now     func() time.Time
+	post    func(func(*state)) bool
+
+	pending map[string]*request
+	order   *list.List // of *request, oldest first
+
+	results     map[string]*result
+	expiries    []*result // resolve order = expiry order (one retention for all)
+	expiryTimer *time.Timer
+
+	subs      map[*conn]struct{}
+	panes     int
+	lastState string // the state last announced to subscribers
+
+	idSeq uint64
+
+	// pendingHooks run after every change of the pending set or of a draft
+	// (see hooks.go); they must not block.
+	pendingHooks []func()
+	// notify is handed each new request (nil when no notify.command).
+	notify func(socketproto.Pending)
+}
+
+func newQueue(opts Options, log *slog.Logger) *queue {
+	q := &queue{
+		inbox: make(chan func(*state), 256),
+		done:  make(chan struct{}),
+	}
+	q.st = &state{
+		opts:      opts,
+		log:       log,
+		limits:    opts.Config.Limits,
+		started:   time.Now(),
+		now:       time.Now,
+		post:      q.post,
+		pending:   map[string]*request{},
+		order:     list.New(),
+		results:   map[string]*result{},
+		subs:      map[*conn]struct{}{},
+		lastState: socketproto.StateIdle,
+	}
+	return q
+}
+
+// run processes posted functions until ctx ends; timers are the only other
+// wake-ups, so an idle daemon uses no CPU.
+func (q *queue) run(ctx context.Context) {
+	defer close(q.done)
+	for {
+		select {
+		case f := <-q.inbox:
+			f(q.st)
+		case <-ctx.Done():
+			q.st.stopTimers()
+			return
+		}
+	}
+}
+
+// post hands f to the queue goroutine. It reports false once the queue has
+// stopped, so a sender never blocks on a daemon that is going away.
+func (q *queue) post(f func(*state)) bool {
+	select {
+	case q.inbox <- f:
+		return true
+	case <-q.done:
+		return false
+	}
+}
+
+// do runs f in the queue goroutine and waits for it; false if the queue stopped.
+func (q *queue) do(f func(*state)) bool {
+	finished := make(chan struct{})
+	if !q.post(func(s *state) { f(s); close(finished) }) {
+		return false
+	}
+	select {
+	case <-finished:
+		return true
+	case <-q.done:
+		return false
+	}
+}
+
+func (s *state) stopTimers() {
+	for e := s.order.Front(); e != nil; e = e.Next() {
+		if r := e.Value.(*request); r.orphanTimer != nil {
+			r.orphanTimer.Stop()
+		}
+	}
+	if s.expiryTimer != nil {
+		s.expiryTimer.Stop()
+	}
+}
+
+// currentState is idle or waiting_for_user.
+func (s *state) currentState() string {
+	if len(s.pending) == 0 {
+		return socketproto.StateIdle
+	}
+	return socketproto.StateWaiting
+}
+
+// pendingList is every pending request, oldest first; never nil, so it
+// encodes as [] rather than null.
+func (s *state) pendingList() []socketproto.Pending {
+	out := make([]socketproto.Pending, 0, len(s.pending))
+	for e := s.order.Front(); e != nil; e = e.Next() {
+		out = append(out, e.Value.(*request).p)
+	}
+	return out
+}

@@ -1,0 +1,151 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// LockFileName is the lock held beside the socket for the daemon's lifetime.
+const LockFileName = "askuserd.lock"
+
+// ErrAlreadyRunning is wrapped by listenSocket when another daemon holds the lock.
+var ErrAlreadyRunning = errors.New("another askuserd is running")
+
+// socketLock is the flock beside the socket; it holds the owner's pid.
+type socketLock struct {
+	f *os.File
+}
+
+// release unlocks and closes the lock file. The file itself stays: unlinking
+// a flock file lets two later daemons each lock a different inode.
+func (l *socketLock) release() {
+	if l == nil || l.f == nil {
+		return
+	}
+	_ = l.f.Truncate(0)
+	_ = unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
+	_ = l.f.Close()
+	l.f = nil
+}
+
+// prepareSocketDir makes the socket's directory (0700, parents as needed) and
+// refuses one that another user owns or that others may write to: whoever can
+// write there can replace the socket and read every answer.
+func prepareSocketDir(dir string) error {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("creating socket directory: %w", err)
+		}
+		// MkdirAll is subject to the umask; say exactly what we mean.
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("socket directory %s: %w", dir, err)
+		}
+	}
+	return checkSocketDir(dir, os.Getuid())
+}
+
+// checkSocketDir refuses a socket directory that is not ours alone.
+func checkSocketDir(dir string, uid int) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("socket directory: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("socket directory %s is not a directory", dir)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fmt.Errorf("socket directory %s: cannot read its owner", dir)
+	}
+	if int(st.Uid) != uid {
+		return fmt.Errorf("refusing socket directory %s: owned by uid %d, not by you (uid %d)", dir, st.Uid, uid)
+	}
+	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
+		return fmt.Errorf("refusing socket directory %s: mode %04o lets other users write there; run chmod 700 %s", dir, perm, dir)
+	}
+	return nil
+}
+
+// lockSocket takes the exclusive lock beside socketPath and writes our pid in it.
+func lockSocket(socketPath string) (*socketLock, error) {
+	path := filepath.Join(filepath.Dir(socketPath), LockFileName)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock file: %w", err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		defer f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%w (%s) on %s", ErrAlreadyRunning, lockOwner(f), socketPath)
+		}
+		return nil, fmt.Errorf("locking %s: %w", path, err)
+	}
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return &socketLock{f: f}, nil
+}
+
+// lockOwner describes the holder of the lock from the pid it wrote.
+func lockOwner(f *os.File) string {
+	buf := make([]byte, 32)
+	n, _ := f.ReadAt(buf, 0)
+	pid := strings.TrimSpace(string(buf[:n]))
+	if _, err := strconv.Atoi(pid); err != nil {
+		return "pid unknown"
+	}
+	return "pid " + pid
+}
+
+// removeStaleSocket removes what a crashed daemon left at path. Called only
+// under the lock, so it can never pull the socket from under a live daemon.
+func removeStaleSocket(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if fi.Mode().Type() != fs.ModeSocket {
+		return fmt.Errorf("refusing to replace %s: it exists and is not a socket", path)
+	}
+	return os.Remove(path)
+}
+
+// listenSocket does the socket mechanics of SPEC §2 in order: a private
+// directory, the lock, the stale socket, listen, chmod 0600. The caller closes
+// the listener and then releases the lock.
+func listenSocket(socketPath string) (*net.UnixListener, *socketLock, error) {
+	if err := prepareSocketDir(filepath.Dir(socketPath)); err != nil {
+		return nil, nil, err
+	}
+	lock, err := lockSocket(socketPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := removeStaleSocket(socketPath); err != nil {
+		lock.release()
+		return nil, nil, err
+	}
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: socketPath, Net: "unix"})
+	if err != nil {
+		lock.release()
+		return nil, nil, fmt.Errorf("listening on %s: %w", socketPath, err)
+	}
+	if err := os.Chmod(socketPath, 0o600); err != nil {
+		ln.Close()
+		lock.release()
+		return nil, nil, fmt.Errorf("socket %s: %w", socketPath, err)
+	}
+	return ln, lock, nil
+}
