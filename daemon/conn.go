@@ -152,4 +152,3 @@ func (s *state) broadcast(msg socketproto.Message) {
 		s.sendLine(c, line)
 	}
 }
-

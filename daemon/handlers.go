@@ -218,4 +218,3 @@ func (s *state) status() socketproto.Status {
 		UptimeSeconds: int64(s.now().Sub(s.started).Seconds()),
 	}
 }
-
