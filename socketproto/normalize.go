@@ -32,6 +32,8 @@ import (
 //   - Typed text is trimmed and its CRLFs become LFs; control characters
 //     other than newline and tab are refused, because answers are shown in
 //     terminals and fed back to agents.
+//   - A JSON number is always a position; a string is a label first and a
+//     position only if no label matches, so labels "1", "2", "3" still work.
 //   - A boolean is refused rather than guessed at.
 //   - When two labels differ only in case, an exact match wins, else the
 //     first label in option order.
