@@ -130,7 +130,11 @@ func TestNormalizeAnswer(t *testing.T) {
 		{name: "object notes", q: dbQuestion, raw: `{"selected":["SQLite"],"notes":" keep the old table too "}`,
 			want: Answer{Answer: AnswerValue{Text: "SQLite"}, SelectedOption: "SQLite", Notes: "keep the old table too"}, answered: true},
 		{name: "object multi", q: featQuestion, raw: `{"selected":["Caching","Authentication"],"custom":"Use Redis too","notes":"n"}`,
-			want: func() Answer { a := multi([]string{"Authentication", "Caching"}, "Use Redis too"); a.Notes = "n"; return a }(), answered: true},
+			want: func() Answer {
+				a := multi([]string{"Authentication", "Caching"}, "Use Redis too")
+				a.Notes = "n"
+				return a
+			}(), answered: true},
 		{name: "object single two selected", q: dbQuestion, raw: `{"selected":["SQLite","MongoDB"]}`, err: "a single-select question takes one answer, got 2"},
 		{name: "object single selected and custom", q: dbQuestion, raw: `{"selected":["SQLite"],"custom":"other"}`, err: "a single-select question takes one answer, got 2"},
 		{name: "object unknown label", q: dbQuestion, raw: `{"selected":["Oracle"]}`, err: `selected[0]: "Oracle" is not an option of this question`},
