@@ -1,0 +1,169 @@
+package pendingfile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+)
+
+// ErrEmpty is what Parse returns for a file with nothing but white space in it:
+// an editor that truncates before writing is seen that way for a moment, so
+// it is a reason to wait for the next event, not an error to report.
+var ErrEmpty = errors.New("pending file is empty")
+
+// Parse reads a saved pending file. Its errors say where, the way editors
+// count: "line 12, column 3: invalid character '}' looking for beginning of
+// object key string".
+func Parse(data []byte) (*File, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, ErrEmpty
+	}
+	var f File
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&f); err != nil {
+		return nil, positioned(data, err)
+	}
+	// Decode stops after the first value; anything but white space after it
+	// is the tail of a longer file written over in place.
+	if off := dec.InputOffset(); len(bytes.TrimSpace(data[off:])) > 0 {
+		rest := bytes.TrimLeft(data[off:], " \t\r\n")
+		at := int64(len(data) - len(rest))
+		return nil, fmt.Errorf("%s: unexpected %s after the end of the file's JSON object", where(data, at), quoteStart(rest))
+	}
+	offs := requestOffsets(data)
+	for i := range f.Requests {
+		if i < len(offs) {
+			f.Requests[i].At = where(data, offs[i])
+		} else {
+			f.Requests[i].At = fmt.Sprintf("requests[%d]", i)
+		}
+		if f.Requests[i].RequestID == "" {
+			return nil, fmt.Errorf("%s: this request has no \"requestId\"", f.Requests[i].At)
+		}
+	}
+	return &f, nil
+}
+
+// requestOffsets finds where each element of "requests" starts, so that a
+// problem with one request can be reported at its line. data has already
+// decoded without error.
+func requestOffsets(data []byte) []int64 {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var offs []int64
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return offs
+		}
+		if key != "requests" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return offs
+			}
+			continue
+		}
+		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+			// "requests": null; nothing to point at.
+			offs = nil
+			continue
+		}
+		offs = offs[:0] // a repeated key: the decoder keeps the last one
+		for dec.More() {
+			off := skipSeparators(data, dec.InputOffset())
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return offs
+			}
+			offs = append(offs, off)
+		}
+		if _, err := dec.Token(); err != nil {
+			return offs
+		}
+	}
+	return offs
+}
+
+func skipSeparators(data []byte, off int64) int64 {
+	for off < int64(len(data)) {
+		switch data[off] {
+		case ' ', '\t', '\r', '\n', ',':
+			off++
+		default:
+			return off
+		}
+	}
+	return off
+}
+
+// positioned turns a decoding error into one that says line and column.
+func positioned(data []byte, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		// Offset counts the offending byte itself.
+		return fmt.Errorf("%s: %s", where(data, syn.Offset-1), syn.Error())
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			field = "the file"
+		}
+		return fmt.Errorf("%s: %s must be %s, not %s", where(data, typ.Offset-1), field, kindName(typ.Type), typ.Value)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("%s: the file ends in the middle of its JSON", where(data, int64(len(data))))
+	}
+	return err
+}
+
+// where is "line L, column C" of the byte at off (both counted from 1;
+// columns count characters, not bytes, as editors show them).
+func where(data []byte, off int64) string {
+	if off < 0 {
+		off = 0
+	}
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	before := data[:off]
+	line := bytes.Count(before, []byte{'\n'}) + 1
+	lineStart := bytes.LastIndexByte(before, '\n') + 1
+	col := len([]rune(string(before[lineStart:]))) + 1
+	return fmt.Sprintf("line %d, column %d", line, col)
+}
+
+func quoteStart(b []byte) string {
+	s := string(b)
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = s[:i]
+	}
+	if r := []rune(s); len(r) > 20 {
+		s = string(r[:20]) + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+func kindName(t reflect.Type) string {
+	if t == nil {
+		return "a different type"
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice:
+		return "a list"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Int, reflect.Int64, reflect.Float64:
+		return "a number"
+	}
+	return "a " + t.Kind().String()
+}

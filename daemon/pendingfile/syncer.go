@@ -1,0 +1,427 @@
+package pendingfile
+
+import (
+	"crypto/sha256"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"askuser/socketproto"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// Queue is what the pending file needs from the daemon's queue. Both methods
+// run inside the queue (one step each) and return when done; the Syncer
+// calls them only from its own goroutine.
+type Queue interface {
+	// Snapshot returns the pending requests, oldest first, with their drafts.
+	Snapshot() []socketproto.Pending
+	// Apply merges a saved file into the pending set (see Merge) and carries
+	// out the actions in the same step, so that nothing can resolve in
+	// between; it returns the actions it carried out.
+	Apply(f *File) []Action
+}
+
+// Options configure a Syncer.
+type Options struct {
+	Path  string
+	Queue Queue
+	// Report receives each problem with a saved file, as the sentence a
+	// pending_file_error carries ("line 12, column 3: …"). It may be nil.
+	Report func(msg string)
+	// Logf writes a line to the daemon's log. It may be nil.
+	Logf func(format string, args ...any)
+}
+
+const (
+	// settleDelay is how long a file that is empty or does not parse gets to
+	// finish being written before it is believed: editors that truncate and
+	// then write are caught in between now and then.
+	settleDelay = 40 * time.Millisecond
+	// minGap and maxGap bound the pause between two rewrites. Under a burst
+	// of changes the pause grows with the cost of a write, so 10,000 new
+	// requests make a handful of rewrites rather than 10,000, while the file
+	// still catches up within 100 ms of the last change.
+	minGap = 20 * time.Millisecond
+	maxGap = 60 * time.Millisecond
+	// retryAfter is how long to wait after a failed rewrite (disk full,
+	// directory not writable) before trying again.
+	retryAfter = time.Second
+)
+
+// Syncer keeps the pending file and the queue in step: it rewrites the file
+// after the pending set changes and takes in what a user saves. All its work
+// happens in one goroutine, so the file is never written while a save is
+// being read.
+type Syncer struct {
+	path   string
+	q      Queue
+	report func(string)
+	logf   func(string, ...any)
+
+	dirty    chan struct{}
+	stop     chan struct{}
+	done     chan struct{}
+	stopOnce sync.Once
+	rewrites atomic.Int64
+
+	// Owned by the loop goroutine.
+	watch       *dirWatch
+	wantWrite   bool
+	wantRead    bool
+	wantRewatch bool
+	lastWritten [32]byte // the bytes of the daemon's own last write
+	lastSeen    [32]byte // the last save taken in (applied or rejected)
+	onDisk      [32]byte // the file as last read; zero when missing
+	settling    bool
+	settleHash  [32]byte
+	settle      *time.Timer
+	nextWrite   time.Time
+	writeTimer  *time.Timer
+	lastErr     string
+}
+
+// New makes a Syncer; Start sets it going.
+func New(o Options) *Syncer {
+	path := filepath.Clean(o.Path)
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	s := &Syncer{
+		path:   path,
+		q:      o.Queue,
+		report: o.Report,
+		logf:   o.Logf,
+		dirty:  make(chan struct{}, 1),
+		stop:   make(chan struct{}),
+		done:   make(chan struct{}),
+	}
+	if s.report == nil {
+		s.report = func(string) {}
+	}
+	if s.logf == nil {
+		s.logf = func(string, ...any) {}
+	}
+	return s
+}
+
+// Path is the pending file's path.
+func (s *Syncer) Path() string { return s.path }
+
+// RejectedPath is where a save that did not parse is kept.
+func (s *Syncer) RejectedPath() string { return s.path + ".rejected" }
+
+// Rewrites counts the daemon's writes of the file so far.
+func (s *Syncer) Rewrites() int64 { return s.rewrites.Load() }
+
+// Start watches the file's directory and writes the file once. A file left
+// from before (answers typed while no daemon ran) is taken in first. Without
+// a watch (inotify exhausted) the file is still written; Start says why.
+func (s *Syncer) Start() error {
+	var werr error
+	if w, err := newDirWatch(filepath.Dir(s.path)); err != nil {
+		werr = err
+	} else {
+		s.watch = w
+		if _, err := w.ensure(); err != nil {
+			werr = err
+		}
+	}
+	s.wantWrite = true
+	go s.loop()
+	return werr
+}
+
+// Changed tells the Syncer that the pending set or a draft changed. It never
+// blocks and may be called on a nil Syncer: it only marks the file dirty.
+func (s *Syncer) Changed() {
+	if s == nil {
+		return
+	}
+	select {
+	case s.dirty <- struct{}{}:
+	default:
+	}
+}
+
+// Close writes the file a last time if a change is still unwritten, then
+// stops. The Queue must still answer until Close returns.
+func (s *Syncer) Close() {
+	s.stopOnce.Do(func() { close(s.stop) })
+	<-s.done
+}
+
+func (s *Syncer) loop() {
+	defer close(s.done)
+	var events <-chan fsnotify.Event
+	var errs <-chan error
+	if s.watch != nil {
+		defer s.watch.close()
+		events, errs = s.watch.w.Events, s.watch.w.Errors
+	}
+	for {
+		select {
+		case <-s.stop:
+			select {
+			case <-s.dirty:
+				s.wantWrite = true
+			default:
+			}
+			if s.wantWrite {
+				// Shutting down: no time to wait for a half-written save.
+				s.settling = false
+				s.write()
+			}
+			return
+		case <-s.dirty:
+			s.wantWrite = true
+		case ev, ok := <-events:
+			if !ok {
+				events = nil
+				continue
+			}
+			s.event(ev)
+			// One save is several events (create, write, chmod…): take them
+			// all, then read the file once.
+			for more := true; more; {
+				select {
+				case ev, ok := <-events:
+					if !ok {
+						events, more = nil, false
+					} else {
+						s.event(ev)
+					}
+				default:
+					more = false
+				}
+			}
+		case err, ok := <-errs:
+			if !ok {
+				errs = nil
+				continue
+			}
+			// An overflowed event queue may have hidden a save: look.
+			s.logf("pending file: watching %s: %v", filepath.Dir(s.path), err)
+			s.wantRead = true
+		case <-timerC(s.settle):
+			s.settle = nil
+			s.read(true)
+		case <-timerC(s.writeTimer):
+			s.writeTimer = nil
+		}
+		if s.wantRewatch {
+			s.wantRewatch = false
+			s.rewatch()
+		}
+		if s.wantRead {
+			s.wantRead = false
+			s.read(false)
+		}
+		s.maybeWrite()
+	}
+}
+
+func timerC(t *time.Timer) <-chan time.Time {
+	if t == nil {
+		return nil
+	}
+	return t.C
+}
+
+// event sorts one fsnotify event. Only events on the file's own name count:
+// an editor's temporary or backup file ends in a rename onto that name,
+// which is a Create for it.
+func (s *Syncer) event(ev fsnotify.Event) {
+	switch {
+	case ev.Name == s.path:
+		s.wantRead = true
+	case ev.Name == s.watch.watched && ev.Has(fsnotify.Remove|fsnotify.Rename):
+		s.watch.lost()
+		s.wantRewatch = true
+	case !s.watch.onTarget() && ev.Has(fsnotify.Create):
+		s.wantRewatch = true
+	}
+}
+
+func (s *Syncer) rewatch() {
+	if s.watch == nil {
+		return
+	}
+	gained, err := s.watch.ensure()
+	if err != nil {
+		s.logf("pending file: watching %s: %v", s.watch.target, err)
+		return
+	}
+	if gained {
+		s.wantRead = true
+	}
+}
+
+// read looks at the file as it is now and takes in a user's save. An empty
+// file or one that does not parse may be half-written: it is believed only
+// when it is still the same after settleDelay (settled is true when that
+// timer fired).
+func (s *Syncer) read(settled bool) {
+	data, err := os.ReadFile(s.path)
+	if err != nil {
+		s.onDisk = [32]byte{}
+		s.settling = false
+		if !errors.Is(err, os.ErrNotExist) {
+			s.logf("pending file: reading %s: %v", s.path, err)
+		}
+		return
+	}
+	h := sha256.Sum256(data)
+	s.onDisk = h
+	if h == s.lastWritten || h == s.lastSeen {
+		s.settling = false
+		return
+	}
+	f, perr := Parse(data)
+	if perr == nil {
+		s.settling = false
+		s.lastSeen = h
+		s.apply(f)
+		return
+	}
+	if !settled || h != s.settleHash {
+		s.settling = true
+		s.settleHash = h
+		s.armSettle()
+		return
+	}
+	s.settling = false
+	s.lastSeen = h
+	if errors.Is(perr, ErrEmpty) {
+		return // nothing of the user's to keep; the next rewrite fills it
+	}
+	s.reject(data, perr)
+}
+
+func (s *Syncer) armSettle() {
+	if s.settle != nil {
+		s.settle.Stop()
+	}
+	s.settle = time.NewTimer(settleDelay)
+}
+
+// reject keeps a save that does not parse beside the file, before anything
+// can overwrite it, and tells the user where the problem is.
+func (s *Syncer) reject(data []byte, perr error) {
+	kept := s.RejectedPath()
+	if err := writeAtomic(kept, data); err != nil {
+		s.logf("pending file: %s does not parse: %v; keeping a copy as %s failed: %v", s.path, perr, kept, err)
+	} else {
+		s.logf("pending file: %s does not parse: %v; your version is kept as %s", s.path, perr, kept)
+	}
+	s.report(perr.Error())
+}
+
+func (s *Syncer) apply(f *File) {
+	for _, a := range s.q.Apply(f) {
+		switch a.Kind {
+		case Resolve:
+			s.logf("pending file: request %s answered", a.RequestID)
+		case Cancel:
+			s.logf("pending file: request %s cancelled by the user", a.RequestID)
+		case Report:
+			s.logf("pending file: %s", a.Error)
+			s.report(a.Error)
+		}
+	}
+}
+
+// maybeWrite rewrites the file when a change is waiting, unless a save is
+// still settling or the last rewrite was too recent.
+func (s *Syncer) maybeWrite() {
+	if !s.wantWrite || s.settling {
+		return
+	}
+	if wait := time.Until(s.nextWrite); wait > 0 {
+		if s.writeTimer == nil {
+			s.writeTimer = time.NewTimer(wait)
+		}
+		return
+	}
+	s.write()
+}
+
+func (s *Syncer) write() {
+	// A save whose events are still on their way would be replaced by the
+	// rewrite below: look at the file first and take it in.
+	s.read(false)
+	if s.settling {
+		return // written once the save has settled
+	}
+	s.wantWrite = false
+	out := Render(s.q.Snapshot())
+	h := sha256.Sum256(out)
+	if h == s.onDisk {
+		s.lastWritten = h
+		return
+	}
+	before := s.onDisk
+	start := time.Now()
+	prev, err := swapIn(s.path, out)
+	if err != nil {
+		if msg := err.Error(); msg != s.lastErr {
+			s.lastErr = msg
+			s.logf("pending file: writing %s: %v (retrying)", s.path, err)
+		}
+		s.wantWrite = true
+		s.nextWrite = time.Now().Add(retryAfter)
+		return
+	}
+	if s.lastErr != "" {
+		s.lastErr = ""
+		s.logf("pending file: %s written again", s.path)
+	}
+	s.lastWritten, s.onDisk = h, h
+	s.rewrites.Add(1)
+	s.nextWrite = time.Now().Add(min(max(2*time.Since(start), minGap), maxGap))
+	if prev != "" {
+		s.rescue(prev, before)
+	}
+	if s.watch != nil && !s.watch.onTarget() {
+		s.rewatch()
+	}
+}
+
+// rescue looks at the file the rewrite swapped out. It is normally what the
+// read just before saw (seen is its hash); anything else is a save that
+// landed between that read and the swap, and is taken in like any other.
+func (s *Syncer) rescue(prev string, seen [32]byte) {
+	defer os.Remove(prev)
+	data, err := os.ReadFile(prev)
+	if err != nil {
+		return
+	}
+	h := sha256.Sum256(data)
+	if h == seen || h == s.lastSeen || h == s.lastWritten {
+		return
+	}
+	f, perr := Parse(data)
+	if perr != nil {
+		// Maybe an editor is still writing into the file it opened before
+		// the swap: give it the settle time, once, then believe what is there.
+		time.Sleep(settleDelay)
+		if data, err = os.ReadFile(prev); err != nil {
+			return
+		}
+		h = sha256.Sum256(data)
+		f, perr = Parse(data)
+	}
+	s.lastSeen = h
+	switch {
+	case perr == nil:
+		s.logf("pending file: a save landed during a rewrite; taking it in")
+		s.apply(f)
+		s.wantWrite = true
+	case !errors.Is(perr, ErrEmpty):
+		s.reject(data, perr)
+	}
+}
