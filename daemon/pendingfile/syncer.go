@@ -16,14 +16,15 @@ import (
 
 // Queue is what the pending file needs from the daemon's queue. Both methods
 // run inside the queue (one step each) and return when done; the Syncer
-// calls them only from its own goroutine.
+// calls them only from its own goroutine. ok is false once the queue has
+// stopped: nothing was read or changed.
 type Queue interface {
 	// Snapshot returns the pending requests, oldest first, with their drafts.
-	Snapshot() []socketproto.Pending
+	Snapshot() (pending []socketproto.Pending, ok bool)
 	// Apply merges a saved file into the pending set (see Merge) and carries
 	// out the actions in the same step, so that nothing can resolve in
 	// between; it returns the actions it carried out.
-	Apply(f *File) []Action
+	Apply(f *File) (acts []Action, ok bool)
 }
 
 // Options configure a Syncer.
@@ -31,7 +32,8 @@ type Options struct {
 	Path  string
 	Queue Queue
 	// Report receives each problem with a saved file, as the sentence a
-	// pending_file_error carries ("line 12, column 3: …"). It may be nil.
+	// pending_file_error carries ("line 12, column 3: …"), to show the user
+	// and to log; the Syncer does not log it again. It may be nil.
 	Report func(msg string)
 	// Logf writes a line to the daemon's log. It may be nil.
 	Logf func(format string, args ...any)
@@ -314,22 +316,22 @@ func (s *Syncer) armSettle() {
 func (s *Syncer) reject(data []byte, perr error) {
 	kept := s.RejectedPath()
 	if err := writeAtomic(kept, data); err != nil {
-		s.logf("pending file: %s does not parse: %v; keeping a copy as %s failed: %v", s.path, perr, kept, err)
+		s.logf("pending file: %s does not parse, and keeping a copy as %s failed: %v", s.path, kept, err)
 	} else {
-		s.logf("pending file: %s does not parse: %v; your version is kept as %s", s.path, perr, kept)
+		s.logf("pending file: %s does not parse; the user's version is kept as %s", s.path, kept)
 	}
 	s.report(perr.Error())
 }
 
 func (s *Syncer) apply(f *File) {
-	for _, a := range s.q.Apply(f) {
+	acts, _ := s.q.Apply(f)
+	for _, a := range acts {
 		switch a.Kind {
 		case Resolve:
 			s.logf("pending file: request %s answered", a.RequestID)
 		case Cancel:
 			s.logf("pending file: request %s cancelled by the user", a.RequestID)
 		case Report:
-			s.logf("pending file: %s", a.Error)
 			s.report(a.Error)
 		}
 	}
@@ -358,7 +360,11 @@ func (s *Syncer) write() {
 		return // written once the save has settled
 	}
 	s.wantWrite = false
-	out := Render(s.q.Snapshot())
+	pending, ok := s.q.Snapshot()
+	if !ok {
+		return // the daemon is stopping; its state dir keeps the requests
+	}
+	out := Render(pending)
 	h := sha256.Sum256(out)
 	if h == s.onDisk {
 		s.lastWritten = h

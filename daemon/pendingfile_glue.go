@@ -1,0 +1,75 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+
+	"askuser/daemon/pendingfile"
+	"askuser/socketproto"
+)
+
+// The pending file (SPEC §5) follows the queue through the extension hooks:
+// every change marks it dirty, and its own goroutine rewrites it and takes in
+// what the user saves. Nothing here makes the queue wait for disk.
+
+func init() { registerExtension(startPendingFile) }
+
+func startPendingFile(ctx context.Context, d *server) error {
+	path := d.opts.PendingFilePath
+	sy := pendingfile.New(pendingfile.Options{
+		Path:  path,
+		Queue: fileQueue{d.q},
+		Report: func(msg string) {
+			d.q.post(func(s *state) { s.pendingFileError(path, msg) })
+		},
+		Logf: func(format string, args ...any) { d.log.Info(fmt.Sprintf(format, args...)) },
+	})
+	if !d.q.do(func(s *state) { s.onPendingChanged(sy.Changed) }) {
+		return fmt.Errorf("pending file: the queue stopped before it started")
+	}
+	if err := sy.Start(); err != nil {
+		// Still written on every change; only saves go unnoticed.
+		d.log.Warn("pending file: cannot watch its directory; saves in an editor will not be noticed",
+			"path", path, "err", err)
+	}
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		<-ctx.Done()
+		sy.Close()
+	}()
+	return nil
+}
+
+// fileQueue is the queue as the pending file sees it.
+type fileQueue struct{ q *queue }
+
+func (f fileQueue) Snapshot() (pending []socketproto.Pending, ok bool) {
+	ok = f.q.do(func(s *state) { pending = s.pendingList() })
+	return pending, ok
+}
+
+// Apply merges a saved file against the pending set and carries out the
+// result in the same step of the queue: an answer from a pane that arrives
+// meanwhile either comes first (and the file's entry is reported as no longer
+// waiting) or after (and gets already_resolved), never both.
+func (f fileQueue) Apply(file *pendingfile.File) (acts []pendingfile.Action, ok bool) {
+	ok = f.q.do(func(s *state) {
+		acts = pendingfile.Merge(file, s.pendingList())
+		for _, a := range acts {
+			switch a.Kind {
+			case pendingfile.Resolve:
+				if r, e := s.lookupPending(a.RequestID); e == nil {
+					s.answerWith(r, a.Answers, socketproto.ViaFile)
+				}
+			case pendingfile.Cancel:
+				_ = s.cancelByID(a.RequestID, socketproto.ViaFile)
+			case pendingfile.SetDraft:
+				if e := s.setDraftByID(a.RequestID, a.Draft); e != nil {
+					s.log.Warn("pending file: keeping a draft", "requestId", a.RequestID, "err", e.Message)
+				}
+			}
+		}
+	})
+	return acts, ok
+}
