@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"askuser/daemon/config"
+	"askuser/socketproto/askclient"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func init() {
+	register("mcp", "serve the ask tools to an MCP client on stdio", runMCP)
+}
+
+// runMCP serves ask_user_question and ask_user (SPEC §8) on stdin/stdout
+// until the MCP client closes stdin or the process is told to stop.
+func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("askuser-client mcp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	socket := fs.String("socket", "", "the daemon's socket (default: ASKUSER_SOCKET, config, then $XDG_RUNTIME_DIR/askuser/askuserd.sock)")
+	configPath := fs.String("config", "", "config.toml to read (default: $XDG_CONFIG_HOME/askuser/config.toml)")
+	subagent := fs.Bool("subagent", false, "this server serves a sub-agent: refuse every call (also ASKUSER_SUBAGENT=1)")
+	noAutostart := fs.Bool("no-autostart", false, "do not start askuserd when nothing answers on the socket")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: askuser-client mcp [--socket PATH] [--config PATH] [--subagent] [--no-autostart]")
+		fmt.Fprintln(stderr, "\nAn MCP server on stdio with the tools ask_user_question (strict) and ask_user (flexible).")
+		fmt.Fprintln(stderr, "Register it with your agent, e.g.: claude mcp add askuser -- askuser-client mcp")
+		fmt.Fprintln(stderr, "\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "askuser-client mcp: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return exitUsage
+	}
+	// A broken config.toml is refused here rather than at the first tool
+	// call: the MCP client shows the server's stderr when it fails to start,
+	// which is where the user looks.
+	cfg, err := config.Load(*configPath)
+	if err != nil {
+		fmt.Fprintln(stderr, "askuser-client mcp:", err)
+		return exitFailed
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	// Calls in flight are withdrawn when the process is told to stop (the
+	// SDK itself cancels them only when stdin closes).
+	srv := newMCPServer(ctx, mcpConfig{
+		Client: askclient.Options{
+			SocketPath:      cfg.SocketPath(*socket),
+			MaxMessageBytes: cfg.Limits.MaxMessageBytes,
+			Autostart:       !*noAutostart,
+			ConfigPath:      *configPath,
+		},
+		Limits:   cfg.Limits,
+		Subagent: *subagent,
+	})
+	err = srv.Run(ctx, &mcp.IOTransport{Reader: mcpReadCloser(stdin), Writer: mcpNopWriteCloser{stdout}})
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+		fmt.Fprintln(stderr, "askuser-client mcp:", err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+func mcpReadCloser(r io.Reader) io.ReadCloser {
+	if rc, ok := r.(io.ReadCloser); ok {
+		return rc
+	}
+	return io.NopCloser(r)
+}
+
+// mcpNopWriteCloser keeps stdout open when the session ends, so a last error
+// message can still be written by whoever owns it.
+type mcpNopWriteCloser struct{ io.Writer }
+
+func (mcpNopWriteCloser) Close() error { return nil }

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"askuser/socketproto"
+	"askuser/socketproto/askclient"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// mcpInstructions tell the MCP client what the server is for; some clients
+// show them to the model next to the tool descriptions.
+const mcpInstructions = "askuser lets you ask the user structured questions and wait for the answer. " +
+	"Use ask_user_question for 1-4 multiple-choice questions; ask_user for free-text questions, " +
+	"longer option lists or more questions at once. A call blocks until the user answers; " +
+	"a cancelled call means the user declined: proceed without those answers."
+
+// mcpConfig is what one MCP server needs: where the daemon is and which rules apply.
+type mcpConfig struct {
+	Client   askclient.Options
+	Limits   socketproto.Limits
+	Subagent bool // --subagent: every call is refused
+}
+
+// mcpServer holds what the tool handlers share.
+type mcpServer struct {
+	cfg  mcpConfig
+	base context.Context // cancelled when the process stops: calls in flight are withdrawn
+	env  socketproto.Agent
+	pid  string
+}
+
+// newMCPServer builds the MCP server with both tools. Calls in flight are
+// withdrawn when base is cancelled.
+func newMCPServer(base context.Context, cfg mcpConfig) *mcp.Server {
+	s := &mcpServer{cfg: cfg, base: base, env: askclient.AgentFromEnv(), pid: strconv.Itoa(os.Getpid())}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "askuser", Title: "askuser", Version: mcpVersion()}, &mcp.ServerOptions{
+		Instructions: mcpInstructions,
+		// Only tools, whose list never changes; no logging capability.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+	})
+	for _, tool := range []string{socketproto.ToolAskUserQuestion, socketproto.ToolAskUser} {
+		schema := socketproto.ToolSchema(tool)
+		// The low-level AddTool takes the schema as it is (the one
+		// `askuser-client schema` prints) and leaves validation to us, so
+		// that a violation is reported the way the daemon reports it.
+		srv.AddTool(&mcp.Tool{
+			Name:        tool,
+			Title:       mcpToolTitle(tool),
+			Description: socketproto.ToolDescription(tool),
+			InputSchema: schema,
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: mcpPtr(false)},
+		}, s.handler(tool, schema))
+	}
+	return srv
+}
+
+func mcpPtr[T any](v T) *T { return &v }
+
+func mcpToolTitle(tool string) string {
+	if tool == socketproto.ToolAskUserQuestion {
+		return "Ask the user (multiple choice)"
+	}
+	return "Ask the user"
+}
+
+// mcpVersion is the module version when built from a tagged module, else "dev".
+func mcpVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// handler is one tool's call: validate, ask the daemon, wait, shape the result.
+func (s *mcpServer) handler(tool string, schema json.RawMessage) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(s.base, cancel)()
+
+		// A sub-agent is refused whatever it asks: its question belongs to
+		// its parent.
+		agent := s.agent(req.ClientInfo())
+		if perr := socketproto.CheckSubagent(&agent); perr != nil {
+			return mcpToolError(mcpErrorText(perr)), nil
+		}
+		ask, perr := buildMCPRequest(tool, schema, req.Params.Arguments, s.cfg.Limits)
+		if perr != nil {
+			return mcpToolError(mcpErrorText(perr)), nil
+		}
+		ask.Agent = &agent
+
+		prog := startMCPProgress(ctx, req)
+		resp, err := askclient.Ask(ctx, s.cfg.Client, ask, prog.queued)
+		prog.stop()
+		if err != nil {
+			if ctx.Err() != nil {
+				// The MCP client cancelled the call (or went away, or the
+				// process is stopping): Ask has withdrawn the request, and
+				// nobody reads a result.
+				return nil, ctx.Err()
+			}
+			return mcpToolError(s.describeError(err)), nil
+		}
+		return mcpResult(tool, resp), nil
+	}
+}
+
+// agent is who asks: the MCP client's name plus this process's id, so two
+// sessions of the same agent are told apart in the pane and the file.
+// ASKUSER_AGENT_ID, when set, names the agent instead.
+func (s *mcpServer) agent(client *mcp.Implementation) socketproto.Agent {
+	a := s.env
+	name := ""
+	if client != nil {
+		name = mcpPrintable(client.Name, socketproto.MaxAgentNameChars)
+	}
+	if name == "" {
+		name = "mcp"
+	}
+	if len(a.Cwd) > socketproto.MaxAgentCwdChars {
+		a.Cwd = "" // rather than refuse every call over where it runs
+	}
+	if a.ID == "" {
+		a.ID = mcpAgentSlug(name) + "-" + s.pid
+	}
+	if a.Name == "" {
+		a.Name = name
+	}
+	if s.cfg.Subagent {
+		a.Subagent = true
+	}
+	return a
+}
+
+// mcpAgentSlug keeps an id readable in the pane and the pending file:
+// "Claude Code" becomes "claude-code".
+func mcpAgentSlug(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '_'
+		if !ok {
+			if b.Len() > 0 && !dash {
+				b.WriteByte('-')
+				dash = true
+			}
+			continue
+		}
+		b.WriteRune(r)
+		dash = false
+		if b.Len() >= 64 {
+			break
+		}
+	}
+	out := strings.TrimRight(b.String(), "-")
+	if out == "" {
+		return "mcp"
+	}
+	return out
+}
+
+// mcpPrintable keeps a client-supplied name within the rules for agent names
+// (no control characters, at most max characters): the model cannot fix it,
+// so it must never be the reason a call is refused.
+func mcpPrintable(s string, max int) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range strings.TrimSpace(s) {
+		if n == max {
+			break
+		}
+		if unicode.IsControl(r) || r == utf8.RuneError {
+			r = ' '
+		}
+		b.WriteRune(r)
+		n++
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// mcpErrorText is what the model reads for a refusal: the daemon's own words
+// (which already name the field), exactly as a socket client would see them.
+func mcpErrorText(e *socketproto.Error) string {
+	if e.Message != "" {
+		return e.Message
+	}
+	return e.Error()
+}
+
+func (s *mcpServer) describeError(err error) string {
+	var perr *socketproto.Error
+	switch {
+	case errors.As(err, &perr):
+		return mcpErrorText(perr)
+	case errors.Is(err, askclient.ErrUnreachable):
+		how := "could not be started"
+		if !s.cfg.Client.Autostart {
+			how = "is not running (autostart is off)"
+		}
+		return fmt.Sprintf("askuserd %s on %s (%v); run 'askuserd' in a terminal, or 'askuserd serve'",
+			how, s.cfg.Client.SocketPath, errors.Unwrap(err))
+	case errors.Is(err, askclient.ErrConnectionLost):
+		return "lost the connection to askuserd while waiting for the answer and could not reconnect within 30 s; " +
+			"the question is lost: ask again once askuserd runs ('askuserd' in a terminal, or 'askuserd serve')"
+	}
+	return "askuser: " + err.Error()
+}
+
+// mcpResult is the claude shape (ask_user_question) or the pi shape
+// (ask_user), as JSON text for the model and as structured content for
+// clients that read it. A cancel is a normal result, not an error: the
+// model is told to carry on without the answers.
+func mcpResult(tool string, resp socketproto.Response) *mcp.CallToolResult {
+	var shape map[string]any
+	if tool == socketproto.ToolAskUserQuestion {
+		shape = socketproto.ClaudeShape(resp)
+	} else {
+		shape = socketproto.PiShape(resp)
+	}
+	text, err := json.Marshal(shape)
+	if err != nil {
+		return mcpToolError("askuser: encoding the result: " + err.Error())
+	}
+	content := []mcp.Content{&mcp.TextContent{Text: string(text)}}
+	if resp.Cancelled {
+		content = append(content, &mcp.TextContent{Text: socketproto.DeclinedSentence})
+	}
+	return &mcp.CallToolResult{Content: content, StructuredContent: shape}
+}
+
+// mcpToolError is a tool error: the model sees it and can correct its call.
+func mcpToolError(msg string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}, IsError: true}
+}

@@ -1,0 +1,642 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"askuser/daemon"
+	"askuser/daemon/config"
+	"askuser/socketproto"
+	"askuser/socketproto/askclient"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// These tests drive the MCP server in-process with the SDK's own client over
+// in-memory transports, against a real daemon on a real socket.
+
+const mcpWait = 10 * time.Second // a safety net, never a measured threshold
+
+// mcpTestDaemon runs the daemon in-process on a socket in a fresh directory.
+func mcpTestDaemon(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "run", "askuserd.sock")
+	cfg := config.Default()
+	cfg.Daemon.StateDir = filepath.Join(dir, "state")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- daemon.Run(ctx, daemon.Options{
+			Config:          cfg,
+			SocketPath:      sock,
+			PendingFilePath: filepath.Join(dir, "state", "pending-questions.json"),
+			Logger:          slog.New(slog.NewTextHandler(io.Discard, nil)),
+			Version:         "test",
+		})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil && !errors.Is(err, context.Canceled) {
+				t.Errorf("daemon: %v", err)
+			}
+		case <-time.After(mcpWait):
+			t.Errorf("daemon did not stop within %v", mcpWait)
+		}
+	})
+	deadline := time.Now().Add(mcpWait)
+	for {
+		select {
+		case err := <-done:
+			t.Fatalf("daemon stopped before answering: %v", err)
+		default:
+		}
+		if c, err := socketproto.Dial(sock, 0); err == nil {
+			c.Close()
+			return sock
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("daemon did not answer on %s within %v", sock, mcpWait)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// mcpTestConfig points the server at sock without autostart (a test never
+// starts a stray daemon).
+func mcpTestConfig(sock string) mcpConfig {
+	return mcpConfig{
+		Client: askclient.Options{SocketPath: sock, Autostart: false},
+		Limits: socketproto.DefaultLimits(),
+	}
+}
+
+// mcpSession connects the SDK's client to a fresh server built from cfg.
+func mcpSession(t *testing.T, cfg mcpConfig, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	srv := newMCPServer(ctx, cfg)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "Test Client", Version: "1.0"}, opts)
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		cancel()
+		_ = ss.Wait()
+	})
+	return cs
+}
+
+// mcpWatch subscribes to the daemon's events and returns a function that
+// reads until a message of the given type arrives.
+func mcpWatch(t *testing.T, sock string) func(typ string) socketproto.Message {
+	t.Helper()
+	c, err := socketproto.Dial(sock, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if err := c.Send(socketproto.Subscribe{Role: socketproto.RoleWatch}); err != nil {
+		t.Fatal(err)
+	}
+	next := func(typ string) socketproto.Message {
+		t.Helper()
+		_ = c.NetConn().SetReadDeadline(time.Now().Add(mcpWait))
+		for {
+			m, err := c.Recv()
+			if err != nil {
+				t.Fatalf("waiting for %s: %v", typ, err)
+			}
+			if m.MessageType() == typ {
+				return m
+			}
+		}
+	}
+	next("snapshot")
+	return next
+}
+
+// mcpSendAs sends msg on a fresh connection, as the user would from the CLI,
+// and expects ok.
+func mcpSendAs(t *testing.T, sock string, msg socketproto.Message) {
+	t.Helper()
+	c, err := socketproto.Dial(sock, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Send(msg); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.NetConn().SetReadDeadline(time.Now().Add(mcpWait))
+	m, err := c.Recv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m.(socketproto.OK); !ok {
+		t.Fatalf("sent %s, got %#v", msg.MessageType(), m)
+	}
+}
+
+// mcpCall runs a tool call in the background; the result arrives on the channel.
+type mcpCallResult struct {
+	res *mcp.CallToolResult
+	err error
+}
+
+func mcpCallAsync(ctx context.Context, cs *mcp.ClientSession, params *mcp.CallToolParams) <-chan mcpCallResult {
+	ch := make(chan mcpCallResult, 1)
+	go func() {
+		res, err := cs.CallTool(ctx, params)
+		ch <- mcpCallResult{res, err}
+	}()
+	return ch
+}
+
+func mcpAwait(t *testing.T, ch <-chan mcpCallResult) *mcp.CallToolResult {
+	t.Helper()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			t.Fatalf("tools/call: %v", r.err)
+		}
+		return r.res
+	case <-time.After(mcpWait):
+		t.Fatalf("tools/call did not return within %v", mcpWait)
+	}
+	return nil
+}
+
+func mcpText(t *testing.T, res *mcp.CallToolResult, i int) string {
+	t.Helper()
+	if len(res.Content) <= i {
+		t.Fatalf("result has %d content blocks, want more than %d: %#v", len(res.Content), i, res)
+	}
+	tc, ok := res.Content[i].(*mcp.TextContent)
+	if !ok {
+		t.Fatalf("content[%d] is %T, want text", i, res.Content[i])
+	}
+	return tc.Text
+}
+
+// mcpStrictArgs is a valid ask_user_question call with one question.
+func mcpStrictArgs() map[string]any {
+	return map[string]any{
+		"questions": []any{map[string]any{
+			"question":    "Which database should we use?",
+			"header":      "Database",
+			"multiSelect": false,
+			"options": []any{
+				map[string]any{"label": "PostgreSQL (Recommended)", "description": "Battle-tested relational DB"},
+				map[string]any{"label": "SQLite", "description": "Lightweight, file-based"},
+			},
+		}},
+		"metadata": map[string]any{"source": "mcp-test"},
+	}
+}
+
+func TestMCPListsBothToolsWithTheSchemaOfRecord(t *testing.T) {
+	cs := mcpSession(t, mcpTestConfig(filepath.Join(t.TempDir(), "none.sock")), nil)
+	init := cs.InitializeResult()
+	if init == nil || init.ServerInfo == nil || init.ServerInfo.Name != "askuser" {
+		t.Fatalf("initialize result: %#v", init)
+	}
+	if init.Capabilities == nil || init.Capabilities.Tools == nil {
+		t.Fatalf("server does not advertise tools: %#v", init.Capabilities)
+	}
+	list, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*mcp.Tool{}
+	for _, tool := range list.Tools {
+		got[tool.Name] = tool
+	}
+	if len(got) != 2 || got["ask_user"] == nil || got["ask_user_question"] == nil {
+		t.Fatalf("tools: %v", mcpKeys(got))
+	}
+	for name, tool := range got {
+		if tool.Description != socketproto.ToolDescription(name) {
+			t.Errorf("%s: description differs from socketproto.ToolDescription", name)
+		}
+		var want any
+		if err := json.Unmarshal(socketproto.ToolSchema(name), &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(tool.InputSchema, want) {
+			t.Errorf("%s: input schema differs from socketproto.ToolSchema:\n got %v\nwant %v", name, tool.InputSchema, want)
+		}
+	}
+
+	// The strict profile's bounds are in the schema a model sees.
+	schema := got["ask_user_question"].InputSchema.(map[string]any)
+	questions := mcpSchemaAt(t, schema, schema, "properties", "questions")
+	if questions["minItems"] != 1.0 || questions["maxItems"] != 4.0 {
+		t.Errorf("questions: minItems/maxItems = %v/%v, want 1/4", questions["minItems"], questions["maxItems"])
+	}
+	question := mcpSchemaAt(t, schema, questions, "items")
+	options := mcpSchemaAt(t, schema, question, "properties", "options")
+	if options["minItems"] != 2.0 || options["maxItems"] != 4.0 {
+		t.Errorf("options: minItems/maxItems = %v/%v, want 2/4", options["minItems"], options["maxItems"])
+	}
+	header := mcpSchemaAt(t, schema, question, "properties", "header")
+	if header["maxLength"] != 12.0 {
+		t.Errorf("header maxLength = %v, want 12", header["maxLength"])
+	}
+	for _, f := range []string{"question", "header", "options", "multiSelect"} {
+		if !mcpContains(question["required"], f) {
+			t.Errorf("strict question: %q not required (required: %v)", f, question["required"])
+		}
+	}
+	if !mcpContains(schema["required"], "questions") {
+		t.Errorf("questions not required at the top: %v", schema["required"])
+	}
+	option := mcpSchemaAt(t, schema, options, "items")
+	if !mcpContains(option["required"], "label") {
+		t.Errorf("option label not required: %v", option["required"])
+	}
+}
+
+// mcpSchemaAt walks keys from node, following local $refs against root.
+func mcpSchemaAt(t *testing.T, root, node map[string]any, keys ...string) map[string]any {
+	t.Helper()
+	cur := mcpResolveRef(root, node)
+	for _, k := range keys {
+		next, ok := cur[k].(map[string]any)
+		if !ok {
+			t.Fatalf("schema has no object at %q (in %v)", k, cur)
+		}
+		cur = mcpResolveRef(root, next)
+	}
+	return cur
+}
+
+func mcpContains(list any, s string) bool {
+	l, _ := list.([]any)
+	for _, v := range l {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func mcpKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestMCPRefusesBadInputNamingTheField(t *testing.T) {
+	// No daemon: the rules are applied before anything is sent.
+	cs := mcpSession(t, mcpTestConfig(filepath.Join(t.TempDir(), "none.sock")), nil)
+	five := []any{}
+	for i := range 5 {
+		five = append(five, map[string]any{"label": "Option " + strconv.Itoa(i+1)})
+	}
+	with := func(edit func(q map[string]any)) map[string]any {
+		args := mcpStrictArgs()
+		edit(args["questions"].([]any)[0].(map[string]any))
+		return args
+	}
+	cases := []struct {
+		name string
+		tool string
+		args any
+		want string
+	}{
+		{"five options", "ask_user_question", with(func(q map[string]any) { q["options"] = five }),
+			"questions[0].options: need 2 to 4 options, got 5"},
+		{"no questions", "ask_user_question", map[string]any{}, "questions"},
+		{"no arguments", "ask_user", nil, "questions"},
+		{"header too long", "ask_user_question", with(func(q map[string]any) { q["header"] = "A header far too long" }),
+			"questions[0].header"},
+		{"missing multiSelect", "ask_user_question", with(func(q map[string]any) { delete(q, "multiSelect") }),
+			"questions[0].multiSelect"},
+		{"wrongly typed multiSelect", "ask_user", with(func(q map[string]any) { q["multiSelect"] = "yes" }),
+			"questions[0].multiSelect"},
+		{"misspelt field", "ask_user_question", with(func(q map[string]any) { q["multiselect"] = true }),
+			`questions[0].multiselect: unknown field; did you mean "multiSelect"?`},
+		{"unknown top-level field", "ask_user", map[string]any{"questions": []any{map[string]any{"question": "Name?"}}, "timeout": 5},
+			"timeout: unknown field"},
+		{"duplicate labels", "ask_user", with(func(q map[string]any) {
+			q["options"] = []any{map[string]any{"label": "A"}, map[string]any{"label": "A"}}
+		}), "questions[0].options[1].label"},
+		{"metadata not an object", "ask_user", map[string]any{"questions": []any{map[string]any{"question": "Name?"}}, "metadata": 3},
+			"metadata"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+			if err != nil {
+				t.Fatalf("a bad call must be a tool error, not a protocol error: %v", err)
+			}
+			if !res.IsError {
+				t.Fatalf("not an error: %s", mcpText(t, res, 0))
+			}
+			if got := mcpText(t, res, 0); !strings.HasPrefix(got, c.want) {
+				t.Errorf("error %q, want it to start with %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestMCPSubagentIsRefusedWithTheExactMessage(t *testing.T) {
+	cases := []struct {
+		name string
+		env  map[string]string
+		flag bool
+	}{
+		{"flag", nil, true},
+		{"ASKUSER_SUBAGENT", map[string]string{"ASKUSER_SUBAGENT": "1"}, false},
+		{"ASKUSER_PARENT_ID", map[string]string{"ASKUSER_PARENT_ID": "claude-main"}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for k, v := range c.env {
+				t.Setenv(k, v)
+			}
+			cfg := mcpTestConfig(filepath.Join(t.TempDir(), "none.sock"))
+			cfg.Subagent = c.flag
+			cs := mcpSession(t, cfg, nil)
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ask_user_question", Arguments: mcpStrictArgs()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.IsError || mcpText(t, res, 0) != socketproto.SubagentMessage {
+				t.Fatalf("got isError=%v %q, want the sub-agent refusal", res.IsError, mcpText(t, res, 0))
+			}
+		})
+	}
+}
+
+func TestMCPUnreachableDaemonSaysHowToStartIt(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "none.sock")
+	cs := mcpSession(t, mcpTestConfig(sock), nil)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ask_user", Arguments: mcpStrictArgs()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := mcpText(t, res, 0)
+	if !res.IsError || !strings.Contains(text, "run 'askuserd' in a terminal, or 'askuserd serve'") || !strings.Contains(text, sock) {
+		t.Fatalf("got isError=%v %q", res.IsError, text)
+	}
+}
+
+func TestMCPAnsweredCallReturnsTheToolsShape(t *testing.T) {
+	sock := mcpTestDaemon(t)
+	watch := mcpWatch(t, sock)
+	cs := mcpSession(t, mcpTestConfig(sock), nil)
+
+	t.Run("ask_user_question gives the claude shape", func(t *testing.T) {
+		ch := mcpCallAsync(context.Background(), cs, &mcp.CallToolParams{Name: "ask_user_question", Arguments: mcpStrictArgs()})
+		added := watch("request_added").(socketproto.RequestAdded)
+		p := added.Request
+		if p.Tool != "ask_user_question" || p.Agent == nil {
+			t.Fatalf("queued request: %#v", p)
+		}
+		if want := "test-client-" + strconv.Itoa(os.Getpid()); p.Agent.ID != want || p.Agent.Name != "Test Client" {
+			t.Errorf("agent = %+v, want id %q and name %q", *p.Agent, want, "Test Client")
+		}
+		if string(p.Metadata) != `{"source":"mcp-test"}` {
+			t.Errorf("metadata = %s", p.Metadata)
+		}
+		mcpSendAs(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI,
+			Answers: []json.RawMessage{json.RawMessage(`{"selected":["SQLite"],"notes":"keep it small"}`)}})
+		res := mcpAwait(t, ch)
+		if res.IsError {
+			t.Fatalf("error: %s", mcpText(t, res, 0))
+		}
+		want := map[string]any{
+			"answers":     map[string]any{"Which database should we use?": "SQLite"},
+			"annotations": map[string]any{"Which database should we use?": map[string]any{"notes": "keep it small"}},
+		}
+		var text any
+		if err := json.Unmarshal([]byte(mcpText(t, res, 0)), &text); err != nil {
+			t.Fatalf("text is not JSON: %v", err)
+		}
+		if !reflect.DeepEqual(text, want) {
+			t.Errorf("text = %v, want %v", text, want)
+		}
+		if !reflect.DeepEqual(res.StructuredContent, want) {
+			t.Errorf("structuredContent = %v, want %v", res.StructuredContent, want)
+		}
+	})
+
+	t.Run("ask_user gives the pi shape", func(t *testing.T) {
+		args := map[string]any{"questions": []any{
+			map[string]any{"question": "Which features?", "multiSelect": true, "options": []any{
+				map[string]any{"label": "Authentication"}, map[string]any{"label": "REST API"}, map[string]any{"label": "Admin"}}},
+			map[string]any{"question": "What should we name this service?"},
+		}}
+		ch := mcpCallAsync(context.Background(), cs, &mcp.CallToolParams{Name: "ask_user", Arguments: args})
+		p := watch("request_added").(socketproto.RequestAdded).Request
+		mcpSendAs(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI,
+			Answers: []json.RawMessage{json.RawMessage(`["Authentication","REST API"]`), json.RawMessage(`"order-processor"`)}})
+		res := mcpAwait(t, ch)
+		if res.IsError {
+			t.Fatalf("error: %s", mcpText(t, res, 0))
+		}
+		var got struct {
+			Answered bool                 `json:"answered"`
+			Answers  []socketproto.Answer `json:"answers"`
+		}
+		if err := json.Unmarshal([]byte(mcpText(t, res, 0)), &got); err != nil {
+			t.Fatal(err)
+		}
+		if !got.Answered || len(got.Answers) != 2 ||
+			!reflect.DeepEqual(got.Answers[0].Answer.List, []string{"Authentication", "REST API"}) ||
+			got.Answers[1].Answer.Text != "order-processor" || !got.Answers[1].WasCustom {
+			t.Errorf("pi shape: %s", mcpText(t, res, 0))
+		}
+		sc, _ := res.StructuredContent.(map[string]any)
+		if sc["answered"] != true {
+			t.Errorf("structuredContent = %v", res.StructuredContent)
+		}
+	})
+}
+
+func TestMCPUserCancelIsAResultNotAnError(t *testing.T) {
+	sock := mcpTestDaemon(t)
+	watch := mcpWatch(t, sock)
+	cs := mcpSession(t, mcpTestConfig(sock), nil)
+	for _, tool := range []string{"ask_user_question", "ask_user"} {
+		t.Run(tool, func(t *testing.T) {
+			ch := mcpCallAsync(context.Background(), cs, &mcp.CallToolParams{Name: tool, Arguments: mcpStrictArgs()})
+			p := watch("request_added").(socketproto.RequestAdded).Request
+			mcpSendAs(t, sock, socketproto.Cancel{RequestID: p.RequestID, Via: socketproto.ViaCLI})
+			res := mcpAwait(t, ch)
+			if res.IsError {
+				t.Fatalf("a cancel must not be a tool error: %v", res.Content)
+			}
+			var shape map[string]any
+			if err := json.Unmarshal([]byte(mcpText(t, res, 0)), &shape); err != nil {
+				t.Fatal(err)
+			}
+			if shape["cancelled"] != true {
+				t.Errorf("shape = %v, want cancelled: true", shape)
+			}
+			if tool == "ask_user" && shape["answered"] != false {
+				t.Errorf("pi shape = %v, want answered: false", shape)
+			}
+			if got := mcpText(t, res, 1); got != "The user declined to answer; proceed without these answers." {
+				t.Errorf("second block = %q", got)
+			}
+			if sc, _ := res.StructuredContent.(map[string]any); sc["cancelled"] != true {
+				t.Errorf("structuredContent = %v", res.StructuredContent)
+			}
+		})
+	}
+}
+
+func TestMCPProgressWhileWaiting(t *testing.T) {
+	old := mcpProgressInterval
+	mcpProgressInterval = 10 * time.Millisecond
+	t.Cleanup(func() { mcpProgressInterval = old })
+
+	sock := mcpTestDaemon(t)
+	watch := mcpWatch(t, sock)
+	var mu sync.Mutex
+	var got []*mcp.ProgressNotificationParams
+	three := make(chan struct{})
+	cs := mcpSession(t, mcpTestConfig(sock), &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			defer mu.Unlock()
+			got = append(got, req.Params)
+			if len(got) == 3 {
+				close(three)
+			}
+		},
+	})
+	snapshot := func() []*mcp.ProgressNotificationParams {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]*mcp.ProgressNotificationParams(nil), got...)
+	}
+	params := &mcp.CallToolParams{Name: "ask_user_question", Arguments: mcpStrictArgs()}
+	params.SetProgressToken("tok-1")
+	ch := mcpCallAsync(context.Background(), cs, params)
+	p := watch("request_added").(socketproto.RequestAdded).Request
+	select {
+	case <-three:
+	case <-time.After(mcpWait):
+		t.Fatal("fewer than 3 progress notifications")
+	}
+	mcpSendAs(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI,
+		Answers: []json.RawMessage{json.RawMessage(`1`)}})
+	res := mcpAwait(t, ch)
+	if res.IsError {
+		t.Fatal(mcpText(t, res, 0))
+	}
+	notes := snapshot()
+	for i, n := range notes {
+		if n.ProgressToken != "tok-1" {
+			t.Errorf("notification %d: token %v", i, n.ProgressToken)
+		}
+		if i > 0 && n.Progress <= notes[i-1].Progress {
+			t.Errorf("progress does not increase: %v then %v", notes[i-1].Progress, n.Progress)
+		}
+	}
+	if !strings.Contains(notes[0].Message, p.RequestID) {
+		t.Errorf("first notification %q does not say which request waits", notes[0].Message)
+	}
+
+	// Without a token, no notification is sent.
+	ch = mcpCallAsync(context.Background(), cs, &mcp.CallToolParams{Name: "ask_user_question", Arguments: mcpStrictArgs()})
+	p = watch("request_added").(socketproto.RequestAdded).Request
+	time.Sleep(5 * mcpProgressInterval)
+	mcpSendAs(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI,
+		Answers: []json.RawMessage{json.RawMessage(`2`)}})
+	mcpAwait(t, ch)
+	if extra := len(snapshot()) - len(notes); extra != 0 {
+		t.Errorf("%d notifications without a progress token", extra)
+	}
+}
+
+func TestMCPCancellationWithdrawsTheRequest(t *testing.T) {
+	sock := mcpTestDaemon(t)
+	watch := mcpWatch(t, sock)
+	cs := mcpSession(t, mcpTestConfig(sock), nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch := mcpCallAsync(ctx, cs, &mcp.CallToolParams{Name: "ask_user_question", Arguments: mcpStrictArgs()})
+	p := watch("request_added").(socketproto.RequestAdded).Request
+	cancel() // the SDK client sends notifications/cancelled
+	r := watch("request_resolved").(socketproto.RequestResolved)
+	if r.RequestID != p.RequestID || r.Outcome != socketproto.OutcomeWithdrawn {
+		t.Fatalf("resolved = %+v, want %s withdrawn", r, p.RequestID)
+	}
+	if res := <-ch; res.err == nil {
+		t.Errorf("a cancelled call returned a result: %v", res.res)
+	}
+}
+
+func TestMCPServerStopWithdrawsCallsInFlight(t *testing.T) {
+	sock := mcpTestDaemon(t)
+	watch := mcpWatch(t, sock)
+	// A session whose server context is cancelled the way a signal cancels it.
+	base, stop := context.WithCancel(context.Background())
+	defer stop()
+	srv := newMCPServer(base, mcpTestConfig(sock))
+	st, ct := mcp.NewInMemoryTransports()
+	runDone := make(chan error, 1)
+	go func() { runDone <- srv.Run(base, st) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "stopper", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	ch := mcpCallAsync(context.Background(), cs, &mcp.CallToolParams{Name: "ask_user", Arguments: mcpStrictArgs()})
+	p := watch("request_added").(socketproto.RequestAdded).Request
+	stop()
+	r := watch("request_resolved").(socketproto.RequestResolved)
+	if r.RequestID != p.RequestID || r.Outcome != socketproto.OutcomeWithdrawn {
+		t.Fatalf("resolved = %+v, want %s withdrawn", r, p.RequestID)
+	}
+	select {
+	case <-runDone:
+	case <-time.After(mcpWait):
+		t.Fatal("server did not stop")
+	}
+	<-ch
+}
+
+func TestMCPAgentSlug(t *testing.T) {
+	for in, want := range map[string]string{
+		"claude-code":       "claude-code",
+		"Claude Code":       "claude-code",
+		"  Cursor (v1.2)  ": "cursor-v1.2",
+		"":                  "mcp",
+		"日本語":               "mcp",
+		"gemini_cli":        "gemini_cli",
+	} {
+		if got := mcpAgentSlug(in); got != want {
+			t.Errorf("mcpAgentSlug(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
