@@ -1,0 +1,304 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"askuser/socketproto"
+	"askuser/socketproto/askclient"
+)
+
+func init() {
+	register("ask", "ask the user and wait for the answer", runAsk)
+}
+
+const askSynopsis = `ask [FILE|-] [flags]
+       ask --question TEXT [--header H] [--option LABEL[=DESCRIPTION]]... [--multi] [flags]
+
+FILE (or - for stdin) holds a request object ({"questions": [...], ...}) or just
+its list of questions. Exit: 0 answered (or parked with --no-wait), 1 refused or
+failed, 2 usage, 3 cancelled by the user, 4 daemon unreachable or connection lost.`
+
+// askFlags are ask's flags; wait shares the output ones.
+type askFlags struct {
+	conn      connFlags
+	format    string
+	question  string
+	header    string
+	options   listFlag
+	multi     bool
+	tool      string
+	requestID string
+	agentID   string
+	subagent  bool
+	metadata  listFlag
+	noWait    bool
+}
+
+func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var f askFlags
+	fs := newFlags("ask", askSynopsis, stderr)
+	f.conn.register(fs, true)
+	fs.StringVar(&f.format, "format", "json", "output: json, claude, pi or text")
+	fs.StringVar(&f.question, "question", "", "one question from flags: its text")
+	fs.StringVar(&f.header, "header", "", "the question's short header")
+	fs.Var(&f.options, "option", "an option `LABEL[=DESCRIPTION]` (repeatable)")
+	fs.BoolVar(&f.multi, "multi", false, "several options may be chosen")
+	fs.StringVar(&f.tool, "tool", "", "profile: ask_user (flexible, default) or ask_user_question (strict)")
+	fs.StringVar(&f.requestID, "request-id", "", "the request's id (default: made up)")
+	fs.StringVar(&f.agentID, "agent-id", "", "who asks (default: $ASKUSER_AGENT_ID)")
+	fs.BoolVar(&f.subagent, "subagent", false, "the asker is a sub-agent (it will be refused)")
+	fs.Var(&f.metadata, "metadata", "`KEY=VALUE` attached to the request (repeatable)")
+	fs.BoolVar(&f.noWait, "no-wait", false, "queue the request and return at once; collect the result with wait")
+	pos, code := parseArgs(fs, args)
+	if code != nil {
+		return *code
+	}
+	if !validFormat(f.format) {
+		return usageError(fs, stderr, "--format: must be json, claude, pi or text, got %q", f.format)
+	}
+	req, src, err := f.request(pos, stdin)
+	if err != nil {
+		var ue usageErr
+		if errors.As(err, &ue) {
+			return usageError(fs, stderr, "%s", ue.msg)
+		}
+		fmt.Fprintf(stderr, "askuser-client ask: %s: %v\n", src, err)
+		return exitUsage
+	}
+	r, err := f.conn.resolve(true)
+	if err != nil {
+		return failure(stderr, "ask", err)
+	}
+	ctx, sig, stop := signalContext()
+	defer stop()
+
+	if f.noWait {
+		q, err := askclient.Park(ctx, r.opts, req)
+		if err != nil {
+			return askFailure(stdout, stderr, "ask", f.format, req.RequestID, err)
+		}
+		pendingFile := q.PendingFile
+		if pendingFile == "" {
+			pendingFile = r.cfg.PendingFilePath()
+		}
+		printParked(stdout, q.RequestID, pendingFile, req.Questions)
+		return exitOK
+	}
+	resp, err := askclient.Ask(ctx, r.opts, req, nil)
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintf(stderr, "askuser-client ask: interrupted; request %s withdrawn\n", req.RequestID)
+			return signalExit(sig())
+		}
+		return askFailure(stdout, stderr, "ask", f.format, req.RequestID, err)
+	}
+	return printResult(stdout, stderr, f.format, resp)
+}
+
+// usageErr marks input mistakes that are about the flags, not the file.
+type usageErr struct{ msg string }
+
+func (e usageErr) Error() string { return e.msg }
+
+// request builds the request from the file or the flags, then applies the
+// flags that override it. src names the input for error messages.
+func (f *askFlags) request(pos []string, stdin io.Reader) (socketproto.AskUserRequest, string, error) {
+	var req socketproto.AskUserRequest
+	fromFlags := f.question != ""
+	if !fromFlags && (f.header != "" || len(f.options) > 0 || f.multi) {
+		return req, "", usageErr{"--header, --option and --multi describe a --question; give --question too"}
+	}
+	switch {
+	case len(pos) > 1:
+		return req, "", usageErr{fmt.Sprintf("one FILE at most, got %d arguments", len(pos))}
+	case fromFlags && len(pos) == 1:
+		return req, "", usageErr{"give the questions either as FILE or with --question, not both"}
+	case !fromFlags && len(pos) == 0:
+		return req, "", usageErr{"no questions: give a FILE, - for stdin, or --question"}
+	}
+	src := "flags"
+	if fromFlags {
+		q := socketproto.Question{Question: f.question, Header: f.header, MultiSelect: &f.multi}
+		for _, o := range f.options {
+			label, desc, _ := strings.Cut(o, "=")
+			q.Options = append(q.Options, socketproto.Option{Label: label, Description: desc})
+		}
+		req.Questions = []socketproto.Question{q}
+	} else {
+		var data []byte
+		var err error
+		if src = pos[0]; src == "-" {
+			src = "stdin"
+			data, err = io.ReadAll(stdin)
+		} else {
+			data, err = os.ReadFile(src)
+		}
+		if err != nil {
+			return req, src, err
+		}
+		if req, err = parseRequestInput(data); err != nil {
+			return req, src, err
+		}
+	}
+	if f.tool != "" {
+		if f.tool != socketproto.ToolAskUser && f.tool != socketproto.ToolAskUserQuestion {
+			return req, "", usageErr{fmt.Sprintf("--tool: must be ask_user or ask_user_question, got %q", f.tool)}
+		}
+		req.Tool = f.tool
+	}
+	if f.requestID != "" {
+		req.RequestID = f.requestID
+	}
+	if len(f.metadata) > 0 {
+		md := map[string]any{}
+		if len(req.Metadata) > 0 {
+			if err := json.Unmarshal(req.Metadata, &md); err != nil {
+				return req, src, fmt.Errorf("metadata: %v", err)
+			}
+		}
+		for _, kv := range f.metadata {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok || k == "" {
+				return req, "", usageErr{fmt.Sprintf("--metadata: want KEY=VALUE, got %q", kv)}
+			}
+			md[k] = v
+		}
+		b, _ := json.Marshal(md)
+		req.Metadata = b
+	}
+	req.Agent = f.agent(req.Agent)
+	if req.RequestID == "" {
+		// Made here rather than by the daemon so that the id is known (for
+		// messages, a withdrawal, a resumed wait) before any reply.
+		req.RequestID = askclient.NewRequestID()
+	}
+	return req, src, nil
+}
+
+// agent merges who asks: the flags win, then the file, then the environment;
+// a sub-agent mark from any of them sticks, so a file cannot unmark a
+// sub-agent whose harness set ASKUSER_SUBAGENT.
+func (f *askFlags) agent(fromFile *socketproto.Agent) *socketproto.Agent {
+	env := askclient.AgentFromEnv()
+	a := env
+	if fromFile != nil {
+		a = *fromFile
+		if a.ID == "" {
+			a.ID = env.ID
+		}
+		if a.ParentID == "" {
+			a.ParentID = env.ParentID
+		}
+		if a.Cwd == "" {
+			a.Cwd = env.Cwd
+		}
+		a.Subagent = a.Subagent || env.Subagent
+	}
+	if f.agentID != "" {
+		a.ID = f.agentID
+	}
+	a.Subagent = a.Subagent || f.subagent
+	return &a
+}
+
+func validFormat(f string) bool {
+	switch f {
+	case "json", "claude", "pi", "text":
+		return true
+	}
+	return false
+}
+
+// printResult prints an answered or cancelled result and says how to exit.
+func printResult(stdout, stderr io.Writer, format string, resp socketproto.Response) int {
+	if err := writeResult(stdout, format, resp); err != nil {
+		fmt.Fprintf(stderr, "askuser-client: writing the result: %v\n", err)
+		return exitFailed
+	}
+	switch {
+	case resp.Cancelled:
+		return exitCancelled
+	case resp.ConnectionLost:
+		return exitUnreachable
+	case !resp.Answered:
+		return exitFailed
+	}
+	return exitOK
+}
+
+func writeResult(w io.Writer, format string, resp socketproto.Response) error {
+	switch format {
+	case "claude":
+		return writeJSON(w, socketproto.ClaudeShape(resp))
+	case "pi":
+		return writeJSON(w, socketproto.PiShape(resp))
+	case "text":
+		_, err := io.WriteString(w, socketproto.TextShape(resp))
+		return err
+	}
+	// The fields in the daemon's order; a lost connection has no answer time.
+	out := struct {
+		socketproto.Response
+		AnsweredAt *time.Time `json:"answeredAt,omitempty"`
+	}{Response: resp}
+	if !resp.AnsweredAt.IsZero() {
+		out.AnsweredAt = &resp.AnsweredAt
+	}
+	return writeJSON(w, out)
+}
+
+// askFailure reports a failed ask or wait: a refusal (exit 1, the error object
+// on stdout with --format json), or an unreachable daemon or lost connection
+// (exit 4, a result saying connectionLost).
+func askFailure(stdout, stderr io.Writer, cmd, format, requestID string, err error) int {
+	code := failure(stderr, cmd, err)
+	if code == exitUnreachable {
+		lost := socketproto.Response{RequestID: requestID, Answers: []socketproto.Answer{},
+			AnswersByQuestion: map[string]string{}, ConnectionLost: true,
+			Summary: "The connection to askuserd was lost before the user answered."}
+		if errors.Is(err, askclient.ErrUnreachable) && !errors.Is(err, askclient.ErrConnectionLost) {
+			lost.Summary = "askuserd could not be reached; the question was not asked."
+		}
+		_ = writeResult(stdout, format, lost)
+		return code
+	}
+	var pe *socketproto.Error
+	if format == "json" && errors.As(err, &pe) {
+		writeProtoError(stdout, pe)
+	}
+	return code
+}
+
+// printParked tells the user (or agent) how to answer a parked request and how
+// to collect its result.
+func printParked(w io.Writer, id, pendingFile string, qs []socketproto.Question) {
+	sample := make([]string, len(qs))
+	for i, q := range qs {
+		s := "your answer"
+		if len(q.Options) > 0 {
+			s = q.Options[0].Label
+		}
+		sample[i] = shellQuote(s)
+	}
+	fmt.Fprintln(w, id)
+	fmt.Fprintf(w, "Request %s is waiting for the user. To answer it:\n", id)
+	fmt.Fprintf(w, "  in the pending file: %s (fill in each \"answer\" and save)\n", pendingFile)
+	fmt.Fprintf(w, "  or:                  askuser-client answer %s %s\n", id, strings.Join(sample, " "))
+	fmt.Fprintf(w, "Collect the result:    askuser-client wait %s\n", id)
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

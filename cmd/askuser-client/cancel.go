@@ -1,0 +1,35 @@
+package main
+
+import (
+	"context"
+	"io"
+
+	"askuser/socketproto"
+	"askuser/socketproto/askclient"
+)
+
+func init() {
+	register("cancel", "decline a waiting request as the user", runCancel)
+}
+
+func runCancel(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var cf connFlags
+	fs := newFlags("cancel", "cancel ID [flags]\n\nThe asking agent gets a cancelled result (it exits 3).", stderr)
+	cf.register(fs, false)
+	pos, code := parseArgs(fs, args)
+	if code != nil {
+		return *code
+	}
+	if len(pos) != 1 {
+		return usageError(fs, stderr, "want one request ID, got %d arguments", len(pos))
+	}
+	r, err := cf.resolve(false)
+	if err != nil {
+		return failure(stderr, "cancel", err)
+	}
+	if _, err := askclient.Call(context.Background(), r.opts,
+		socketproto.Cancel{RequestID: pos[0], Via: socketproto.ViaCLI}); err != nil {
+		return failure(stderr, "cancel", err)
+	}
+	return exitOK
+}

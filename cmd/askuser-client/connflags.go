@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"askuser/daemon/config"
+	"askuser/socketproto"
+	"askuser/socketproto/askclient"
+)
+
+// connFlags are the flags every command that talks to the daemon shares.
+type connFlags struct {
+	socket      string
+	config      string
+	noAutostart bool
+}
+
+// register adds --socket and --config, and --no-autostart for the commands
+// that may start the daemon.
+func (cf *connFlags) register(fs *flag.FlagSet, autostart bool) {
+	fs.StringVar(&cf.socket, "socket", "", "the daemon's socket (default: $ASKUSER_SOCKET, config daemon.socket, then $XDG_RUNTIME_DIR/askuser/askuserd.sock)")
+	fs.StringVar(&cf.config, "config", "", "config.toml to read (default: $XDG_CONFIG_HOME/askuser/config.toml)")
+	if autostart {
+		fs.BoolVar(&cf.noAutostart, "no-autostart", false, "fail (exit 4) instead of starting askuserd when none answers")
+	}
+}
+
+// resolved is what a command needs to reach the daemon.
+type resolved struct {
+	cfg  config.Config
+	opts askclient.Options
+}
+
+// resolve reads config.toml and turns the flags into askclient options.
+// autostart says whether this command may start the daemon at all.
+func (cf *connFlags) resolve(autostart bool) (resolved, error) {
+	cfg, err := config.Load(cf.config)
+	if err != nil {
+		return resolved{}, err
+	}
+	return resolved{cfg: cfg, opts: askclient.Options{
+		SocketPath:      cfg.SocketPath(cf.socket),
+		MaxMessageBytes: cfg.Limits.MaxMessageBytes,
+		Autostart:       autostart && !cf.noAutostart,
+		ConfigPath:      cf.config,
+		DaemonLog:       filepath.Join(cfg.StateDir(), "askuserd.log"),
+	}}, nil
+}
+
+// signalContext is cancelled by SIGINT or SIGTERM; sig reports which.
+func signalContext() (ctx context.Context, sig func() os.Signal, stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	var got os.Signal
+	done := make(chan struct{})
+	go func() {
+		select {
+		case got = <-ch:
+			cancel()
+		case <-done:
+		}
+	}()
+	return ctx, func() os.Signal { <-ctx.Done(); return got }, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel()
+	}
+}
+
+// signalExit is the conventional status of a command ended by a signal.
+func signalExit(s os.Signal) int {
+	if n, ok := s.(syscall.Signal); ok {
+		return 128 + int(n)
+	}
+	return exitFailed
+}
+
+// failure reports err on stderr and maps it to an exit code: unreachable or
+// lost connections are 4, everything else (refusals included) 1.
+func failure(stderr io.Writer, cmd string, err error) int {
+	fmt.Fprintf(stderr, "askuser-client %s: %v\n", cmd, err)
+	if errors.Is(err, askclient.ErrUnreachable) || errors.Is(err, askclient.ErrConnectionLost) {
+		return exitUnreachable
+	}
+	return exitFailed
+}
+
+// writeJSON prints v indented, as people and jq both read it.
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}
+
+// writeProtoError prints a daemon error as its wire object ("type":"error"
+// included, so a script tells it from a result at a glance).
+func writeProtoError(w io.Writer, e *socketproto.Error) {
+	b, err := socketproto.Encode(e)
+	if err != nil {
+		return
+	}
+	var v any
+	if json.Unmarshal(b, &v) == nil {
+		_ = writeJSON(w, v)
+	}
+}

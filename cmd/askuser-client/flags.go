@@ -1,0 +1,67 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// newFlags makes a subcommand's flag set; its usage goes to stderr, headed by
+// the synopsis.
+func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: askuser-client %s\n", synopsis)
+		var any bool
+		fs.VisitAll(func(*flag.Flag) { any = true })
+		if any {
+			fmt.Fprintln(stderr, "\nflags:")
+			fs.PrintDefaults()
+		}
+	}
+	return fs
+}
+
+// parseArgs parses flags wherever they appear among the positional arguments
+// (`ask FILE --format text` works as well as `ask --format text FILE`);
+// everything after "--" is positional. It returns the positionals, and a
+// non-nil exit code when parsing ended the command (-h, or a usage error
+// already reported by the flag package).
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, *int) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			code := exitUsage
+			if errors.Is(err, flag.ErrHelp) {
+				code = exitOK
+			}
+			return nil, &code
+		}
+		rest := fs.Args()
+		consumed := len(args) - len(rest)
+		if consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// usageError reports a usage problem the way the flag package does.
+func usageError(fs *flag.FlagSet, stderr io.Writer, format string, args ...any) int {
+	fmt.Fprintf(stderr, "askuser-client %s: %s\n", fs.Name(), fmt.Sprintf(format, args...))
+	fs.Usage()
+	return exitUsage
+}
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ", ") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"askuser/socketproto"
+	"askuser/socketproto/askclient"
+)
+
+func init() {
+	register("list", "list the requests waiting for the user", runList)
+}
+
+func runList(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var cf connFlags
+	fs := newFlags("list", "list [--json] [flags]", stderr)
+	cf.register(fs, false)
+	asJSON := fs.Bool("json", false, "print the pending requests as a JSON list")
+	pos, code := parseArgs(fs, args)
+	if code != nil {
+		return *code
+	}
+	if len(pos) != 0 {
+		return usageError(fs, stderr, "list takes no arguments")
+	}
+	r, err := cf.resolve(false)
+	if err != nil {
+		return failure(stderr, "list", err)
+	}
+	pending, err := fetchPending(r)
+	if err != nil {
+		return failure(stderr, "list", err)
+	}
+	if *asJSON {
+		if err := writeJSON(stdout, pending); err != nil {
+			return failure(stderr, "list", err)
+		}
+		return exitOK
+	}
+	writePendingTable(stdout, pending, time.Now())
+	return exitOK
+}
+
+// callOnce is a one-shot request with the command's options.
+func callOnce(r resolved, msg socketproto.Message) (socketproto.Message, error) {
+	return askclient.Call(context.Background(), r.opts, msg)
+}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"askuser/socketproto/askclient"
+)
+
+func init() {
+	register("wait", "wait for a parked or orphaned request's result", runWait)
+}
+
+func runWait(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var cf connFlags
+	fs := newFlags("wait", "wait ID [flags]\n\nExit codes as for ask.", stderr)
+	cf.register(fs, true)
+	format := fs.String("format", "json", "output: json, claude, pi or text")
+	pos, code := parseArgs(fs, args)
+	if code != nil {
+		return *code
+	}
+	if len(pos) != 1 {
+		return usageError(fs, stderr, "want one request ID, got %d arguments", len(pos))
+	}
+	if !validFormat(*format) {
+		return usageError(fs, stderr, "--format: must be json, claude, pi or text, got %q", *format)
+	}
+	r, err := cf.resolve(true)
+	if err != nil {
+		return failure(stderr, "wait", err)
+	}
+	ctx, sig, stop := signalContext()
+	defer stop()
+	resp, err := askclient.Wait(ctx, r.opts, pos[0])
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintf(stderr, "askuser-client wait: interrupted; request %s withdrawn\n", pos[0])
+			return signalExit(sig())
+		}
+		return askFailure(stdout, stderr, "wait", *format, pos[0], err)
+	}
+	return printResult(stdout, stderr, *format, resp)
+}

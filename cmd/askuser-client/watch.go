@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"askuser/socketproto"
+	"askuser/socketproto/askclient"
+)
+
+func init() {
+	register("watch", "print the daemon's events, one JSON object per line", runWatch)
+}
+
+func runWatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var cf connFlags
+	fs := newFlags("watch", "watch [flags]\n\nPrints the snapshot, then every event, one JSON object per line, until\ninterrupted (exit 0) or the daemon goes away (exit 4).", stderr)
+	cf.register(fs, false)
+	pos, code := parseArgs(fs, args)
+	if code != nil {
+		return *code
+	}
+	if len(pos) != 0 {
+		return usageError(fs, stderr, "watch takes no arguments")
+	}
+	r, err := cf.resolve(false)
+	if err != nil {
+		return failure(stderr, "watch", err)
+	}
+	ctx, _, stop := signalContext()
+	defer stop()
+	c, err := askclient.Connect(ctx, r.opts)
+	if err != nil {
+		return failure(stderr, "watch", err)
+	}
+	defer c.Close()
+	go func() {
+		<-ctx.Done()
+		c.Close()
+	}()
+	if err := c.Send(socketproto.Subscribe{Role: socketproto.RoleWatch}); err != nil {
+		return failure(stderr, "watch", fmt.Errorf("%w: %w", askclient.ErrConnectionLost, err))
+	}
+	// The daemon's lines are printed as they came, not decoded and
+	// re-encoded: a newer daemon's events and fields pass through intact.
+	// Nothing was read through c yet, so its own buffer is empty.
+	lr := socketproto.NewLineReader(c.NetConn(), r.opts.MaxMessageBytes)
+	for {
+		line, err := lr.ReadLine()
+		if err != nil {
+			if ctx.Err() != nil {
+				return exitOK
+			}
+			return failure(stderr, "watch", fmt.Errorf("%w: %w", askclient.ErrConnectionLost, err))
+		}
+		out := make([]byte, 0, len(line)+1)
+		out = append(append(out, line...), '\n')
+		if _, err := stdout.Write(out); err != nil {
+			return exitOK // the reader went away (watch | head): a normal end
+		}
+	}
+}
