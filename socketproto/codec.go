@@ -63,17 +63,28 @@ func (lr *LineReader) ReadLine() ([]byte, error) {
 		lr.buf = lr.buf[:0]
 		for {
 			chunk, err := lr.br.ReadSlice('\n')
-			if len(lr.buf)+len(chunk) > lr.max+1 { // +1: the newline itself
+			// A partial line may still end in the '\r' of a CRLF, so it is
+			// only known to be too long past max+1 bytes; a whole line is
+			// measured without its line ending. Either way at most one
+			// buffer's worth is held beyond the limit.
+			if len(lr.buf)+len(chunk) > lr.max+2 {
 				return nil, ErrTooLarge
 			}
 			lr.buf = append(lr.buf, chunk...)
 			if err == nil {
+				if len(bytes.TrimSuffix(bytes.TrimSuffix(lr.buf, []byte("\n")), []byte("\r"))) > lr.max {
+					return nil, ErrTooLarge
+				}
 				break
 			}
 			if errors.Is(err, bufio.ErrBufferFull) {
+				if len(lr.buf) > lr.max+1 {
+					return nil, ErrTooLarge
+				}
 				continue
 			}
-			if errors.Is(err, io.EOF) && len(lr.buf) > 0 {
+			// Whitespace after the last newline is not a message cut short.
+			if errors.Is(err, io.EOF) && len(bytes.TrimSpace(lr.buf)) > 0 {
 				return nil, io.ErrUnexpectedEOF
 			}
 			return nil, err
@@ -118,6 +129,11 @@ func sniff(line []byte) (typ, requestID string, perr *Error) {
 	if !utf8.Valid(line) {
 		return "", "", Errf(CodeBadJSON, "", "message is not valid UTF-8 (at byte %d)", firstInvalidUTF8(line))
 	}
+	// Unmarshal accepts null for a struct: catch it (and other non-objects
+	// that are valid JSON) before it looks like an object without "type".
+	if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '{' && json.Valid(t) {
+		return "", "", Errf(CodeBadJSON, "", "message must be a JSON object, got %s", jsonValueKind(t[0]))
+	}
 	var env envelope
 	if err := json.Unmarshal(line, &env); err != nil {
 		var te *json.UnmarshalTypeError
@@ -129,12 +145,31 @@ func sniff(line []byte) (typ, requestID string, perr *Error) {
 		}
 		return "", "", Errf(CodeBadJSON, "", "not valid JSON: %s", err.Error())
 	}
+	// The id is echoed in error replies only when it is a valid id: a reply
+	// must never carry an id no request could have.
 	var id string
-	_ = json.Unmarshal(env.RequestID, &id)
+	if json.Unmarshal(env.RequestID, &id) != nil || !requestIDPattern.MatchString(id) {
+		id = ""
+	}
 	if env.Type == nil {
 		return "", id, &Error{RequestID: id, Code: CodeInvalidRequest, Field: "type", Message: `type: missing; every message needs a "type"`}
 	}
 	return *env.Type, id, nil
+}
+
+// jsonValueKind names a JSON value by its first byte, for error messages.
+func jsonValueKind(first byte) string {
+	switch first {
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "bool"
+	case 'n':
+		return "null"
+	}
+	return "number"
 }
 
 func firstInvalidUTF8(b []byte) int {

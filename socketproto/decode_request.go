@@ -117,7 +117,11 @@ func decodeAskUserRequest(line []byte, m *AskUserRequest) *Error {
 			if e := unmarshalField(q.Options, qf+".options", &rawOpts); e != nil {
 				return e
 			}
-			out.Options = make([]Option, len(rawOpts))
+			// An empty list is kept as nil: both mean a free-text question,
+			// and a request must read back the same after Encode drops it.
+			if len(rawOpts) > 0 {
+				out.Options = make([]Option, len(rawOpts))
+			}
 			for j, ro := range rawOpts {
 				of := fieldIndex(qf+".options", j)
 				var o struct {
