@@ -1,0 +1,104 @@
+package views
+
+import (
+	"sync"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"askuser/socketproto"
+)
+
+// App is a pane running in a tview application. Daemon events reach it
+// through Deliver; one adapter goroutine carries them into the UI with
+// QueueUpdateDraw. Quitting goes through that same goroutine (it calls
+// app.Stop), so it is never left blocked in QueueUpdateDraw on a stopped app.
+type App struct {
+	TV   *tview.Application
+	Pane *Pane
+
+	events   chan socketproto.Message
+	quit     chan struct{}
+	quitOnce sync.Once
+	stopped  chan struct{} // closed when the adapter has returned
+}
+
+// NewApp builds the app. screen is nil for the real terminal, or a
+// simulation screen in tests.
+func NewApp(s Sender, opt Options, screen tcell.Screen) *App {
+	a := &App{
+		TV:      tview.NewApplication(),
+		events:  make(chan socketproto.Message, 1024),
+		quit:    make(chan struct{}),
+		stopped: make(chan struct{}),
+	}
+	a.Pane = NewPane(s, opt)
+	a.Pane.app = a.TV
+	a.Pane.onQuit = a.Quit
+	if screen != nil {
+		a.TV.SetScreen(screen)
+	}
+	a.TV.SetRoot(a.Pane, true).EnablePaste(true)
+	a.TV.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
+		if ev.Key() == tcell.KeyCtrlC {
+			a.Quit() // through the adapter, not tview's own Stop
+			return nil
+		}
+		return ev
+	})
+	return a
+}
+
+// Deliver hands a daemon message to the pane. It may be called from any
+// goroutine; it does not block once the pane has quit.
+func (a *App) Deliver(msg socketproto.Message) {
+	select {
+	case a.events <- msg:
+	case <-a.quit:
+	}
+}
+
+// Quit stops the pane (not the daemon). Safe to call more than once, from
+// any goroutine, including the UI's own.
+func (a *App) Quit() { a.quitOnce.Do(func() { close(a.quit) }) }
+
+// Done is closed once the pane has quit.
+func (a *App) Done() <-chan struct{} { return a.quit }
+
+// Run shows the pane until it quits.
+func (a *App) Run() error {
+	go a.adapt()
+	err := a.TV.Run()
+	a.Quit()
+	<-a.stopped
+	return err
+}
+
+// adapt is the one goroutine that feeds the UI. The "3m ago" label is
+// refreshed once a minute; nothing else redraws unless something happens.
+func (a *App) adapt() {
+	defer close(a.stopped)
+	tick := time.NewTicker(time.Minute)
+	defer tick.Stop()
+	for {
+		select {
+		case <-a.quit:
+			a.TV.Stop()
+			return
+		case msg := <-a.events:
+			a.TV.QueueUpdateDraw(func() { a.Pane.HandleEvent(msg) })
+		case <-tick.C:
+			a.TV.QueueUpdateDraw(func() {})
+		}
+	}
+}
+
+// Run opens the pane in this terminal, connected to the daemon's socket
+// (reconnecting whenever the connection drops), until the user quits.
+func Run(opt Options, maxMessageBytes int) error {
+	link := &Link{Socket: opt.Socket, MaxBytes: maxMessageBytes}
+	a := NewApp(link, opt, nil)
+	go link.Run(a.Done(), a.Deliver)
+	return a.Run()
+}

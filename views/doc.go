@@ -1,0 +1,14 @@
+// Package views is the pane of SPEC §6: a tview/tcell terminal UI that shows
+// the questions waiting in askuserd and sends the user's answers back.
+//
+// The pane is only a client of the daemon: it learns everything from socket
+// events (snapshot, request_added, request_updated, request_resolved …) and
+// acts only by sending answer and cancel messages. It holds no state the
+// daemon does not have, apart from what the user is typing, and it must not
+// know the daemon's insides: it imports socketproto, never daemon.
+//
+// Layout of the package: model.go holds the requests and each question's
+// in-progress answer (no tview); pane.go and draw.go render them; keys.go
+// turns key presses into model changes and messages; conn.go carries daemon
+// events into the app; sanitize.go makes agent text safe to show.
+package views

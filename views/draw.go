@@ -1,0 +1,289 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+const (
+	maxListItems = 6  // options shown at once before the list scrolls (SPEC §6)
+	widePreview  = 70 // from this width the preview sits beside the list
+)
+
+// Draw renders the whole pane. It reads the model only; the scroll positions
+// it corrects (WinTop, PrevTop, Scroll) are clamps, not decisions.
+func (p *Pane) Draw(screen tcell.Screen) {
+	x, y, w, h := p.GetRect()
+	for row := y; row < y+h; row++ {
+		fill(screen, x, row, w, tcell.StyleDefault)
+	}
+	if p.bell {
+		p.bell = false
+		p.Bells++
+		_ = screen.Beep()
+	}
+	if w < 1 || h < 1 {
+		return
+	}
+	top, bottom := y, y+h
+	p.drawTitle(screen, x, top, w)
+	top++
+	if p.M.ConnErr != "" && top < bottom-1 {
+		put(screen, x, top, w, seg{truncate(" ⚠ "+p.M.ConnErr, w), "[::b]"})
+		top++
+	}
+	if p.M.Notice != "" && top < bottom-1 {
+		put(screen, x, top, w, seg{truncate(" "+p.M.Notice, w), "[::b]"})
+		top++
+	}
+	bottom--
+	if bottom >= top {
+		put(screen, x, bottom, w, seg{truncate(" "+p.hints(), w), "[::d]"})
+	}
+	if p.mode == modeLong || p.mode == modeDiscard {
+		bottom--
+		if bottom >= top {
+			fill(screen, x, bottom, w, tcell.StyleDefault.Reverse(true))
+			put(screen, x, bottom, w, seg{truncate(" "+p.prompt(), w), "[::rb]"})
+		}
+	}
+	r := p.M.Focused()
+	if r == nil {
+		p.drawEmpty(screen, x+1, top+1, w-2, bottom)
+		return
+	}
+	if len(r.Qs) > 1 && top < bottom {
+		p.drawTabs(screen, r, x+1, top, w-2)
+		top++
+	}
+	if top < bottom && len(r.Qs) > 1 {
+		top++ // a blank line under the tab bar, when there is room
+	}
+	if r.Sending {
+		put(screen, x+1, top, w-2, seg{"Sending…", "[::b]"})
+		return
+	}
+	if r.OnSubmit() {
+		p.drawSubmit(screen, r, x+1, top, w-2, bottom)
+		return
+	}
+	p.drawQuestion(screen, r, r.Current(), x+1, top, w-2, bottom)
+}
+
+func (p *Pane) prompt() string {
+	if p.mode == modeDiscard {
+		if p.discardN == 1 {
+			return "Discard 1 answer? [y/N]"
+		}
+		return fmt.Sprintf("Discard %d answers? [y/N]", p.discardN)
+	}
+	return fmt.Sprintf("Answer is long (%s chars). Continue anyway? [Y/n]", thousands(runeLen(p.input.GetText())))
+}
+
+func (p *Pane) drawTitle(screen tcell.Screen, x, y, w int) {
+	fill(screen, x, y, w, tcell.StyleDefault.Reverse(true))
+	n := len(p.M.Reqs)
+	parts := []string{"askuser — " + waiting(n)}
+	if r := p.M.Focused(); r != nil {
+		if n > 1 {
+			parts = append(parts, fmt.Sprintf("request %d of %d", p.M.FocusIndex()+1, n))
+		}
+		parts = append(parts, agentName(r))
+		if !r.P.CreatedAt.IsZero() {
+			parts = append(parts, age(p.opt.Now().Sub(r.P.CreatedAt)))
+		}
+		if r.P.Status == "orphaned" {
+			parts = append(parts, "agent disconnected")
+		}
+	}
+	put(screen, x, y, w, seg{truncate(" "+strings.Join(parts, " · "), w), "[::r]"})
+}
+
+func waiting(n int) string {
+	if n == 0 {
+		return "nothing waiting"
+	}
+	return fmt.Sprintf("%d waiting", n)
+}
+
+func agentName(r *Req) string {
+	if a := r.P.Agent; a != nil {
+		if a.Name != "" {
+			return Clean(a.Name, false)
+		}
+		if a.ID != "" {
+			return Clean(a.ID, false)
+		}
+	}
+	return "unknown agent"
+}
+
+// age is "just now", "3m ago", "2h ago", "4d ago".
+func age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d/time.Hour))
+	}
+	return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
+}
+
+func (p *Pane) hints() string {
+	r := p.M.Focused()
+	switch {
+	case p.mode == modeLong:
+		return "y/Enter accept • n/Esc keep editing"
+	case p.mode == modeDiscard:
+		return "y discard • n/Esc/Enter go back"
+	case p.mode == modeNote:
+		return "Enter save note • Esc leave it as it was"
+	case p.mode == modeFilter:
+		return "type to filter • ↑↓ move • Enter keep filter • Esc clear"
+	case r == nil:
+		return "q quit"
+	case r.Sending:
+		return "[ ] other request • q quit"
+	case p.mode == modeText:
+		h := "Enter submit • Ctrl-E editor • Esc "
+		if s := r.Current(); s != nil && s.HasOptions() {
+			h += "back"
+		} else {
+			h += "cancel"
+		}
+		if len(r.Qs) > 1 && !r.Current().HasOptions() {
+			h += " • Tab switch"
+		}
+		return h + " • Ctrl-N/P request"
+	case r.OnSubmit():
+		return "Enter submit • Tab/←→ switch • Esc cancel • [ ] request • q quit"
+	}
+	s := r.Current()
+	var h []string
+	if len(r.Qs) > 1 {
+		h = append(h, "Tab/←→ switch")
+	}
+	h = append(h, "↑↓ move")
+	if s.Q.IsMulti() {
+		h = append(h, "Space toggle", "Enter confirm")
+	} else {
+		h = append(h, "1-9 choose", "Enter select")
+	}
+	h = append(h, "0 other", "/ filter", "n note", "Esc cancel")
+	if p.qOverflow != 0 {
+		h = append(h, "PgUp/PgDn scroll")
+	}
+	if len(p.M.Reqs) > 1 {
+		h = append(h, "[ ] request")
+	}
+	return strings.Join(append(h, "q quit"), " • ")
+}
+
+func (p *Pane) drawEmpty(screen tcell.Screen, x, y, w, bottom int) {
+	if y >= bottom {
+		return
+	}
+	put(screen, x, y, w, seg{"No questions waiting", "[::b]"})
+	y += 2
+	for _, l := range wrap("Agents ask on "+Clean(p.M.Socket, false), w) {
+		if y >= bottom {
+			break
+		}
+		put(screen, x, y, w, seg{l, ""})
+		y++
+	}
+}
+
+// tabLabel is what a question is called in the tab bar.
+func tabLabel(s *QState, i int) string {
+	if s.Q.Header != "" {
+		return Clean(s.Q.Header, false)
+	}
+	return truncate(Clean(s.Q.Question, false), 16)
+}
+
+// drawTabs draws "← ■ Database  □ Service Name  ✓ Submit →", scrolled so the
+// current tab is always in view.
+func (p *Pane) drawTabs(screen tcell.Screen, r *Req, x, y, w int) {
+	var labels []string
+	for i, s := range r.Qs {
+		mark := "□ "
+		if s.Answered {
+			mark = "■ "
+		}
+		labels = append(labels, mark+tabLabel(s, i))
+	}
+	labels = append(labels, "✓ Submit")
+	// Start from the current tab and add tabs on the left while they fit.
+	first := r.Tab
+	used := width(labels[r.Tab]) + 4
+	for first > 0 && used+width(labels[first-1])+2 <= w {
+		first--
+		used += width(labels[first]) + 2
+	}
+	segs := []seg{{"← ", ""}}
+	if first > 0 {
+		segs[0] = seg{"…", ""}
+	}
+	for i := first; i < len(labels); i++ {
+		style := ""
+		if i == r.Tab {
+			style = "[::rb]"
+		}
+		segs = append(segs, seg{labels[i], style}, seg{"  ", ""})
+	}
+	segs[len(segs)-1] = seg{" →", ""}
+	put(screen, x, y, w, segs...)
+}
+
+func (p *Pane) drawSubmit(screen tcell.Screen, r *Req, x, y, w, bottom int) {
+	var lines []seg
+	add := func(text, style string, indent int) {
+		for _, l := range wrap(text, max(1, w-indent)) {
+			lines = append(lines, seg{strings.Repeat(" ", indent) + l, style})
+		}
+	}
+	for i, s := range r.Qs {
+		mark := "■ "
+		if !s.Answered {
+			mark = "□ "
+		}
+		add(mark+Clean(s.Q.Question, true), "[::b]", 0)
+		if s.Answered {
+			add("→ "+Clean(s.Summary(), true), "", 2)
+		} else {
+			add("(not answered)", "[::d]", 2)
+		}
+		if s.Notes != "" {
+			add("Note: "+Clean(s.Notes, true), "[::i]", 2)
+		}
+		if i < len(r.Qs)-1 {
+			lines = append(lines, seg{})
+		}
+	}
+	lines = append(lines, seg{}, seg{"Press Enter to send these answers.", "[::b]"})
+	p.drawScrolled(screen, lines, &p.submitScroll, x, y, w, bottom)
+}
+
+// drawScrolled shows lines from *off, with a position line when they do not fit.
+func (p *Pane) drawScrolled(screen tcell.Screen, lines []seg, off *int, x, y, w, bottom int) {
+	h := bottom - y
+	if h <= 0 {
+		return
+	}
+	if len(lines) > h {
+		h--
+		*off = min(*off, len(lines)-h)
+		defer put(screen, x, y+h, w, seg{fmt.Sprintf("lines %d–%d of %d (PgUp/PgDn)", *off+1, *off+h, len(lines)), "[::d]"})
+	} else {
+		*off = 0
+	}
+	for i := 0; i < h && *off+i < len(lines); i++ {
+		put(screen, x, y+i, w, lines[*off+i])
+	}
+}

@@ -1,0 +1,356 @@
+package views
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"askuser/socketproto"
+)
+
+// Model is what the pane knows: the waiting requests as the daemon described
+// them, oldest first, and for each question what the user has chosen or typed
+// so far. It has no tview in it, so it can be tested and reasoned about alone.
+type Model struct {
+	Reqs      []*Req
+	Focus     string // id of the request on screen; "" when none
+	Notice    string // one-line message about something that happened
+	ConnErr   string // non-empty while the daemon connection is down
+	FileErr   string // the pending file's last parse error, if any
+	Socket    string // the socket an agent would use (shown when empty)
+	SoftLimit int    // limits.answer_soft_limit
+}
+
+// Req is one waiting request and the user's progress on it.
+type Req struct {
+	P       socketproto.Pending
+	Qs      []*QState
+	Tab     int  // current question; len(Qs) is the Submit tab
+	Sending bool // an answer or cancel went out; waiting for the daemon
+}
+
+// QState is one question's in-progress answer.
+type QState struct {
+	Q        socketproto.Question
+	Cursor   int    // focused item: an option index, or len(Options) for Other
+	Choice   int    // single-select: chosen option, len(Options) for Other, -1 none
+	Checked  []bool // multi-select: one per option, then Other
+	Custom   string // typed text (Other, or the whole answer of a free-text question)
+	Notes    string
+	Answered bool // accepted by the user (or pre-filled from a draft)
+	Touched  bool // the user changed something here: drafts no longer overwrite it
+	Filter   string
+	Scroll   int // PgUp/PgDn offset into text that does not fit
+	WinTop   int // first option shown in the list window
+	PrevTop  int // first preview line shown
+}
+
+// NewQState starts a question with nothing chosen.
+func NewQState(q socketproto.Question) *QState {
+	return &QState{Q: q, Choice: -1, Checked: make([]bool, len(q.Options)+1)}
+}
+
+// HasOptions reports whether the question offers options (else it is free text).
+func (s *QState) HasOptions() bool { return len(s.Q.Options) > 0 }
+
+// Other is the item index of "Other (type your answer)".
+func (s *QState) Other() int { return len(s.Q.Options) }
+
+// Items are the item indices shown, after the filter; Other is always last.
+func (s *QState) Items() []int {
+	var out []int
+	f := strings.ToLower(strings.TrimSpace(s.Filter))
+	for i, o := range s.Q.Options {
+		if f == "" || strings.Contains(strings.ToLower(o.Label), f) || strings.Contains(strings.ToLower(o.Description), f) {
+			out = append(out, i)
+		}
+	}
+	return append(out, s.Other())
+}
+
+// WireAnswer is the object form of SPEC §4 that the shared normaliser takes:
+// {"selected":[labels…],"custom":"…","notes":"…"}.
+func (s *QState) WireAnswer() json.RawMessage {
+	obj := map[string]any{}
+	sel := []string{}
+	custom := ""
+	switch {
+	case !s.HasOptions():
+		custom = s.Custom
+	case s.Q.IsMulti():
+		for i, o := range s.Q.Options {
+			if s.Checked[i] {
+				sel = append(sel, o.Label)
+			}
+		}
+		if s.Checked[s.Other()] {
+			custom = s.Custom
+		}
+	case s.Choice >= 0 && s.Choice < len(s.Q.Options):
+		sel = append(sel, s.Q.Options[s.Choice].Label)
+	case s.Choice == s.Other():
+		custom = s.Custom
+	}
+	obj["selected"] = sel
+	if custom != "" {
+		obj["custom"] = custom
+	}
+	if s.Notes != "" {
+		obj["notes"] = s.Notes
+	}
+	b, _ := json.Marshal(obj)
+	return b
+}
+
+// Summary is the answer as the Submit tab lists it; "" when not answered.
+func (s *QState) Summary() string {
+	if !s.Answered {
+		return ""
+	}
+	var parts []string
+	switch {
+	case !s.HasOptions():
+		parts = append(parts, s.Custom)
+	case s.Q.IsMulti():
+		for i, o := range s.Q.Options {
+			if s.Checked[i] {
+				parts = append(parts, o.Label)
+			}
+		}
+		if s.Checked[s.Other()] && s.Custom != "" {
+			parts = append(parts, s.Custom)
+		}
+	case s.Choice == s.Other():
+		parts = append(parts, s.Custom)
+	case s.Choice >= 0:
+		parts = append(parts, s.Q.Options[s.Choice].Label)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// applyDraft pre-fills the question from the pending file's draft, unless the
+// user already worked on it here: what they typed in the pane wins.
+func (s *QState) applyDraft(raw json.RawMessage) {
+	if s.Touched || len(raw) == 0 || string(raw) == "null" {
+		return
+	}
+	a, answered, err := socketproto.NormalizeAnswer(s.Q, raw)
+	if err != nil || !answered {
+		return
+	}
+	fresh := NewQState(s.Q)
+	fresh.Notes = a.Notes
+	if s.HasOptions() {
+		for i, o := range s.Q.Options {
+			if o.Label == a.SelectedOption {
+				fresh.Choice, fresh.Cursor = i, i
+			}
+			for _, l := range a.SelectedOptions {
+				if l == o.Label {
+					fresh.Checked[i] = true
+				}
+			}
+		}
+		if a.WasCustom {
+			fresh.Custom = a.Custom
+			fresh.Checked[fresh.Other()] = true
+			if !s.Q.IsMulti() {
+				fresh.Choice, fresh.Cursor = fresh.Other(), fresh.Other()
+			}
+		}
+	} else {
+		fresh.Custom = a.Answer.Joined()
+	}
+	fresh.Answered = true
+	*s = *fresh
+}
+
+// newReq builds the pane's state for a pending request.
+func newReq(p socketproto.Pending) *Req {
+	r := &Req{P: p}
+	for i, q := range p.Questions {
+		s := NewQState(q)
+		if i < len(p.Draft) {
+			s.applyDraft(p.Draft[i])
+		}
+		r.Qs = append(r.Qs, s)
+	}
+	return r
+}
+
+// update takes the daemon's new view of the request (a draft, a status)
+// without losing what the user did.
+func (r *Req) update(p socketproto.Pending) {
+	r.P = p
+	for i, s := range r.Qs {
+		if i < len(p.Draft) {
+			s.applyDraft(p.Draft[i])
+		}
+	}
+}
+
+// AnsweredCount is how many questions have an accepted answer.
+func (r *Req) AnsweredCount() int {
+	n := 0
+	for _, s := range r.Qs {
+		if s.Answered {
+			n++
+		}
+	}
+	return n
+}
+
+// OnSubmit reports whether the Submit tab is showing.
+func (r *Req) OnSubmit() bool { return len(r.Qs) > 1 && r.Tab >= len(r.Qs) }
+
+// Current is the question on screen, nil on the Submit tab.
+func (r *Req) Current() *QState {
+	if r.Tab < len(r.Qs) {
+		return r.Qs[r.Tab]
+	}
+	return nil
+}
+
+// --- the model's events -------------------------------------------------------
+
+// Find returns the request with id, or nil.
+func (m *Model) Find(id string) *Req {
+	for _, r := range m.Reqs {
+		if r.P.RequestID == id {
+			return r
+		}
+	}
+	return nil
+}
+
+// Focused is the request on screen, nil when none waits.
+func (m *Model) Focused() *Req {
+	if r := m.Find(m.Focus); r != nil {
+		return r
+	}
+	return nil
+}
+
+// FocusIndex is the focused request's position, -1 when none.
+func (m *Model) FocusIndex() int {
+	for i, r := range m.Reqs {
+		if r.P.RequestID == m.Focus {
+			return i
+		}
+	}
+	return -1
+}
+
+// Snapshot replaces the set of requests with the daemon's, keeping the
+// user's progress on every request still waiting. It returns the ids that
+// disappeared while the pane was not listening.
+func (m *Model) Snapshot(pending []socketproto.Pending) (gone []string) {
+	keep := map[string]*Req{}
+	for _, r := range m.Reqs {
+		keep[r.P.RequestID] = r
+	}
+	var reqs []*Req
+	for _, p := range pending {
+		if r := keep[p.RequestID]; r != nil {
+			r.update(p)
+			r.Sending = false
+			reqs = append(reqs, r)
+			delete(keep, p.RequestID)
+			continue
+		}
+		reqs = append(reqs, newReq(p))
+	}
+	for id := range keep {
+		gone = append(gone, id)
+	}
+	sort.Strings(gone)
+	oldIdx := m.FocusIndex()
+	m.Reqs = reqs
+	m.sortReqs()
+	m.refocus(oldIdx)
+	return gone
+}
+
+// Add queues a new request. It never takes the focus from a request being
+// answered: it is only focused when nothing else is.
+func (m *Model) Add(p socketproto.Pending) bool {
+	if r := m.Find(p.RequestID); r != nil {
+		r.update(p)
+		return false
+	}
+	m.Reqs = append(m.Reqs, newReq(p))
+	m.sortReqs()
+	if m.Focused() == nil {
+		m.Focus = p.RequestID
+	}
+	return true
+}
+
+// Update applies request_updated: a draft from the pending file, a new status.
+func (m *Model) Update(p socketproto.Pending) {
+	if r := m.Find(p.RequestID); r != nil {
+		r.update(p)
+		return
+	}
+	m.Add(p)
+}
+
+// Remove drops a resolved request; the focus moves to the one that took its
+// place (or the last one).
+func (m *Model) Remove(id string) *Req {
+	for i, r := range m.Reqs {
+		if r.P.RequestID == id {
+			oldIdx := m.FocusIndex()
+			m.Reqs = append(m.Reqs[:i], m.Reqs[i+1:]...)
+			if m.Focus == id {
+				m.Focus = ""
+				m.refocus(oldIdx)
+			}
+			return r
+		}
+	}
+	return nil
+}
+
+// Step moves the focus to the previous (-1) or next (+1) waiting request.
+func (m *Model) Step(d int) {
+	if len(m.Reqs) == 0 {
+		return
+	}
+	i := m.FocusIndex() + d
+	if i < 0 {
+		i = 0
+	}
+	if i >= len(m.Reqs) {
+		i = len(m.Reqs) - 1
+	}
+	m.Focus = m.Reqs[i].P.RequestID
+}
+
+// refocus keeps the focus if its request is still there, else focuses the
+// request now at the old position (or the last one).
+func (m *Model) refocus(oldIdx int) {
+	if m.Focused() != nil || len(m.Reqs) == 0 {
+		if len(m.Reqs) == 0 {
+			m.Focus = ""
+		}
+		return
+	}
+	if oldIdx < 0 {
+		oldIdx = 0
+	}
+	if oldIdx >= len(m.Reqs) {
+		oldIdx = len(m.Reqs) - 1
+	}
+	m.Focus = m.Reqs[oldIdx].P.RequestID
+}
+
+func (m *Model) sortReqs() {
+	sort.SliceStable(m.Reqs, func(i, j int) bool {
+		return m.Reqs[i].P.CreatedAt.Before(m.Reqs[j].P.CreatedAt)
+	})
+}
+
+// runeLen counts characters, the unit of answer_soft_limit.
+func runeLen(s string) int { return utf8.RuneCountInString(s) }

@@ -1,0 +1,351 @@
+package views
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"askuser/socketproto"
+)
+
+// Sender is how the pane talks to the daemon: answer and cancel messages.
+// In production it is the daemon connection; tests capture what is sent.
+type Sender interface {
+	Send(msg socketproto.Message) error
+}
+
+// Options configure a pane.
+type Options struct {
+	Socket    string           // shown on the empty screen: where agents ask
+	SoftLimit int              // limits.answer_soft_limit; 0 means the default
+	Bell      bool             // ring the terminal bell on a new request
+	Editor    string           // command for Ctrl-E, e.g. "vim" or "code -w"
+	Now       func() time.Time // clock for "3m ago"; time.Now when nil
+}
+
+type mode int
+
+const (
+	modeList    mode = iota // options have the keys
+	modeText                // the text input has the keys (Other, free text)
+	modeNote                // typing a note
+	modeFilter              // typing a filter
+	modeLong                // "Answer is long … [Y/n]"
+	modeDiscard             // "Discard N answers? [y/N]"
+)
+
+// Pane is the whole screen: one tview primitive that draws the model and
+// takes every key. A single primitive (rather than a tree of widgets) keeps
+// the layout decisions for tiny and huge terminals in one place.
+type Pane struct {
+	*tview.Box
+	M     Model
+	opt   Options
+	send  Sender
+	input *tview.TextArea
+
+	mode     mode
+	back     mode    // where a dialog returns to
+	editReq  *Req    // what the text input is editing
+	editQ    *QState // (nil when not editing)
+	discardN int
+	bell     bool // ring on the next draw
+	Bells    int  // bells rung so far (tests read it)
+
+	submitScroll int
+	qOverflow    int // question lines that did not fit at the last draw
+
+	// app is set by Run; nil in widget tests (no editor, no quitting).
+	app    *tview.Application
+	onQuit func()
+	Keys   int // keys handled so far (tests wait on it)
+}
+
+// NewPane builds a pane that sends through s.
+func NewPane(s Sender, opt Options) *Pane {
+	if opt.SoftLimit <= 0 {
+		opt.SoftLimit = socketproto.DefaultLimits().AnswerSoftLimit
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	useTerminalColours()
+	in := tview.NewTextArea().
+		SetWrap(true).
+		SetWordWrap(false).
+		SetTextStyle(tcell.StyleDefault.Underline(true)).
+		SetPlaceholderStyle(tcell.StyleDefault.Dim(true))
+	in.SetBackgroundColor(tcell.ColorDefault)
+	p := &Pane{Box: tview.NewBox(), opt: opt, send: s, input: in}
+	p.Box.SetBackgroundColor(tcell.ColorDefault)
+	p.M.Socket = opt.Socket
+	p.M.SoftLimit = opt.SoftLimit
+	return p
+}
+
+// useTerminalColours makes tview draw with the terminal's own foreground and
+// background, so the pane reads well on dark and light themes alike; emphasis
+// comes from attributes (bold, reverse, underline), not hard-coded colours.
+func useTerminalColours() {
+	tview.Styles.PrimitiveBackgroundColor = tcell.ColorDefault
+	tview.Styles.ContrastBackgroundColor = tcell.ColorDefault
+	tview.Styles.MoreContrastBackgroundColor = tcell.ColorDefault
+	tview.Styles.PrimaryTextColor = tcell.ColorDefault
+	tview.Styles.SecondaryTextColor = tcell.ColorDefault
+	tview.Styles.TertiaryTextColor = tcell.ColorDefault
+	tview.Styles.BorderColor = tcell.ColorDefault
+	tview.Styles.TitleColor = tcell.ColorDefault
+	tview.Styles.GraphicsColor = tcell.ColorDefault
+	tview.Styles.InverseTextColor = tcell.ColorDefault
+	tview.Styles.ContrastSecondaryTextColor = tcell.ColorDefault
+}
+
+// connLost and connBack are the connection's own events, delivered like the
+// daemon's.
+type connLost struct{ err string }
+type connBack struct{}
+
+func (connLost) MessageType() string { return "_conn_lost" }
+func (connBack) MessageType() string { return "_conn_back" }
+
+// HandleEvent applies one message from the daemon. It must run on the UI
+// goroutine (inside QueueUpdateDraw).
+func (p *Pane) HandleEvent(msg socketproto.Message) {
+	m := &p.M
+	switch ev := msg.(type) {
+	case socketproto.Snapshot:
+		m.ConnErr = ""
+		if gone := m.Snapshot(ev.Pending); len(gone) > 0 {
+			m.Notice = fmt.Sprintf("%s no longer waiting (resolved while the pane was away).", plural(len(gone), "request"))
+		}
+	case socketproto.RequestAdded:
+		if m.Add(ev.Request) && p.opt.Bell {
+			p.bell = true
+		}
+	case socketproto.RequestUpdated:
+		m.Update(ev.Request)
+	case socketproto.RequestResolved:
+		r := m.Remove(ev.RequestID)
+		if r == nil {
+			break
+		}
+		id := Clean(ev.RequestID, false)
+		switch {
+		case r.Sending && ev.Outcome == socketproto.OutcomeAnswered:
+			m.Notice = fmt.Sprintf("Answer to %s sent.", id)
+		case r.Sending && ev.Outcome == socketproto.OutcomeCancelled:
+			m.Notice = fmt.Sprintf("Request %s cancelled.", id)
+		case ev.Outcome == socketproto.OutcomeWithdrawn:
+			m.Notice = fmt.Sprintf("Request %s was withdrawn by its agent.", id)
+		case ev.Outcome == socketproto.OutcomeCancelled:
+			m.Notice = fmt.Sprintf("Request %s was cancelled elsewhere (%s).", id, Clean(ev.Via, false))
+		default:
+			m.Notice = fmt.Sprintf("Request %s was answered elsewhere (%s).", id, Clean(ev.Via, false))
+		}
+	case socketproto.PendingFileError:
+		m.Notice = fmt.Sprintf("Pending file %s: %s", Clean(ev.Path, false), Clean(ev.Error, false))
+	case *socketproto.Error:
+		p.daemonError(ev)
+	case socketproto.OK:
+		// The request_resolved event that follows removes the request.
+	case connLost:
+		m.ConnErr = ev.err
+		for _, r := range m.Reqs {
+			r.Sending = false // the snapshot after reconnecting says what happened
+		}
+	case connBack:
+		m.ConnErr = ""
+	}
+	p.sync()
+}
+
+// daemonError shows a refused answer or cancel; the answers stay as they were.
+func (p *Pane) daemonError(e *socketproto.Error) {
+	m := &p.M
+	r := m.Find(e.RequestID)
+	if r != nil {
+		r.Sending = false
+	}
+	msg := Clean(e.Error(), false)
+	switch e.Code {
+	case socketproto.CodeAlreadyResolved, socketproto.CodeNotFound:
+		if r != nil {
+			m.Remove(r.P.RequestID)
+		}
+		m.Notice = fmt.Sprintf("Request %s is no longer waiting: %s", Clean(e.RequestID, false), msg)
+	case socketproto.CodeInvalidAnswer:
+		m.Notice = "The daemon refused the answer: " + msg
+	default:
+		m.Notice = "Daemon: " + msg
+	}
+}
+
+// sync puts the input back in step with the model after anything changed:
+// an edit whose request left is dropped, and a free-text question on screen
+// has its text input open.
+func (p *Pane) sync() {
+	if p.editReq != nil && p.M.Find(p.editReq.P.RequestID) != p.editReq {
+		p.endEdit()
+		p.mode = modeList
+	}
+	if p.editReq != nil && p.M.Focused() != p.editReq {
+		p.commitEdit()
+		p.endEdit()
+		p.mode = modeList
+	}
+	r := p.M.Focused()
+	if r == nil || r.Sending {
+		if p.mode == modeText || p.mode == modeNote || p.mode == modeFilter {
+			p.commitEdit()
+			p.endEdit()
+		}
+		p.mode = modeList
+		return
+	}
+	if p.mode == modeList {
+		if s := r.Current(); s != nil && !s.HasOptions() {
+			p.startEdit(modeText)
+		}
+	}
+}
+
+// startEdit opens the text input on the current question.
+func (p *Pane) startEdit(md mode) {
+	r := p.M.Focused()
+	if r == nil || r.Current() == nil {
+		return
+	}
+	s := r.Current()
+	p.editReq, p.editQ = r, s
+	text := ""
+	switch md {
+	case modeText:
+		text = s.Custom
+		p.input.SetPlaceholder("type your answer")
+	case modeNote:
+		text = s.Notes
+		p.input.SetPlaceholder("a note to go with the answer")
+	case modeFilter:
+		text = s.Filter
+		p.input.SetPlaceholder("filter options")
+	}
+	p.input.SetText(text, true)
+	p.input.Focus(nil)
+	p.mode = md
+}
+
+// commitEdit keeps what is in the input without accepting it as an answer:
+// text for another question or request is never lost.
+func (p *Pane) commitEdit() {
+	if p.editQ == nil {
+		return
+	}
+	text := p.input.GetText()
+	switch p.mode {
+	case modeText, modeLong:
+		p.editQ.Custom = text
+	case modeFilter:
+		p.editQ.Filter = text
+	}
+}
+
+func (p *Pane) endEdit() {
+	p.editReq, p.editQ = nil, nil
+	p.input.Blur()
+}
+
+// --- actions ------------------------------------------------------------------
+
+// advance moves on after a question was answered: a lone question is sent at
+// once; otherwise the next tab (the last question leads to Submit).
+func (p *Pane) advance(r *Req) {
+	if len(r.Qs) == 1 {
+		p.submit(r)
+		return
+	}
+	p.setTab(r, r.Tab+1)
+}
+
+func (p *Pane) setTab(r *Req, t int) {
+	if t < 0 || t > len(r.Qs) || len(r.Qs) < 2 {
+		return
+	}
+	if p.editReq == r {
+		p.commitEdit()
+		p.endEdit()
+	}
+	p.mode = modeList
+	r.Tab = t
+	p.submitScroll = 0
+	p.sync()
+}
+
+// submit sends the request's answers, or jumps to the first question still
+// unanswered.
+func (p *Pane) submit(r *Req) {
+	for i, s := range r.Qs {
+		if !s.Answered {
+			if len(r.Qs) > 1 {
+				p.setTab(r, i)
+				p.M.Notice = fmt.Sprintf("Question %d is not answered yet.", i+1)
+			}
+			return
+		}
+	}
+	answers := make([]json.RawMessage, len(r.Qs))
+	for i, s := range r.Qs {
+		answers[i] = s.WireAnswer()
+	}
+	err := p.send.Send(socketproto.AnswerRequest{RequestID: r.P.RequestID, Answers: answers, Via: socketproto.ViaPane})
+	if err != nil {
+		p.M.Notice = "Not sent (" + Clean(err.Error(), false) + "); your answers are kept: press Enter on Submit again."
+		if len(r.Qs) > 1 {
+			r.Tab = len(r.Qs)
+		}
+		return
+	}
+	r.Sending = true
+	p.M.Notice = ""
+	p.sync()
+}
+
+// cancelFlow is Esc on a question: cancel at once when nothing would be
+// lost, else ask first.
+func (p *Pane) cancelFlow(r *Req) {
+	n := r.AnsweredCount()
+	if p.mode == modeText && p.editQ != nil && !p.editQ.Answered && strings.TrimSpace(p.input.GetText()) != "" {
+		n++ // typed but not yet accepted: still something to lose
+	}
+	if n == 0 {
+		p.cancel(r)
+		return
+	}
+	p.discardN = n
+	p.back = p.mode
+	p.mode = modeDiscard
+}
+
+func (p *Pane) cancel(r *Req) {
+	if err := p.send.Send(socketproto.Cancel{RequestID: r.P.RequestID, Via: socketproto.ViaPane}); err != nil {
+		p.M.Notice = "Not cancelled (" + Clean(err.Error(), false) + ")."
+		return
+	}
+	if p.editReq == r {
+		p.commitEdit()
+		p.endEdit()
+	}
+	p.mode = modeList
+	r.Sending = true
+	p.sync()
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -1,0 +1,292 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+// drawQuestion lays out one question: its text at the top, the options
+// below (a window of at most six, scrolled to the focus), the preview beside
+// or under the list, the note, and the text input at the bottom. Whatever
+// does not fit scrolls, with a marker saying so: nothing is cut off unseen.
+func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bottom int) {
+	if w < 1 {
+		return
+	}
+	bottom = p.drawInput(screen, s, x, y, w, bottom)
+	if s.Notes != "" && p.mode != modeNote && bottom-y > 3 {
+		lines := wrap("Note: "+Clean(s.Notes, true), w)
+		if len(lines) > 2 {
+			lines = append(lines[:1], truncate(lines[1], w-1)+"…")
+		}
+		bottom -= len(lines)
+		for i, l := range lines {
+			put(screen, x, bottom+i, w, seg{l, "[::i]"})
+		}
+	}
+	if bottom <= y {
+		return
+	}
+	var q []seg
+	if len(r.Qs) == 1 && s.Q.Header != "" {
+		for _, l := range wrap(Clean(s.Q.Header, false), w) {
+			q = append(q, seg{l, "[::b]"})
+		}
+	}
+	for _, l := range wrap(Clean(s.Q.Question, true), w) {
+		q = append(q, seg{l, "[::b]"})
+	}
+	H := bottom - y
+	if !s.HasOptions() {
+		p.qOverflow = max(0, len(q)-H)
+		p.drawScrolled(screen, q, &s.Scroll, x, y, w, bottom)
+		return
+	}
+
+	// How much room the list wants: its first window, or half the space.
+	pv := p.previewOf(s)
+	listW := w
+	wide := pv != "" && w >= widePreview
+	if wide {
+		listW = w * 11 / 20
+	}
+	items := s.Items()
+	blocks := make([][]seg, len(items))
+	need := 0
+	for k, it := range items {
+		blocks[k] = p.itemBlock(s, it, listW)
+		if k < maxListItems {
+			need += len(blocks[k])
+		}
+	}
+	if len(items) > maxListItems {
+		need++
+	}
+	minList := min(need, max(3, H/2))
+	if pv != "" && !wide {
+		minList = min(need+4, max(3, H*2/3))
+	}
+
+	// The question: whole if it fits, else a scrolled window with a status line.
+	qRows := len(q)
+	p.qOverflow = 0
+	if qRows+1+minList > H {
+		qRows = max(1, H-minList-1)
+		if qRows >= 2 {
+			p.qOverflow = len(q) - (qRows - 1)
+		} else {
+			p.qOverflow = len(q) - 1
+		}
+		if p.qOverflow < 0 {
+			p.qOverflow, qRows = 0, len(q)
+		}
+	}
+	qOff := min(s.Scroll, p.qOverflow)
+	if p.qOverflow > 0 && qRows >= 2 {
+		for i := 0; i < qRows-1; i++ {
+			put(screen, x, y+i, w, q[qOff+i])
+		}
+		put(screen, x, y+qRows-1, w, seg{fmt.Sprintf("↕ question lines %d–%d of %d (PgUp/PgDn)", qOff+1, qOff+qRows-1, len(q)), "[::d]"})
+	} else {
+		for i := 0; i < qRows && qOff+i < len(q); i++ {
+			put(screen, x, y+i, w, q[qOff+i])
+		}
+	}
+	ly := y + qRows
+	if bottom-ly > minList {
+		ly++ // a blank line between question and options
+	}
+	descOff := max(0, s.Scroll-p.qOverflow)
+
+	// The preview: beside a wide list, else under it.
+	listBottom := bottom
+	if pv != "" {
+		pvLines := wrap(pv, max(1, w-2))
+		if wide {
+			p.drawPreview(screen, s, pv, x+listW+2, ly, w-listW-2, bottom)
+		} else {
+			ph := min(len(pvLines)+1, max(2, (bottom-ly)/2))
+			listBottom = bottom - ph
+			p.drawPreview(screen, s, pv, x, listBottom, w, bottom)
+		}
+	}
+	p.drawList(screen, s, items, blocks, descOff, x, ly, listW, listBottom)
+}
+
+// previewOf is the focused option's preview text (clean), "" when none.
+func (p *Pane) previewOf(s *QState) string {
+	if s.Q.IsMulti() || s.Cursor >= len(s.Q.Options) {
+		return ""
+	}
+	return Clean(s.Q.Options[s.Cursor].Preview, true)
+}
+
+// itemBlock is an option's lines: the numbered label, then its description.
+func (p *Pane) itemBlock(s *QState, it, w int) []seg {
+	focused := it == s.Cursor
+	marker := "  "
+	if focused {
+		marker = "> "
+	}
+	box := ""
+	if s.Q.IsMulti() {
+		box = "[ ] "
+		if s.Checked[it] {
+			box = "[x] "
+		}
+	}
+	label, desc := "", ""
+	if it == s.Other() {
+		label = "Other (type your answer)"
+		if s.Custom != "" {
+			label = "Other: " + Clean(s.Custom, false)
+		}
+	} else {
+		label = Clean(s.Q.Options[it].Label, false)
+		desc = Clean(s.Q.Options[it].Description, true)
+	}
+	if !s.Q.IsMulti() && s.Choice == it && s.Answered {
+		label += " ✓"
+	}
+	head := marker + box + fmt.Sprintf("%d. ", it+1)
+	indent := width(head)
+	style := ""
+	if focused {
+		style = "[::rb]"
+	}
+	var out []seg
+	for i, l := range wrap(label, max(1, w-indent)) {
+		if i == 0 {
+			out = append(out, seg{head + l, style})
+		} else {
+			out = append(out, seg{strings.Repeat(" ", indent) + l, style})
+		}
+	}
+	if desc != "" {
+		for _, l := range wrap(desc, max(1, w-indent)) {
+			out = append(out, seg{strings.Repeat(" ", indent) + l, "[::d]"})
+		}
+	}
+	return out
+}
+
+// drawList draws the window of options that contains the focus, with
+// "↑ N more…" / "↓ N more…" for what is outside it.
+func (p *Pane) drawList(screen tcell.Screen, s *QState, items []int, blocks [][]seg, descOff, x, y, w, bottom int) {
+	H := bottom - y
+	if H <= 0 {
+		return
+	}
+	n := len(items)
+	ci := max(indexOf(items, s.Cursor), 0)
+	fit := func(top int) int {
+		avail := H
+		if top > 0 {
+			avail--
+		}
+		end, used := top, 0
+		for end < n && end-top < maxListItems {
+			rest := 0
+			if end+1 < n {
+				rest = 1
+			}
+			if used+len(blocks[end])+rest > avail {
+				break
+			}
+			used += len(blocks[end])
+			end++
+		}
+		if end == top && top < n {
+			end = top + 1 // an item taller than the space: shown in part
+		}
+		return end
+	}
+	s.WinTop = min(max(s.WinTop, 0), ci)
+	for ci >= fit(s.WinTop) {
+		s.WinTop++
+	}
+	end := fit(s.WinTop)
+	row := y
+	if s.WinTop > 0 {
+		put(screen, x, row, w, seg{fmt.Sprintf("  ↑ %d more…", s.WinTop), "[::d]"})
+		row++
+	}
+	last := bottom
+	if end < n {
+		last--
+		put(screen, x, last, w, seg{fmt.Sprintf("  ↓ %d more…", n-end), "[::d]"})
+	}
+	for k := s.WinTop; k < end && row < last; k++ {
+		lines := blocks[k]
+		if len(lines) > last-row { // only the focused item can be this tall
+			room := last - row
+			if room >= 2 {
+				off := min(descOff, len(lines)-(room-1))
+				lines = append(append([]seg{}, lines[0]), lines[1+off:]...)
+				lines = lines[:room-1]
+				lines = append(lines, seg{fmt.Sprintf("     ↕ more of this option (PgUp/PgDn)"), "[::d]"})
+			}
+			if p.qOverflow == 0 {
+				p.qOverflow = -1 // tell the hints line that PgUp/PgDn do something
+			}
+		}
+		for _, l := range lines {
+			if row >= last {
+				break
+			}
+			put(screen, x, row, w, l)
+			row++
+		}
+	}
+}
+
+// drawPreview draws the focused option's preview in a framed panel.
+func (p *Pane) drawPreview(screen tcell.Screen, s *QState, pv string, x, y, w, bottom int) {
+	if w < 3 || bottom-y < 2 {
+		return
+	}
+	put(screen, x, y, w, seg{truncate("─ Preview "+strings.Repeat("─", w), w), "[::d]"})
+	lines := wrap(pv, w)
+	h := bottom - y - 1
+	if len(lines) > h {
+		h--
+		s.PrevTop = min(s.PrevTop, len(lines)-h)
+		put(screen, x, bottom-1, w, seg{truncate(fmt.Sprintf("preview lines %d–%d of %d ({ })", s.PrevTop+1, s.PrevTop+h, len(lines)), w), "[::d]"})
+	} else {
+		s.PrevTop = 0
+	}
+	for i := 0; i < h && s.PrevTop+i < len(lines); i++ {
+		put(screen, x, y+1+i, w, seg{lines[s.PrevTop+i], ""})
+	}
+}
+
+// drawInput draws the text input (answer, note or filter) at the bottom of
+// the question area and returns the new bottom of what is above it.
+func (p *Pane) drawInput(screen tcell.Screen, s *QState, x, y, w, bottom int) int {
+	if p.editQ != s || (p.mode != modeText && p.mode != modeNote && p.mode != modeFilter && p.mode != modeLong) {
+		return bottom
+	}
+	label := "> "
+	switch p.mode {
+	case modeNote:
+		label = "Note: "
+	case modeFilter:
+		label = "/ "
+	}
+	lw := width(label)
+	lines := len(wrap(p.input.GetText(), max(1, w-lw-1)))
+	ih := min(max(lines, 1), max(1, (bottom-y)/3))
+	iy := bottom - ih
+	if iy < y {
+		return bottom
+	}
+	put(screen, x, iy, w, seg{label, "[::b]"})
+	p.input.SetRect(x+lw, iy, max(1, w-lw), ih)
+	p.input.Draw(screen)
+	if iy-y > 3 {
+		return iy - 1
+	}
+	return iy
+}
