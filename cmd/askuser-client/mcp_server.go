@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -205,12 +204,12 @@ func (s *mcpServer) describeError(err error) string {
 	case errors.As(err, &perr):
 		return mcpErrorText(perr)
 	case errors.Is(err, askclient.ErrUnreachable):
-		how := "could not be started"
+		// err says where it dialled and, with autostart, why starting failed.
+		hint := "run 'askuserd' in a terminal, or 'askuserd serve'"
 		if !s.cfg.Client.Autostart {
-			how = "is not running (autostart is off)"
+			hint += " (this server does not start it: --no-autostart)"
 		}
-		return fmt.Sprintf("askuserd %s on %s (%v); run 'askuserd' in a terminal, or 'askuserd serve'",
-			how, s.cfg.Client.SocketPath, errors.Unwrap(err))
+		return err.Error() + "; " + hint
 	case errors.Is(err, askclient.ErrConnectionLost):
 		return "lost the connection to askuserd while waiting for the answer and could not reconnect within 30 s; " +
 			"the question is lost: ask again once askuserd runs ('askuserd' in a terminal, or 'askuserd serve')"
