@@ -115,7 +115,7 @@ func positioned(data []byte, err error) error {
 		if field == "" {
 			field = "the file"
 		}
-		return fmt.Errorf("%s: %s must be %s, not %s", where(data, typ.Offset-1), field, kindName(typ.Type), typ.Value)
+		return fmt.Errorf("%s: %s must be %s, not %s", where(data, valueStart(data, typ.Offset)), field, kindName(typ.Type), typ.Value)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("%s: the file ends in the middle of its JSON", where(data, int64(len(data))))
 	}
@@ -136,6 +136,40 @@ func where(data []byte, off int64) string {
 	lineStart := bytes.LastIndexByte(before, '\n') + 1
 	col := len([]rune(string(before[lineStart:]))) + 1
 	return fmt.Sprintf("line %d, column %d", line, col)
+}
+
+// valueStart finds where the JSON value that ends at end (exclusive) begins:
+// the decoder reports a wrong type after reading a string, number or literal
+// whole, but a user wants to be pointed at its start.
+func valueStart(data []byte, end int64) int64 {
+	i := min(end, int64(len(data))) - 1
+	if i < 0 {
+		return 0
+	}
+	switch c := data[i]; {
+	case c == '"':
+		for j := i - 1; j >= 0; j-- {
+			if data[j] != '"' {
+				continue
+			}
+			bs := 0
+			for k := j - 1; k >= 0 && data[k] == '\\'; k-- {
+				bs++
+			}
+			if bs%2 == 0 {
+				return j
+			}
+		}
+	case isLiteralByte(c):
+		for i > 0 && isLiteralByte(data[i-1]) {
+			i--
+		}
+	}
+	return i
+}
+
+func isLiteralByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '+' || c == '-'
 }
 
 func quoteStart(b []byte) string {

@@ -1,0 +1,214 @@
+package pendingfile
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"askuser/socketproto"
+)
+
+// fileOf builds a saved file: for each request id, the answers of its
+// questions in the pending request's order (raw JSON, "" for null).
+func fileOf(t *testing.T, pend []socketproto.Pending, answers map[string][]string) *File {
+	t.Helper()
+	f := &File{Instructions: Instructions}
+	for i, p := range pend {
+		raws, ok := answers[p.RequestID]
+		if !ok {
+			continue
+		}
+		r := renderRequest(p)
+		r.At = fmt.Sprintf("line %d, column 5", 3+i)
+		for j := range r.Questions {
+			if j < len(raws) && raws[j] != "" {
+				r.Questions[j].Answer = json.RawMessage(raws[j])
+			}
+		}
+		f.Requests = append(f.Requests, r)
+	}
+	return f
+}
+
+func kinds(acts []Action) string {
+	var out []string
+	for _, a := range acts {
+		out = append(out, a.Kind.String()+":"+a.RequestID)
+	}
+	return strings.Join(out, " ")
+}
+
+func TestMerge(t *testing.T) {
+	two := []socketproto.Pending{pending("a", dbQuestion, nameQuestion), pending("b", featuresQuestion)}
+	drafted := []socketproto.Pending{pending("a", dbQuestion, nameQuestion)}
+	drafted[0].Draft = []json.RawMessage{json.RawMessage(`"SQLite"`), nil}
+
+	for _, tc := range []struct {
+		name    string
+		pending []socketproto.Pending
+		file    func(t *testing.T) *File
+		want    string // kinds and ids, in order
+		check   func(t *testing.T, acts []Action)
+	}{
+		{"all answered by label resolves", two,
+			func(t *testing.T) *File {
+				return fileOf(t, two, map[string][]string{"a": {`"SQLite"`, `"orders"`}})
+			}, "resolve:a",
+			func(t *testing.T, acts []Action) {
+				a := acts[0].Answers
+				if len(a) != 2 || a[0].SelectedOption != "SQLite" || a[1].Answer.Text != "orders" || !a[1].WasCustom {
+					t.Errorf("answers %+v", a)
+				}
+			}},
+		{"option number, case-insensitive label and a comma list", two,
+			func(t *testing.T) *File {
+				return fileOf(t, two, map[string][]string{"a": {`1`, `"x"`}, "b": {`"caching, authentication"`}})
+			}, "resolve:a resolve:b",
+			func(t *testing.T, acts []Action) {
+				if got := acts[0].Answers[0].SelectedOption; got != "PostgreSQL (Recommended)" {
+					t.Errorf("option 1 chose %q", got)
+				}
+				if got := acts[1].Answers[0].SelectedOptions; len(got) != 2 || got[0] != "Authentication" || got[1] != "Caching" {
+					t.Errorf("multiSelect chose %q", got)
+				}
+			}},
+		{"partly answered becomes a draft", two,
+			func(t *testing.T) *File {
+				return fileOf(t, two, map[string][]string{"a": {"", `"orders  service"`}})
+			}, "draft:a",
+			func(t *testing.T, acts []Action) {
+				if d := acts[0].Draft; len(d) != 2 || string(d[0]) != "null" || string(d[1]) != `"orders  service"` {
+					t.Errorf("draft %s", d)
+				}
+			}},
+		{"the same draft again changes nothing", drafted,
+			func(t *testing.T) *File {
+				return fileOf(t, drafted, map[string][]string{"a": {`  "SQLite" `}})
+			}, "", nil},
+		{"clearing a draft answer", drafted,
+			func(t *testing.T) *File {
+				return fileOf(t, drafted, map[string][]string{"a": {`"   "`}})
+			}, "draft:a",
+			func(t *testing.T, acts []Action) {
+				if d := acts[0].Draft; string(d[0]) != "null" || string(d[1]) != "null" {
+					t.Errorf("draft %s", d)
+				}
+			}},
+		{"cancel wins over answers", two,
+			func(t *testing.T) *File {
+				f := fileOf(t, two, map[string][]string{"a": {`"SQLite"`, `"x"`}})
+				f.Requests[0].Cancel = true
+				return f
+			}, "cancel:a", nil},
+		{"unknown id is reported with its line", two,
+			func(t *testing.T) *File {
+				f := fileOf(t, two, map[string][]string{"a": {`"SQLite"`}})
+				f.Requests[0].RequestID = "gone"
+				return f
+			}, "report:gone",
+			func(t *testing.T, acts []Action) {
+				if want := `line 3, column 5: request "gone" is not waiting`; !strings.HasPrefix(acts[0].Error, want) {
+					t.Errorf("report %q, want it to start %q", acts[0].Error, want)
+				}
+			}},
+		{"a request twice: the first entry counts", two,
+			func(t *testing.T) *File {
+				f := fileOf(t, two, map[string][]string{"a": {`"SQLite"`, `"x"`}})
+				f.Requests = append(f.Requests, f.Requests[0])
+				return f
+			}, "resolve:a report:a", nil},
+		{"a list for a single-select is reported and kept as draft", two,
+			func(t *testing.T) *File {
+				return fileOf(t, two, map[string][]string{"a": {`["SQLite", "MongoDB"]`, `"x"`}})
+			}, "report:a draft:a",
+			func(t *testing.T, acts []Action) {
+				if !strings.Contains(acts[0].Error, "questions[0].answer") {
+					t.Errorf("report %q does not name the answer", acts[0].Error)
+				}
+				if d := acts[1].Draft; string(d[0]) != `["SQLite","MongoDB"]` || string(d[1]) != `"x"` {
+					t.Errorf("draft %s", d)
+				}
+			}},
+		{"an option number out of range is reported", two,
+			func(t *testing.T) *File {
+				return fileOf(t, two, map[string][]string{"a": {`7`, ""}})
+			}, "report:a draft:a", nil},
+		{"questions matched by text, not position", two,
+			func(t *testing.T) *File {
+				f := fileOf(t, two, map[string][]string{"a": {`"SQLite"`, `"orders"`}})
+				q := f.Requests[0].Questions
+				q[0], q[1] = q[1], q[0]
+				return f
+			}, "resolve:a",
+			func(t *testing.T, acts []Action) {
+				if acts[0].Answers[0].SelectedOption != "SQLite" || acts[0].Answers[1].Answer.Text != "orders" {
+					t.Errorf("answers %+v", acts[0].Answers)
+				}
+			}},
+		{"an edited question text is reported, its answer not used", two,
+			func(t *testing.T) *File {
+				f := fileOf(t, two, map[string][]string{"a": {`"SQLite"`, `"orders"`}})
+				f.Requests[0].Questions[1].Question = "What should we call it?"
+				return f
+			}, "report:a draft:a", nil},
+		{"a question deleted from the file keeps its draft", drafted,
+			func(t *testing.T) *File {
+				f := fileOf(t, drafted, map[string][]string{"a": {"", `"orders"`}})
+				f.Requests[0].Questions = f.Requests[0].Questions[1:]
+				return f
+			}, "resolve:a",
+			func(t *testing.T, acts []Action) {
+				if acts[0].Answers[0].SelectedOption != "SQLite" {
+					t.Errorf("answers %+v", acts[0].Answers)
+				}
+			}},
+		{"a request missing from the file is left alone", two,
+			func(t *testing.T) *File {
+				return fileOf(t, two, map[string][]string{"b": {`"Logging"`}})
+			}, "resolve:b", nil},
+		{"an object answer with notes", two,
+			func(t *testing.T) *File {
+				return fileOf(t, two, map[string][]string{"b": {`{"selected": ["Logging"], "custom": "metrics", "notes": "keep it small"}`}})
+			}, "resolve:b",
+			func(t *testing.T, acts []Action) {
+				a := acts[0].Answers[0]
+				if a.Notes != "keep it small" || a.Custom != "metrics" || !a.WasCustom {
+					t.Errorf("answer %+v", a)
+				}
+			}},
+		{"nothing pending", nil,
+			func(t *testing.T) *File {
+				return fileOf(t, two, map[string][]string{"a": {`1`}, "b": {`1`}})
+			}, "report:a report:b",
+			nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			acts := Merge(tc.file(t), tc.pending)
+			if got := kinds(acts); got != tc.want {
+				t.Fatalf("actions %q, want %q\n%+v", got, tc.want, acts)
+			}
+			for _, a := range acts {
+				if a.Kind == Resolve {
+					checkResolveCount(t, a, tc.pending)
+				}
+			}
+			if tc.check != nil {
+				tc.check(t, acts)
+			}
+		})
+	}
+}
+
+func checkResolveCount(t *testing.T, a Action, pend []socketproto.Pending) {
+	t.Helper()
+	for _, p := range pend {
+		if p.RequestID == a.RequestID {
+			if len(a.Answers) != len(p.Questions) {
+				t.Errorf("resolve %s with %d answers for %d questions", a.RequestID, len(a.Answers), len(p.Questions))
+			}
+			return
+		}
+	}
+	t.Errorf("resolve of %s, which is not pending", a.RequestID)
+}
