@@ -41,7 +41,7 @@ func (p *Pane) Draw(screen tcell.Screen) {
 	}
 	bottom--
 	if bottom >= top {
-		put(screen, x, bottom, w, seg{truncate(" "+p.hints(), w), "[::d]"})
+		put(screen, x, bottom, w, seg{fitHints(p.hints(), w-1), "[::d]"})
 	}
 	if p.mode == modeLong || p.mode == modeDiscard {
 		bottom--
@@ -134,6 +134,22 @@ func age(d time.Duration) string {
 	return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
 }
 
+// fitHints keeps the hints that fit, most important first, whole.
+func fitHints(h string, w int) string {
+	out := ""
+	for _, part := range strings.Split(h, " • ") {
+		next := part
+		if out != "" {
+			next = out + " • " + part
+		}
+		if width(next) > w {
+			continue
+		}
+		out = next
+	}
+	return " " + out
+}
+
 func (p *Pane) hints() string {
 	r := p.M.Focused()
 	switch {
@@ -159,7 +175,10 @@ func (p *Pane) hints() string {
 		if len(r.Qs) > 1 && !r.Current().HasOptions() {
 			h += " • Tab switch"
 		}
-		return h + " • Ctrl-N/P request"
+		if len(p.M.Reqs) > 1 {
+			h += " • Ctrl-N/P request"
+		}
+		return h
 	case r.OnSubmit():
 		return "Enter submit • Tab/←→ switch • Esc cancel • [ ] request • q quit"
 	}
@@ -172,16 +191,19 @@ func (p *Pane) hints() string {
 	if s.Q.IsMulti() {
 		h = append(h, "Space toggle", "Enter confirm")
 	} else {
-		h = append(h, "1-9 choose", "Enter select")
+		h = append(h, "1-9 choose")
 	}
-	h = append(h, "0 other", "/ filter", "n note", "Esc cancel")
-	if p.qOverflow != 0 {
+	h = append(h, "Esc cancel")
+	if p.scrollable {
 		h = append(h, "PgUp/PgDn scroll")
 	}
 	if len(p.M.Reqs) > 1 {
 		h = append(h, "[ ] request")
 	}
-	return strings.Join(append(h, "q quit"), " • ")
+	if s.Filter != "" {
+		h = append(h, "Esc clears filter")
+	}
+	return strings.Join(append(h, "0 other", "/ filter", "n note", "q quit"), " • ")
 }
 
 func (p *Pane) drawEmpty(screen tcell.Screen, x, y, w, bottom int) {

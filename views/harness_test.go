@@ -84,6 +84,7 @@ func (h *H) On(f func()) {
 	}()
 	select {
 	case <-done:
+	case <-h.A.stopped: // the pane quit: nothing more runs on the UI goroutine
 	case <-time.After(10 * time.Second):
 		h.t.Fatalf("UI did not run an update within 10s\n%s", h.Screen())
 	}
@@ -111,6 +112,11 @@ func (h *H) Key(k tcell.Key, r rune, mod tcell.ModMask) {
 	h.Scr.InjectKey(k, r, mod)
 	deadline := time.Now().Add(10 * time.Second)
 	for h.keysDone() <= before {
+		select {
+		case <-h.A.Done():
+			return
+		default:
+		}
 		if time.Now().After(deadline) {
 			h.t.Fatalf("key %v %q not handled within 10s\n%s", k, r, h.Screen())
 		}

@@ -57,7 +57,8 @@ type Pane struct {
 	Bells    int  // bells rung so far (tests read it)
 
 	submitScroll int
-	qOverflow    int // question lines that did not fit at the last draw
+	qOverflow    int  // question lines that did not fit at the last draw
+	scrollable   bool // PgUp/PgDn have something to scroll
 
 	// app is set by Run; nil in widget tests (no editor, no quitting).
 	app    *tview.Application

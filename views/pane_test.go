@@ -1,6 +1,12 @@
 package views
 
 import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
 	"testing"
 
 	"askuser/socketproto"
@@ -24,4 +30,384 @@ func TestSingleQuestionChooseWithEnter(t *testing.T) {
 	h.Has("Sending…")
 	h.Event(socketproto.RequestResolved{RequestID: "req-1", Outcome: "answered", Via: "pane"})
 	h.Has("Answer to req-1 sent.", "No questions waiting")
+}
+
+func snap(ps ...socketproto.Pending) socketproto.Snapshot {
+	return socketproto.Snapshot{State: socketproto.StateWaiting, Pending: ps}
+}
+
+func selected(t *testing.T, a map[string]any) []string {
+	t.Helper()
+	var out []string
+	for _, v := range a["selected"].([]any) {
+		out = append(out, v.(string))
+	}
+	return out
+}
+
+func TestNumberKeysChooseAtOnce(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", dbQuestion())))
+	h.Press("3")
+	if got := selected(t, h.Answers("req-1")[0]); len(got) != 1 || got[0] != "MongoDB" {
+		t.Fatalf("selected %v, want MongoDB", got)
+	}
+}
+
+func TestJKMoveAndOtherTyped(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", dbQuestion())))
+	h.Press("j", "j", "k")
+	h.Has("> 2. SQLite")
+	h.Press("0")
+	h.Has("> 4. Other (type your answer)", "> type your answer")
+	h.Press("DynamoDB", "<Enter>")
+	a := h.Answers("req-1")[0]
+	if a["custom"] != "DynamoDB" || len(selected(t, a)) != 0 {
+		t.Fatalf("answer %v, want custom DynamoDB", a)
+	}
+}
+
+func TestOtherEscKeepsTextAndReturnsToList(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", dbQuestion())))
+	h.Press("<Down>", "<Down>", "<Down>", "<Enter>", "Cassandra", "<Esc>")
+	if len(h.D.Sent()) != 0 {
+		t.Fatalf("Esc in Other's input sent %v", h.D.Sent())
+	}
+	h.Has("> 4. Other: Cassandra")
+	h.Press("<Enter>") // reopens the input with the text
+	h.Has("> Cassandra")
+	h.Press("<Enter>")
+	if a := h.Answers("req-1")[0]; a["custom"] != "Cassandra" {
+		t.Fatalf("answer %v", a)
+	}
+}
+
+func frameworkQuestion(n int) socketproto.Question {
+	q := socketproto.Question{Question: "Which framework should we use?", Header: "Framework"}
+	for i := 1; i <= n; i++ {
+		q.Options = append(q.Options, socketproto.Option{Label: fmt.Sprintf("Framework %02d", i)})
+	}
+	return q
+}
+
+func TestLongListScrolls(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", frameworkQuestion(12))))
+	h.Has("1. Framework 01", "6. Framework 06", "↓ 7 more…")
+	h.HasNot("Framework 07", "↑ 1")
+	for range 8 {
+		h.Press("<Down>")
+	}
+	h.Has("> 9. Framework 09", "↑ ", "more…")
+	h.Press("<End>")
+	h.Has("> 13. Other (type your answer)", "↑ 7 more…")
+	h.HasNot("↓ 1", "↓ 2")
+}
+
+func TestShortTerminalScrollsList(t *testing.T) {
+	h := newH(t, 40, 12)
+	q := dbQuestion()
+	q.Options = append(q.Options, opt("Redis=In-memory store"))
+	h.Event(snap(pending("req-1", q)))
+	h.Has("> 1. PostgreSQL (Recommended)", "↓ 2 more…")
+	h.Press("<Down>", "<Down>", "<Down>", "<Down>")
+	h.Has("> 5. Other (type your answer)", "↑ 2 more…")
+}
+
+func TestFilterKeepsOriginalNumbers(t *testing.T) {
+	h := newH(t, 80, 24)
+	q := frameworkQuestion(12)
+	q.Options[6].Label = "Koa"
+	h.Event(snap(pending("req-1", q)))
+	h.Press("/", "koa")
+	h.Has("/ koa", "7. Koa", "13. Other")
+	h.HasNot("Framework 01")
+	h.Press("<Enter>") // keep the filter, back to the list
+	h.Has("> 7. Koa")
+	h.Press("<Esc>") // clears the filter, cancels nothing
+	h.Has("Framework 02", "↑ 1 more…", "> 7. Koa")
+	if len(h.D.Sent()) != 0 {
+		t.Fatalf("sent %v", h.D.Sent())
+	}
+	h.Press("/", "koa", "<Enter>", "2") // numbers point at the original options
+	if got := selected(t, h.Answers("req-1")[0]); got[0] != "Framework 02" {
+		t.Fatalf("selected %v, want Framework 02", got)
+	}
+}
+
+func TestFilterEnterSelectsFocused(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", dbQuestion())))
+	h.Press("/", "lite", "<Enter>", "<Enter>")
+	if got := selected(t, h.Answers("req-1")[0]); got[0] != "SQLite" {
+		t.Fatalf("selected %v", got)
+	}
+}
+
+func TestLongQuestionScrollsWithPgDn(t *testing.T) {
+	h := newH(t, 40, 12)
+	text := strings.Repeat("word ", 80) + "THE-END?"
+	h.Event(snap(pending("req-1", question(text, "", "Yes", "No"))))
+	h.HasNot("THE-END?")
+	h.Has("lines 1–", "PgUp/PgDn")
+	for range 40 {
+		h.Press("<PgDn>")
+	}
+	h.Has("THE-END?", "1. Yes")
+	h.Press("<PgUp>")
+	h.HasNot("THE-END?")
+}
+
+func TestLongDescriptionScrolls(t *testing.T) {
+	h := newH(t, 40, 12)
+	q := question("Pick", "", "A=x", "B")
+	q.Options[0].Description = strings.Repeat("detail ", 60) + "LAST-WORD"
+	h.Event(snap(pending("req-1", q)))
+	h.HasNot("LAST-WORD")
+	h.Has("more of this option")
+	for range 40 {
+		h.Press("<PgDn>")
+	}
+	h.Has("LAST-WORD")
+}
+
+func TestPreviewBesideAndBelow(t *testing.T) {
+	q := dbQuestion()
+	q.Options[0].Preview = "db, _ := sql.Open(\"pgx\", url)\nPREVIEW-LINE-2"
+	for _, c := range []struct {
+		w, h   int
+		beside bool
+	}{{100, 30, true}, {50, 24, false}} {
+		t.Run(fmt.Sprint(c.w), func(t *testing.T) {
+			h := newH(t, c.w, c.h)
+			h.Event(snap(pending("req-1", q)))
+			h.Has("Preview", "PREVIEW-LINE-2")
+			lines := h.Lines()
+			for _, l := range lines {
+				if strings.Contains(l, "1. PostgreSQL") {
+					if got := strings.Contains(l, "Preview") || strings.Contains(l, "sql.Open"); got != c.beside {
+						t.Fatalf("preview beside the list = %v, want %v\n%s", got, c.beside, h.Screen())
+					}
+				}
+			}
+			h.Press("<Down>", "<Down>") // MongoDB has no preview
+			h.HasNot("PREVIEW-LINE-2")
+		})
+	}
+}
+
+func TestNoteGoesWithTheAnswer(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", dbQuestion())))
+	h.Press("n", "keep the old table", "<Enter>")
+	h.Has("Note: keep the old table")
+	h.Press("1")
+	a := h.Answers("req-1")[0]
+	if a["notes"] != "keep the old table" || selected(t, a)[0] != "PostgreSQL (Recommended)" {
+		t.Fatalf("answer %v", a)
+	}
+}
+
+func TestFreeTextQuestion(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", nameQuestion())))
+	h.Has("What should we name this service?", "> type your answer")
+	h.Press("<Enter>")
+	h.Has("Type an answer first")
+	if len(h.D.Sent()) != 0 {
+		t.Fatal("an empty answer was sent")
+	}
+	h.Press("order-processor", "<Enter>")
+	if a := h.Answers("req-1")[0]; a["custom"] != "order-processor" {
+		t.Fatalf("answer %v", a)
+	}
+}
+
+func TestQuitKeyOnlyOutsideTextInput(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", nameQuestion())))
+	h.Press("quiet")
+	h.Has("> quiet")
+	select {
+	case <-h.A.Done():
+		t.Fatal("q in the text input quit the pane")
+	default:
+	}
+	h.Event(snap(pending("req-2", dbQuestion())))
+	h.Press("q")
+	select {
+	case <-h.A.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("q did not quit")
+	}
+}
+
+func TestCtrlCQuits(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", nameQuestion())))
+	h.Scr.InjectKey(tcell.KeyCtrlC, 0, tcell.ModNone)
+	select {
+	case <-h.A.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("Ctrl-C did not quit")
+	}
+	if len(h.D.Sent()) != 0 {
+		t.Fatalf("quitting sent %v: the request must stay with the daemon", h.D.Sent())
+	}
+}
+
+func TestMultiSelect(t *testing.T) {
+	h := newH(t, 80, 24)
+	q := multi(question("Which features?", "Features", "Authentication=OAuth2 + JWT", "REST API", "Admin Dashboard"))
+	h.Event(snap(pending("req-1", q)))
+	h.Has("> [ ] 1. Authentication", "[ ] 4. Other (type your answer)")
+	h.Press("<Space>", "<Down>", "<Down>", "<Space>")
+	h.Has("[x] 1. Authentication", "> [x] 3. Admin Dashboard")
+	h.Press("<Down>", "<Space>", "Use Redis too", "<Enter>")
+	h.Has("[x] 4. Other: Use Redis too")
+	if len(h.D.Sent()) != 0 {
+		t.Fatal("sent before Enter on the list")
+	}
+	h.Press("<Enter>")
+	a := h.Answers("req-1")[0]
+	got := selected(t, a)
+	if len(got) != 2 || got[0] != "Authentication" || got[1] != "Admin Dashboard" || a["custom"] != "Use Redis too" {
+		t.Fatalf("answer %v", a)
+	}
+}
+
+func TestMultiSelectUntoggle(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", multi(question("Which?", "", "A", "B", "C")))))
+	h.Press("1", "2", "1", "<Enter>")
+	if got := selected(t, h.Answers("req-1")[0]); len(got) != 1 || got[0] != "B" {
+		t.Fatalf("selected %v, want [B]", got)
+	}
+}
+
+func TestTabsAndSubmit(t *testing.T) {
+	h := newH(t, 80, 24)
+	feat := multi(question("Which features?", "Features", "Auth", "API"))
+	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion(), feat)))
+	h.Has("← □ Database  □ Service Name  □ Features  ✓ Submit →")
+	h.Press("1")
+	h.Has("■ Database  □ Service Name", "What should we name this service?")
+	h.Press("<Tab>", "<Tab>") // to Submit with questions unanswered
+	h.Has("(not answered)", "Press Enter to send")
+	h.Press("<Enter>")
+	h.Has("Question 2 is not answered yet.", "What should we name this service?")
+	if len(h.D.Sent()) != 0 {
+		t.Fatal("sent with unanswered questions")
+	}
+	h.Press("order-processor", "<Enter>")
+	h.Has("Which features?")
+	h.Press("<Left>", "<BackTab>") // answers survive switching tabs (← in a text input moves the cursor)
+	h.Has("PostgreSQL (Recommended) ✓")
+	h.Press("<Right>")
+	h.Has("> order-processor")
+	h.Press("<Tab>", "<Space>", "<Enter>")
+	h.Has("■ Database  ■ Service Name  ■ Features", "→ PostgreSQL (Recommended)", "→ order-processor", "→ Auth")
+	h.Press("<Enter>")
+	a := h.Answers("req-1")
+	if len(a) != 3 || selected(t, a[0])[0] != "PostgreSQL (Recommended)" || a[1]["custom"] != "order-processor" || selected(t, a[2])[0] != "Auth" {
+		t.Fatalf("answers %v", a)
+	}
+}
+
+func TestBackTabAndShiftTab(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion())))
+	h.Press("<BackTab>") // already first: stays
+	h.Has("Which database")
+	h.Press("<Tab>", "<BackTab>")
+	h.Has("Which database")
+}
+
+func TestLongAnswerConfirm(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", nameQuestion())))
+	long := strings.Repeat("x", 2847)
+	h.Press("a") // opens the input with something typed
+	h.On(func() { h.A.Pane.input.SetText(long, true) })
+	h.Press("<Enter>")
+	h.Has("Answer is long (2,847 chars). Continue anyway? [Y/n]")
+	h.Press("n")
+	h.HasNot("Answer is long")
+	var got string
+	h.On(func() { got = h.A.Pane.input.GetText() })
+	if got != long || len(h.D.Sent()) != 0 {
+		t.Fatalf("after n: text %d chars, sent %v", len(got), h.D.Sent())
+	}
+	h.Press("<Enter>", "<Esc>") // Esc also goes back
+	h.HasNot("Answer is long")
+	h.Press("<Enter>", "y")
+	if a := h.Answers("req-1")[0]; a["custom"] != long {
+		t.Fatalf("answer has %d chars", len(a["custom"].(string)))
+	}
+}
+
+func TestLongAnswerEnterAccepts(t *testing.T) {
+	h := newH(t, 80, 24, func(o *Options) { o.SoftLimit = 10 })
+	h.Event(snap(pending("req-1", dbQuestion())))
+	h.Press("0", "eleven chars", "<Enter>")
+	h.Has("Answer is long (12 chars)")
+	h.Press("<Enter>")
+	if a := h.Answers("req-1")[0]; a["custom"] != "eleven chars" {
+		t.Fatalf("answer %v", a)
+	}
+}
+
+func TestEscWithNothingAnsweredCancels(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion())))
+	h.Press("<Esc>")
+	c, ok := h.LastSent().(socketproto.Cancel)
+	if !ok || c.RequestID != "req-1" || c.Via != "pane" {
+		t.Fatalf("sent %#v, want a cancel via pane", h.LastSent())
+	}
+	h.Event(socketproto.RequestResolved{RequestID: "req-1", Outcome: "cancelled", Via: "pane"})
+	h.Has("Request req-1 cancelled.", "No questions waiting")
+}
+
+func TestEscWithAnswersAsks(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", dbQuestion(), dbQuestionB(), nameQuestion())))
+	h.Press("2", "3")
+	h.Press("<Left>", "<Esc>")
+	h.Has("Discard 2 answers? [y/N]")
+	for _, k := range []string{"n", "<Esc>", "<Enter>"} {
+		h.Press(k)
+		h.HasNot("Discard")
+		h.Has("■ Database  ■ Database 2")
+		h.Press("<Esc>")
+	}
+	if len(h.D.Sent()) != 0 {
+		t.Fatalf("sent %v", h.D.Sent())
+	}
+	h.Press("y")
+	if c, ok := h.LastSent().(socketproto.Cancel); !ok || c.RequestID != "req-1" {
+		t.Fatalf("sent %#v", h.LastSent())
+	}
+}
+
+func dbQuestionB() socketproto.Question {
+	q := dbQuestion()
+	q.Question = "Which database for tests?"
+	q.Header = "Database 2"
+	return q
+}
+
+func TestFreeTextEscWithTextAsks(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", nameQuestion())))
+	h.Press("half-typed", "<Esc>")
+	h.Has("Discard 1 answer? [y/N]")
+	h.Press("n")
+	h.Has("> half-typed")
+	h.Press("-more", "<Enter>")
+	if a := h.Answers("req-1")[0]; a["custom"] != "half-typed-more" {
+		t.Fatalf("answer %v", a)
+	}
 }

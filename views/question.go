@@ -15,6 +15,14 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 	if w < 1 {
 		return
 	}
+	if !s.HasOptions() && p.editQ == s {
+		// Free text: the input goes right under the question when it fits.
+		q := wrap(Clean(s.Q.Question, true), w)
+		ih := min(max(len(wrap(p.input.GetText(), max(1, w-3))), 1), max(1, (bottom-y)/3))
+		if len(q)+1+ih <= bottom-y {
+			bottom = y + len(q) + 1 + ih
+		}
+	}
 	bottom = p.drawInput(screen, s, x, y, w, bottom)
 	if s.Notes != "" && p.mode != modeNote && bottom-y > 3 {
 		lines := wrap("Note: "+Clean(s.Notes, true), w)
@@ -41,6 +49,7 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 	H := bottom - y
 	if !s.HasOptions() {
 		p.qOverflow = max(0, len(q)-H)
+		p.scrollable = p.qOverflow > 0
 		p.drawScrolled(screen, q, &s.Scroll, x, y, w, bottom)
 		return
 	}
@@ -88,7 +97,7 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 		for i := 0; i < qRows-1; i++ {
 			put(screen, x, y+i, w, q[qOff+i])
 		}
-		put(screen, x, y+qRows-1, w, seg{fmt.Sprintf("↕ question lines %d–%d of %d (PgUp/PgDn)", qOff+1, qOff+qRows-1, len(q)), "[::d]"})
+		put(screen, x, y+qRows-1, w, seg{fmt.Sprintf("↕ lines %d–%d of %d, PgUp/PgDn", qOff+1, qOff+qRows-1, len(q)), "[::d]"})
 	} else {
 		for i := 0; i < qRows && qOff+i < len(q); i++ {
 			put(screen, x, y+i, w, q[qOff+i])
@@ -112,7 +121,9 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 			p.drawPreview(screen, s, pv, x, listBottom, w, bottom)
 		}
 	}
-	p.drawList(screen, s, items, blocks, descOff, x, ly, listW, listBottom)
+	descMax := p.drawList(screen, s, items, blocks, descOff, x, ly, listW, listBottom)
+	s.Scroll = min(s.Scroll, p.qOverflow+descMax)
+	p.scrollable = p.qOverflow+descMax > 0
 }
 
 // previewOf is the focused option's preview text (clean), "" when none.
@@ -174,10 +185,10 @@ func (p *Pane) itemBlock(s *QState, it, w int) []seg {
 
 // drawList draws the window of options that contains the focus, with
 // "↑ N more…" / "↓ N more…" for what is outside it.
-func (p *Pane) drawList(screen tcell.Screen, s *QState, items []int, blocks [][]seg, descOff, x, y, w, bottom int) {
+func (p *Pane) drawList(screen tcell.Screen, s *QState, items []int, blocks [][]seg, descOff, x, y, w, bottom int) (descMax int) {
 	H := bottom - y
 	if H <= 0 {
-		return
+		return 0
 	}
 	n := len(items)
 	ci := max(indexOf(items, s.Cursor), 0)
@@ -216,20 +227,17 @@ func (p *Pane) drawList(screen tcell.Screen, s *QState, items []int, blocks [][]
 	last := bottom
 	if end < n {
 		last--
-		put(screen, x, last, w, seg{fmt.Sprintf("  ↓ %d more…", n-end), "[::d]"})
 	}
 	for k := s.WinTop; k < end && row < last; k++ {
 		lines := blocks[k]
 		if len(lines) > last-row { // only the focused item can be this tall
 			room := last - row
 			if room >= 2 {
-				off := min(descOff, len(lines)-(room-1))
+				descMax = len(lines) - (room - 1)
+				off := min(descOff, descMax)
 				lines = append(append([]seg{}, lines[0]), lines[1+off:]...)
 				lines = lines[:room-1]
 				lines = append(lines, seg{fmt.Sprintf("     ↕ more of this option (PgUp/PgDn)"), "[::d]"})
-			}
-			if p.qOverflow == 0 {
-				p.qOverflow = -1 // tell the hints line that PgUp/PgDn do something
 			}
 		}
 		for _, l := range lines {
@@ -240,6 +248,10 @@ func (p *Pane) drawList(screen tcell.Screen, s *QState, items []int, blocks [][]
 			row++
 		}
 	}
+	if end < n {
+		put(screen, x, row, w, seg{fmt.Sprintf("  ↓ %d more…", n-end), "[::d]"})
+	}
+	return descMax
 }
 
 // drawPreview draws the focused option's preview in a framed panel.
@@ -247,7 +259,7 @@ func (p *Pane) drawPreview(screen tcell.Screen, s *QState, pv string, x, y, w, b
 	if w < 3 || bottom-y < 2 {
 		return
 	}
-	put(screen, x, y, w, seg{truncate("─ Preview "+strings.Repeat("─", w), w), "[::d]"})
+	put(screen, x, y, w, seg{"─ Preview " + strings.Repeat("─", max(0, w-10)), "[::d]"})
 	lines := wrap(pv, w)
 	h := bottom - y - 1
 	if len(lines) > h {
@@ -285,7 +297,7 @@ func (p *Pane) drawInput(screen tcell.Screen, s *QState, x, y, w, bottom int) in
 	put(screen, x, iy, w, seg{label, "[::b]"})
 	p.input.SetRect(x+lw, iy, max(1, w-lw), ih)
 	p.input.Draw(screen)
-	if iy-y > 3 {
+	if iy-y > 3 && p.M.Focused() != nil && p.editQ.HasOptions() {
 		return iy - 1
 	}
 	return iy
