@@ -159,6 +159,7 @@ func TestDecodeFromClientErrors(t *testing.T) {
 		{name: "answer answers not a list", line: `{"type":"answer","requestId":"r","answers":"SQLite"}`, code: CodeInvalidRequest, field: "answers", msg: "must be a list", reqID: "r"},
 		{name: "subscribe bad role", line: `{"type":"subscribe","role":"admin"}`, code: CodeInvalidRequest, field: "role"},
 		{name: "hello protocol a string", line: `{"type":"hello","protocol":"1"}`, code: CodeInvalidRequest, field: "protocol"},
+		{name: "hello protocol a fraction", line: `{"type":"hello","protocol":1.5}`, code: CodeInvalidRequest, field: "protocol", msg: "protocol: must be a whole number, got number 1.5"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
