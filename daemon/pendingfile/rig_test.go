@@ -22,6 +22,7 @@ type memQueue struct {
 	pending []socketproto.Pending
 	results map[string]chan outcome
 	changed func()
+	applies int // saves taken in
 }
 
 type outcome struct {
@@ -37,6 +38,7 @@ func (q *memQueue) Snapshot() ([]socketproto.Pending, bool) {
 
 func (q *memQueue) Apply(f *File) ([]Action, bool) {
 	q.mu.Lock()
+	q.applies++
 	acts := Merge(f, q.pending)
 	changed := false
 	for _, a := range acts {
@@ -99,6 +101,23 @@ const wait = 10 * time.Second // a safety net, never a measure
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
+	r := newStoppedRig(t)
+	if err := r.s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		r.s.Close()
+		if t.Failed() {
+			t.Logf("syncer log:\n  %s", strings.ReplaceAll(r.log(), "\n", "\n  "))
+		}
+	})
+	return r
+}
+
+// newStoppedRig is a rig whose Syncer has not started: tests call its
+// methods directly, in the loop's place.
+func newStoppedRig(t *testing.T) *rig {
+	t.Helper()
 	r := &rig{t: t, reports: make(chan string, 1000)}
 	r.dir = filepath.Join(t.TempDir(), "state", "askuser")
 	r.path = filepath.Join(r.dir, "pending-questions.json")
@@ -114,17 +133,6 @@ func newRig(t *testing.T) *rig {
 		},
 	})
 	r.q.changed = r.s.Changed
-	if err := r.s.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		r.s.Close()
-		if t.Failed() {
-			r.mu.Lock()
-			t.Logf("syncer log:\n  %s", strings.Join(r.logs, "\n  "))
-			r.mu.Unlock()
-		}
-	})
 	return r
 }
 

@@ -1,0 +1,184 @@
+package pendingfile
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"askuser/socketproto"
+)
+
+// TestHalfWrittenSaves drives the Syncer's read step by hand, so the settle
+// rule is checked without any clock: an empty or unparsable file is believed
+// only when it is still the same once the settle time has passed.
+func TestHalfWrittenSaves(t *testing.T) {
+	r := newStoppedRig(t)
+	done := r.q.ask(pending("a", nameQuestion))
+	if err := os.MkdirAll(r.dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	full := Render([]socketproto.Pending{pending("a", nameQuestion)})
+	full = []byte(strings.Replace(string(full), `"answer": null`, `"answer": "orders"`, 1))
+	write := func(b []byte) {
+		if err := os.WriteFile(r.path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	steps := []struct {
+		name     string
+		content  []byte
+		settled  bool
+		settling bool
+		reported bool
+	}{
+		{"truncated: empty", nil, false, true, false},
+		{"still empty, before the settle time", nil, false, true, false},
+		{"first half", full[:len(full)/2], false, true, false},
+		{"first half, settle timer fired but the file changed since", full[:len(full)/3], true, true, false},
+		{"still the same after the settle time: believed", full[:len(full)/3], true, false, true},
+		{"the same broken bytes again are not reported twice", full[:len(full)/3], false, false, false},
+		{"whole", full, false, false, false},
+	}
+	for _, st := range steps {
+		write(st.content)
+		r.s.read(st.settled)
+		if r.s.settling != st.settling {
+			t.Errorf("%s: settling = %v, want %v", st.name, r.s.settling, st.settling)
+		}
+		select {
+		case msg := <-r.reports:
+			if !st.reported {
+				t.Errorf("%s: reported %q", st.name, msg)
+			}
+		default:
+			if st.reported {
+				t.Errorf("%s: not reported", st.name)
+			}
+		}
+	}
+	wantAnswers(t, r.result(done), "orders")
+	if kept, _ := os.ReadFile(r.s.RejectedPath()); string(kept) != string(full[:len(full)/3]) {
+		t.Errorf(".rejected = %q", kept)
+	}
+	if r.s.settle != nil {
+		r.s.settle.Stop()
+	}
+}
+
+// TestEmptyFileSettled: a file the user emptied on purpose is not
+// an error, and the next rewrite fills it.
+func TestEmptyFileSettled(t *testing.T) {
+	r := newStoppedRig(t)
+	r.q.ask(pending("a", nameQuestion))
+	if err := os.MkdirAll(r.dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(r.path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.s.read(false)
+	r.s.read(true)
+	if r.s.settling {
+		t.Fatal("still settling on an empty file")
+	}
+	r.s.wantWrite = true
+	r.s.write()
+	if f, err := Parse(r.read()); err != nil || len(f.Requests) != 1 {
+		t.Errorf("after the rewrite: %v\n%s", err, r.read())
+	}
+	if _, err := os.Stat(r.s.RejectedPath()); !os.IsNotExist(err) {
+		t.Errorf("an empty file was kept as rejected: %v", err)
+	}
+	if len(r.reports) != 0 {
+		t.Errorf("an empty file was reported: %s", <-r.reports)
+	}
+}
+
+// TestSaveLandingDuringRewrite: a save that the pre-write read did not see
+// is rescued from the file the rewrite swapped out.
+func TestSaveLandingDuringRewrite(t *testing.T) {
+	r := newStoppedRig(t)
+	done := r.q.ask(pending("a", nameQuestion))
+	r.s.wantWrite = true
+	r.s.write()
+	f := r.fileWith("a")
+	seen := r.s.onDisk
+	// The user saves; the daemon rewrites before reading it (as if the save
+	// landed between its read and its rename).
+	saveByRename(t, r.path, fill(t, f, "a", `"orders"`), ".tmp")
+	prev, err := swapIn(r.path, Render(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prev == "" {
+		t.Skip("this file system cannot exchange files atomically")
+	}
+	r.s.rescue(prev, seen)
+	wantAnswers(t, r.result(done), "orders")
+	if _, err := os.Stat(prev); !os.IsNotExist(err) {
+		t.Errorf("the swapped-out file was left behind: %v", err)
+	}
+}
+
+// TestFileFromBeforeStart: answers typed while no daemon ran are taken in
+// when it starts.
+func TestFileFromBeforeStart(t *testing.T) {
+	r := newStoppedRig(t)
+	done := r.q.ask(pending("a", dbQuestion))
+	if err := os.MkdirAll(r.dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := Parse(Render([]socketproto.Pending{pending("a", dbQuestion)}))
+	if err := os.WriteFile(r.path, fill(t, f, "a", `"MongoDB"`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer r.s.Close()
+	wantAnswers(t, r.result(done), "MongoDB")
+	r.fileWith()
+}
+
+// TestOwnWritesAreNotReadBack: the daemon's rewrites never reach Apply;
+// only the user's saves do.
+func TestOwnWritesAreNotReadBack(t *testing.T) {
+	r := newRig(t)
+	done := r.ask("a", nameQuestion)
+	r.ask("b", nameQuestion)
+	r.ask("c", nameQuestion)
+	f := r.fileWith("a", "b", "c")
+	saveVim(t, r.path, fill(t, f, "a", `"x"`))
+	r.result(done)
+	r.fileWith("b", "c")
+	// A second save: its report comes after every event before it.
+	f.Requests[0].RequestID = "barrier"
+	saveVim(t, r.path, marshal(t, f))
+	r.report()
+	r.q.mu.Lock()
+	applies := r.q.applies
+	r.q.mu.Unlock()
+	if applies != 2 {
+		t.Errorf("Apply ran %d times for 2 saves", applies)
+	}
+}
+
+// TestBurstCoalesces: many changes in a row make few rewrites, and the file
+// catches up with the last of them.
+func TestBurstCoalesces(t *testing.T) {
+	n := 1000
+	if testing.Short() {
+		n = 200
+	}
+	r := newRig(t)
+	ids := make([]string, n)
+	for i := range n {
+		ids[i] = "req-" + itoa(i)
+		r.ask(ids[i], dbQuestion, nameQuestion)
+	}
+	r.fileWith(ids...)
+	if got := r.s.Rewrites(); got > int64(n/10) {
+		t.Errorf("%d changes made %d rewrites", n, got)
+	}
+	t.Logf("%d requests, %d rewrites", n, r.s.Rewrites())
+}
