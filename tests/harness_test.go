@@ -239,3 +239,13 @@ func RecvType(t *testing.T, c *socketproto.Conn, typ string, timeout time.Durati
 		}
 	}
 }
+
+// The race runtime sleeps a second at every exit (GORACE atexit_sleep_ms,
+// default 1000) so that late reports can flush; with dozens of short-lived
+// client processes per test that second dominates the suite. Race reports are
+// still written when found.
+func init() {
+	if !strings.Contains(os.Getenv("GORACE"), "atexit_sleep_ms") {
+		os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	}
+}
