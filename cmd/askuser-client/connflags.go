@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -113,8 +114,9 @@ func writeProtoError(w io.Writer, e *socketproto.Error) {
 	if err != nil {
 		return
 	}
-	var v any
-	if json.Unmarshal(b, &v) == nil {
-		_ = writeJSON(w, v)
+	var out bytes.Buffer
+	if json.Indent(&out, bytes.TrimSpace(b), "", "  ") == nil {
+		out.WriteByte('\n')
+		_, _ = w.Write(out.Bytes())
 	}
 }
