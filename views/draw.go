@@ -35,9 +35,19 @@ func (p *Pane) Draw(screen tcell.Screen) {
 		put(screen, x, top, w, seg{truncate(" ⚠ "+p.M.ConnErr, w), "[::b]"})
 		top++
 	}
-	if p.M.Notice != "" && top < bottom-1 {
-		put(screen, x, top, w, seg{truncate(" "+p.M.Notice, w), "[::b]"})
-		top++
+	if p.M.Notice != "" {
+		// Up to three lines: a notice often carries a path or an error.
+		lines := wrap(p.M.Notice, max(1, w-1))
+		if len(lines) > 3 {
+			lines = append(lines[:2], truncate(strings.Join(lines[2:], " "), w-1))
+		}
+		for _, l := range lines {
+			if top >= bottom-2 {
+				break
+			}
+			put(screen, x+1, top, w-1, seg{l, "[::b]"})
+			top++
+		}
 	}
 	bottom--
 	if bottom >= top {

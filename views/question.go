@@ -18,6 +18,9 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 	if !s.HasOptions() && p.editQ == s {
 		// Free text: the input goes right under the question when it fits.
 		q := wrap(Clean(s.Q.Question, true), w)
+		if len(r.Qs) == 1 && s.Q.Header != "" {
+			q = append(q, wrap(Clean(s.Q.Header, false), w)...)
+		}
 		ih := min(max(len(wrap(p.input.GetText(), max(1, w-3))), 1), max(1, (bottom-y)/3))
 		if len(q)+1+ih <= bottom-y {
 			bottom = y + len(q) + 1 + ih
@@ -295,7 +298,12 @@ func (p *Pane) drawInput(screen tcell.Screen, s *QState, x, y, w, bottom int) in
 		return bottom
 	}
 	put(screen, x, iy, w, seg{label, "[::b]"})
-	p.input.SetRect(x+lw, iy, max(1, w-lw), ih)
+	if ix, iy0, iw, ih0 := p.input.GetRect(); ix != x+lw || iy0 != iy || iw != max(1, w-lw) || ih0 != ih {
+		// After a resize, let the input scroll afresh from the top: an offset
+		// kept from a tiny size would hide text that now fits.
+		p.input.SetRect(x+lw, iy, max(1, w-lw), ih)
+		p.input.SetOffset(0, 0)
+	}
 	p.input.Draw(screen)
 	if iy-y > 3 && p.M.Focused() != nil && p.editQ.HasOptions() {
 		return iy - 1

@@ -1,0 +1,278 @@
+package views
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"askuser/socketproto"
+)
+
+func TestSwitchRequestsKeepsTyping(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", nameQuestion()), pending("req-2", dbQuestion())))
+	h.Has("askuser — 2 waiting", "request 1 of 2", "What should we name")
+	h.Press("half", "<C-n>")
+	h.Has("request 2 of 2", "Which database")
+	h.Press("]") // already the last: stays
+	h.Has("request 2 of 2")
+	h.Press("[")
+	h.Has("request 1 of 2", "> half")
+	h.Press("-done", "<Enter>")
+	if a := h.Answers("req-1")[0]; a["custom"] != "half-done" {
+		t.Fatalf("answer %v", a)
+	}
+}
+
+func TestNewRequestDoesNotStealFocus(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", nameQuestion())))
+	h.Press("typing")
+	h.Event(socketproto.RequestAdded{Request: pending("req-2", dbQuestion())})
+	h.Has("askuser — 2 waiting", "request 1 of 2", "> typing")
+	h.Press(" on", "<Enter>")
+	if a := h.Answers("req-1")[0]; a["custom"] != "typing on" {
+		t.Fatalf("answer %v", a)
+	}
+	// Once req-1 is gone, req-2 takes the screen.
+	h.Event(socketproto.RequestResolved{RequestID: "req-1", Outcome: "answered", Via: "pane"})
+	h.Has("Which database", "askuser — 1 waiting")
+}
+
+func TestNewRequestShownWhenIdle(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap())
+	h.Event(socketproto.RequestAdded{Request: pending("req-1", dbQuestion())})
+	h.Has("Which database")
+	if h.A.Pane.Bells != 1 {
+		t.Fatalf("bells = %d, want 1", h.A.Pane.Bells)
+	}
+}
+
+func TestBellOnlyForNewRequestsAndWhenOn(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", dbQuestion())))
+	h.Event(socketproto.RequestUpdated{Request: pending("req-1", dbQuestion())})
+	h.Event(socketproto.RequestAdded{Request: pending("req-2", dbQuestion())})
+	h.Event(socketproto.RequestAdded{Request: pending("req-3", dbQuestion())})
+	var bells int
+	h.On(func() { bells = h.A.Pane.Bells })
+	if bells != 2 {
+		t.Fatalf("bells = %d, want 2 (one per request_added)", bells)
+	}
+	quiet := newH(t, 80, 24, func(o *Options) { o.Bell = false })
+	quiet.Event(socketproto.RequestAdded{Request: pending("req-1", dbQuestion())})
+	quiet.On(func() { bells = quiet.A.Pane.Bells })
+	if bells != 0 {
+		t.Fatalf("ui.bell = false rang %d times", bells)
+	}
+}
+
+func withDraft(p socketproto.Pending, drafts ...string) socketproto.Pending {
+	for i, d := range drafts {
+		if d != "" {
+			p.Draft[i] = json.RawMessage(d)
+		}
+	}
+	return p
+}
+
+func TestDraftsPrefill(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(withDraft(pending("req-1", dbQuestion(), nameQuestion()), `"SQLite"`, `"from-the-file"`)))
+	h.Has("■ Database  ■ Service Name", "> 2. SQLite ✓")
+	h.Press("<Tab>")
+	h.Has("> from-the-file")
+	h.Press("<Tab>")
+	h.Has("→ SQLite", "→ from-the-file")
+	h.Press("<Enter>")
+	a := h.Answers("req-1")
+	if selected(t, a[0])[0] != "SQLite" || a[1]["custom"] != "from-the-file" {
+		t.Fatalf("answers %v", a)
+	}
+}
+
+func TestDraftDoesNotClobberTyping(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", nameQuestion(), dbQuestion())))
+	h.Press("mine")
+	h.Event(socketproto.RequestUpdated{Request: withDraft(pending("req-1", nameQuestion(), dbQuestion()), `"theirs"`, `3`)})
+	h.Has("> mine")
+	h.HasNot("theirs")
+	h.Press("<Enter>") // accept "mine": the database draft (MongoDB) is there
+	h.Has("> 3. MongoDB ✓")
+}
+
+func TestMultiSelectDraft(t *testing.T) {
+	h := newH(t, 80, 24)
+	q := multi(question("Which features?", "Features", "Auth", "API", "Admin"))
+	h.Event(snap(withDraft(pending("req-1", q), `["Auth","Admin","Redis"]`)))
+	h.Has("[x] 1. Auth", "[ ] 2. API", "[x] 3. Admin", "[x] 4. Other: Redis")
+	h.Press("<Enter>")
+	a := h.Answers("req-1")[0]
+	if got := selected(t, a); len(got) != 2 || a["custom"] != "Redis" {
+		t.Fatalf("answer %v", a)
+	}
+}
+
+func TestResolvedElsewhereNotices(t *testing.T) {
+	cases := []struct {
+		ev   socketproto.RequestResolved
+		want string
+	}{
+		{socketproto.RequestResolved{RequestID: "req-1", Outcome: "answered", Via: "file"}, "Request req-1 was answered elsewhere (file)."},
+		{socketproto.RequestResolved{RequestID: "req-1", Outcome: "answered", Via: "cli"}, "Request req-1 was answered elsewhere (cli)."},
+		{socketproto.RequestResolved{RequestID: "req-1", Outcome: "cancelled", Via: "cli"}, "Request req-1 was cancelled elsewhere (cli)."},
+		{socketproto.RequestResolved{RequestID: "req-1", Outcome: "withdrawn", Via: "agent"}, "Request req-1 was withdrawn by its agent."},
+	}
+	for _, c := range cases {
+		t.Run(c.want, func(t *testing.T) {
+			h := newH(t, 80, 24)
+			h.Event(snap(pending("req-1", nameQuestion()), pending("req-2", nameQuestion())))
+			h.Press("<C-n>", "kept for two", "<C-p>", "lost with one")
+			h.Event(c.ev)
+			h.Has(c.want, "askuser — 1 waiting", "> kept for two")
+		})
+	}
+}
+
+func TestOrphanedMarked(t *testing.T) {
+	h := newH(t, 100, 24)
+	p := pending("req-1", dbQuestion())
+	h.Event(snap(p))
+	h.HasNot("agent disconnected")
+	p.Status = socketproto.StatusOrphaned
+	h.Event(socketproto.RequestUpdated{Request: p})
+	h.Has("agent disconnected")
+}
+
+func TestDaemonRefusals(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", dbQuestion()), pending("req-2", dbQuestion())))
+	h.Press("1")
+	h.Has("Sending…")
+	h.Event(&socketproto.Error{RequestID: "req-1", Code: socketproto.CodeInvalidAnswer, Field: "answers[0]", Message: "answers[0]: no such option"})
+	h.Has("The daemon refused the answer: answers[0]: no such option", "> 1. PostgreSQL (Recommended) ✓")
+	h.Press("2")
+	h.Event(&socketproto.Error{RequestID: "req-1", Code: socketproto.CodeAlreadyResolved, Message: "request req-1 is already resolved"})
+	h.Has("Request req-1 is no longer waiting", "askuser — 1 waiting")
+	h.Event(&socketproto.Error{Code: socketproto.CodeBadJSON, Message: "not valid JSON"})
+	h.Has("Daemon: not valid JSON")
+	h.Event(socketproto.PendingFileError{Path: "/s/pending-questions.json", Error: "line 12, column 3: expected ','"})
+	h.Has("Pending file /s/pending-questions.json: line 12, column 3: expected ','")
+}
+
+func TestSendFailureKeepsAnswers(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion())))
+	h.D.mu.Lock()
+	h.D.fail = errors.New("not connected to askuserd")
+	h.D.mu.Unlock()
+	h.Press("1", "svc", "<Enter>", "<Enter>")
+	h.Has("Not sent (not connected to askuserd)", "→ PostgreSQL (Recommended)", "→ svc")
+	h.D.mu.Lock()
+	h.D.fail = nil
+	h.D.mu.Unlock()
+	h.Press("<Enter>")
+	if a := h.Answers("req-1"); a[1]["custom"] != "svc" {
+		t.Fatalf("answers %v", a)
+	}
+}
+
+func TestConnectionLostAndBack(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", nameQuestion()), pending("req-2", dbQuestion())))
+	h.Press("unsent words")
+	h.Event(connLost{err: "Not connected to askuserd at /x.sock (connection refused); retrying every second."})
+	h.Has("⚠ Not connected to askuserd", "> unsent words")
+	h.Press(" and more")
+	// The daemon came back; req-2 was answered meanwhile.
+	h.Event(snap(pending("req-1", nameQuestion())))
+	h.HasNot("Not connected")
+	h.Has("1 request no longer waiting", "> unsent words and more")
+}
+
+func TestUntrustedTextShownLiterally(t *testing.T) {
+	h := newH(t, 100, 30)
+	q := socketproto.Question{
+		Question: "Is [red]this[-] red? \x1b[2J\x1b]0;pwned\x07 \u202Edesrever",
+		Header:   "[::b]Hdr",
+		Options: []socketproto.Option{
+			{Label: "[green]go[-]", Description: "desc \x1b[31mcolour\x1b[0m [yellow]y", Preview: "pre [blue]view\x1b[5m"},
+			{Label: "plain"},
+		},
+	}
+	p := pending("req-1", q)
+	p.Agent.Name = "\x1b[1mbad[white]agent"
+	h.Event(snap(p))
+	h.Has("Is [red]this[-] red?", "desrever", "[::b]Hdr", "[green]go[-]", "desc colour [yellow]y", "pre [blue]view", "bad[white]agent")
+	h.HasNot("pwned", "\u202E")
+	cells, _, _ := h.Scr.GetContents()
+	for _, c := range cells {
+		for _, r := range c.Runes {
+			if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+				t.Fatalf("control character %U on screen\n%s", r, h.Screen())
+			}
+		}
+	}
+}
+
+func TestTinyAndHugeAndResize(t *testing.T) {
+	for _, size := range [][2]int{{40, 12}, {300, 80}, {20, 5}, {1, 1}} {
+		h := newH(t, size[0], size[1])
+		h.Event(snap(pending("req-1", dbQuestion(), nameQuestion()), pending("req-2", frameworkQuestion(20))))
+		h.Text()
+		h.Press("<Down>", "<Tab>", "abc", "<C-n>", "<Down>", "<C-p>")
+	}
+	h := newH(t, 300, 80)
+	h.Event(snap(pending("req-1", nameQuestion())))
+	h.Press("typed before resize")
+	for _, s := range [][2]int{{40, 12}, {10, 3}, {300, 80}, {80, 24}} {
+		h.Resize(s[0], s[1])
+	}
+	h.Has("> typed before resize")
+	h.Resize(40, 12)
+	h.Has("What should we name", "> typed before")
+}
+
+func TestFortyByTwelveShowsEverything(t *testing.T) {
+	h := newH(t, 40, 12)
+	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion())))
+	h.Has("askuser — 1 waiting", "Database", "Which database should we use?", "1. PostgreSQL", "Battle-tested")
+	h.Press("<End>")
+	h.Has("> 4. Other (type your answer)")
+}
+
+func TestEditor(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "fake-editor")
+	// The "editor" appends a second line to the file it is given.
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nprintf ' from the editor\\nsecond line\\n' >> \"$1\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h := newH(t, 80, 24, func(o *Options) { o.Editor = script })
+	h.Event(snap(pending("req-1", nameQuestion())))
+	h.Press("typed", "<C-e>")
+	var got string
+	h.On(func() { got = h.A.Pane.input.GetText() })
+	if got != "typed from the editor\nsecond line" {
+		t.Fatalf("input after the editor: %q", got)
+	}
+	h.Press("<Enter>")
+	if a := h.Answers("req-1")[0]; a["custom"] != "typed from the editor\nsecond line" {
+		t.Fatalf("answer %v", a)
+	}
+}
+
+func TestEditorFailureKeepsText(t *testing.T) {
+	h := newH(t, 80, 24, func(o *Options) { o.Editor = "/nonexistent/editor" })
+	h.Event(snap(pending("req-1", nameQuestion())))
+	h.Press("keep me", "<C-e>")
+	h.Has("Editor /nonexistent/editor", "> keep me")
+	if !strings.Contains(h.Text(), "unchanged") {
+		t.Fatal("no word that the text is unchanged")
+	}
+}
