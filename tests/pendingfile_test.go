@@ -1,0 +1,262 @@
+package tests
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"askuser/daemon/pendingfile"
+	"askuser/socketproto"
+)
+
+// pfWait is a safety net for the pending-file tests, never a measure.
+const pfWait = 10 * time.Second
+
+// pfAsk sends an ask_user_request on its own connection and returns the
+// connection, on which the ask_user_response will arrive.
+func pfAsk(t *testing.T, e *Env, id string, qs ...socketproto.Question) *socketproto.Conn {
+	t.Helper()
+	c := e.Dial()
+	if err := c.Send(socketproto.AskUserRequest{Request: socketproto.Request{RequestID: id, Questions: qs,
+		Agent: &socketproto.Agent{ID: "agent-1", Name: "claude-main"}}}); err != nil {
+		t.Fatal(err)
+	}
+	q, ok := RecvType(t, c, "ask_user_queued", pfWait).(socketproto.Queued)
+	if !ok || q.PendingFile != e.Pending {
+		t.Fatalf("queued %+v, want pendingFile %s", q, e.Pending)
+	}
+	return c
+}
+
+// pfFile waits until the pending file lists exactly ids.
+func pfFile(t *testing.T, e *Env, ids ...string) *pendingfile.File {
+	t.Helper()
+	deadline := time.Now().Add(pfWait)
+	var last []byte
+	for time.Now().Before(deadline) {
+		if data, err := os.ReadFile(e.Pending); err == nil {
+			last = data
+			if f, err := pendingfile.Parse(data); err == nil {
+				var got []string
+				for _, r := range f.Requests {
+					got = append(got, r.RequestID)
+				}
+				if slices.Equal(got, ids) {
+					return f
+				}
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	t.Fatalf("the pending file never listed %q; last seen:\n%s", ids, last)
+	return nil
+}
+
+// pfSave sets answers on request id and saves the file the way vim and
+// VS Code do: a temporary file renamed over it.
+func pfSave(t *testing.T, e *Env, f *pendingfile.File, id string, answers ...string) []byte {
+	t.Helper()
+	for i := range f.Requests {
+		if f.Requests[i].RequestID == id {
+			for j, a := range answers {
+				if a != "" {
+					f.Requests[i].Questions[j].Answer = json.RawMessage(a)
+				}
+			}
+		}
+	}
+	data, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pfRename(t, e, data)
+	return data
+}
+
+func pfRename(t *testing.T, e *Env, data []byte) {
+	t.Helper()
+	tmp := filepath.Join(filepath.Dir(e.Pending), ".pending-questions.json.swp")
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, e.Pending); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func pfResponse(t *testing.T, c *socketproto.Conn) socketproto.Response {
+	t.Helper()
+	return RecvType(t, c, "ask_user_response", pfWait).(socketproto.Response)
+}
+
+var (
+	pfDB = socketproto.Question{Question: "Which database should we use?", Header: "Database",
+		Options: []socketproto.Option{{Label: "PostgreSQL (Recommended)"}, {Label: "SQLite"}, {Label: "MongoDB"}}}
+	pfName = socketproto.Question{Question: "What should we name this service?"}
+)
+
+func TestPendingFileAnswersAWaitingAgent(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	w := watcher(t, e)
+	c := pfAsk(t, e, "req-123", pfDB, pfName)
+	f := pfFile(t, e, "req-123")
+	if f.Instructions != pendingfile.Instructions || f.Requests[0].Agent != "claude-main" {
+		t.Errorf("file header: %+v", f)
+	}
+	for path, want := range map[string]os.FileMode{e.Pending: 0o600, filepath.Dir(e.Pending): 0o700} {
+		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v (%v), want %v", path, fi.Mode().Perm(), err, want)
+		}
+	}
+
+	// A first save answers one question: a draft, shown to subscribers.
+	pfSave(t, e, f, "req-123", "", `"order-processor"`)
+	upd := RecvType(t, w, "request_updated", pfWait).(socketproto.RequestUpdated)
+	if len(upd.Request.Draft) != 2 || string(upd.Request.Draft[1]) != `"order-processor"` {
+		t.Errorf("draft %s", upd.Request.Draft)
+	}
+	// The rewrite keeps it; the second save answers the rest by number.
+	f = pfFile(t, e, "req-123")
+	if string(f.Requests[0].Questions[1].Answer) != `"order-processor"` {
+		t.Errorf("the draft did not survive the rewrite: %s", f.Requests[0].Questions[1].Answer)
+	}
+	pfSave(t, e, f, "req-123", `1`)
+	resp := pfResponse(t, c)
+	if !resp.Answered || resp.AnsweredVia != socketproto.ViaFile ||
+		resp.AnswersByQuestion[pfDB.Question] != "PostgreSQL (Recommended)" ||
+		resp.AnswersByQuestion[pfName.Question] != "order-processor" {
+		t.Errorf("response %+v", resp)
+	}
+	res := RecvType(t, w, "request_resolved", pfWait).(socketproto.RequestResolved)
+	if res.RequestID != "req-123" || res.Outcome != socketproto.OutcomeAnswered || res.Via != socketproto.ViaFile {
+		t.Errorf("resolved %+v", res)
+	}
+	f = pfFile(t, e)
+	if f.Requests == nil {
+		t.Error(`an empty pending set is not written as "requests": []`)
+	}
+}
+
+func TestPendingFileClientAskAnsweredInTheFile(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	w := watcher(t, e)
+	cmd, out, errb := e.StartClient("", "ask", "--question", "Which database should we use?",
+		"--option", "PostgreSQL (Recommended)", "--option", "SQLite", "--request-id", "cli-1", "--format", "json")
+	nextAdded(t, w)
+	f := pfFile(t, e, "cli-1")
+	pfSave(t, e, f, "cli-1", `"sqlite"`)
+	if code := finish(t, cmd); code != 0 {
+		t.Fatalf("askuser-client ask exited %d: %s", code, errb)
+	}
+	var resp socketproto.Response
+	decodeJSON(t, out.String(), &resp)
+	if resp.AnsweredVia != "file" || resp.Answers[0].SelectedOption != "SQLite" {
+		t.Errorf("result %s", out)
+	}
+}
+
+func TestPendingFileCancelAndFirstResolutionWins(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	w := watcher(t, e)
+	c1 := pfAsk(t, e, "one", pfName)
+	c2 := pfAsk(t, e, "two", pfName)
+	f := pfFile(t, e, "one", "two")
+
+	// "two" is answered from the CLI while the user's buffer still has it.
+	cli := e.Dial()
+	if err := cli.Send(socketproto.AnswerRequest{RequestID: "two", Answers: []json.RawMessage{json.RawMessage(`"from the cli"`)}, Via: "cli"}); err != nil {
+		t.Fatal(err)
+	}
+	RecvType(t, cli, "ok", pfWait)
+	if r := pfResponse(t, c2); r.AnsweredVia != "cli" {
+		t.Errorf("two: %+v", r)
+	}
+
+	f.Requests[0].Cancel = true
+	pfSave(t, e, f, "two", `"from the file"`)
+	if r := pfResponse(t, c1); !r.Cancelled || r.Answered {
+		t.Errorf("one: %+v, want cancelled", r)
+	}
+	pfe := RecvType(t, w, "pending_file_error", pfWait).(socketproto.PendingFileError)
+	if pfe.Path != e.Pending || !strings.Contains(pfe.Error, `request "two" is not waiting`) {
+		t.Errorf("pending_file_error %+v", pfe)
+	}
+	pfFile(t, e)
+}
+
+func TestPendingFileSyntaxErrorThenCorrected(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	w := watcher(t, e)
+	c := pfAsk(t, e, "req-1", pfName)
+	f := pfFile(t, e, "req-1")
+	good, _ := json.MarshalIndent(f, "", "  ")
+	good = bytes.Replace(good, []byte(`"answer": null`), []byte(`"answer": "orders"`), 1)
+	bad := bytes.Replace(good, []byte(`"orders"`), []byte(`"orders",`), 1)
+	pfRename(t, e, bad)
+	pfe := RecvType(t, w, "pending_file_error", pfWait).(socketproto.PendingFileError)
+	if !strings.HasPrefix(pfe.Error, "line ") || !strings.Contains(pfe.Error, ", column ") {
+		t.Errorf("pending_file_error %+v", pfe)
+	}
+	rejected := e.Pending + ".rejected"
+	if kept, err := os.ReadFile(rejected); err != nil || !bytes.Equal(kept, bad) {
+		t.Errorf("%s: %v\n%s", rejected, err, kept)
+	}
+	// A new request rewrites the file; the user's broken version stays kept.
+	pfAsk(t, e, "req-2", pfName)
+	pfFile(t, e, "req-1", "req-2")
+	pfRename(t, e, good)
+	if r := pfResponse(t, c); r.AnswersByQuestion[pfName.Question] != "orders" {
+		t.Errorf("response %+v", r)
+	}
+	pfFile(t, e, "req-2")
+	e.StopDaemon() // its log is complete (and safe to read) once it has exited
+	if log := e.DaemonLog(); !strings.Contains(log, rejected) {
+		t.Errorf("the daemon log does not say where the rejected save is:\n%s", log)
+	}
+}
+
+func TestPendingFileTruncateThenWriteInPlace(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	c := pfAsk(t, e, "req-1", pfDB)
+	f := pfFile(t, e, "req-1")
+	f.Requests[0].Questions[0].Answer = json.RawMessage(`"MongoDB"`)
+	data, _ := json.MarshalIndent(f, "", "  ")
+	fh, err := os.OpenFile(e.Pending, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh.Write(data[:len(data)/2])
+	time.Sleep(5 * time.Millisecond)
+	fh.Write(data[len(data)/2:])
+	fh.Close()
+	if r := pfResponse(t, c); r.AnsweredVia != "file" || r.AnswersByQuestion[pfDB.Question] != "MongoDB" {
+		t.Errorf("response %+v", r)
+	}
+}
+
+func TestPendingFileDirectoryDeleted(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	c := pfAsk(t, e, "req-1", pfName)
+	f := pfFile(t, e, "req-1")
+	if err := os.RemoveAll(filepath.Dir(e.Pending)); err != nil {
+		t.Fatal(err)
+	}
+	pfAsk(t, e, "req-2", pfName)
+	pfFile(t, e, "req-1", "req-2")
+	pfSave(t, e, f, "req-1", `"orders"`)
+	if r := pfResponse(t, c); r.AnsweredVia != "file" {
+		t.Errorf("response %+v", r)
+	}
+	pfFile(t, e, "req-2")
+}
