@@ -1,0 +1,229 @@
+// Command clientlatency measures what an agent pays per question when the
+// user answers at once: the whole-process latency of `askuser-client ask`
+// (exec, connect, ask, answer, print, exit), next to the bare protocol round
+// trips a minimal Go client makes on the same daemon.
+//
+//	go run ./bench/clientlatency [-n 200] [-bin DIR]
+//
+// The answerer is a goroutine subscribed as watch that answers every
+// request_added at once, so the numbers are the tool's overhead, not a person.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"askuser/socketproto"
+)
+
+func main() {
+	n := flag.Int("n", 200, "runs per measurement")
+	binDir := flag.String("bin", "", "directory with askuserd and askuser-client (default: build them, without -race)")
+	flag.Parse()
+	if err := run(*n, *binDir); err != nil {
+		fmt.Fprintln(os.Stderr, "clientlatency:", err)
+		os.Exit(1)
+	}
+}
+
+func run(n int, binDir string) error {
+	root, err := os.MkdirTemp("", "au-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(root)
+	if binDir == "" {
+		binDir = filepath.Join(root, "bin")
+		build := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "./cmd/askuserd", "./cmd/askuser-client")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("building (run from the module root): %w", err)
+		}
+	}
+	env := append(os.Environ(),
+		"XDG_RUNTIME_DIR="+filepath.Join(root, "run"),
+		"XDG_STATE_HOME="+filepath.Join(root, "state"),
+		"XDG_CONFIG_HOME="+filepath.Join(root, "config"),
+		"ASKUSER_SOCKET=")
+	for _, d := range []string{"run", "state", "config"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o700); err != nil {
+			return err
+		}
+	}
+	sock := filepath.Join(root, "run", "askuser", "askuserd.sock")
+
+	daemon := exec.Command(filepath.Join(binDir, "askuserd"), "serve", "--log-level", "warn")
+	daemon.Env = env
+	daemon.Stderr = os.Stderr
+	if err := daemon.Start(); err != nil {
+		return err
+	}
+	defer func() {
+		_ = daemon.Process.Signal(os.Interrupt)
+		_ = daemon.Wait()
+	}()
+	if err := waitForSocket(sock); err != nil {
+		return err
+	}
+	stop, err := startAnswerer(sock)
+	if err != nil {
+		return err
+	}
+	defer stop()
+
+	client := filepath.Join(binDir, "askuser-client")
+	report := func(name string, f func() error) error {
+		d, err := measure(n, f)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		fmt.Printf("%-44s p50 %8s  p90 %8s  p99 %8s  (n=%d)\n", name, d[0], d[1], d[2], n)
+		return nil
+	}
+	if err := report("exec /bin/true (process floor)", func() error {
+		return exec.Command("/bin/true").Run()
+	}); err != nil {
+		return err
+	}
+	if err := report("minimal client: dial, status line, one line", func() error {
+		return oneLine(sock)
+	}); err != nil {
+		return err
+	}
+	if err := report("minimal client: dial, ask, read the answer", func() error {
+		return rawAsk(sock)
+	}); err != nil {
+		return err
+	}
+	if err := report("askuser-client schema (no socket)", func() error {
+		return exec.Command(client, "schema").Run()
+	}); err != nil {
+		return err
+	}
+	return report("askuser-client ask, answered at once", func() error {
+		cmd := exec.Command(client, "ask", "--question", "Proceed?", "--option", "Yes", "--option", "No", "--no-autostart")
+		cmd.Env = env
+		out, err := cmd.Output()
+		if err != nil {
+			return fmt.Errorf("%v: %s", err, out)
+		}
+		var r socketproto.Response
+		if err := json.Unmarshal(out, &r); err != nil || !r.Answered {
+			return fmt.Errorf("unexpected result %s", out)
+		}
+		return nil
+	})
+}
+
+func waitForSocket(sock string) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := socketproto.Dial(sock, 0); err == nil {
+			c.Close()
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return fmt.Errorf("askuserd did not answer on %s", sock)
+}
+
+// startAnswerer subscribes as watch and answers each new request with "1"
+// (its first option) at once, over a second connection.
+func startAnswerer(sock string) (stop func(), err error) {
+	w, err := socketproto.Dial(sock, 0)
+	if err != nil {
+		return nil, err
+	}
+	a, err := socketproto.Dial(sock, 0)
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	if err := w.Send(socketproto.Subscribe{Role: socketproto.RoleWatch}); err != nil {
+		return nil, err
+	}
+	go func() { // drain the answer connection's ok replies
+		for {
+			if _, err := a.Recv(); err != nil {
+				return
+			}
+		}
+	}()
+	go func() {
+		for {
+			m, err := w.Recv()
+			if err != nil {
+				return
+			}
+			if ra, ok := m.(socketproto.RequestAdded); ok {
+				_ = a.Send(socketproto.AnswerRequest{RequestID: ra.Request.RequestID,
+					Answers: []json.RawMessage{json.RawMessage(`"1"`)}, Via: socketproto.ViaCLI})
+			}
+		}
+	}()
+	return func() { w.Close(); a.Close() }, nil
+}
+
+func oneLine(sock string) error {
+	c, err := socketproto.Dial(sock, 0)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := c.Send(socketproto.StatusRequest{}); err != nil {
+		return err
+	}
+	_, err = c.Recv()
+	return err
+}
+
+func rawAsk(sock string) error {
+	c, err := socketproto.Dial(sock, 0)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	req := socketproto.AskUserRequest{Request: socketproto.Request{Questions: []socketproto.Question{
+		{Question: "Proceed?", Options: []socketproto.Option{{Label: "Yes"}, {Label: "No"}}}}}}
+	if err := c.Send(req); err != nil {
+		return err
+	}
+	for {
+		m, err := c.Recv()
+		if err != nil {
+			return err
+		}
+		switch m := m.(type) {
+		case socketproto.Response:
+			return nil
+		case *socketproto.Error:
+			return m
+		}
+	}
+}
+
+// measure runs f n times (after a few warm-up runs) and returns p50, p90, p99.
+func measure(n int, f func() error) ([3]time.Duration, error) {
+	for range 5 {
+		if err := f(); err != nil {
+			return [3]time.Duration{}, err
+		}
+	}
+	ds := make([]time.Duration, n)
+	for i := range ds {
+		t0 := time.Now()
+		if err := f(); err != nil {
+			return [3]time.Duration{}, err
+		}
+		ds[i] = time.Since(t0)
+	}
+	slices.Sort(ds)
+	q := func(p float64) time.Duration { return ds[min(int(p*float64(n)), n-1)].Round(10 * time.Microsecond) }
+	return [3]time.Duration{q(0.50), q(0.90), q(0.99)}, nil
+}
