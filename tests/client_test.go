@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"askuser/socketproto"
 )
 
@@ -749,5 +751,73 @@ func TestClientSchema(t *testing.T) {
 	}
 	if _, _, code := e.Client("", "schema", "nope"); code != 2 {
 		t.Errorf("unknown tool: exit %d, want 2", code)
+	}
+}
+
+// openPTY opens a pseudo-terminal pair: the test writes the user's keys to
+// master; the client reads them from slave, which is a terminal.
+func openPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	fd := int(m.Fd())
+	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
+		m.Close()
+		t.Fatalf("unlockpt: %v", err)
+	}
+	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
+	if err != nil {
+		m.Close()
+		t.Fatalf("ptsname: %v", err)
+	}
+	s, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		m.Close()
+		t.Fatalf("open slave: %v", err)
+	}
+	t.Cleanup(func() { s.Close(); m.Close() })
+	// Drain the echo so that the terminal never blocks the client.
+	go func() { _, _ = io.Copy(io.Discard, m) }()
+	return m, s
+}
+
+// On a terminal, pending clear asks first: "n" keeps everything, "y" cancels.
+func TestClientPendingClearAsksOnATerminal(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	mustClient(t, e, "", "ask", "--no-wait", "--request-id", "tty-1", "--question", "Keep me?")
+	for _, c := range []struct {
+		key     string
+		out     string
+		pending int
+	}{
+		{"n\n", "", 1},
+		{"y\n", "Cancelled 1 request.", 0},
+	} {
+		master, slave := openPTY(t)
+		cmd := exec.Command(bin("askuser-client"), "pending", "clear")
+		cmd.Env = e.Environ()
+		cmd.Stdin = slave
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := master.Write([]byte(c.key)); err != nil {
+			t.Fatal(err)
+		}
+		if code := finish(t, cmd); code != 0 {
+			t.Fatalf("answering %q: exit %d; stderr: %s", c.key, code, errb.String())
+		}
+		if !strings.Contains(errb.String(), "Cancel 1 pending request? [y/N]") || !strings.Contains(out.String(), c.out) {
+			t.Errorf("answering %q: stdout %q, stderr %q", c.key, out.String(), errb.String())
+		}
+		var pending []socketproto.Pending
+		decodeJSON(t, mustClient(t, e, "", "list", "--json"), &pending)
+		if len(pending) != c.pending {
+			t.Errorf("after %q: %d pending, want %d", c.key, len(pending), c.pending)
+		}
 	}
 }
