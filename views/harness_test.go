@@ -100,9 +100,14 @@ func (h *H) Event(m socketproto.Message) {
 }
 
 func (h *H) keysDone() int {
-	var n int
-	h.On(func() { n = h.A.Pane.Keys })
-	return n
+	ch := make(chan int, 1)
+	h.On(func() { ch <- h.A.Pane.Keys })
+	select {
+	case n := <-ch:
+		return n
+	default: // the pane quit before the update ran
+		return int(^uint(0) >> 1)
+	}
 }
 
 // Key injects one key and waits until the pane has handled it.
