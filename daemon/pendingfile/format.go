@@ -48,23 +48,111 @@ var nullJSON = json.RawMessage("null")
 // Render builds the file for the pending requests (oldest first, as given),
 // with each request's draft as its answers. The output is deterministic:
 // the same pending set always gives the same bytes, so the watcher can tell
-// the daemon's own writes from a user's save by content alone.
+// the daemon's own writes from a user's save by content alone. It is the
+// same text encoding/json gives with a two-space indent.
 func Render(pending []socketproto.Pending) []byte {
-	f := File{Instructions: Instructions, Requests: make([]Request, 0, len(pending))}
-	for _, p := range pending {
-		f.Requests = append(f.Requests, renderRequest(p))
+	var r renderer
+	return r.render(pending)
+}
+
+// renderer renders the file, reusing the text of each request that has not
+// changed since the last rewrite: under a burst of 10,000 requests, encoding
+// them all again for every rewrite would be most of the daemon's work.
+type renderer struct {
+	cache map[string]renderedRequest
+}
+
+type renderedRequest struct {
+	key  string // what the text depends on that can change: see requestKey
+	text []byte
+}
+
+const (
+	fileHead     = "{\n  \"instructions\": "
+	requestsHead = ",\n  \"requests\": ["
+	requestsTail = "\n  ]\n}\n"
+	elemIndent   = "    "
+)
+
+func (r *renderer) render(pending []socketproto.Pending) []byte {
+	next := make(map[string]renderedRequest, len(pending))
+	texts := make([][]byte, len(pending))
+	size := len(fileHead) + len(Instructions) + 16 + len(requestsHead) + len(requestsTail)
+	for i, p := range pending {
+		key := requestKey(p)
+		c, ok := r.cache[p.RequestID]
+		if !ok || c.key != key {
+			c = renderedRequest{key: key, text: encodeRequest(renderRequest(p))}
+		}
+		next[p.RequestID] = c
+		texts[i] = c.text
+		size += len(c.text) + 2 + len(elemIndent)
 	}
+	r.cache = next
+
+	out := make([]byte, 0, size)
+	out = append(out, fileHead...)
+	out = append(out, encodeJSON(Instructions, "")...)
+	out = append(out, requestsHead...)
+	if len(texts) == 0 {
+		out = append(out, "]\n}\n"...)
+		return out
+	}
+	for i, t := range texts {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, '\n')
+		out = append(out, elemIndent...)
+		out = append(out, t...)
+	}
+	return append(out, requestsTail...)
+}
+
+// requestKey is what a request's text depends on beyond what never changes
+// while it is pending (its questions, agent and metadata): its draft, and
+// its creation time in case an id is reused after the first one resolved.
+func requestKey(p socketproto.Pending) string {
+	var b bytes.Buffer
+	b.WriteString(p.CreatedAt.Format(time.RFC3339Nano))
+	b.WriteString(agentName(p.Agent))
+	for _, d := range p.Draft {
+		b.WriteByte(0)
+		b.Write(d)
+	}
+	return b.String()
+}
+
+// encodeRequest is one element of "requests", indented for its place.
+func encodeRequest(r Request) []byte {
+	if out, err := encodeJSONErr(r, elemIndent); err == nil {
+		return out
+	}
+	// Only metadata can be malformed (the daemon validated it, so this is
+	// a bug elsewhere): show the request without it rather than no file.
+	r.Metadata = nil
+	return encodeJSON(r, elemIndent)
+}
+
+func encodeJSON(v any, prefix string) []byte {
+	out, err := encodeJSONErr(v, prefix)
+	if err != nil {
+		// Strings, bools and validated JSON only: cannot fail.
+		panic("pendingfile: rendering the file: " + err.Error())
+	}
+	return out
+}
+
+func encodeJSONErr(v any, prefix string) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	// Labels like "A & B" or "<none>" must stay readable for a person editing.
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(f); err != nil {
-		// Every field is a string, a bool or JSON the daemon already accepted;
-		// a failure here is a bug, not bad input.
-		panic("pendingfile: rendering the file: " + err.Error())
+	enc.SetIndent(prefix, "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
 	}
-	return buf.Bytes()
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 func renderRequest(p socketproto.Pending) Request {

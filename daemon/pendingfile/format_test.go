@@ -137,3 +137,33 @@ func TestRenderCases(t *testing.T) {
 		})
 	}
 }
+
+// TestRendererReuse: the renderer that reuses unchanged requests writes
+// exactly what a fresh Render writes, through drafts, removals and an id
+// asked again after it resolved.
+func TestRendererReuse(t *testing.T) {
+	var r renderer
+	a, b, c := pending("a", dbQuestion, nameQuestion), pending("b", featuresQuestion), pending("c", nameQuestion)
+	b.Agent = &socketproto.Agent{Name: "pi"}
+	b.Metadata = json.RawMessage(`{"k": [1, 2]}`)
+	a2 := a
+	a2.Draft = []json.RawMessage{json.RawMessage(`"SQLite"`), nil}
+	reused := pending("a", featuresQuestion)
+	reused.CreatedAt = a.CreatedAt.Add(time.Second)
+	for i, set := range [][]socketproto.Pending{
+		{a, b},
+		{a2, b, c},
+		{b, c},
+		{b, c, reused},
+		{},
+		{a},
+	} {
+		if got, want := string(r.render(set)), string(Render(set)); got != want {
+			t.Fatalf("step %d: the reusing renderer wrote\n%s\nwant\n%s", i, got, want)
+		}
+		var f File
+		if err := json.Unmarshal(r.render(set), &f); err != nil || len(f.Requests) != len(set) {
+			t.Fatalf("step %d: %v, %d requests", i, err, len(f.Requests))
+		}
+	}
+}

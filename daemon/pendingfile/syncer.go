@@ -72,6 +72,7 @@ type Syncer struct {
 	rewrites atomic.Int64
 
 	// Owned by the loop goroutine.
+	render      renderer
 	watch       *dirWatch
 	wantWrite   bool
 	wantRead    bool
@@ -166,6 +167,17 @@ func (s *Syncer) loop() {
 		events, errs = s.watch.w.Events, s.watch.w.Errors
 	}
 	for {
+		// Work first, then wait: the first pass writes the file at start.
+		if s.wantRewatch {
+			s.wantRewatch = false
+			s.rewatch()
+		}
+		if s.wantRead {
+			s.wantRead = false
+			s.read(false)
+		}
+		s.maybeWrite()
+
 		select {
 		case <-s.stop:
 			select {
@@ -215,15 +227,6 @@ func (s *Syncer) loop() {
 		case <-timerC(s.writeTimer):
 			s.writeTimer = nil
 		}
-		if s.wantRewatch {
-			s.wantRewatch = false
-			s.rewatch()
-		}
-		if s.wantRead {
-			s.wantRead = false
-			s.read(false)
-		}
-		s.maybeWrite()
 	}
 }
 
@@ -364,7 +367,7 @@ func (s *Syncer) write() {
 	if !ok {
 		return // the daemon is stopping; its state dir keeps the requests
 	}
-	out := Render(pending)
+	out := s.render.render(pending)
 	h := sha256.Sum256(out)
 	if h == s.onDisk {
 		s.lastWritten = h

@@ -1,0 +1,212 @@
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"askuser/daemon/config"
+	"askuser/daemon/pendingfile"
+	"askuser/socketproto"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// benchDaemon runs a daemon in-process on a temporary socket and state dir.
+func benchDaemon(b *testing.B) (sock, pending string) {
+	b.Helper()
+	dir, err := os.MkdirTemp("", "aub-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { os.RemoveAll(dir) })
+	sock = filepath.Join(dir, "run", "askuserd.sock")
+	pending = filepath.Join(dir, "state", "pending-questions.json")
+	ready := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Options{Config: config.Default(), SocketPath: sock, PendingFilePath: pending,
+			Ready: func() { close(ready) }})
+	}()
+	select {
+	case <-ready:
+	case err := <-done:
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cancel(); <-done })
+	return sock, pending
+}
+
+// waitListed polls the pending file until it lists exactly ids.
+func waitListed(b *testing.B, path string, ids ...string) *pendingfile.File {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if data, err := os.ReadFile(path); err == nil {
+			if f, err := pendingfile.Parse(data); err == nil && len(f.Requests) == len(ids) {
+				got := make([]string, len(f.Requests))
+				for i, r := range f.Requests {
+					got[i] = r.RequestID
+				}
+				if slices.Equal(got, ids) {
+					return f
+				}
+			}
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	data, err := os.ReadFile(path)
+	b.Fatalf("the pending file never listed %d requests: %v\n%.300s", len(ids), err, data)
+	return nil
+}
+
+// BenchmarkPendingFileSave measures, for each save, the time from the
+// editor's save returning to the waiting agent holding its result, over the
+// real socket and the real file. Run it as
+//
+//	go test -run '^$' -bench PendingFileSave -benchtime 1000x ./daemon/
+func BenchmarkPendingFileSave(b *testing.B) {
+	for _, mode := range []string{"rename", "in-place"} {
+		b.Run(mode, func(b *testing.B) {
+			sock, path := benchDaemon(b)
+			c, err := socketproto.Dial(sock, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			q := socketproto.Question{Question: "Which database?", Options: []socketproto.Option{{Label: "PostgreSQL"}, {Label: "SQLite"}}}
+			lat := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := range b.N {
+				b.StopTimer()
+				id := "bench-" + strconv.Itoa(i)
+				if err := c.Send(socketproto.AskUserRequest{Request: socketproto.Request{RequestID: id, Questions: []socketproto.Question{q}}}); err != nil {
+					b.Fatal(err)
+				}
+				f := waitListed(b, path, id)
+				f.Requests[0].Questions[0].Answer = json.RawMessage(`"SQLite"`)
+				data, _ := json.MarshalIndent(f, "", "  ")
+				b.StartTimer()
+				start := save(b, path, data, mode)
+				for {
+					m, err := c.Recv()
+					if err != nil {
+						b.Fatal(err)
+					}
+					if r, ok := m.(socketproto.Response); ok {
+						if r.AnsweredVia != socketproto.ViaFile {
+							b.Fatalf("answered via %q", r.AnsweredVia)
+						}
+						break
+					}
+				}
+				lat = append(lat, time.Since(start))
+			}
+			b.StopTimer()
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+		})
+	}
+}
+
+// save writes data the way an editor does and returns when that returned.
+func save(b *testing.B, path string, data []byte, mode string) time.Time {
+	if mode == "rename" {
+		tmp := path + ".swp"
+		if err := os.WriteFile(tmp, data, 0o600); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			b.Fatal(err)
+		}
+		return time.Now()
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil { // O_TRUNC, write, close
+		b.Fatal(err)
+	}
+	return time.Now()
+}
+
+// BenchmarkPendingFileBurst asks 10,000 requests as fast as one connection
+// can send them, and counts the daemon's rewrites of the file (renames onto
+// it, as inotify sees them) until the file lists them all; catch-up is the
+// time from the last request queued to the file listing it.
+//
+//	go test -run '^$' -bench PendingFileBurst -benchtime 1x ./daemon/
+func BenchmarkPendingFileBurst(b *testing.B) {
+	const n = 10000
+	for range b.N {
+		sock, path := benchDaemon(b)
+		waitListed(b, path) // the first, empty file
+		w, err := fsnotify.NewWatcher()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := w.Add(filepath.Dir(path)); err != nil {
+			b.Fatal(err)
+		}
+		// Count rewrites as they happen, and note when the file first
+		// lists all n requests (a cheap count, not a parse: the daemon's
+		// CPU is what is measured).
+		type seen struct {
+			rewrites int
+			at       time.Time
+		}
+		full := make(chan seen, 1)
+		go func() {
+			rewrites := 0
+			for ev := range w.Events {
+				if ev.Name != path || !ev.Has(fsnotify.Create) {
+					continue
+				}
+				rewrites++
+				if data, err := os.ReadFile(path); err == nil && bytes.Count(data, []byte(`"requestId": "burst-`)) == n {
+					full <- seen{rewrites, time.Now()}
+					return
+				}
+			}
+		}()
+		c, err := socketproto.Dial(sock, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		q := []socketproto.Question{{Question: "Which database?", Options: []socketproto.Option{{Label: "PostgreSQL"}, {Label: "SQLite"}}}}
+		parked := false
+		start := time.Now()
+		go func() {
+			for i := range n {
+				_ = c.Send(socketproto.AskUserRequest{Request: socketproto.Request{RequestID: "burst-" + strconv.Itoa(i), Questions: q}, Wait: &parked})
+			}
+		}()
+		for range n {
+			m, err := c.Recv()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, ok := m.(socketproto.Queued); !ok {
+				b.Fatalf("got %#v", m)
+			}
+		}
+		lastAck := time.Now()
+		var got seen
+		select {
+		case got = <-full:
+		case <-time.After(30 * time.Second):
+			b.Fatal("the file never listed every request")
+		}
+		info, _ := os.Stat(path)
+		b.ReportMetric(float64(got.rewrites), "rewrites")
+		b.ReportMetric(float64(lastAck.Sub(start).Milliseconds()), "burst-ms")
+		b.ReportMetric(float64(max(0, got.at.Sub(lastAck).Milliseconds())), "catch-up-ms")
+		b.ReportMetric(float64(info.Size())/(1<<20), "file-MiB")
+		w.Close()
+		c.Close()
+	}
+}
