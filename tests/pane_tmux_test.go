@@ -1,0 +1,297 @@
+package tests
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"askuser/socketproto"
+)
+
+// tmuxPane is the real pane (askuserd, no arguments) running in a detached
+// tmux session on a private tmux server.
+type tmuxPane struct {
+	t    *testing.T
+	e    *Env
+	name string // tmux -L
+}
+
+var tmuxSeq atomic.Int64
+
+// startTmuxPane opens the pane in a w×h tmux window, in e's environment.
+func startTmuxPane(t *testing.T, e *Env, w, h int, args ...string) *tmuxPane {
+	t.Helper()
+	return startTmux(t, e, w, h, strings.Join(append([]string{bin("askuserd")}, args...), " "))
+}
+
+// startTmux runs command (a shell command line) in a new detached tmux session.
+func startTmux(t *testing.T, e *Env, w, h int, command string) *tmuxPane {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	p := &tmuxPane{t: t, e: e, name: fmt.Sprintf("au-%d-%d", os.Getpid(), tmuxSeq.Add(1))}
+	// The tmux server is new (a private -L socket), so it and the pane inherit
+	// exactly this environment. TMUX_TMPDIR keeps its socket in the Env.
+	p.tmux("-f", "/dev/null", "new-session", "-d", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), command)
+	t.Cleanup(func() {
+		cmd := exec.Command("tmux", "-L", p.name, "kill-server")
+		cmd.Env = p.env()
+		_ = cmd.Run()
+	})
+	return p
+}
+
+func (p *tmuxPane) env() []string { return p.e.Environ("TMUX_TMPDIR="+p.e.Root, "TERM=xterm-256color") }
+
+func (p *tmuxPane) tmux(args ...string) string {
+	p.t.Helper()
+	cmd := exec.Command("tmux", append([]string{"-L", p.name}, args...)...)
+	cmd.Env = p.env()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		p.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// capture is the pane's screen now.
+func (p *tmuxPane) capture() string { return p.tmux("capture-pane", "-p") }
+
+// waitFor waits until the screen shows every string (10 s safety net).
+func (p *tmuxPane) waitFor(subs ...string) string {
+	p.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		screen := p.capture()
+		ok := true
+		for _, s := range subs {
+			if !strings.Contains(screen, s) {
+				ok = false
+			}
+		}
+		if ok {
+			return screen
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("the pane never showed %q; screen:\n%s\ndaemon log:\n%s", subs, screen, p.e.DaemonLog())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// keys sends tmux key names (Enter, Escape, Down, Tab, C-c …).
+func (p *tmuxPane) keys(keys ...string) {
+	p.t.Helper()
+	p.tmux(append([]string{"send-keys"}, keys...)...)
+}
+
+// typeText sends literal text.
+func (p *tmuxPane) typeText(s string) {
+	p.t.Helper()
+	p.tmux("send-keys", "-l", s)
+}
+
+// pid is the pane process's pid.
+func (p *tmuxPane) pid() int {
+	p.t.Helper()
+	n, err := strconv.Atoi(strings.TrimSpace(p.tmux("display-message", "-p", "#{pane_pid}")))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return n
+}
+
+// waitClient waits for a background askuser-client and decodes its result.
+func waitClient(t *testing.T, cmd *exec.Cmd, out, errb *bytes.Buffer) (socketproto.Response, int) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("askuser-client did not finish; stderr:\n%s", errb)
+	}
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	var r socketproto.Response
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("askuser-client output %q (stderr %q): %v", out, errb, err)
+	}
+	return r, code
+}
+
+func TestPaneTmuxAnswerOptions(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	p := startTmuxPane(t, e, 100, 30)
+	p.waitFor("No questions waiting", e.Socket)
+
+	cmd, out, errb := e.StartClient("", "ask", "--question", "Which database should we use?", "--header", "Database",
+		"--option", "PostgreSQL (Recommended)=Battle-tested relational DB", "--option", "SQLite=Lightweight, file-based")
+	p.waitFor("askuser — 1 waiting", "Which database should we use?", "> 1. PostgreSQL (Recommended)", "Battle-tested", "3. Other (type your answer)")
+	p.keys("Down")
+	p.waitFor("> 2. SQLite")
+	p.keys("Enter")
+	r, code := waitClient(t, cmd, out, errb)
+	if code != 0 || !r.Answered || r.AnsweredVia != "pane" || r.Answers[0].Answer.Text != "SQLite" {
+		t.Fatalf("exit %d, result %+v", code, r)
+	}
+	screen := p.waitFor("No questions waiting", "sent.")
+	if strings.Contains(screen, "Which database") {
+		t.Fatalf("the answered question is still on screen:\n%s", screen)
+	}
+}
+
+func TestPaneTmuxTabsFreeTextAndNote(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	p := startTmuxPane(t, e, 100, 30)
+	p.waitFor("No questions waiting")
+	req := `{"questions":[
+	  {"question":"Which database should we use?","header":"Database","options":[{"label":"PostgreSQL (Recommended)"},{"label":"SQLite"}]},
+	  {"question":"What should we name this service?","header":"Service Name"}]}`
+	cmd, out, errb := e.StartClient(req, "ask", "-")
+	p.waitFor("← □ Database  □ Service Name  ✓ Submit →")
+	p.keys("n")
+	p.typeText("keep the old table")
+	p.keys("Enter")
+	p.waitFor("Note: keep the old table")
+	p.keys("1")
+	p.waitFor("■ Database", "What should we name this service?")
+	p.typeText("order-processor")
+	p.keys("Enter")
+	p.waitFor("→ PostgreSQL (Recommended)", "→ order-processor")
+	p.keys("Enter")
+	r, code := waitClient(t, cmd, out, errb)
+	if code != 0 || r.Answers[0].Answer.Text != "PostgreSQL (Recommended)" || r.Answers[0].Notes != "keep the old table" ||
+		r.Answers[1].Answer.Text != "order-processor" || !r.Answers[1].WasCustom {
+		t.Fatalf("exit %d, result %+v", code, r)
+	}
+}
+
+func TestPaneTmuxEscCancelsAndQuitLeavesDaemon(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	p := startTmuxPane(t, e, 80, 24)
+	p.waitFor("No questions waiting")
+	cmd, out, errb := e.StartClient("", "ask", "--question", "Proceed?", "--option", "Yes", "--option", "No")
+	p.waitFor("Proceed?")
+	p.keys("Escape")
+	r, code := waitClient(t, cmd, out, errb)
+	if code != 3 || !r.Cancelled {
+		t.Fatalf("exit %d, result %+v", code, r)
+	}
+	p.waitFor("cancelled", "No questions waiting")
+
+	// A question left waiting survives the pane quitting.
+	if _, _, code := e.Client("", "ask", "--no-wait", "--request-id", "later-1", "--question", "Still there?"); code != 0 {
+		t.Fatalf("ask --no-wait exit %d", code)
+	}
+	p.waitFor("Still there?")
+	p.keys("Escape") // free text: Esc with nothing typed cancels …
+	p.waitFor("No questions waiting")
+	if _, _, code := e.Client("", "ask", "--no-wait", "--request-id", "later-2", "--question", "Pick", "--option", "A", "--option", "B"); code != 0 {
+		t.Fatalf("ask --no-wait exit %d", code)
+	}
+	p.waitFor("Pick")
+	pid := p.pid()
+	p.keys("q")
+	deadline := time.Now().Add(10 * time.Second)
+	for paneAlive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the pane did not quit on q:\n%s", p.capture())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	stdout, _, code := e.Client("", "list", "--json")
+	if code != 0 || !strings.Contains(stdout, "later-2") {
+		t.Fatalf("after quitting the pane, list says (exit %d):\n%s", code, stdout)
+	}
+}
+
+func paneAlive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// A zombie (state Z) has exited; tmux has not reaped it yet.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	return len(f) > 0 && f[0] != "Z"
+}
+
+func TestPaneTmuxStartsDaemonAndSplitNeedsTmux(t *testing.T) {
+	e := NewEnv(t)
+	// No daemon yet: the pane starts one in the background.
+	p := startTmuxPane(t, e, 80, 24)
+	p.waitFor("No questions waiting")
+	stdout, _, code := e.Client("", "status", "--json")
+	if code != 0 || !strings.Contains(stdout, `"panes"`) {
+		t.Fatalf("status after the pane started the daemon (exit %d): %s", code, stdout)
+	}
+	t.Cleanup(func() {
+		// Stop the daemon the pane started (it runs in its own session).
+		c, err := socketproto.Dial(e.Socket, 0)
+		if err != nil {
+			return
+		}
+		c.Close()
+		out, _ := exec.Command("pgrep", "-f", "^"+bin("askuserd")+" serve --socket "+e.Socket).Output()
+		for _, f := range strings.Fields(string(out)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				if proc, err := os.FindProcess(pid); err == nil {
+					_ = proc.Signal(os.Interrupt)
+				}
+			}
+		}
+	})
+
+	cmd := exec.Command(bin("askuserd"), "--split")
+	cmd.Env = e.Environ() // no TMUX
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(errb.String(), "askuserd --split needs tmux: run it inside a tmux session") {
+		t.Fatalf("--split outside tmux: %v, stderr %q", err, errb.String())
+	}
+}
+
+func TestPaneTmuxSplit(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	shell := startTmux(t, e, 160, 30, "sh")
+	shell.typeText(bin("askuserd") + " --split; echo split-exit=$?")
+	shell.keys("Enter")
+	// The new pane takes the focus: read each side by name.
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(shell.tmux("capture-pane", "-p", "-t", "{left}"), "split-exit=0") {
+		if time.Now().After(deadline) {
+			t.Fatalf("askuserd --split did not exit 0:\n%s", shell.tmux("capture-pane", "-p", "-t", "{left}"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if panes := strings.Fields(shell.tmux("list-panes", "-F", "#{pane_id}")); len(panes) != 2 {
+		t.Fatalf("after --split: panes %v", panes)
+	}
+	// The new pane is the askuser pane.
+	for {
+		out := shell.tmux("capture-pane", "-p", "-t", "{right}")
+		if strings.Contains(out, "No questions waiting") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the split pane shows:\n%s", out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
