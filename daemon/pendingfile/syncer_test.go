@@ -182,3 +182,23 @@ func TestBurstCoalesces(t *testing.T) {
 	}
 	t.Logf("%d requests, %d rewrites", n, r.s.Rewrites())
 }
+
+// TestStartWritesTheFile: a daemon with nothing pending still writes the
+// file at start, so a user (or askuser-client pending) finds it.
+func TestStartWritesTheFile(t *testing.T) {
+	r := newRig(t)
+	f := r.fileWith()
+	if f.Requests == nil || f.Instructions != Instructions {
+		t.Errorf("file at start: %+v", f)
+	}
+	if fi, err := os.Stat(r.path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode: %v, %v", fi, err)
+	}
+	if fi, err := os.Stat(r.dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("directory mode: %v, %v", fi, err)
+	}
+	entries, _ := os.ReadDir(r.dir)
+	if len(entries) != 1 {
+		t.Errorf("left beside the file: %v", entries)
+	}
+}
