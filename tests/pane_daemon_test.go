@@ -1,0 +1,158 @@
+package tests
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"askuser/views"
+)
+
+// simPane is the pane's real views and Link on a simulation screen, talking
+// to a real daemon.
+type simPane struct {
+	t   *testing.T
+	app *views.App
+	scr tcell.SimulationScreen
+}
+
+func startSimPane(t *testing.T, e *Env, w, h int) *simPane {
+	t.Helper()
+	scr := tcell.NewSimulationScreen("UTF-8")
+	link := &views.Link{Socket: e.Socket}
+	app := views.NewApp(link, views.Options{Socket: e.Socket, Bell: true}, scr)
+	scr.SetSize(w, h)
+	go link.Run(app.Done(), app.Deliver)
+	done := make(chan error, 1)
+	go func() { done <- app.Run() }()
+	t.Cleanup(func() {
+		app.Quit()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("pane did not stop")
+		}
+	})
+	return &simPane{t: t, app: app, scr: scr}
+}
+
+func (p *simPane) text() string {
+	done := make(chan struct{})
+	go func() { p.app.TV.QueueUpdateDraw(func() {}); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		p.t.Fatal("the pane's UI is stuck")
+	}
+	cells, w, h := p.scr.GetContents()
+	var b strings.Builder
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			if r := cells[y*w+x].Runes; len(r) > 0 {
+				b.WriteString(string(r))
+			} else {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func (p *simPane) waitFor(subs ...string) {
+	p.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s := p.text()
+		ok := true
+		for _, sub := range subs {
+			ok = ok && strings.Contains(s, sub)
+		}
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("the pane never showed %q:\n%s", subs, s)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (p *simPane) key(k tcell.Key, r rune) { p.scr.InjectKey(k, r, tcell.ModNone) }
+
+func TestPaneAgainstRealDaemon(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	p := startSimPane(t, e, 80, 24)
+	p.waitFor("No questions waiting")
+
+	req := `{"requestId":"db-1","questions":[{"question":"Which features?","header":"Features","multiSelect":true,
+	  "options":[{"label":"Authentication"},{"label":"REST API"},{"label":"Admin Dashboard"}]}]}`
+	cmd, out, errb := e.StartClient(req, "ask", "-")
+	p.waitFor("Which features?", "[ ] 1. Authentication")
+	p.key(tcell.KeyRune, '1')
+	p.key(tcell.KeyRune, '3')
+	p.key(tcell.KeyRune, '0')
+	for _, r := range "Use Redis too" {
+		p.key(tcell.KeyRune, r)
+	}
+	p.key(tcell.KeyEnter, 0) // accepts the Other text
+	p.waitFor("[x] 4. Other: Use Redis too")
+	p.key(tcell.KeyEnter, 0) // confirms the question: sent
+	r, code := waitClient(t, cmd, out, errb)
+	if code != 0 || r.AnsweredVia != "pane" || !r.Answers[0].Answer.IsList ||
+		strings.Join(r.Answers[0].Answer.List, "|") != "Authentication|Admin Dashboard|Use Redis too" || !r.Answers[0].WasCustom {
+		t.Fatalf("exit %d, result %+v", code, r)
+	}
+	p.waitFor("Answer to db-1 sent.", "No questions waiting")
+
+	// Answered elsewhere (the CLI) while shown: the pane says so.
+	if _, _, code := e.Client("", "ask", "--no-wait", "--request-id", "cli-1", "--question", "Pick", "--option", "A", "--option", "B"); code != 0 {
+		t.Fatalf("ask --no-wait: exit %d", code)
+	}
+	p.waitFor("Pick")
+	if _, errs, code := e.Client("", "answer", "cli-1", "B"); code != 0 {
+		t.Fatalf("answer: exit %d: %s", code, errs)
+	}
+	p.waitFor("Request cli-1 was answered elsewhere (cli).", "No questions waiting")
+}
+
+func TestPaneReconnectsAfterDaemonRestart(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	p := startSimPane(t, e, 80, 24)
+	if _, _, code := e.Client("", "ask", "--no-wait", "--request-id", "keep-1", "--question", "Name?"); code != 0 {
+		t.Fatalf("ask --no-wait: exit %d", code)
+	}
+	p.waitFor("Name?")
+	for _, r := range "typed while away" {
+		p.key(tcell.KeyRune, r)
+	}
+	p.waitFor("> typed while away")
+	e.StopDaemon()
+	p.waitFor("Not connected to askuserd", "> typed while away")
+	e.StartDaemon()
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Contains(p.text(), "Not connected") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the pane did not reconnect:\n%s", p.text())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// If the daemon brought the request back, what was typed is still there.
+	if s := p.text(); strings.Contains(s, "Name?") && !strings.Contains(s, "> typed while away") {
+		t.Fatalf("the typed answer was lost on reconnecting:\n%s", s)
+	}
+	if _, _, code := e.Client("", "ask", "--no-wait", "--request-id", "new-1", "--question", "Again?", "--option", "Y", "--option", "N"); code != 0 {
+		t.Fatalf("ask --no-wait: exit %d", code)
+	}
+	for !strings.Contains(p.text(), "Again?") {
+		p.key(tcell.KeyCtrlN, 0) // past the restored request, if any
+		if time.Now().After(deadline) {
+			t.Fatalf("the new request never showed:\n%s", p.text())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
