@@ -1,7 +1,9 @@
 package views
 
 import (
+	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -31,9 +33,27 @@ func (p *Pane) Draw(screen tcell.Screen) {
 	top, bottom := y, y+h
 	p.drawTitle(screen, x, top, w)
 	top++
-	if p.M.ConnErr != "" && top < bottom-1 {
-		put(screen, x, top, w, seg{truncate(" ⚠ "+p.M.ConnErr, w), "[::b]"})
-		top++
+	if p.M.ConnErr != "" {
+		for _, l := range wrap("⚠ "+p.M.ConnErr, max(1, w-1)) {
+			if top >= bottom-2 {
+				break
+			}
+			put(screen, x+1, top, w-1, seg{l, "[::b]"})
+			top++
+		}
+	}
+	if r := p.M.Focused(); r != nil && top < bottom-4 {
+		if about := requestAbout(r); about != "" {
+			// Where the agent runs and what it attached: context, kept to two lines.
+			lines := wrap(about, max(1, w-1))
+			if len(lines) > 2 {
+				lines = append(lines[:1], truncate(strings.Join(lines[1:], " "), w-1))
+			}
+			for _, l := range lines {
+				put(screen, x+1, top, w-1, seg{l, "[::d]"})
+				top++
+			}
+		}
 	}
 	if p.M.Notice != "" {
 		// Up to three lines: a notice often carries a path or an error.
@@ -110,6 +130,34 @@ func (p *Pane) drawTitle(screen tcell.Screen, x, y, w int) {
 		}
 	}
 	put(screen, x, y, w, seg{truncate(" "+strings.Join(parts, " · "), w), "[::r]"})
+}
+
+// requestAbout is the agent's working directory and the request's metadata,
+// as one clean line; "" when there is neither.
+func requestAbout(r *Req) string {
+	var parts []string
+	if a := r.P.Agent; a != nil && a.Cwd != "" {
+		parts = append(parts, "in "+Clean(a.Cwd, false))
+	}
+	if len(r.P.Metadata) > 0 {
+		var md map[string]any
+		if json.Unmarshal(r.P.Metadata, &md) == nil && len(md) > 0 {
+			keys := make([]string, 0, len(md))
+			for k := range md {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				v, ok := md[k].(string)
+				if !ok {
+					b, _ := json.Marshal(md[k])
+					v = string(b)
+				}
+				parts = append(parts, Clean(k, false)+": "+Clean(v, false))
+			}
+		}
+	}
+	return strings.Join(parts, " · ")
 }
 
 func waiting(n int) string {

@@ -276,3 +276,39 @@ func TestEditorFailureKeepsText(t *testing.T) {
 		t.Fatal("no word that the text is unchanged")
 	}
 }
+
+func TestMetadataAndCwdShownLiterally(t *testing.T) {
+	h := newH(t, 100, 24)
+	p := pending("req-1", dbQuestion())
+	p.Metadata = json.RawMessage(`{"source":"project-setup","evil":"[red]x\u001b[2J","n":3}`)
+	p.Agent.Cwd = "/home/me/project"
+	h.Event(snap(p))
+	h.Has("in /home/me/project · evil: [red]x · n: 3 · source: project-setup")
+}
+
+func TestDraftReachesUntouchedInput(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", nameQuestion())))
+	h.Has("> type your answer")
+	h.Event(socketproto.RequestUpdated{Request: withDraft(pending("req-1", nameQuestion()), `"from the file"`)})
+	h.Has("> from the file")
+	h.Press("<Enter>")
+	if a := h.Answers("req-1")[0]; a["custom"] != "from the file" {
+		t.Fatalf("answer %v", a)
+	}
+}
+
+func TestDiscardPromptDropsWhenRequestLeaves(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion()), pending("req-2", dbQuestion(), nameQuestion())))
+	h.Press("1", "<BackTab>", "<Esc>")
+	h.Has("Discard 1 answer? [y/N]")
+	h.Event(socketproto.RequestResolved{RequestID: "req-1", Outcome: "answered", Via: "file"})
+	h.HasNot("Discard")
+	h.Press("y") // must not cancel req-2
+	for _, m := range h.D.Sent() {
+		if c, ok := m.(socketproto.Cancel); ok {
+			t.Fatalf("sent %v", c)
+		}
+	}
+}

@@ -48,13 +48,14 @@ type Pane struct {
 	send  Sender
 	input *tview.TextArea
 
-	mode     mode
-	back     mode    // where a dialog returns to
-	editReq  *Req    // what the text input is editing
-	editQ    *QState // (nil when not editing)
-	discardN int
-	bell     bool // ring on the next draw
-	Bells    int  // bells rung so far (tests read it)
+	mode       mode
+	back       mode    // where a dialog returns to
+	editReq    *Req    // what the text input is editing
+	editQ      *QState // (nil when not editing)
+	discardN   int
+	discardReq *Req
+	bell       bool // ring on the next draw
+	Bells      int  // bells rung so far (tests read it)
 
 	submitScroll int
 	qOverflow    int  // question lines that did not fit at the last draw
@@ -198,6 +199,12 @@ func (p *Pane) sync() {
 		p.endEdit()
 		p.mode = modeList
 	}
+	if p.mode == modeDiscard && p.M.Focused() != p.discardReq {
+		p.mode = modeList // the request being discarded left (or lost the focus)
+	}
+	if p.mode == modeText && p.editQ != nil && !p.editQ.Touched && p.input.GetText() != p.editQ.Custom {
+		p.input.SetText(p.editQ.Custom, true) // a new draft for an input not typed in yet
+	}
 	r := p.M.Focused()
 	if r == nil || r.Sending {
 		if p.mode == modeText || p.mode == modeNote || p.mode == modeFilter {
@@ -326,6 +333,7 @@ func (p *Pane) cancelFlow(r *Req) {
 		return
 	}
 	p.discardN = n
+	p.discardReq = r
 	p.back = p.mode
 	p.mode = modeDiscard
 }
