@@ -82,7 +82,10 @@ func (d *server) serveConn(c *conn) {
 			case errors.Is(err, socketproto.ErrTooLarge):
 				max := d.limits.MaxMessageBytes
 				d.q.post(func(s *state) { s.tooLarge(c, max) })
-			case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+			case errors.Is(err, io.EOF):
+				waitHangup(c.nc)
+				d.q.post(func(s *state) { s.disconnected(c) })
+			case errors.Is(err, io.ErrUnexpectedEOF),
 				errors.Is(err, net.ErrClosed), errors.Is(err, os.ErrDeadlineExceeded):
 				d.q.post(func(s *state) { s.disconnected(c) })
 			default:
