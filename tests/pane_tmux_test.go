@@ -18,7 +18,7 @@ import (
 // tmuxPane is the real pane (askuserd, no arguments) running in a detached
 // tmux session on a private tmux server.
 type tmuxPane struct {
-	t    *testing.T
+	t    testing.TB
 	e    *Env
 	name string // tmux -L
 }
@@ -32,7 +32,7 @@ func startTmuxPane(t *testing.T, e *Env, w, h int, args ...string) *tmuxPane {
 }
 
 // startTmux runs command (a shell command line) in a new detached tmux session.
-func startTmux(t *testing.T, e *Env, w, h int, command string) *tmuxPane {
+func startTmux(t testing.TB, e *Env, w, h int, command string) *tmuxPane {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
