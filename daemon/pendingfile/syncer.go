@@ -3,6 +3,8 @@ package pendingfile
 import (
 	"crypto/sha256"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -50,6 +52,9 @@ const (
 	// still catches up within 100 ms of the last change.
 	minGap = 20 * time.Millisecond
 	maxGap = 60 * time.Millisecond
+	// maxFileBytes bounds what is read back: 10,000 pending requests make
+	// a few MiB; a file far larger is not a pending file someone edited.
+	maxFileBytes = 64 << 20
 	// retryAfter is how long to wait after a failed rewrite (disk full,
 	// directory not writable) before trying again.
 	retryAfter = time.Second
@@ -271,7 +276,7 @@ func (s *Syncer) rewatch() {
 // when it is still the same after settleDelay (settled is true when that
 // timer fired).
 func (s *Syncer) read(settled bool) {
-	data, err := os.ReadFile(s.path)
+	data, err := readCapped(s.path)
 	if err != nil {
 		s.onDisk = [32]byte{}
 		s.settling = false
@@ -405,7 +410,7 @@ func (s *Syncer) write() {
 // landed between that read and the swap, and is taken in like any other.
 func (s *Syncer) rescue(prev string, seen [32]byte) {
 	defer os.Remove(prev)
-	data, err := os.ReadFile(prev)
+	data, err := readCapped(prev)
 	if err != nil {
 		return
 	}
@@ -418,7 +423,7 @@ func (s *Syncer) rescue(prev string, seen [32]byte) {
 		// Maybe an editor is still writing into the file it opened before
 		// the swap: give it the settle time, once, then believe what is there.
 		time.Sleep(settleDelay)
-		if data, err = os.ReadFile(prev); err != nil {
+		if data, err = readCapped(prev); err != nil {
 			return
 		}
 		h = sha256.Sum256(data)
@@ -433,4 +438,22 @@ func (s *Syncer) rescue(prev string, seen [32]byte) {
 	case !errors.Is(perr, ErrEmpty):
 		s.reject(data, perr)
 	}
+}
+
+// readCapped reads a file of at most maxFileBytes; a larger one reads as an
+// error saying so, which the caller logs.
+func readCapped(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxFileBytes {
+		return nil, fmt.Errorf("%s is larger than %d MiB; not reading it", path, maxFileBytes>>20)
+	}
+	return data, nil
 }
