@@ -156,8 +156,8 @@ func (s *Syncer) Changed() {
 	}
 }
 
-// Close writes the file a last time if a change is still unwritten, then
-// stops. The Queue must still answer until Close returns.
+// Close writes the file a last time if a change is still unwritten (unless
+// the Queue has already stopped), then stops.
 func (s *Syncer) Close() {
 	s.stopOnce.Do(func() { close(s.stop) })
 	<-s.done
@@ -191,8 +191,8 @@ func (s *Syncer) loop() {
 			default:
 			}
 			if s.wantWrite {
-				// Shutting down: no time to wait for a half-written save.
-				s.settling = false
+				// A save still settling is left alone; the requests are in
+				// the daemon's state dir and the next start rewrites the file.
 				s.write()
 			}
 			return
@@ -298,10 +298,14 @@ func (s *Syncer) read(settled bool) {
 		s.apply(f)
 		return
 	}
-	if !settled || h != s.settleHash {
-		s.settling = true
-		s.settleHash = h
-		s.armSettle()
+	if !settled || !s.settling || h != s.settleHash {
+		if !s.settling || h != s.settleHash {
+			// New bytes: their settle time starts now. The same bytes seen
+			// again (a chmod, a second event of one save) keep the timer.
+			s.settling = true
+			s.settleHash = h
+			s.armSettle()
+		}
 		return
 	}
 	s.settling = false
