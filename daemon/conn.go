@@ -76,6 +76,7 @@ func (d *server) serveConn(c *conn) {
 	}()
 	lr := socketproto.NewLineReader(c.nc, d.limits.MaxMessageBytes)
 	for {
+		c.out.waitRoom()
 		line, err := lr.ReadLine()
 		if err != nil {
 			switch {

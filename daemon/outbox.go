@@ -12,7 +12,7 @@ const defaultOutboxLimit = 1024
 
 // overflowGrace is how long a disconnected slow reader gets to take the
 // lines already in flight and the error that explains the disconnect.
-const overflowGrace = 2 * time.Second
+const overflowGrace = 10 * time.Second
 
 // outbox carries lines to one connection without ever blocking the queue
 // goroutine: push appends under a short lock and a writer goroutine, started
@@ -25,17 +25,32 @@ type outbox struct {
 
 	mu       sync.Mutex
 	lines    [][]byte
-	inflight int  // lines taken by the writer and not yet written
-	writing  bool // a writer goroutine is running
-	closing  bool // close the connection once the lines are written
-	closed   bool // nothing more is accepted
+	inflight int        // lines taken by the writer and not yet written
+	writing  bool       // a writer goroutine is running
+	closing  bool       // close the connection once the lines are written
+	closed   bool       // nothing more is accepted
+	drained  *sync.Cond // signalled (on mu) when lines were written or it closed
 }
 
 func newOutbox(nc net.Conn, limit int, wg *sync.WaitGroup) *outbox {
 	if limit <= 0 {
 		limit = defaultOutboxLimit
 	}
-	return &outbox{nc: nc, limit: limit, wg: wg}
+	o := &outbox{nc: nc, limit: limit, wg: wg}
+	o.drained = sync.NewCond(&o.mu)
+	return o
+}
+
+// waitRoom blocks the connection's reader while half the backlog is taken:
+// a client that pipelines requests faster than it reads the replies is
+// slowed down, not disconnected. Only events, which the client did not ask
+// for, can overflow the outbox.
+func (o *outbox) waitRoom() {
+	o.mu.Lock()
+	for !o.closed && !o.closing && len(o.lines)+o.inflight >= o.limit/2 {
+		o.drained.Wait()
+	}
+	o.mu.Unlock()
 }
 
 // push queues one line. It reports false when the backlog is full: the caller
@@ -90,6 +105,7 @@ func (o *outbox) shut() {
 	o.mu.Lock()
 	o.closed = true
 	o.lines = nil
+	o.drained.Broadcast()
 	o.mu.Unlock()
 	_ = o.nc.Close()
 }
@@ -122,6 +138,7 @@ func (o *outbox) write() {
 				o.closed = true
 				_ = o.nc.Close()
 			}
+			o.drained.Broadcast()
 			o.mu.Unlock()
 			return
 		}
@@ -135,6 +152,7 @@ func (o *outbox) write() {
 
 		o.mu.Lock()
 		o.inflight = 0
+		o.drained.Broadcast()
 		if err != nil {
 			// The peer is gone or too slow; its reader sees the close and
 			// tells the queue.
