@@ -1,0 +1,365 @@
+package tests
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"askuser/socketproto"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// End to end: the built `askuser-client mcp`, spawned the way an agent spawns
+// it and driven over stdio by the SDK's client; the questions are answered by
+// other processes through the socket.
+
+// mcpProcess is one spawned `askuser-client mcp` with its client session.
+type mcpProcess struct {
+	cs     *mcp.ClientSession
+	cmd    *exec.Cmd
+	stderr *bytes.Buffer
+}
+
+// mcpSpawn starts `askuser-client mcp args…` in e and connects to it as
+// clientName. The session is closed (stdin closed, process awaited) when the
+// test ends.
+func mcpSpawn(t *testing.T, e *Env, clientName string, args ...string) *mcpProcess {
+	t.Helper()
+	cmd := exec.Command(bin("askuser-client"), append([]string{"mcp"}, args...)...)
+	cmd.Env = e.Environ()
+	p := &mcpProcess{cmd: cmd, stderr: &bytes.Buffer{}}
+	cmd.Stderr = p.stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "1.0"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connecting to askuser-client mcp: %v; stderr:\n%s", err, p.stderr)
+	}
+	p.cs = cs
+	t.Cleanup(func() {
+		_ = cs.Close()
+		if cmd.ProcessState == nil && cmd.Process != nil {
+			_ = cmd.Process.Kill()
+		}
+	})
+	return p
+}
+
+// mcpSubscribe returns a reader of the daemon's events for e.
+func mcpSubscribe(t *testing.T, e *Env) *socketproto.Conn {
+	t.Helper()
+	c := e.Dial()
+	if err := c.Send(socketproto.Subscribe{Role: socketproto.RoleWatch}); err != nil {
+		t.Fatal(err)
+	}
+	RecvType(t, c, "snapshot", 10*time.Second)
+	return c
+}
+
+type mcpOutcome struct {
+	res *mcp.CallToolResult
+	err error
+}
+
+func mcpCallInBackground(ctx context.Context, p *mcpProcess, name string, args any) <-chan mcpOutcome {
+	ch := make(chan mcpOutcome, 1)
+	go func() {
+		res, err := p.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		ch <- mcpOutcome{res, err}
+	}()
+	return ch
+}
+
+func mcpResultOf(t *testing.T, p *mcpProcess, ch <-chan mcpOutcome) *mcp.CallToolResult {
+	t.Helper()
+	select {
+	case o := <-ch:
+		if o.err != nil {
+			t.Fatalf("tools/call: %v; server stderr:\n%s", o.err, p.stderr)
+		}
+		return o.res
+	case <-time.After(10 * time.Second):
+		t.Fatalf("tools/call did not return within 10s; server stderr:\n%s", p.stderr)
+	}
+	return nil
+}
+
+func mcpFirstText(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	if len(res.Content) == 0 {
+		t.Fatalf("empty result: %#v", res)
+	}
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		t.Fatalf("content[0] is %T", res.Content[0])
+	}
+	return tc.Text
+}
+
+var mcpDatabaseQuestion = map[string]any{
+	"questions": []any{map[string]any{
+		"question":    "Which database should we use?",
+		"header":      "Database",
+		"multiSelect": false,
+		"options": []any{
+			map[string]any{"label": "PostgreSQL (Recommended)", "description": "Battle-tested relational DB"},
+			map[string]any{"label": "SQLite", "description": "Lightweight, file-based"},
+			map[string]any{"label": "MongoDB", "description": "Document store"},
+		},
+	}},
+}
+
+func TestMCPEndToEndAnsweredFromTheCLI(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	events := mcpSubscribe(t, e)
+	p := mcpSpawn(t, e, "claude-code")
+
+	tools, err := p.cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range tools.Tools {
+		names = append(names, tool.Name)
+		var want any
+		_ = json.Unmarshal(socketproto.ToolSchema(tool.Name), &want)
+		if !reflect.DeepEqual(tool.InputSchema, want) {
+			t.Errorf("%s: input schema is not socketproto.ToolSchema", tool.Name)
+		}
+	}
+	if strings.Join(names, ",") != "ask_user,ask_user_question" && strings.Join(names, ",") != "ask_user_question,ask_user" {
+		t.Fatalf("tools: %v", names)
+	}
+	// `askuser-client schema` prints the same schema the server advertises.
+	out, errOut, code := e.Client("", "schema", "ask_user_question")
+	var printed, advertised any
+	if code != 0 || json.Unmarshal([]byte(out), &printed) != nil {
+		t.Fatalf("askuser-client schema: exit %d, %s%s", code, out, errOut)
+	}
+	_ = json.Unmarshal(socketproto.ToolSchema("ask_user_question"), &advertised)
+	if !reflect.DeepEqual(printed, advertised) {
+		t.Errorf("askuser-client schema differs from the MCP tool's schema")
+	}
+
+	ch := mcpCallInBackground(context.Background(), p, "ask_user_question", mcpDatabaseQuestion)
+	added := RecvType(t, events, "request_added", 10*time.Second).(socketproto.RequestAdded).Request
+	wantAgent := "claude-code-" + strconv.Itoa(p.cmd.Process.Pid)
+	if added.Agent == nil || added.Agent.ID != wantAgent || added.Agent.Name != "claude-code" {
+		t.Errorf("agent = %+v, want id %s", added.Agent, wantAgent)
+	}
+	if out, errOut, code := e.Client("", "answer", added.RequestID, "SQLite"); code != 0 {
+		t.Fatalf("askuser-client answer: exit %d\n%s%s", code, out, errOut)
+	}
+	res := mcpResultOf(t, p, ch)
+	if res.IsError {
+		t.Fatalf("tool error: %s", mcpFirstText(t, res))
+	}
+	var shape any
+	if err := json.Unmarshal([]byte(mcpFirstText(t, res)), &shape); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"answers": map[string]any{"Which database should we use?": "SQLite"}}
+	if !reflect.DeepEqual(shape, want) || !reflect.DeepEqual(res.StructuredContent, want) {
+		t.Errorf("result %v / structured %v, want %v", shape, res.StructuredContent, want)
+	}
+	r := RecvType(t, events, "request_resolved", 10*time.Second).(socketproto.RequestResolved)
+	if r.Outcome != socketproto.OutcomeAnswered || r.Via != socketproto.ViaCLI {
+		t.Errorf("resolved = %+v", r)
+	}
+}
+
+func TestMCPEndToEndDeclinedAndRefused(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	events := mcpSubscribe(t, e)
+	p := mcpSpawn(t, e, "codex")
+
+	// The user declines with `askuser-client cancel`: a normal result.
+	ch := mcpCallInBackground(context.Background(), p, "ask_user", mcpDatabaseQuestion)
+	added := RecvType(t, events, "request_added", 10*time.Second).(socketproto.RequestAdded).Request
+	if out, errOut, code := e.Client("", "cancel", added.RequestID); code != 0 {
+		t.Fatalf("askuser-client cancel: exit %d\n%s%s", code, out, errOut)
+	}
+	res := mcpResultOf(t, p, ch)
+	if res.IsError {
+		t.Fatalf("a declined call must not be a tool error: %s", mcpFirstText(t, res))
+	}
+	var shape map[string]any
+	if err := json.Unmarshal([]byte(mcpFirstText(t, res)), &shape); err != nil {
+		t.Fatal(err)
+	}
+	if shape["cancelled"] != true || shape["answered"] != false {
+		t.Errorf("shape = %v", shape)
+	}
+	if len(res.Content) < 2 || res.Content[1].(*mcp.TextContent).Text != socketproto.DeclinedSentence {
+		t.Errorf("the declined sentence is missing: %#v", res.Content)
+	}
+
+	// A strict call with five options is refused as a tool error naming the field.
+	bad := map[string]any{"questions": []any{map[string]any{
+		"question": "Pick one?", "header": "Pick", "multiSelect": false,
+		"options": []any{map[string]any{"label": "a"}, map[string]any{"label": "b"}, map[string]any{"label": "c"},
+			map[string]any{"label": "d"}, map[string]any{"label": "e"}},
+	}}}
+	res = mcpResultOf(t, p, mcpCallInBackground(context.Background(), p, "ask_user_question", bad))
+	if !res.IsError || mcpFirstText(t, res) != "questions[0].options: need 2 to 4 options, got 5" {
+		t.Errorf("got isError=%v %q", res.IsError, mcpFirstText(t, res))
+	}
+
+	// --subagent refuses every call with the exact message.
+	sub := mcpSpawn(t, e, "codex", "--subagent")
+	res = mcpResultOf(t, sub, mcpCallInBackground(context.Background(), sub, "ask_user", mcpDatabaseQuestion))
+	if !res.IsError || mcpFirstText(t, res) != socketproto.SubagentMessage {
+		t.Errorf("got isError=%v %q", res.IsError, mcpFirstText(t, res))
+	}
+}
+
+func TestMCPEndToEndAgentGoneWithdrawsTheQuestion(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	events := mcpSubscribe(t, e)
+
+	t.Run("stdin closed", func(t *testing.T) {
+		// The SDK's CommandTransport closes stdin only after the calls in
+		// flight return; an agent that quits just closes the pipe, so this
+		// test holds the pipe itself.
+		cmd := exec.Command(bin("askuser-client"), "mcp")
+		cmd.Env = e.Environ()
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		t.Cleanup(func() {
+			_ = cmd.Process.Kill()
+			<-exited
+		})
+		client := mcp.NewClient(&mcp.Implementation{Name: "gemini-cli", Version: "1.0"}, nil)
+		cs, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: stdout, Writer: stdin}, nil)
+		if err != nil {
+			t.Fatalf("connect: %v; stderr:\n%s", err, &stderr)
+		}
+		p := &mcpProcess{cs: cs, cmd: cmd, stderr: &stderr}
+		ch := mcpCallInBackground(context.Background(), p, "ask_user", mcpDatabaseQuestion)
+		added := RecvType(t, events, "request_added", 10*time.Second).(socketproto.RequestAdded).Request
+		_ = stdin.Close()
+		r := RecvType(t, events, "request_resolved", 10*time.Second).(socketproto.RequestResolved)
+		if r.RequestID != added.RequestID || r.Outcome != socketproto.OutcomeWithdrawn {
+			t.Errorf("resolved = %+v, want %s withdrawn", r, added.RequestID)
+		}
+		select {
+		case err := <-exited:
+			exited <- err // for the cleanup
+			if err != nil {
+				t.Errorf("askuser-client mcp exited with %v; stderr:\n%s", err, &stderr)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("askuser-client mcp did not exit after stdin closed; stderr:\n%s", &stderr)
+		}
+		<-ch
+	})
+
+	t.Run("SIGTERM", func(t *testing.T) {
+		p := mcpSpawn(t, e, "gemini-cli")
+		ch := mcpCallInBackground(context.Background(), p, "ask_user", mcpDatabaseQuestion)
+		added := RecvType(t, events, "request_added", 10*time.Second).(socketproto.RequestAdded).Request
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		r := RecvType(t, events, "request_resolved", 10*time.Second).(socketproto.RequestResolved)
+		if r.RequestID != added.RequestID || r.Outcome != socketproto.OutcomeWithdrawn {
+			t.Errorf("resolved = %+v, want %s withdrawn", r, added.RequestID)
+		}
+		<-ch
+		_ = p.cs.Close()
+		if p.cmd.ProcessState == nil || !p.cmd.ProcessState.Success() {
+			t.Errorf("askuser-client mcp exited with %v; stderr:\n%s", p.cmd.ProcessState, p.stderr)
+		}
+	})
+}
+
+func TestMCPEndToEndDaemonMissing(t *testing.T) {
+	e := NewEnv(t)
+
+	// --no-autostart: a tool error saying how to start the daemon.
+	p := mcpSpawn(t, e, "cursor", "--no-autostart")
+	res := mcpResultOf(t, p, mcpCallInBackground(context.Background(), p, "ask_user", mcpDatabaseQuestion))
+	if text := mcpFirstText(t, res); !res.IsError || !strings.Contains(text, "run 'askuserd' in a terminal, or 'askuserd serve'") {
+		t.Fatalf("got isError=%v %q", res.IsError, text)
+	}
+
+	// Default: the first call starts the daemon (askuserd beside the client)
+	// and waits on it.
+	p = mcpSpawn(t, e, "cursor")
+	ch := mcpCallInBackground(context.Background(), p, "ask_user", mcpDatabaseQuestion)
+	t.Cleanup(func() { mcpStopAutostarted(t, e) })
+	var id string
+	deadline := time.Now().Add(10 * time.Second)
+	for id == "" && time.Now().Before(deadline) {
+		if c, err := socketproto.Dial(e.Socket, 0); err == nil {
+			_ = c.Send(socketproto.ListRequest{})
+			if m, ok := Recv(t, c, 10*time.Second).(socketproto.List); ok && len(m.Pending) == 1 {
+				id = m.Pending[0].RequestID
+			}
+			c.Close()
+		}
+		if id == "" {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if id == "" {
+		t.Fatalf("no request reached an autostarted daemon; server stderr:\n%s", p.stderr)
+	}
+	if out, errOut, code := e.Client("", "answer", id, "2"); code != 0 {
+		t.Fatalf("askuser-client answer: exit %d\n%s%s", code, out, errOut)
+	}
+	res = mcpResultOf(t, p, ch)
+	var shape struct {
+		Answered bool                 `json:"answered"`
+		Answers  []socketproto.Answer `json:"answers"`
+	}
+	if err := json.Unmarshal([]byte(mcpFirstText(t, res)), &shape); err != nil || !shape.Answered || shape.Answers[0].Answer.Text != "SQLite" {
+		t.Errorf("result %s (%v)", mcpFirstText(t, res), err)
+	}
+}
+
+// mcpStopAutostarted stops a daemon the client started, found through the
+// pid its lock file holds.
+func mcpStopAutostarted(t *testing.T, e *Env) {
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(e.Socket), "askuserd.lock"))
+	if err != nil {
+		return
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 {
+		return
+	}
+	_ = syscall.Kill(pid, syscall.SIGTERM)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if syscall.Kill(pid, 0) != nil {
+			return
+		}
+	}
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	t.Errorf("autostarted askuserd (pid %d) did not stop within 10s of SIGTERM", pid)
+}
