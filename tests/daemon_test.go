@@ -1,0 +1,530 @@
+package tests
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"askuser/socketproto"
+)
+
+// dmConn is a raw connection to the daemon: it writes bytes exactly as given
+// (bad JSON, half lines, invalid UTF-8) and reads replies as generic JSON.
+type dmConn struct {
+	t  *testing.T
+	nc net.Conn
+	br *bufio.Reader
+}
+
+func dmDial(t *testing.T, e *Env) *dmConn {
+	t.Helper()
+	nc, err := net.Dial("unix", e.Socket)
+	if err != nil {
+		t.Fatalf("dial %s: %v", e.Socket, err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	return &dmConn{t: t, nc: nc, br: bufio.NewReaderSize(nc, 1<<16)}
+}
+
+func (c *dmConn) send(s string) {
+	c.t.Helper()
+	if _, err := io.WriteString(c.nc, s); err != nil {
+		c.t.Fatalf("write: %v", err)
+	}
+}
+
+func (c *dmConn) read(timeout time.Duration) (map[string]any, error) {
+	_ = c.nc.SetReadDeadline(time.Now().Add(timeout))
+	defer c.nc.SetReadDeadline(time.Time{})
+	line, err := c.br.ReadBytes('\n')
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(line, &m); err != nil {
+		return nil, fmt.Errorf("invalid JSON from the daemon %q: %v", line, err)
+	}
+	return m, nil
+}
+
+// expect reads one message and checks "type key=value …" (dotted keys).
+func (c *dmConn) expect(want string) map[string]any {
+	c.t.Helper()
+	m, err := c.read(10 * time.Second)
+	if err != nil {
+		c.t.Fatalf("waiting for %q: %v", want, err)
+	}
+	parts := strings.Fields(want)
+	ok := m["type"] == parts[0]
+	for _, kv := range parts[1:] {
+		k, v, _ := strings.Cut(kv, "=")
+		ok = ok && dmLookup(m, k) == v
+	}
+	if !ok {
+		b, _ := json.Marshal(m)
+		c.t.Fatalf("want %q, got %s", want, b)
+	}
+	return m
+}
+
+func dmLookup(m map[string]any, path string) string {
+	var cur any = m
+	for _, k := range strings.Split(path, ".") {
+		switch v := cur.(type) {
+		case map[string]any:
+			cur = v[k]
+		case []any:
+			var i int
+			if _, err := fmt.Sscan(k, &i); err != nil || i >= len(v) {
+				return "<missing>"
+			}
+			cur = v[i]
+		default:
+			return "<missing>"
+		}
+	}
+	if s, ok := cur.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(cur)
+	return string(b)
+}
+
+func dmAsk(id string, extra string) string {
+	return `{"type":"ask_user_request","requestId":"` + id + `",` + extra +
+		`"questions":[{"question":"Which database?","options":[{"label":"PostgreSQL"},{"label":"SQLite"}]}]}` + "\n"
+}
+
+func dmAnswer(id, answer string) string {
+	return `{"type":"answer","requestId":"` + id + `","answers":["` + answer + `"]}` + "\n"
+}
+
+// dmServe runs `askuserd serve` expecting it to fail; it returns the output.
+func dmServeFails(t *testing.T, e *Env, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(bin("askuserd"), append([]string{"serve"}, args...)...)
+	cmd.Env = e.Environ()
+	done := make(chan struct{})
+	var out []byte
+	var err error
+	go func() { out, err = cmd.CombinedOutput(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("askuserd serve %v did not exit; output:\n%s", args, out)
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() == 0 {
+		t.Fatalf("askuserd serve %v: want a non-zero exit, got %v; output:\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func dmMode(t *testing.T, path string) os.FileMode {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Mode().Perm()
+}
+
+func TestDaemonFreshStartPermissionsAndSecondDaemon(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	if m := dmMode(t, filepath.Dir(e.Socket)); m != 0o700 {
+		t.Errorf("socket directory mode %o, want 700", m)
+	}
+	if m := dmMode(t, e.Socket); m != 0o600 {
+		t.Errorf("socket mode %o, want 600", m)
+	}
+	out := dmServeFails(t, e)
+	want := fmt.Sprintf("another askuserd is running (pid %d) on %s", e.daemon.Process.Pid, e.Socket)
+	if !strings.Contains(out, want) {
+		t.Errorf("second daemon said %q, want %q", out, want)
+	}
+	// The first one is unharmed.
+	c := dmDial(t, e)
+	c.send(`{"type":"hello","protocol":1,"client":"test/1"}` + "\n")
+	c.expect("hello protocol=1 server=askuserd/0.1.0 pendingFile=" + e.Pending)
+}
+
+func TestDaemonStaleSocketAndSIGTERM(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	// A crash leaves the socket behind.
+	cmd := e.daemon
+	e.daemon = nil
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	if _, err := os.Stat(e.Socket); err != nil {
+		t.Fatalf("after a crash the socket should still be there: %v", err)
+	}
+	e.StartDaemon()
+	c := dmDial(t, e)
+	c.send(`{"type":"status"}` + "\n")
+	c.expect("status state=idle pending=0 socket=" + e.Socket)
+
+	e.StopDaemon() // SIGTERM; fails the test on a non-zero exit
+	if _, err := os.Stat(e.Socket); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("socket still there after SIGTERM: %v", err)
+	}
+	if _, err := c.read(10 * time.Second); err == nil {
+		t.Error("the connection stayed open after SIGTERM")
+	}
+}
+
+func TestDaemonRefusesUnsafeDirAndBadConfig(t *testing.T) {
+	e := NewEnv(t)
+	dir := filepath.Dir(e.Socket)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	out := dmServeFails(t, e)
+	if !strings.Contains(out, dir) || !strings.Contains(out, "0777") {
+		t.Errorf("unsafe directory: output %q should name %s and its mode", out, dir)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+
+	e.WriteConfig("[daemon]\norphan_grace = \"1s\"\n\n[limits]\nmax_pendng = 3\n")
+	out = dmServeFails(t, e)
+	if !strings.Contains(out, "line 5") || !strings.Contains(out, "limits.max_pendng") {
+		t.Errorf("bad config: output %q should name the key and its line", out)
+	}
+	if _, err := os.Stat(e.Socket); err == nil {
+		t.Error("a daemon that refused to start left a socket")
+	}
+}
+
+func TestDaemonAskAnswerCancel(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	w := dmDial(t, e)
+	w.send(`{"type":"subscribe","role":"watch"}` + "\n")
+	w.expect("snapshot state=idle pending=[]")
+
+	// ask → queued → answer from another connection → response.
+	a := dmDial(t, e)
+	a.send(dmAsk("r1", ""))
+	a.expect("ask_user_queued requestId=r1 position=1 pendingFile=" + e.Pending)
+	w.expect("request_added request.requestId=r1 request.status=waiting request.draft=[null]")
+	w.expect("state state=waiting_for_user pending.0.requestId=r1")
+	b := dmDial(t, e)
+	b.send(dmAnswer("r1", "sqlite"))
+	b.expect("ok requestId=r1")
+	a.expect("ask_user_response requestId=r1 answered=true answeredVia=cli answers.0.answer=SQLite answers.0.selectedOption=SQLite")
+	w.expect("request_resolved requestId=r1 outcome=answered via=cli")
+	w.expect("state state=idle pending=[]")
+
+	// cancel from the asker: withdrawn.
+	a.send(dmAsk("r2", ""))
+	a.expect("ask_user_queued requestId=r2")
+	w.expect("request_added request.requestId=r2")
+	w.expect("state")
+	a.send(`{"type":"cancel","requestId":"r2"}` + "\n")
+	a.expect("ok requestId=r2")
+	w.expect("request_resolved requestId=r2 outcome=withdrawn")
+	w.expect("state state=idle")
+
+	// cancel from elsewhere: the user declined.
+	a.send(dmAsk("r3", ""))
+	a.expect("ask_user_queued requestId=r3")
+	b.send(`{"type":"cancel","requestId":"r3","via":"cli"}` + "\n")
+	b.expect("ok requestId=r3")
+	a.expect("ask_user_response requestId=r3 answered=false cancelled=true answers=[]")
+	w.expect("request_added request.requestId=r3")
+	w.expect("state")
+	w.expect("request_resolved requestId=r3 outcome=cancelled via=cli")
+	w.expect("state state=idle")
+
+	// Later resolutions of any of them: already_resolved.
+	for _, id := range []string{"r1", "r2", "r3"} {
+		b.send(dmAnswer(id, "1"))
+		b.expect("error code=already_resolved field=requestId requestId=" + id)
+	}
+}
+
+func TestDaemonParkedAndOrphaned(t *testing.T) {
+	e := NewEnv(t)
+	e.WriteConfig("[daemon]\norphan_grace = \"1s\"\n")
+	e.StartDaemon()
+	w := dmDial(t, e)
+	w.send(`{"type":"subscribe","role":"watch"}` + "\n")
+	w.expect("snapshot")
+
+	// Parked: the asker leaves at once; a later wait collects the answer.
+	p := dmDial(t, e)
+	p.send(dmAsk("park", `"wait":false,`))
+	p.expect("ask_user_queued requestId=park")
+	p.nc.Close()
+	w.expect("request_added request.status=parked")
+	w.expect("state")
+	b := dmDial(t, e)
+	b.send(dmAnswer("park", "PostgreSQL"))
+	b.expect("ok")
+	w.expect("request_resolved outcome=answered")
+	w.expect("state state=idle")
+	p2 := dmDial(t, e)
+	p2.send(`{"type":"wait","requestId":"park"}` + "\n")
+	p2.expect("ask_user_response requestId=park answered=true answers.0.answer=PostgreSQL")
+
+	// Orphaned, then taken back by a wait within the grace.
+	a := dmDial(t, e)
+	a.send(dmAsk("orph", ""))
+	a.expect("ask_user_queued")
+	w.expect("request_added request.status=waiting")
+	w.expect("state")
+	a.nc.Close()
+	w.expect("request_updated request.requestId=orph request.status=orphaned")
+	a2 := dmDial(t, e)
+	a2.send(`{"type":"wait","requestId":"orph"}` + "\n")
+	w.expect("request_updated request.status=waiting")
+	b.send(dmAnswer("orph", "2"))
+	b.expect("ok")
+	a2.expect("ask_user_response requestId=orph answered=true answers.0.answer=SQLite")
+	w.expect("request_resolved outcome=answered")
+	w.expect("state state=idle")
+
+	// Orphaned and never taken back: withdrawn after orphan_grace.
+	a3 := dmDial(t, e)
+	a3.send(dmAsk("gone", ""))
+	a3.expect("ask_user_queued")
+	w.expect("request_added")
+	w.expect("state")
+	a3.nc.Close()
+	w.expect("request_updated request.status=orphaned")
+	w.expect("request_resolved requestId=gone outcome=withdrawn")
+	w.expect("state state=idle")
+	b.send(`{"type":"wait","requestId":"gone"}` + "\n")
+	b.expect("error code=not_found requestId=gone")
+}
+
+func TestDaemonFirstResolutionWins(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	for round := 0; round < 10; round++ {
+		id := fmt.Sprintf("race%d", round)
+		a := dmDial(t, e)
+		a.send(dmAsk(id, ""))
+		a.expect("ask_user_queued")
+		x, y := dmDial(t, e), dmDial(t, e)
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { defer wg.Done(); _, _ = io.WriteString(x.nc, dmAnswer(id, "PostgreSQL")) }()
+		go func() { defer wg.Done(); _, _ = io.WriteString(y.nc, dmAnswer(id, "SQLite")) }()
+		wg.Wait()
+		mx, errx := x.read(10 * time.Second)
+		my, erry := y.read(10 * time.Second)
+		if errx != nil || erry != nil {
+			t.Fatal(errx, erry)
+		}
+		types := mx["type"].(string) + "+" + my["type"].(string)
+		var winner string
+		switch types {
+		case "ok+error":
+			winner = "PostgreSQL"
+			if my["code"] != "already_resolved" {
+				t.Fatalf("loser got %v", my)
+			}
+		case "error+ok":
+			winner = "SQLite"
+			if mx["code"] != "already_resolved" {
+				t.Fatalf("loser got %v", mx)
+			}
+		default:
+			t.Fatalf("round %d: %v and %v", round, mx, my)
+		}
+		a.expect("ask_user_response answers.0.answer=" + winner)
+	}
+}
+
+func TestDaemonRefusals(t *testing.T) {
+	e := NewEnv(t)
+	e.WriteConfig("[limits]\nmax_pending = 3\n")
+	e.StartDaemon()
+	a := dmDial(t, e)
+	a.send(dmAsk("sub", `"agent":{"id":"child","subagent":true},`))
+	m := a.expect("error code=subagent_not_allowed requestId=sub")
+	if m["message"] != socketproto.SubagentMessage {
+		t.Errorf("sub-agent message %q", m["message"])
+	}
+	a.send(dmAsk("sub2", `"agent":{"id":"child","parentId":"main"},`))
+	if m := a.expect("error code=subagent_not_allowed requestId=sub2"); m["message"] != socketproto.SubagentMessage {
+		t.Errorf("sub-agent message %q", m["message"])
+	}
+
+	for i := 1; i <= 3; i++ {
+		a.send(dmAsk(fmt.Sprintf("q%d", i), `"wait":false,`))
+		a.expect(fmt.Sprintf("ask_user_queued position=%d", i))
+	}
+	b := dmDial(t, e)
+	b.send(dmAsk("q4", ""))
+	b.expect("error code=queue_full requestId=q4")
+	b.send(dmAnswer("q1", "1"))
+	b.expect("ok")
+	b.send(dmAsk("q4", `"wait":false,`))
+	b.expect("ask_user_queued requestId=q4 position=3")
+}
+
+// TestDaemonBadInput sends each kind of bad input on one connection; after
+// each, the same connection and another agent's ask must still work.
+func TestDaemonBadInput(t *testing.T) {
+	e := NewEnv(t)
+	e.WriteConfig("[limits]\nmax_message_bytes = 4096\n")
+	e.StartDaemon()
+
+	silent := dmDial(t, e) // connects and never sends anything
+	half := dmDial(t, e)
+	half.send(`{"type":"ask_user_request","questions":[{"question":"Wh`)
+
+	setup := dmDial(t, e)
+	setup.send(dmAsk("dup", `"wait":false,`))
+	setup.expect("ask_user_queued")
+	setup.send(dmAsk("done", `"wait":false,`))
+	setup.expect("ask_user_queued")
+	setup.send(dmAnswer("done", "1"))
+	setup.expect("ok")
+
+	cases := []struct {
+		name, line, want string
+	}{
+		{"not JSON", "hello there\n", "error code=bad_json"},
+		{"not an object", "[1,2,3]\n", "error code=bad_json"},
+		{"no type", `{"requestId":"x"}` + "\n", "error code=invalid_request field=type"},
+		{"unknown type", `{"type":"make_coffee"}` + "\n", "error code=unknown_type field=type"},
+		{"wrongly typed field", `{"type":"ask_user_request","questions":[{"question":"q","options":"a,b"}]}` + "\n",
+			"error code=invalid_request field=questions[0].options"},
+		{"wrongly typed wait", dmAsk("w1", `"wait":"no",`), "error code=invalid_request field=wait"},
+		{"invalid UTF-8", "{\"type\":\"ask_user_request\",\"questions\":[{\"question\":\"\xc3\x28\"}]}\n", "error code=bad_json"},
+		{"rule broken", `{"type":"ask_user_request","tool":"ask_user_question","questions":[{"question":"q","header":"h","multiSelect":false,"options":[{"label":"a"}]}]}` + "\n",
+			"error code=invalid_request field=questions[0].options"},
+		{"bad request id", dmAsk("has space", ""), "error code=invalid_request field=requestId"},
+		{"duplicate request id", dmAsk("dup", ""), "error code=duplicate_request_id field=requestId requestId=dup"},
+		{"answer for an unknown request", dmAnswer("nope", "1"), "error code=not_found field=requestId requestId=nope"},
+		{"answer for a resolved request", dmAnswer("done", "1"), "error code=already_resolved requestId=done"},
+		{"cancel for an unknown request", `{"type":"cancel","requestId":"nope"}` + "\n", "error code=not_found requestId=nope"},
+		{"wait for an unknown request", `{"type":"wait","requestId":"nope"}` + "\n", "error code=not_found requestId=nope"},
+		{"answer count", `{"type":"answer","requestId":"dup","answers":[]}` + "\n", "error code=invalid_answer requestId=dup"},
+		{"bad via", `{"type":"answer","requestId":"dup","answers":["1"],"via":"telepathy"}` + "\n", "error code=invalid_request field=via"},
+	}
+	c := dmDial(t, e)
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c.t = t
+			c.send(tc.line)
+			c.expect(tc.want)
+			c.send(`{"type":"status"}` + "\n")
+			c.expect("status")
+			other := dmDial(t, e)
+			other.send(dmAsk(fmt.Sprintf("other%d", i), `"wait":false,`))
+			other.expect("ask_user_queued")
+			other.send(dmAnswer(fmt.Sprintf("other%d", i), "1"))
+			other.expect("ok")
+		})
+	}
+
+	// A line over the limit: the error, then the connection closes.
+	big := dmDial(t, e)
+	big.send(`{"type":"status","pad":"` + strings.Repeat("x", 5000) + "\"}\n")
+	big.expect("error code=message_too_large")
+	if m, err := big.read(10 * time.Second); err != io.EOF {
+		t.Errorf("after message_too_large: %v %v, want the connection closed", m, err)
+	}
+	half.nc.Close() // disconnects mid-line
+	a := dmDial(t, e)
+	a.send(dmAsk("after", ""))
+	a.expect("ask_user_queued")
+	b := dmDial(t, e)
+	b.send(dmAnswer("after", "2"))
+	b.expect("ok")
+	a.expect("ask_user_response answered=true")
+	if m, err := silent.read(100 * time.Millisecond); err == nil {
+		t.Errorf("a silent client was sent %v", m)
+	}
+}
+
+func TestDaemonSlowSubscriberDisconnected(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	slow := dmDial(t, e)
+	slow.send(`{"type":"subscribe","role":"pane"}` + "\n")
+	slow.expect("snapshot")
+	// Make the slow subscriber's kernel buffers small so the test floods
+	// the daemon's bounded backlog with few events.
+	if uc, ok := slow.nc.(*net.UnixConn); ok {
+		_ = uc.SetReadBuffer(4096)
+	}
+	fast := dmDial(t, e)
+	fast.send(`{"type":"subscribe","role":"watch"}` + "\n")
+	fast.expect("snapshot")
+
+	const n = 2500
+	asker := dmDial(t, e)
+	done := make(chan int)
+	go func() {
+		added := 0
+		for added < n {
+			m, err := fast.read(30 * time.Second)
+			if err != nil {
+				break
+			}
+			if m["type"] == "request_added" {
+				added++
+			}
+		}
+		done <- added
+	}()
+	go func() {
+		for i := 0; i < n; i++ {
+			if _, err := io.WriteString(asker.nc, dmAsk(fmt.Sprintf("f%d", i), `"wait":false,`)); err != nil {
+				return
+			}
+		}
+	}()
+	for i := 0; i < n; i++ {
+		asker.expect("ask_user_queued")
+	}
+	if added := <-done; added != n {
+		t.Fatalf("the reading subscriber saw %d of %d requests", added, n)
+	}
+	st := dmDial(t, e)
+	st.send(`{"type":"status"}` + "\n")
+	st.expect(fmt.Sprintf("status pending=%d panes=0", n))
+
+	var last map[string]any
+	for {
+		m, err := slow.read(15 * time.Second)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("the slow subscriber was not disconnected: %v", err)
+		}
+		last = m
+	}
+	if last["type"] != "error" || last["code"] != "message_too_large" {
+		t.Errorf("the slow subscriber's last message: %v", last)
+	}
+	e.StopDaemon() // the log is read only once the daemon has exited
+	if !strings.Contains(e.DaemonLog(), "does not read") {
+		t.Errorf("the daemon did not log the disconnect:\n%s", e.DaemonLog())
+	}
+}
+
