@@ -527,4 +527,3 @@ func TestDaemonSlowSubscriberDisconnected(t *testing.T) {
 		t.Errorf("the daemon did not log the disconnect:\n%s", e.DaemonLog())
 	}
 }
-
