@@ -39,14 +39,24 @@ func startSimPane(t *testing.T, e *Env, w, h int) *simPane {
 }
 
 func (p *simPane) text() string {
+	var cells []tcell.SimCell
+	var w, h int
 	done := make(chan struct{})
-	go func() { p.app.TV.QueueUpdateDraw(func() {}); close(done) }()
+	go func() {
+		// Draw, then copy the screen on the UI goroutine: GetContents shares
+		// the buffer that drawing writes.
+		p.app.TV.QueueUpdateDraw(func() {})
+		p.app.TV.QueueUpdate(func() {
+			c, cw, ch := p.scr.GetContents()
+			cells, w, h = append([]tcell.SimCell(nil), c...), cw, ch
+		})
+		close(done)
+	}()
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
 		p.t.Fatal("the pane's UI is stuck")
 	}
-	cells, w, h := p.scr.GetContents()
 	var b strings.Builder
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {

@@ -42,6 +42,8 @@ type H struct {
 	A   *App
 	Scr tcell.SimulationScreen
 	D   *fakeDaemon
+	// keyed gets a value each time the pane has handled a key.
+	keyed chan struct{}
 }
 
 var testNow = time.Date(2026, 11, 21, 21, 0, 0, 0, time.UTC)
@@ -58,7 +60,13 @@ func newH(t *testing.T, w, h int, opt ...func(*Options)) *H {
 	scr.SetSize(w, h) // after SetScreen, which resets the size
 	done := make(chan error, 1)
 	go func() { done <- a.Run() }()
-	hh := &H{t: t, A: a, Scr: scr, D: d}
+	hh := &H{t: t, A: a, Scr: scr, D: d, keyed: make(chan struct{}, 1)}
+	a.Pane.afterKey = func() {
+		select {
+		case hh.keyed <- struct{}{}:
+		default:
+		}
+	}
 	t.Cleanup(func() {
 		a.Quit()
 		select {
@@ -75,11 +83,17 @@ func newH(t *testing.T, w, h int, opt ...func(*Options)) *H {
 }
 
 // On runs f on the UI goroutine and redraws.
-func (h *H) On(f func()) {
+func (h *H) On(f func()) { h.t.Helper(); h.on(f, true) }
+
+func (h *H) on(f func(), draw bool) {
 	h.t.Helper()
 	done := make(chan struct{})
 	go func() {
-		h.A.TV.QueueUpdateDraw(f)
+		if draw {
+			h.A.TV.QueueUpdateDraw(f)
+		} else {
+			h.A.TV.QueueUpdate(f)
+		}
 		close(done)
 	}()
 	select {
@@ -99,34 +113,18 @@ func (h *H) Event(m socketproto.Message) {
 	h.On(func() { h.A.Pane.HandleEvent(m) })
 }
 
-func (h *H) keysDone() int {
-	ch := make(chan int, 1)
-	h.On(func() { ch <- h.A.Pane.Keys })
-	select {
-	case n := <-ch:
-		return n
-	default: // the pane quit before the update ran
-		return int(^uint(0) >> 1)
-	}
-}
-
 // Key injects one key and waits until the pane has handled it.
 func (h *H) Key(k tcell.Key, r rune, mod tcell.ModMask) {
 	h.t.Helper()
-	before := h.keysDone()
 	h.Scr.InjectKey(k, r, mod)
-	deadline := time.Now().Add(10 * time.Second)
-	for h.keysDone() <= before {
-		select {
-		case <-h.A.Done():
-			return
-		default:
-		}
-		if time.Now().After(deadline) {
-			h.t.Fatalf("key %v %q not handled within 10s\n%s", k, r, h.Screen())
-		}
-		time.Sleep(time.Millisecond)
+	select {
+	case <-h.keyed:
+	case <-h.A.Done():
+		return
+	case <-time.After(10 * time.Second):
+		h.t.Fatalf("key %v %q not handled within 10s\n%s", k, r, h.Screen())
 	}
+	h.Sync()
 }
 
 // Press types keys: runes as text, or names in angle brackets: <Enter> <Esc>
@@ -164,7 +162,13 @@ func (h *H) Resize(w, hh int) {
 // Lines is the screen as text, one string per row, trailing spaces trimmed.
 func (h *H) Lines() []string {
 	h.Sync()
-	cells, w, hh := h.Scr.GetContents()
+	var cells []tcell.SimCell
+	var w, hh int
+	// Read on the UI goroutine: GetContents shares the buffer a draw writes.
+	h.On(func() {
+		c, cw, ch := h.Scr.GetContents()
+		cells, w, hh = append([]tcell.SimCell(nil), c...), cw, ch
+	})
 	lines := make([]string, hh)
 	for y := 0; y < hh; y++ {
 		var b strings.Builder

@@ -33,6 +33,9 @@ func (p *Pane) Key(ev *tcell.EventKey) {
 		p.listKey(ev)
 	}
 	p.sync()
+	if p.afterKey != nil {
+		p.afterKey()
+	}
 }
 
 func isRune(ev *tcell.EventKey, rs ...rune) bool {

@@ -62,9 +62,10 @@ type Pane struct {
 	scrollable   bool // PgUp/PgDn have something to scroll
 
 	// app is set by Run; nil in widget tests (no editor, no quitting).
-	app    *tview.Application
-	onQuit func()
-	Keys   int // keys handled so far (tests wait on it)
+	app      *tview.Application
+	onQuit   func()
+	Keys     int    // keys handled so far
+	afterKey func() // tests: told when a key has been handled
 }
 
 // NewPane builds a pane that sends through s.
