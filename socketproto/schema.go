@@ -59,12 +59,19 @@ func ToolSchema(tool string) json.RawMessage {
 		optionsDesc = fmt.Sprintf("The choices, at most %d. Omit or leave empty for a free-text question.", maxO)
 		multiDesc = "Optional, default false. true if the user may pick several options."
 	}
+	// An empty header is "no header" in the flexible profile, so only the
+	// strict one sets minLength.
+	header := obj{{"type", "string"}}
+	if strict {
+		header = append(header, kv{"minLength", 1})
+	}
+	header = append(header, kv{"maxLength", maxHeader}, kv{"description", headerDesc})
 	questionProps := obj{
 		{"question", obj{
 			{"type", "string"}, {"minLength", 1}, {"maxLength", MaxQuestionChars},
 			{"description", "The full question, ending with a question mark; unique within the call. Give the context the user needs to decide."},
 		}},
-		{"header", obj{{"type", "string"}, {"minLength", 1}, {"maxLength", maxHeader}, {"description", headerDesc}}},
+		{"header", header},
 		{"multiSelect", obj{{"type", "boolean"}, {"description", multiDesc}}},
 	}
 	opts := obj{{"type", "array"}}

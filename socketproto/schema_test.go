@@ -156,6 +156,7 @@ func TestToolSchemaAgreesWithValidateRequest(t *testing.T) {
 		{ToolAskUser, `{"questions":[` + q(optsN(65)) + `]}`},
 		{ToolAskUser, `{"questions":[` + q(`"header":"`+strings.Repeat("h", 40)+`"`) + `]}`},
 		{ToolAskUser, `{"questions":[` + q(`"header":"`+strings.Repeat("h", 41)+`"`) + `]}`},
+		{ToolAskUser, `{"questions":[` + q(`"header":""`) + `]}`},
 		{ToolAskUser, `{"questions":[{"question":"` + strings.Repeat("é", 1000) + `"}]}`},
 		{ToolAskUser, `{"questions":[{"question":"` + strings.Repeat("é", 1001) + `"}]}`},
 		{ToolAskUser, `{"questions":[{"question":""}]}`},
