@@ -192,11 +192,8 @@ func element(q Question, v any) (idx int, text string, err error) {
 		}
 		if len(q.Options) > 0 {
 			if n, ok := digits(x); ok {
-				if i, err := optionNumber(q, n, strings.TrimSpace(x)); err != nil {
-					return -1, "", err
-				} else {
-					return i, "", nil
-				}
+				i, err := optionNumber(q, n, strings.TrimSpace(x))
+				return i, "", err
 			}
 		}
 		return -1, x, nil
