@@ -89,7 +89,7 @@ func (p *Pane) Draw(screen tcell.Screen) {
 		p.drawTabs(screen, r, x+1, top, w-2)
 		top++
 	}
-	if top < bottom && len(r.Qs) > 1 {
+	if len(r.Qs) > 1 && bottom-top > 12 {
 		top++ // a blank line under the tab bar, when there is room
 	}
 	if r.Sending {
@@ -98,6 +98,10 @@ func (p *Pane) Draw(screen tcell.Screen) {
 	}
 	if r.OnSubmit() {
 		p.drawSubmit(screen, r, x+1, top, w-2, bottom)
+		return
+	}
+	if r.Current() == nil { // a request without questions: nothing to answer, only to cancel
+		put(screen, x+1, top, w-2, seg{"This request has no questions; Esc declines it.", ""})
 		return
 	}
 	p.drawQuestion(screen, r, r.Current(), x+1, top, w-2, bottom)
@@ -224,7 +228,7 @@ func (p *Pane) hints() string {
 	case r.Sending:
 		return "[ ] other request • q quit"
 	case p.mode == modeText:
-		h := "Enter submit • Ctrl-E editor • Esc "
+		h := "Enter submit • Ctrl-E editor • Alt-N note • Esc "
 		if s := r.Current(); s != nil && s.HasOptions() {
 			h += "back"
 		} else {
@@ -241,6 +245,9 @@ func (p *Pane) hints() string {
 		return "Enter submit • Tab/←→ switch • Esc cancel • [ ] request • q quit"
 	}
 	s := r.Current()
+	if s == nil {
+		return "Esc decline • q quit"
+	}
 	var h []string
 	if len(r.Qs) > 1 {
 		h = append(h, "Tab/←→ switch")
@@ -252,6 +259,9 @@ func (p *Pane) hints() string {
 		h = append(h, "1-9 choose")
 	}
 	h = append(h, "Esc cancel")
+	if s == nil {
+		return strings.Join(append(h, "q quit"), " • ")
+	}
 	if p.scrollable {
 		h = append(h, "PgUp/PgDn scroll")
 	}
@@ -318,7 +328,14 @@ func (p *Pane) drawTabs(screen tcell.Screen, r *Req, x, y, w int) {
 		segs = append(segs, seg{labels[i], style}, seg{"  ", ""})
 	}
 	segs[len(segs)-1] = seg{" →", ""}
+	total := 0
+	for _, sg := range segs {
+		total += width(sg.text)
+	}
 	put(screen, x, y, w, segs...)
+	if total > w && w > 1 {
+		put(screen, x+w-1, y, 1, seg{"…", ""}) // more tabs on the right
+	}
 }
 
 func (p *Pane) drawSubmit(screen tcell.Screen, r *Req, x, y, w, bottom int) {

@@ -3,6 +3,7 @@ package views
 import (
 	"encoding/json"
 	"errors"
+	"github.com/gdamore/tcell/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -310,5 +311,29 @@ func TestDiscardPromptDropsWhenRequestLeaves(t *testing.T) {
 		if c, ok := m.(socketproto.Cancel); ok {
 			t.Fatalf("sent %v", c)
 		}
+	}
+}
+
+func TestNoteOnFreeTextWithAltN(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", nameQuestion())))
+	h.Press("svc")
+	h.Key(tcell.KeyRune, 'n', tcell.ModAlt)
+	h.Has("Note: ")
+	h.Press("temporary name", "<Enter>")
+	h.Has("Note: temporary name", "> svc")
+	h.Press("<Enter>")
+	if a := h.Answers("req-1")[0]; a["custom"] != "svc" || a["notes"] != "temporary name" {
+		t.Fatalf("answer %v", a)
+	}
+}
+
+func TestRequestWithoutQuestionsDoesNotCrash(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-0")))
+	h.Has("no questions")
+	h.Press("<Tab>", "1", "<Enter>", "<Space>", "/", "n", "<Esc>")
+	if c, ok := h.LastSent().(socketproto.Cancel); !ok || c.RequestID != "req-0" {
+		t.Fatalf("sent %v", h.D.Sent())
 	}
 }

@@ -105,6 +105,9 @@ func (p *Pane) listKey(ev *tcell.EventKey) {
 	}
 	s := r.Current()
 	if s == nil {
+		if ev.Key() == tcell.KeyEscape {
+			p.cancelFlow(r)
+		}
 		return
 	}
 	switch {
@@ -286,6 +289,15 @@ func (p *Pane) editKey(ev *tcell.EventKey) {
 	case tcell.KeyPgUp:
 		s.Scroll = max(0, s.Scroll-1)
 		return
+	case tcell.KeyRune:
+		if ev.Modifiers()&tcell.ModAlt != 0 && (ev.Rune() == 'n' || ev.Rune() == 'N') && p.mode == modeText {
+			// Alt-N: a note for a free-text answer, where n is just a letter.
+			p.commitEdit()
+			p.endEdit()
+			p.mode = modeList
+			p.startEdit(modeNote)
+			return
+		}
 	case tcell.KeyCtrlN, tcell.KeyCtrlP:
 		d := 1
 		if ev.Key() == tcell.KeyCtrlP {

@@ -22,12 +22,16 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 			q = append(q, wrap(Clean(s.Q.Header, false), w)...)
 		}
 		ih := min(max(len(wrap(p.input.GetText(), max(1, w-3))), 1), max(1, (bottom-y)/3))
-		if len(q)+1+ih <= bottom-y {
-			bottom = y + len(q) + 1 + ih
+		nl := 0
+		if s.Notes != "" {
+			nl = min(2, len(wrap("Note: "+Clean(s.Notes, true), w)))
+		}
+		if len(q)+1+ih+nl <= bottom-y {
+			bottom = y + len(q) + 1 + ih + nl
 		}
 	}
 	bottom = p.drawInput(screen, s, x, y, w, bottom)
-	if s.Notes != "" && p.mode != modeNote && bottom-y > 3 {
+	if s.Notes != "" && p.mode != modeNote && bottom-y > 2 {
 		lines := wrap("Note: "+Clean(s.Notes, true), w)
 		if len(lines) > 2 {
 			lines = append(lines[:1], truncate(lines[1], w-1)+"…")
@@ -119,7 +123,11 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 		if wide {
 			p.drawPreview(screen, s, pv, x+listW+2, ly, w-listW-2, bottom)
 		} else {
-			ph := min(len(pvLines)+1, max(2, (bottom-ly)/2))
+			// The list keeps room for the focused option and its neighbours.
+			ph := min(len(pvLines)+1, max(3, (bottom-ly)/2))
+			if bottom-ly < 10 {
+				ph = min(len(pvLines)+1, max(2, (bottom-ly)/3+1))
+			}
 			listBottom = bottom - ph
 			p.drawPreview(screen, s, pv, x, listBottom, w, bottom)
 		}
