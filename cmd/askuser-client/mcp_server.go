@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -201,6 +202,12 @@ func mcpErrorText(e *socketproto.Error) string {
 func (s *mcpServer) describeError(err error) string {
 	var perr *socketproto.Error
 	switch {
+	case errors.Is(err, askclient.ErrConnectionLost):
+		// Checked first: a lost connection wraps the cause (a daemon that
+		// could not be re-dialled, or no longer knew the request), but what
+		// matters to the model is that the question is gone.
+		return fmt.Sprintf("lost the connection to askuserd while waiting for the answer and could not get it back within %v (%v); "+
+			"ask again once askuserd runs ('askuserd' in a terminal, or 'askuserd serve')", askclient.ReconnectWindow, err)
 	case errors.As(err, &perr):
 		return mcpErrorText(perr)
 	case errors.Is(err, askclient.ErrUnreachable):
@@ -210,9 +217,6 @@ func (s *mcpServer) describeError(err error) string {
 			hint += " (this server does not start it: --no-autostart)"
 		}
 		return err.Error() + "; " + hint
-	case errors.Is(err, askclient.ErrConnectionLost):
-		return "lost the connection to askuserd while waiting for the answer and could not reconnect within 30 s; " +
-			"the question is lost: ask again once askuserd runs ('askuserd' in a terminal, or 'askuserd serve')"
 	}
 	return "askuser: " + err.Error()
 }

@@ -31,6 +31,13 @@ const mcpWait = 10 * time.Second // a safety net, never a measured threshold
 // mcpTestDaemon runs the daemon in-process on a socket in a fresh directory.
 func mcpTestDaemon(t *testing.T) string {
 	t.Helper()
+	sock, _ := mcpTestDaemonStoppable(t)
+	return sock
+}
+
+// mcpTestDaemonStoppable is mcpTestDaemon with a way to stop the daemon early.
+func mcpTestDaemonStoppable(t *testing.T) (string, func()) {
+	t.Helper()
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "run", "askuserd.sock")
 	cfg := config.Default()
@@ -46,17 +53,21 @@ func mcpTestDaemon(t *testing.T) string {
 			Version:         "test",
 		})
 	}()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil && !errors.Is(err, context.Canceled) {
-				t.Errorf("daemon: %v", err)
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil && !errors.Is(err, context.Canceled) {
+					t.Errorf("daemon: %v", err)
+				}
+			case <-time.After(mcpWait):
+				t.Errorf("daemon did not stop within %v", mcpWait)
 			}
-		case <-time.After(mcpWait):
-			t.Errorf("daemon did not stop within %v", mcpWait)
-		}
-	})
+		})
+	}
+	t.Cleanup(stop)
 	deadline := time.Now().Add(mcpWait)
 	for {
 		select {
@@ -66,7 +77,7 @@ func mcpTestDaemon(t *testing.T) string {
 		}
 		if c, err := socketproto.Dial(sock, 0); err == nil {
 			c.Close()
-			return sock
+			return sock, stop
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("daemon did not answer on %s within %v", sock, mcpWait)
@@ -638,5 +649,51 @@ func TestMCPAgentSlug(t *testing.T) {
 		if got := mcpAgentSlug(in); got != want {
 			t.Errorf("mcpAgentSlug(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestMCPConcurrentCallsGetTheirOwnAnswers(t *testing.T) {
+	sock := mcpTestDaemon(t)
+	watch := mcpWatch(t, sock)
+	cs := mcpSession(t, mcpTestConfig(sock), nil)
+	question := func(text string) map[string]any {
+		return map[string]any{"questions": []any{map[string]any{"question": text}}}
+	}
+	first := mcpCallAsync(context.Background(), cs, &mcp.CallToolParams{Name: "ask_user", Arguments: question("First?")})
+	a := watch("request_added").(socketproto.RequestAdded).Request
+	// Some clients send nested arguments as JSON text; it is read as what it holds.
+	second := mcpCallAsync(context.Background(), cs, &mcp.CallToolParams{Name: "ask_user",
+		Arguments: map[string]any{"questions": `[{"question": "Second?"}]`}})
+	b := watch("request_added").(socketproto.RequestAdded).Request
+	for _, p := range []socketproto.Pending{b, a} { // answered in the other order
+		mcpSendAs(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI,
+			Answers: []json.RawMessage{json.RawMessage(strconv.Quote("answer to " + p.Questions[0].Question))}})
+	}
+	for _, c := range []struct {
+		ch   <-chan mcpCallResult
+		want string
+	}{{first, "answer to First?"}, {second, "answer to Second?"}} {
+		res := mcpAwait(t, c.ch)
+		if res.IsError || !strings.Contains(mcpText(t, res, 0), c.want) {
+			t.Errorf("got %q, want it to carry %q", mcpText(t, res, 0), c.want)
+		}
+	}
+}
+
+func TestMCPDaemonGoneForGoodIsAToolError(t *testing.T) {
+	old := askclient.ReconnectWindow
+	askclient.ReconnectWindow = 200 * time.Millisecond
+	t.Cleanup(func() { askclient.ReconnectWindow = old })
+
+	sock, stopDaemon := mcpTestDaemonStoppable(t)
+	watch := mcpWatch(t, sock)
+	cs := mcpSession(t, mcpTestConfig(sock), nil)
+	ch := mcpCallAsync(context.Background(), cs, &mcp.CallToolParams{Name: "ask_user", Arguments: mcpStrictArgs()})
+	watch("request_added")
+	stopDaemon()
+	res := mcpAwait(t, ch)
+	if text := mcpText(t, res, 0); !res.IsError || !strings.Contains(text, "lost the connection to askuserd") ||
+		!strings.Contains(text, "'askuserd serve'") {
+		t.Fatalf("got isError=%v %q", res.IsError, text)
 	}
 }
