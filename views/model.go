@@ -280,7 +280,9 @@ func (m *Model) Add(p socketproto.Pending) bool {
 		return false
 	}
 	m.Reqs = append(m.Reqs, newReq(p))
-	m.sortReqs()
+	if n := len(m.Reqs); n > 1 && p.CreatedAt.Before(m.Reqs[n-2].P.CreatedAt) {
+		m.sortReqs() // rare: a request older than the newest shown
+	}
 	if m.Focused() == nil {
 		m.Focus = p.RequestID
 	}
