@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -206,8 +205,8 @@ func (s *mcpServer) describeError(err error) string {
 		// Checked first: a lost connection wraps the cause (a daemon that
 		// could not be re-dialled, or no longer knew the request), but what
 		// matters to the model is that the question is gone.
-		return fmt.Sprintf("lost the connection to askuserd while waiting for the answer and could not get it back within %v (%v); "+
-			"ask again once askuserd runs ('askuserd' in a terminal, or 'askuserd serve')", askclient.ReconnectWindow, err)
+		return "the question was lost: " + err.Error() +
+			"; ask again once askuserd runs ('askuserd' in a terminal, or 'askuserd serve')"
 	case errors.As(err, &perr):
 		return mcpErrorText(perr)
 	case errors.Is(err, askclient.ErrUnreachable):

@@ -692,7 +692,7 @@ func TestMCPDaemonGoneForGoodIsAToolError(t *testing.T) {
 	watch("request_added")
 	stopDaemon()
 	res := mcpAwait(t, ch)
-	if text := mcpText(t, res, 0); !res.IsError || !strings.Contains(text, "lost the connection to askuserd") ||
+	if text := mcpText(t, res, 0); !res.IsError || !strings.Contains(text, "the question was lost: connection to askuserd lost") ||
 		!strings.Contains(text, "'askuserd serve'") {
 		t.Fatalf("got isError=%v %q", res.IsError, text)
 	}
