@@ -65,7 +65,19 @@ func run(n int, binDir string) error {
 		inits = append(inits, i)
 		lists = append(lists, l)
 	}
+	// The floor: the same binary started and run to its exit, doing nothing.
+	var floors []time.Duration
+	for range n {
+		start := time.Now()
+		help := exec.Command(client, "--help")
+		help.Env = env
+		if err := help.Run(); err != nil {
+			return fmt.Errorf("askuser-client --help: %w", err)
+		}
+		floors = append(floors, time.Since(start))
+	}
 	fmt.Printf("askuser-client mcp, %d cold starts (spawn → result, over stdio pipes):\n", n)
+	fmt.Printf("  floor       median %s  (askuser-client --help: spawn to exit)\n", ms(median(floors)))
 	fmt.Printf("  initialize  median %s  min %s  max %s\n", ms(median(inits)), ms(slices.Min(inits)), ms(slices.Max(inits)))
 	fmt.Printf("  tools/list  median %s  min %s  max %s   (after initialize)\n", ms(median(lists)), ms(slices.Min(lists)), ms(slices.Max(lists)))
 
