@@ -1,0 +1,471 @@
+// Command daemon measures askuserd, the real binary in its own process:
+//
+//		go run ./bench/daemon [-hops 2000] [-agents 10000] [-idle 30s] [-only hop,scale,idle]
+//
+//	  - hop: the latency of one hop through the daemon — ask → request_added at
+//	    a subscriber, and answer → ask_user_response at the asker — next to a
+//	    raw JSON echo server over a Unix socket (also its own process, same
+//	    run), p50 and p99.
+//	  - scale: N agents waiting at once, each on its own connection: all
+//	    queued, all answered (each with its own answer, checked), the daemon's
+//	    RSS per waiting agent (VmRSS before and after), and the time from the
+//	    last answer to the last agent's result.
+//	  - idle: the daemon's CPU ticks (utime+stime) over a period with no client.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	echo := flag.String("echo-server", "", "internal: serve a JSON echo on this socket")
+	hops := flag.Int("hops", 2000, "round trips per latency measurement")
+	agents := flag.Int("agents", 10000, "agents waiting at once in the scale run")
+	idle := flag.Duration("idle", 30*time.Second, "how long to watch an idle daemon's CPU")
+	only := flag.String("only", "hop,scale,idle", "which measurements, comma-separated")
+	flag.Parse()
+	if *echo != "" {
+		serveEcho(*echo)
+		return
+	}
+	if err := run(*hops, *agents, *idle, *only); err != nil {
+		fmt.Fprintln(os.Stderr, "bench/daemon:", err)
+		os.Exit(1)
+	}
+}
+
+// daemonProc is a running askuserd serve on a temporary XDG tree.
+type daemonProc struct {
+	cmd  *exec.Cmd
+	sock string
+}
+
+func startDaemon(bin, root string) (*daemonProc, error) {
+	for _, d := range []string{"run", "state", "config"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o700); err != nil {
+			return nil, err
+		}
+	}
+	cmd := exec.Command(bin, "serve", "--log-level", "warn")
+	cmd.Env = append(os.Environ(),
+		"XDG_RUNTIME_DIR="+filepath.Join(root, "run"),
+		"XDG_STATE_HOME="+filepath.Join(root, "state"),
+		"XDG_CONFIG_HOME="+filepath.Join(root, "config"),
+		"ASKUSER_SOCKET=")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	d := &daemonProc{cmd: cmd, sock: filepath.Join(root, "run", "askuser", "askuserd.sock")}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if c, err := net.Dial("unix", d.sock); err == nil {
+			c.Close()
+			return d, nil
+		}
+	}
+	d.stop()
+	return nil, fmt.Errorf("askuserd did not answer on %s", d.sock)
+}
+
+func (d *daemonProc) stop() {
+	_ = d.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = d.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = d.cmd.Process.Kill()
+		<-done
+	}
+}
+
+func run(hops, agents int, idle time.Duration, only string) error {
+	root, err := os.MkdirTemp("", "au-bd-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(root)
+	bin := filepath.Join(root, "askuserd")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/askuserd")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("building askuserd (run from the module root): %w", err)
+	}
+	raiseFileLimit(agents + 100)
+	fmt.Printf("askuserd bench: %d CPUs, GOMAXPROCS default\n", numCPU())
+	for i, what := range strings.Split(only, ",") {
+		d, err := startDaemon(bin, filepath.Join(root, strconv.Itoa(i)))
+		if err != nil {
+			return err
+		}
+		switch what {
+		case "hop":
+			err = benchHop(d, root, hops)
+		case "scale":
+			err = benchScale(d, agents)
+		case "idle":
+			err = benchIdle(d, idle)
+		default:
+			err = fmt.Errorf("unknown measurement %q", what)
+		}
+		d.stop()
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	return nil
+}
+
+func raiseFileLimit(n int) {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		return
+	}
+	if lim.Cur < uint64(n) {
+		lim.Cur = min(uint64(n), lim.Max)
+		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
+	}
+}
+
+func numCPU() int {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	return strings.Count(string(b), "processor\t:")
+}
+
+// line is a client connection reading NDJSON.
+type line struct {
+	nc net.Conn
+	br *bufio.Reader
+}
+
+func dial(sock string) (*line, error) {
+	nc, err := net.Dial("unix", sock)
+	if err != nil {
+		return nil, err
+	}
+	return &line{nc: nc, br: bufio.NewReaderSize(nc, 4096)}, nil
+}
+
+func (l *line) send(s string) error { _, err := l.nc.Write([]byte(s)); return err }
+
+// next reads messages until one of type typ, returning it decoded.
+func (l *line) next(typ string) (map[string]any, error) {
+	_ = l.nc.SetReadDeadline(time.Now().Add(60 * time.Second))
+	for {
+		b, err := l.br.ReadBytes('\n')
+		if err != nil {
+			return nil, err
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			return nil, err
+		}
+		if m["type"] == typ {
+			return m, nil
+		}
+		if m["type"] == "error" {
+			return nil, fmt.Errorf("daemon error: %s", b)
+		}
+	}
+}
+
+func percentile(d []time.Duration, p float64) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[min(len(s)-1, int(float64(len(s))*p))]
+}
+
+func ask(id, question string, wait bool) string {
+	w := ""
+	if !wait {
+		w = `"wait":false,`
+	}
+	return `{"type":"ask_user_request","requestId":"` + id + `",` + w + `"questions":[{"question":"` + question +
+		`","options":[{"label":"PostgreSQL (Recommended)","description":"Battle-tested"},{"label":"SQLite"}]}]}` + "\n"
+}
+
+func benchHop(d *daemonProc, root string, n int) error {
+	// The raw echo server: the same kind of process, the same JSON lines.
+	echoSock := filepath.Join(root, "echo.sock")
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	echo := exec.Command(self, "-echo-server", echoSock)
+	echo.Stderr = os.Stderr
+	if err := echo.Start(); err != nil {
+		return err
+	}
+	defer func() { _ = echo.Process.Kill(); _ = echo.Wait() }()
+	var ec *line
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if ec, err = dial(echoSock); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("echo server: %w", err)
+		}
+	}
+	sub, err := dial(d.sock)
+	if err != nil {
+		return err
+	}
+	asker, err := dial(d.sock)
+	if err != nil {
+		return err
+	}
+	answerer, err := dial(d.sock)
+	if err != nil {
+		return err
+	}
+	if err := sub.send(`{"type":"subscribe","role":"watch"}` + "\n"); err != nil {
+		return err
+	}
+	if _, err := sub.next("snapshot"); err != nil {
+		return err
+	}
+	warm := n / 10
+	var echoD, addedD, answerD []time.Duration
+	for i := 0; i < n+warm; i++ {
+		msg := ask(fmt.Sprintf("h%d", i), "Which database should we use?", true)
+		t0 := time.Now()
+		if err := ec.send(msg); err != nil {
+			return err
+		}
+		if _, err := ec.next("ask_user_request"); err != nil {
+			return err
+		}
+		e := time.Since(t0)
+
+		t0 = time.Now()
+		if err := asker.send(msg); err != nil {
+			return err
+		}
+		if _, err := sub.next("request_added"); err != nil {
+			return err
+		}
+		a := time.Since(t0)
+		if _, err := asker.next("ask_user_queued"); err != nil {
+			return err
+		}
+
+		t0 = time.Now()
+		if err := answerer.send(`{"type":"answer","requestId":"h` + strconv.Itoa(i) + `","answers":["2"]}` + "\n"); err != nil {
+			return err
+		}
+		if _, err := asker.next("ask_user_response"); err != nil {
+			return err
+		}
+		r := time.Since(t0)
+		if _, err := answerer.next("ok"); err != nil {
+			return err
+		}
+		if i >= warm {
+			echoD, addedD, answerD = append(echoD, e), append(addedD, a), append(answerD, r)
+		}
+	}
+	p50e := percentile(echoD, 0.5)
+	fmt.Printf("hop latency over %d round trips (after %d warm-up):\n", n, warm)
+	fmt.Printf("  raw JSON echo (unix socket)        p50 %8v  p99 %8v\n", p50e, percentile(echoD, 0.99))
+	for _, row := range []struct {
+		name string
+		d    []time.Duration
+	}{{"ask → request_added at subscriber", addedD}, {"answer → ask_user_response", answerD}} {
+		p50 := percentile(row.d, 0.5)
+		fmt.Printf("  %-34s p50 %8v  p99 %8v  (p50 %.1f× echo)\n", row.name, p50, percentile(row.d, 0.99),
+			float64(p50)/float64(p50e))
+	}
+	return nil
+}
+
+// serveEcho decodes each JSON line and writes it back re-encoded: the least a
+// JSON-over-Unix-socket server can do per message.
+func serveEcho(sock string) {
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			defer c.Close()
+			br := bufio.NewReader(c)
+			for {
+				b, err := br.ReadBytes('\n')
+				if err != nil {
+					return
+				}
+				var v map[string]any
+				if json.Unmarshal(b, &v) != nil {
+					return
+				}
+				out, _ := json.Marshal(v)
+				if _, err := c.Write(append(out, '\n')); err != nil {
+					return
+				}
+			}
+		}()
+	}
+}
+
+// procStatus reads a field of /proc/PID/status in kB.
+func vmRSS(pid int) int {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmRSS:") {
+			f := strings.Fields(l)
+			kb, _ := strconv.Atoi(f[1])
+			return kb
+		}
+	}
+	return -1
+}
+
+func cpuTicks(pid int) (int, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the command name, which is in parentheses and may hold spaces.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	ut, _ := strconv.Atoi(f[11])
+	st, _ := strconv.Atoi(f[12])
+	return ut + st, nil
+}
+
+func benchScale(d *daemonProc, n int) error {
+	pid := d.cmd.Process.Pid
+	time.Sleep(500 * time.Millisecond)
+	before := vmRSS(pid)
+	conns := make([]*line, n)
+	t0 := time.Now()
+	retries := 0
+	for i := range conns {
+		c, err := dial(d.sock)
+		for errors.Is(err, syscall.EAGAIN) && retries < 100000 {
+			// The listen backlog is full: the daemon is busy accepting.
+			retries++
+			time.Sleep(time.Millisecond)
+			c, err = dial(d.sock)
+		}
+		if err != nil {
+			return fmt.Errorf("agent %d: %w", i, err)
+		}
+		conns[i] = c
+		if err := c.send(ask(fmt.Sprintf("a%d", i), fmt.Sprintf("Question for agent %d?", i), true)); err != nil {
+			return err
+		}
+	}
+	for i, c := range conns {
+		m, err := c.next("ask_user_queued")
+		if err != nil {
+			return fmt.Errorf("agent %d: %w", i, err)
+		}
+		if m["requestId"] != fmt.Sprintf("a%d", i) {
+			return fmt.Errorf("agent %d queued as %v", i, m["requestId"])
+		}
+	}
+	queued := time.Since(t0)
+	// Let the pending file's writer and the GC settle before reading RSS.
+	time.Sleep(2 * time.Second)
+	after := vmRSS(pid)
+	fmt.Printf("scale: %d agents waiting at once, each on its own connection\n", n)
+	fmt.Printf("  all queued in %v (%d connects retried on a full listen backlog)\n", queued.Round(time.Millisecond), retries)
+	fmt.Printf("  daemon VmRSS %d KiB idle → %d KiB with %d waiting: %.1f KiB per waiting agent\n",
+		before, after, n, float64(after-before)/float64(n))
+
+	// Each agent reads its own result concurrently.
+	type got struct {
+		i   int
+		err error
+		at  time.Time
+	}
+	results := make(chan got, n)
+	for i, c := range conns {
+		go func() {
+			m, err := c.next("ask_user_response")
+			if err == nil {
+				want := "Answer for agent " + strconv.Itoa(i)
+				if a := fmt.Sprint(m["answersByQuestion"].(map[string]any)[fmt.Sprintf("Question for agent %d?", i)]); a != want {
+					err = fmt.Errorf("agent %d got %q, want %q", i, a, want)
+				}
+			}
+			results <- got{i, err, time.Now()}
+		}()
+	}
+	answerer, err := dial(d.sock)
+	if err != nil {
+		return err
+	}
+	oks := make(chan error, 1)
+	go func() {
+		for i := 0; i < n; i++ {
+			if _, err := answerer.next("ok"); err != nil {
+				oks <- err
+				return
+			}
+		}
+		oks <- nil
+	}()
+	w := bufio.NewWriterSize(answerer.nc, 1<<16)
+	tAnswer := time.Now()
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(w, `{"type":"answer","requestId":"a%d","answers":["Answer for agent %d"],"via":"cli"}`+"\n", i, i)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	lastSent := time.Now()
+	var last time.Time
+	for i := 0; i < n; i++ {
+		g := <-results
+		if g.err != nil {
+			return g.err
+		}
+		if g.at.After(last) {
+			last = g.at
+		}
+	}
+	if err := <-oks; err != nil {
+		return err
+	}
+	fmt.Printf("  all %d answered correctly: answers written in %v; last answer written → last agent's result %v; first answer → last result %v\n",
+		n, lastSent.Sub(tAnswer).Round(time.Millisecond), last.Sub(lastSent).Round(time.Millisecond), last.Sub(tAnswer).Round(time.Millisecond))
+	for _, c := range conns {
+		c.nc.Close()
+	}
+	return nil
+}
+
+func benchIdle(d *daemonProc, period time.Duration) error {
+	pid := d.cmd.Process.Pid
+	time.Sleep(time.Second) // start-up work done
+	t0, err := cpuTicks(pid)
+	if err != nil {
+		return err
+	}
+	time.Sleep(period)
+	t1, err := cpuTicks(pid)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("idle: %d CPU ticks (utime+stime, 1 tick = 10 ms) in %v with no client\n", t1-t0, period)
+	return nil
+}
