@@ -104,10 +104,13 @@ func (s *mcpServer) handler(tool string, schema json.RawMessage) mcp.ToolHandler
 		resp, err := askclient.Ask(ctx, s.cfg.Client, ask, prog.queued)
 		prog.stop()
 		if err != nil {
+			if s.base.Err() != nil {
+				// The process was told to stop; the client may still read.
+				return mcpToolError("askuser-client mcp was stopped while waiting; the question was withdrawn"), nil
+			}
 			if ctx.Err() != nil {
-				// The MCP client cancelled the call (or went away, or the
-				// process is stopping): Ask has withdrawn the request, and
-				// nobody reads a result.
+				// The MCP client cancelled the call or went away: Ask has
+				// withdrawn the request, and nobody reads a result.
 				return nil, ctx.Err()
 			}
 			return mcpToolError(s.describeError(err)), nil

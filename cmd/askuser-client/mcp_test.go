@@ -634,7 +634,9 @@ func TestMCPServerStopWithdrawsCallsInFlight(t *testing.T) {
 	case <-time.After(mcpWait):
 		t.Fatal("server did not stop")
 	}
-	<-ch
+	if r := <-ch; r.err == nil && (!r.res.IsError || !strings.Contains(mcpText(t, r.res, 0), "withdrawn")) {
+		t.Errorf("the call ended with %#v", r.res)
+	}
 }
 
 func TestMCPAgentSlug(t *testing.T) {
