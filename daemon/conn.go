@@ -16,9 +16,10 @@ type conn struct {
 	nc  *net.UnixConn
 	out *outbox
 
-	role   string              // subscriber role; "" when not subscribed
-	asking map[string]*request // requests this connection waits for
-	gone   bool                // disconnected; nothing more is sent
+	role       string              // subscriber role; "" when not subscribed
+	asking     map[string]*request // requests this connection waits for
+	gone       bool                // disconnected; nothing more is sent
+	halfClosed bool                // the client has sent all it will send
 }
 
 // send encodes msg and queues it; a backlog past the bound disconnects the
@@ -88,6 +89,7 @@ func (d *server) serveConn(c *conn) {
 				max := d.limits.MaxMessageBytes
 				d.q.post(func(s *state) { s.tooLarge(c, max) })
 			case errors.Is(err, io.EOF):
+				d.q.post(func(s *state) { s.halfClosed(c) })
 				waitHangup(c.nc)
 				d.q.post(func(s *state) { s.disconnected(c) })
 			case errors.Is(err, io.ErrUnexpectedEOF),
@@ -117,6 +119,24 @@ func (s *state) tooLarge(c *conn, max int) {
 	line, _ := socketproto.Encode(e)
 	c.out.closeAfter(line)
 	s.disconnected(c)
+}
+
+// halfClosed notes that the client shut down its writing side (`ncat -U`,
+// `nc -N` after one line). It still reads: it is closed once it has nothing
+// more to receive, so that such a client exits after its answer.
+func (s *state) halfClosed(c *conn) {
+	if c.gone {
+		return
+	}
+	c.halfClosed = true
+	s.closeIfDone(c)
+}
+
+// closeIfDone closes a half-closed connection that waits for nothing.
+func (s *state) closeIfDone(c *conn) {
+	if c.halfClosed && !c.gone && len(c.asking) == 0 && c.role == "" {
+		s.disconnected(c)
+	}
 }
 
 // disconnected forgets a connection: its subscriptions end and the requests

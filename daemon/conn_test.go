@@ -182,3 +182,30 @@ func TestFailingNotifyCommandIsNotFatal(t *testing.T) {
 	b.expect("ok")
 	a.expect("ask_user_response answered=true")
 }
+
+// A client that shuts down its writing side after its line (ncat -U, nc -N)
+// gets its replies and then the end of the connection, so it can exit.
+func TestHalfClosedClientIsClosedWhenDone(t *testing.T) {
+	sock := testDaemon(t, nil)
+	st := dialRaw(t, sock)
+	st.send(`{"type":"status"}` + "\n")
+	_ = st.nc.CloseWrite()
+	st.expect("status")
+	if m, err := st.tryRecv(10 * time.Second); err != io.EOF {
+		t.Fatalf("status client: %v %v, want the end", m, err)
+	}
+
+	a := dialRaw(t, sock)
+	a.send(ask1)
+	_ = a.nc.CloseWrite()
+	a.expect("ask_user_queued")
+	b := dialRaw(t, sock)
+	b.send(`{"type":"list"}` + "\n")
+	b.expect("list pending.0.status=waiting") // half-closed is not gone
+	b.send(answer1)
+	b.expect("ok")
+	a.expect("ask_user_response answered=true")
+	if m, err := a.tryRecv(10 * time.Second); err != io.EOF {
+		t.Fatalf("asker: %v %v, want the end", m, err)
+	}
+}

@@ -121,6 +121,7 @@ func (s *state) resolve(r *request, outcome, via string, resp *socketproto.Respo
 		if resp != nil {
 			s.send(c, *resp)
 		}
+		s.closeIfDone(c)
 	}
 	r.waiters = nil
 	s.retain(&result{id: id, outcome: outcome, via: via, resp: resp})
