@@ -527,3 +527,53 @@ func TestDaemonSlowSubscriberDisconnected(t *testing.T) {
 		t.Errorf("the daemon did not log the disconnect:\n%s", e.DaemonLog())
 	}
 }
+
+// TestDaemonNetcatClient is SPEC §4's smallest client: one line into
+// `nc -N -U`, then lines out until the answer, and nc exits by itself.
+func TestDaemonNetcatClient(t *testing.T) {
+	nc, err := exec.LookPath("nc")
+	if err != nil {
+		t.Skip("nc not installed")
+	}
+	if out, _ := exec.Command(nc, "-h").CombinedOutput(); !strings.Contains(string(out), "OpenBSD") {
+		t.Skip("needs OpenBSD netcat (-N, -U)")
+	}
+	e := NewEnv(t)
+	e.StartDaemon()
+	w := dmDial(t, e)
+	w.send(`{"type":"subscribe","role":"watch"}` + "\n")
+	w.expect("snapshot")
+
+	cmd := exec.Command(nc, "-N", "-U", e.Socket)
+	cmd.Stdin = strings.NewReader(dmAsk("nc1", ""))
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	w.expect("request_added request.requestId=nc1")
+	b := dmDial(t, e)
+	b.send(dmAnswer("nc1", "1"))
+	b.expect("ok")
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("nc: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("nc did not exit after the answer")
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"ask_user_queued"`) ||
+		!strings.Contains(lines[1], `"ask_user_response"`) || !strings.Contains(lines[1], `"PostgreSQL"`) {
+		t.Errorf("nc printed:\n%s", out.String())
+	}
+}
