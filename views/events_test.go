@@ -262,6 +262,7 @@ func TestEditor(t *testing.T) {
 	if got != "typed from the editor\nsecond line" {
 		t.Fatalf("input after the editor: %q", got)
 	}
+	h.Has("> typed from the editor\n   second line") // both lines in view
 	h.Press("<Enter>")
 	if a := h.Answers("req-1")[0]; a["custom"] != "typed from the editor\nsecond line" {
 		t.Fatalf("answer %v", a)

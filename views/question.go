@@ -21,7 +21,7 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 		if len(r.Qs) == 1 && s.Q.Header != "" {
 			q = append(q, wrap(Clean(s.Q.Header, false), w)...)
 		}
-		ih := min(max(len(wrap(p.input.GetText(), max(1, w-3))), 1), max(1, (bottom-y)/3))
+		ih := p.inputHeight(w, bottom-y)
 		nl := 0
 		if s.Notes != "" {
 			nl = min(2, len(wrap("Note: "+Clean(s.Notes, true), w)))
@@ -29,8 +29,10 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 		if len(q)+1+ih+nl <= bottom-y {
 			bottom = y + len(q) + 1 + ih + nl
 		}
+		bottom = p.drawInput(screen, s, x, y, w, bottom, ih)
+	} else {
+		bottom = p.drawInput(screen, s, x, y, w, bottom, p.inputHeight(w, bottom-y))
 	}
-	bottom = p.drawInput(screen, s, x, y, w, bottom)
 	if s.Notes != "" && p.mode != modeNote && bottom-y > 2 {
 		lines := wrap("Note: "+Clean(s.Notes, true), w)
 		if len(lines) > 2 {
@@ -287,7 +289,22 @@ func (p *Pane) drawPreview(screen tcell.Screen, s *QState, pv string, x, y, w, b
 
 // drawInput draws the text input (answer, note or filter) at the bottom of
 // the question area and returns the new bottom of what is above it.
-func (p *Pane) drawInput(screen tcell.Screen, s *QState, x, y, w, bottom int) int {
+// inputHeight is the rows the text input gets: its wrapped text, at most a
+// third of the space (it scrolls inside beyond that).
+func (p *Pane) inputHeight(w, space int) int {
+	lines := len(wrap(p.input.GetText(), max(1, w-p.inputLabelWidth()-1)))
+	return min(max(lines, 1), max(1, space/3))
+}
+
+func (p *Pane) inputLabelWidth() int {
+	switch p.mode {
+	case modeNote:
+		return width("Note: ")
+	}
+	return 2
+}
+
+func (p *Pane) drawInput(screen tcell.Screen, s *QState, x, y, w, bottom, ih int) int {
 	if p.editQ != s || (p.mode != modeText && p.mode != modeNote && p.mode != modeFilter && p.mode != modeLong) {
 		return bottom
 	}
@@ -299,8 +316,6 @@ func (p *Pane) drawInput(screen tcell.Screen, s *QState, x, y, w, bottom int) in
 		label = "/ "
 	}
 	lw := width(label)
-	lines := len(wrap(p.input.GetText(), max(1, w-lw-1)))
-	ih := min(max(lines, 1), max(1, (bottom-y)/3))
 	iy := bottom - ih
 	if iy < y {
 		return bottom
