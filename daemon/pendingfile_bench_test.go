@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,14 +19,14 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
-// benchDaemon runs a daemon in-process on a temporary socket and state dir.
-func benchDaemon(b *testing.B) (sock, pending string) {
+// benchDaemon runs a daemon in-process on a temporary socket and state dir;
+// stop ends it and removes the directory.
+func benchDaemon(b *testing.B) (sock, pending string, stop func()) {
 	b.Helper()
 	dir, err := os.MkdirTemp("", "aub-")
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { os.RemoveAll(dir) })
 	sock = filepath.Join(dir, "run", "askuserd.sock")
 	pending = filepath.Join(dir, "state", "pending-questions.json")
 	ready := make(chan struct{})
@@ -40,8 +41,16 @@ func benchDaemon(b *testing.B) (sock, pending string) {
 	case err := <-done:
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { cancel(); <-done })
-	return sock, pending
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			<-done
+			os.RemoveAll(dir)
+		})
+	}
+	b.Cleanup(stop)
+	return sock, pending, stop
 }
 
 // waitListed polls the pending file until it lists exactly ids.
@@ -74,7 +83,8 @@ func waitListed(b *testing.B, path string, ids ...string) *pendingfile.File {
 func BenchmarkPendingFileSave(b *testing.B) {
 	for _, mode := range []string{"rename", "in-place"} {
 		b.Run(mode, func(b *testing.B) {
-			sock, path := benchDaemon(b)
+			sock, path, stop := benchDaemon(b)
+			defer stop()
 			c, err := socketproto.Dial(sock, 0)
 			if err != nil {
 				b.Fatal(err)
@@ -143,7 +153,7 @@ func save(b *testing.B, path string, data []byte, mode string) time.Time {
 func BenchmarkPendingFileBurst(b *testing.B) {
 	const n = 10000
 	for range b.N {
-		sock, path := benchDaemon(b)
+		sock, path, stop := benchDaemon(b)
 		waitListed(b, path) // the first, empty file
 		w, err := fsnotify.NewWatcher()
 		if err != nil {
@@ -208,5 +218,6 @@ func BenchmarkPendingFileBurst(b *testing.B) {
 		b.ReportMetric(float64(info.Size())/(1<<20), "file-MiB")
 		w.Close()
 		c.Close()
+		stop()
 	}
 }
