@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -323,5 +324,34 @@ func TestAgentFromEnv(t *testing.T) {
 		if got := AgentFromEnv(); got != c.want {
 			t.Errorf("env %q %q %q: got %+v, want %+v", c.id, c.parent, c.sub, got, c.want)
 		}
+	}
+}
+
+// A daemon that keeps failing is started a bounded number of times and its
+// failure reported, rather than respawned until the deadline.
+func TestConnectAutostartFailingDaemon(t *testing.T) {
+	old := autostartWait
+	autostartWait = 500 * time.Millisecond
+	t.Cleanup(func() { autostartWait = old })
+	dir := t.TempDir()
+	starts := filepath.Join(dir, "starts")
+	script := filepath.Join(dir, "askuserd")
+	body := "#!/bin/sh\necho \"$@ $ASKUSER_SOCKET\" >> " + starts + "\nexit 3\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "s.sock")
+	o := Options{SocketPath: sock, Autostart: true, DaemonBinary: script, ConfigPath: "/cfg.toml"}
+	_, err := Connect(ctx10(t), o)
+	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "exit status 3") {
+		t.Fatalf("want ErrUnreachable naming the exit, got %v", err)
+	}
+	b, _ := os.ReadFile(starts)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) < 1 || len(lines) > maxStarts {
+		t.Errorf("started %d times, want 1 to %d", len(lines), maxStarts)
+	}
+	if lines[0] != "serve --config /cfg.toml "+sock {
+		t.Errorf("started as %q", lines[0])
 	}
 }

@@ -31,7 +31,11 @@ type Options struct {
 
 // How long Connect keeps trying after starting a daemon: a cold start with a
 // race-instrumented binary on a busy machine can take a few seconds.
-const autostartWait = 5 * time.Second
+var autostartWait = 5 * time.Second
+
+// maxStarts bounds how often one Connect starts askuserd: a daemon that keeps
+// exiting (a broken config) is reported, not respawned in a loop.
+const maxStarts = 4
 
 // Connect dials the daemon. When nothing answers and o.Autostart is set, it
 // starts `askuserd serve` detached from this process (its own session, stdio
@@ -53,6 +57,8 @@ func Connect(ctx context.Context, o Options) (*socketproto.Conn, error) {
 	}
 	deadline := time.Now().Add(autostartWait)
 	pause := 5 * time.Millisecond
+	starts := 1
+	var lastExit error
 	for {
 		c, err = socketproto.Dial(o.SocketPath, o.MaxMessageBytes)
 		if err == nil {
@@ -64,22 +70,32 @@ func Connect(ctx context.Context, o Options) (*socketproto.Conn, error) {
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		case lastExit = <-exited:
+			// It lost to a daemon that was still shutting down (its lock
+			// not yet released) or to one starting beside it: if nothing
+			// answers, start another rather than wait out the deadline.
+			exited = nil
+			time.Sleep(pause)
+			if c, err = socketproto.Dial(o.SocketPath, o.MaxMessageBytes); err == nil {
+				return c, nil
+			}
+			// Past maxStarts keep polling: the winner of a start-up race
+			// may still be on its way to listening.
+			if starts < maxStarts {
+				if exited, serr = startDaemon(o); serr != nil {
+					return nil, fmt.Errorf("%w on %s (%v), and starting it failed: %w", ErrUnreachable, o.SocketPath, err, serr)
+				}
+				starts++
+			}
 		case <-time.After(pause):
 		}
 		if pause < 100*time.Millisecond {
 			pause *= 2
 		}
 	}
-	// The daemon we started may have lost a start-up race to another one
-	// (that is fine, it then answers) or failed on its own: say which.
-	cause := err
-	select {
-	case xerr := <-exited:
-		if xerr != nil {
-			cause = fmt.Errorf("%v; the started askuserd exited: %v%s", err, xerr, logHint(o))
-		}
-	default:
-		cause = fmt.Errorf("%v; the started askuserd did not answer within %v%s", err, autostartWait, logHint(o))
+	cause := fmt.Errorf("%v; the started askuserd did not answer within %v%s", err, autostartWait, logHint(o))
+	if lastExit != nil && exited == nil {
+		cause = fmt.Errorf("%v; the started askuserd exited: %v%s", err, lastExit, logHint(o))
 	}
 	return nil, fmt.Errorf("%w on %s: %w", ErrUnreachable, o.SocketPath, cause)
 }
