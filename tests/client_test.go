@@ -821,3 +821,47 @@ func TestClientPendingClearAsksOnATerminal(t *testing.T) {
 		}
 	}
 }
+
+// The daemon goes away while ask waits and nobody restarts it: ask starts a
+// new one itself, resumes with wait there, and (the request being gone with
+// the old daemon) ends with exit 4.
+func TestClientReconnectAutostartsDaemon(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	w := watcher(t, e)
+	ask, out, errb := e.StartClient("", "ask", "--question", "Who restarts?")
+	nextAdded(t, w)
+	w.Close()
+	t.Cleanup(func() { stopAutostarted(t, e) })
+	e.StopDaemon()
+	if code := finish(t, ask); code != 4 {
+		t.Fatalf("exit %d, want 4; stderr: %s", code, errb)
+	}
+	if !strings.Contains(errb.String(), "reconnected") || !strings.Contains(out.String(), `"connectionLost": true`) {
+		t.Errorf("stdout %s\nstderr %s", out, errb)
+	}
+	var st socketproto.Status
+	decodeJSON(t, mustClient(t, e, "", "status", "--json"), &st)
+	if st.Socket != e.Socket {
+		t.Errorf("status of the new daemon: %+v", st)
+	}
+}
+
+// An interrupted ask withdraws its request before exiting 130.
+func TestClientInterruptedAskWithdraws(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	w := watcher(t, e)
+	ask, _, errb := e.StartClient("", "ask", "--question", "Never mind?")
+	p := nextAdded(t, w)
+	if err := ask.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	r := RecvType(t, w, "request_resolved", clientWait).(socketproto.RequestResolved)
+	if r.RequestID != p.RequestID || r.Outcome != socketproto.OutcomeWithdrawn {
+		t.Errorf("resolved %+v, want %s withdrawn", r, p.RequestID)
+	}
+	if code := finish(t, ask); code != 130 {
+		t.Errorf("exit %d, want 130; stderr: %s", code, errb)
+	}
+}
