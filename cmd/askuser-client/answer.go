@@ -17,8 +17,9 @@ const answerSynopsis = `answer ID ANSWER... [flags]
        answer ID --answers '["PostgreSQL (Recommended)", "order-processor"]'
 
 One ANSWER per question, in order: an option's label, its number, or your own
-text; for a multiSelect question, labels joined with commas. --answers takes a
-JSON list whose elements may also be lists or {"selected":[…],"custom":"…","notes":"…"}.`
+text; for a multiSelect question, labels joined with commas. Put -- before
+answers that start with "-". --answers takes a JSON list whose elements may
+also be lists or {"selected":[…],"custom":"…","notes":"…"}.`
 
 func runAnswer(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var cf connFlags
