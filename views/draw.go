@@ -1,6 +1,7 @@
 package views
 
 import (
+	"askuser/socketproto"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -55,9 +56,12 @@ func (p *Pane) Draw(screen tcell.Screen) {
 			}
 		}
 	}
-	if p.M.Notice != "" {
+	for _, notice := range []string{p.M.Notice, p.hint} {
+		if notice == "" {
+			continue
+		}
 		// Up to three lines: a notice often carries a path or an error.
-		lines := wrap(p.M.Notice, max(1, w-1))
+		lines := wrap(notice, max(1, w-1))
 		if len(lines) > 3 {
 			lines = append(lines[:2], truncate(strings.Join(lines[2:], " "), w-1))
 		}
@@ -129,8 +133,11 @@ func (p *Pane) drawTitle(screen tcell.Screen, x, y, w int) {
 		if !r.P.CreatedAt.IsZero() {
 			parts = append(parts, age(p.opt.Now().Sub(r.P.CreatedAt)))
 		}
-		if r.P.Status == "orphaned" {
+		switch r.P.Status {
+		case socketproto.StatusOrphaned:
 			parts = append(parts, "agent disconnected")
+		case socketproto.StatusParked:
+			parts = append(parts, "agent collects the answer later")
 		}
 	}
 	put(screen, x, y, w, seg{truncate(" "+strings.Join(parts, " · "), w), "[::r]"})

@@ -22,6 +22,7 @@ func (p *Pane) InputHandler() func(event *tcell.EventKey, setFocus func(p tview.
 // Key handles one key press.
 func (p *Pane) Key(ev *tcell.EventKey) {
 	p.Keys++
+	p.hint = ""
 	switch p.mode {
 	case modeLong:
 		p.longKey(ev)
@@ -358,12 +359,12 @@ func (p *Pane) finishEdit(accept bool) {
 			return
 		}
 		if strings.TrimSpace(text) == "" {
-			p.M.Notice = "Type an answer first (Esc to leave the input)."
+			p.hint = "Type an answer first (Esc to leave the input)."
 			return
 		}
 		if n := runeLen(text); n > p.opt.SoftLimit {
 			p.mode = modeLong
-			p.M.Notice = ""
+			p.hint = ""
 			return
 		}
 		p.acceptText(r, s, text)
@@ -416,7 +417,7 @@ func (p *Pane) editor() {
 	}
 	f, err := os.CreateTemp("", "askuser-answer-*.txt")
 	if err != nil {
-		p.M.Notice = "Editor: " + err.Error()
+		p.hint = "Editor: " + err.Error()
 		return
 	}
 	path := f.Name()
@@ -434,12 +435,12 @@ func (p *Pane) editor() {
 		runErr = cmd.Run()
 	})
 	if runErr != nil {
-		p.M.Notice = fmt.Sprintf("Editor %s: %v; the text is unchanged.", argv[0], runErr)
+		p.hint = fmt.Sprintf("Editor %s: %v; the text is unchanged.", argv[0], runErr)
 		return
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		p.M.Notice = "Editor: " + err.Error()
+		p.hint = "Editor: " + err.Error()
 		return
 	}
 	// Editors end files with a newline the user did not mean as part of the answer.

@@ -52,6 +52,7 @@ type Pane struct {
 	back       mode    // where a dialog returns to
 	editReq    *Req    // what the text input is editing
 	editQ      *QState // (nil when not editing)
+	hint       string  // a word about the last key (cleared by the next one)
 	discardN   int
 	discardReq *Req
 	bell       bool // ring on the next draw
@@ -300,7 +301,7 @@ func (p *Pane) submit(r *Req) {
 		if !s.Answered {
 			if len(r.Qs) > 1 {
 				p.setTab(r, i)
-				p.M.Notice = fmt.Sprintf("Question %d is not answered yet.", i+1)
+				p.hint = fmt.Sprintf("Question %d is not answered yet.", i+1)
 			}
 			return
 		}
@@ -311,14 +312,14 @@ func (p *Pane) submit(r *Req) {
 	}
 	err := p.send.Send(socketproto.AnswerRequest{RequestID: r.P.RequestID, Answers: answers, Via: socketproto.ViaPane})
 	if err != nil {
-		p.M.Notice = "Not sent (" + Clean(err.Error(), false) + "); your answers are kept: press Enter on Submit again."
+		p.hint = "Not sent (" + Clean(err.Error(), false) + "); your answers are kept: press Enter on Submit again."
 		if len(r.Qs) > 1 {
 			r.Tab = len(r.Qs)
 		}
 		return
 	}
 	r.Sending = true
-	p.M.Notice = ""
+	p.hint = ""
 	p.sync()
 }
 
@@ -341,7 +342,7 @@ func (p *Pane) cancelFlow(r *Req) {
 
 func (p *Pane) cancel(r *Req) {
 	if err := p.send.Send(socketproto.Cancel{RequestID: r.P.RequestID, Via: socketproto.ViaPane}); err != nil {
-		p.M.Notice = "Not cancelled (" + Clean(err.Error(), false) + ")."
+		p.hint = "Not cancelled (" + Clean(err.Error(), false) + ")."
 		return
 	}
 	if p.editReq == r {
