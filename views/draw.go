@@ -1,7 +1,6 @@
 package views
 
 import (
-	"askuser/socketproto"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -9,6 +8,8 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+
+	"askuser/socketproto"
 )
 
 const (
