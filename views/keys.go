@@ -327,7 +327,7 @@ func (p *Pane) editKey(ev *tcell.EventKey) {
 // finishEdit is Enter (accept) or Esc (leave) in the text input.
 func (p *Pane) finishEdit(accept bool) {
 	r, s := p.editReq, p.editQ
-	text := p.input.GetText()
+	text := CleanTyped(p.input.GetText())
 	switch p.mode {
 	case modeNote:
 		if accept {
@@ -391,7 +391,7 @@ func (p *Pane) acceptText(r *Req, s *QState, text string) {
 func (p *Pane) longKey(ev *tcell.EventKey) {
 	switch {
 	case ev.Key() == tcell.KeyEnter || isRune(ev, 'y', 'Y'):
-		p.acceptText(p.editReq, p.editQ, p.input.GetText())
+		p.acceptText(p.editReq, p.editQ, CleanTyped(p.input.GetText()))
 	case ev.Key() == tcell.KeyEscape || isRune(ev, 'n', 'N'):
 		p.mode = modeText // the text is still in the input, untouched
 	}
@@ -444,7 +444,7 @@ func (p *Pane) editor() {
 		return
 	}
 	// Editors end files with a newline the user did not mean as part of the answer.
-	text := strings.TrimRight(string(b), "\n")
+	text := strings.TrimRight(CleanTyped(string(b)), "\n")
 	p.input.SetText(text, true)
 	if p.editQ != nil {
 		p.editQ.Touched = true

@@ -84,3 +84,18 @@ func FuzzClean(f *testing.F) {
 		}
 	})
 }
+
+func TestCleanTyped(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"plain answer", "plain answer"},
+		{"line one\r\nline two\r\n", "line one\nline two\n"},
+		{"tab\there", "tab\there"},
+		{"pasted \x1b[31mred\x1b[0m", "pasted red"},
+		{"bell\a and nul\x00", "bell and nul"},
+		{"[red]kept[-]", "[red]kept[-]"},
+	} {
+		if got := CleanTyped(c.in); got != c.want {
+			t.Errorf("CleanTyped(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
