@@ -18,7 +18,7 @@ import (
 
 // testDaemon runs a daemon in-process on a temporary socket; cfg may adjust
 // the configuration. It stops when the test ends.
-func testDaemon(t *testing.T, cfg func(*config.Config)) string {
+func testDaemon(t testing.TB, cfg func(*config.Config)) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "aud-")
 	if err != nil {
@@ -60,12 +60,12 @@ func testDaemon(t *testing.T, cfg func(*config.Config)) string {
 // rawClient is a connection that sends bytes as given and reads lines as
 // generic JSON, so that tests see exactly what travels.
 type rawClient struct {
-	t  *testing.T
+	t  testing.TB
 	nc *net.UnixConn
 	br *bufio.Reader
 }
 
-func dialRaw(t *testing.T, sock string) *rawClient {
+func dialRaw(t testing.TB, sock string) *rawClient {
 	t.Helper()
 	nc, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: sock, Net: "unix"})
 	if err != nil {
@@ -170,13 +170,23 @@ func (c *rawClient) quiet() {
 }
 
 // testLogger sends the daemon's log to the test's log, shown on failure.
-func testLogger(t *testing.T) *slog.Logger {
+func testLogger(t testing.TB) *slog.Logger {
 	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
 
-type testWriter struct{ t *testing.T }
+type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
+}
+
+// until reads messages until one of type typ and returns it.
+func (c *rawClient) until(typ string) map[string]any {
+	c.t.Helper()
+	for {
+		if m := c.recv(); m["type"] == typ {
+			return m
+		}
+	}
 }
