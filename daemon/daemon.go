@@ -6,6 +6,7 @@
 package daemon
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -104,7 +105,7 @@ func Run(ctx context.Context, opts Options) error {
 	}
 
 	d.log.Info("askuserd listening", "socket", opts.SocketPath, "pendingFile", opts.PendingFilePath,
-		"version", opts.Version, "pid", os.Getpid())
+		"config", cmp.Or(opts.Config.Path, "(none, defaults)"), "version", opts.Version, "pid", os.Getpid())
 	if opts.Ready != nil {
 		opts.Ready()
 	}
@@ -147,7 +148,10 @@ func (d *server) accept(ln *net.UnixListener) {
 		}
 		delay = 0
 		if uid, err := peerUID(nc); err != nil || uid != d.uid {
-			d.refuse(nc, uid, err)
+			// Off the accept loop: a refused peer that does not read must
+			// not delay anyone else's connection.
+			d.wg.Add(1)
+			go d.refuse(nc, uid, err)
 			continue
 		}
 		d.nextID++
@@ -167,6 +171,7 @@ func (d *server) accept(ln *net.UnixListener) {
 
 // refuse turns away a connection from another user (SO_PEERCRED).
 func (d *server) refuse(nc *net.UnixConn, uid int, err error) {
+	defer d.wg.Done()
 	msg := fmt.Sprintf("askuserd serves only uid %d; this connection is from uid %d", d.uid, uid)
 	if err != nil {
 		msg = "askuserd could not check who is connecting: " + err.Error()
