@@ -375,11 +375,12 @@ func (p *Pane) drawSubmit(screen tcell.Screen, r *Req, x, y, w, bottom int) {
 	p.drawScrolled(screen, lines, &p.submitScroll, x, y, w, bottom)
 }
 
-// drawScrolled shows lines from *off, with a position line when they do not fit.
-func (p *Pane) drawScrolled(screen tcell.Screen, lines []seg, off *int, x, y, w, bottom int) {
+// drawScrolled shows lines from *off, with a position line when they do
+// not fit. It returns the row under the last one drawn.
+func (p *Pane) drawScrolled(screen tcell.Screen, lines []seg, off *int, x, y, w, bottom int) int {
 	h := bottom - y
 	if h <= 0 {
-		return
+		return y
 	}
 	if len(lines) > h {
 		h--
@@ -388,7 +389,13 @@ func (p *Pane) drawScrolled(screen tcell.Screen, lines []seg, off *int, x, y, w,
 	} else {
 		*off = 0
 	}
+	row := y
 	for i := 0; i < h && *off+i < len(lines); i++ {
 		put(screen, x, y+i, w, lines[*off+i])
+		row++
 	}
+	if len(lines) > h {
+		return bottom
+	}
+	return row
 }

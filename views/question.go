@@ -9,43 +9,53 @@ import (
 
 // drawQuestion lays out one question: its text at the top, the options
 // below (a window of at most six, scrolled to the focus), the preview beside
-// or under the list, the note, and the text input at the bottom. Whatever
+// or under the list, then the note and the text input. Whatever
 // does not fit scrolls, with a marker saying so: nothing is cut off unseen.
 func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bottom int) {
 	if w < 1 {
 		return
 	}
-	if !s.HasOptions() && p.editQ == s {
-		// Free text: the input goes right under the question when it fits.
-		q := wrap(Clean(s.Q.Question, true), w)
-		if len(r.Qs) == 1 && s.Q.Header != "" {
-			q = append(q, wrap(Clean(s.Q.Header, false), w)...)
-		}
-		ih := p.inputHeight(w, bottom-y)
-		nl := 0
-		if s.Notes != "" {
-			nl = min(2, len(wrap("Note: "+Clean(s.Notes, true), w)))
-		}
-		if len(q)+1+ih+nl <= bottom-y {
-			bottom = y + len(q) + 1 + ih + nl
-		}
-		bottom = p.drawInput(screen, s, x, y, w, bottom, ih)
-	} else {
-		bottom = p.drawInput(screen, s, x, y, w, bottom, p.inputHeight(w, bottom-y))
-	}
-	if s.Notes != "" && p.mode != modeNote && bottom-y > 2 {
-		lines := wrap("Note: "+Clean(s.Notes, true), w)
-		if len(lines) > 2 {
-			lines = append(lines[:1], truncate(lines[1], w-1)+"…")
-		}
-		bottom -= len(lines)
-		for i, l := range lines {
-			put(screen, x, bottom+i, w, seg{l, "[::i]"})
+	editing := p.editQ == s && (p.mode == modeText || p.mode == modeNote || p.mode == modeFilter || p.mode == modeLong)
+	var noteLines []string
+	if s.Notes != "" && p.mode != modeNote {
+		noteLines = wrap("Note: "+Clean(s.Notes, true), w)
+		if len(noteLines) > 2 {
+			noteLines = append(noteLines[:1], truncate(noteLines[1], w-1)+"…")
 		}
 	}
-	if bottom <= y {
-		return
+	ih := 0
+	if editing {
+		ih = p.inputHeight(w, bottom-y)
 	}
+	// What goes under the question (free text) or the list: the note, then
+	// the input. Room for them is kept at the bottom; they are drawn right
+	// under what is above them.
+	reserve := len(noteLines) + ih
+	if reserve > 0 && bottom-y-reserve > 3 {
+		reserve++ // a blank line before them
+	}
+	if bottom-y-reserve < 1 {
+		noteLines, reserve = nil, ih // too small: the input matters most
+	}
+	if bottom-y-reserve < 1 {
+		reserve = 0
+		editing = false
+	}
+	full := bottom
+	below := func(row int) {
+		if reserve > len(noteLines)+ih {
+			row++ // the blank line
+		}
+		row = min(row, full-len(noteLines)-ih)
+		for _, l := range noteLines {
+			put(screen, x, row, w, seg{l, "[::i]"})
+			row++
+		}
+		if editing {
+			p.drawInput(screen, s, x, row, w, ih)
+		}
+	}
+	bottom -= reserve
 	var q []seg
 	if len(r.Qs) == 1 && s.Q.Header != "" {
 		for _, l := range wrap(Clean(s.Q.Header, false), w) {
@@ -59,7 +69,8 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 	if !s.HasOptions() {
 		p.qOverflow = max(0, len(q)-H)
 		p.scrollable = p.qOverflow > 0
-		p.drawScrolled(screen, q, &s.Scroll, x, y, w, bottom)
+		end := p.drawScrolled(screen, q, &s.Scroll, x, y, w, bottom)
+		below(end)
 		return
 	}
 
@@ -119,11 +130,11 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 	descOff := max(0, s.Scroll-p.qOverflow)
 
 	// The preview: beside a wide list, else under it.
-	listBottom := bottom
+	listBottom, pvEnd := bottom, 0
 	if pv != "" {
 		pvLines := wrap(pv, max(1, w-2))
 		if wide {
-			p.drawPreview(screen, s, pv, x+listW+2, ly, w-listW-2, bottom)
+			pvEnd = p.drawPreview(screen, s, pv, x+listW+2, ly, w-listW-2, bottom)
 		} else {
 			// The list keeps room for the focused option and its neighbours.
 			ph := min(len(pvLines)+1, max(3, (bottom-ly)/2))
@@ -131,12 +142,13 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 				ph = min(len(pvLines)+1, max(2, (bottom-ly)/3+1))
 			}
 			listBottom = bottom - ph
-			p.drawPreview(screen, s, pv, x, listBottom, w, bottom)
+			pvEnd = p.drawPreview(screen, s, pv, x, listBottom, w, bottom)
 		}
 	}
-	descMax := p.drawList(screen, s, items, blocks, descOff, x, ly, listW, listBottom)
+	listEnd, descMax := p.drawList(screen, s, items, blocks, descOff, x, ly, listW, listBottom)
 	s.Scroll = min(s.Scroll, p.qOverflow+descMax)
 	p.scrollable = p.qOverflow+descMax > 0
+	below(max(listEnd, pvEnd))
 }
 
 // previewOf is the focused option's preview text (clean), "" when none.
@@ -198,10 +210,10 @@ func (p *Pane) itemBlock(s *QState, it, w int) []seg {
 
 // drawList draws the window of options that contains the focus, with
 // "↑ N more…" / "↓ N more…" for what is outside it.
-func (p *Pane) drawList(screen tcell.Screen, s *QState, items []int, blocks [][]seg, descOff, x, y, w, bottom int) (descMax int) {
+func (p *Pane) drawList(screen tcell.Screen, s *QState, items []int, blocks [][]seg, descOff, x, y, w, bottom int) (end, descMax int) {
 	H := bottom - y
 	if H <= 0 {
-		return 0
+		return y, 0
 	}
 	n := len(items)
 	ci := max(indexOf(items, s.Cursor), 0)
@@ -231,20 +243,20 @@ func (p *Pane) drawList(screen tcell.Screen, s *QState, items []int, blocks [][]
 	for ci >= fit(s.WinTop) {
 		s.WinTop++
 	}
-	end := fit(s.WinTop)
+	last := fit(s.WinTop)
 	row := y
 	if s.WinTop > 0 {
 		put(screen, x, row, w, seg{fmt.Sprintf("  ↑ %d more…", s.WinTop), "[::d]"})
 		row++
 	}
-	last := bottom
-	if end < n {
-		last--
+	stop := bottom
+	if last < n {
+		stop--
 	}
-	for k := s.WinTop; k < end && row < last; k++ {
+	for k := s.WinTop; k < last && row < stop; k++ {
 		lines := blocks[k]
-		if len(lines) > last-row { // only the focused item can be this tall
-			room := last - row
+		if len(lines) > stop-row { // only the focused item can be this tall
+			room := stop - row
 			if room >= 2 {
 				descMax = len(lines) - (room - 1)
 				off := min(descOff, descMax)
@@ -254,23 +266,24 @@ func (p *Pane) drawList(screen tcell.Screen, s *QState, items []int, blocks [][]
 			}
 		}
 		for _, l := range lines {
-			if row >= last {
+			if row >= stop {
 				break
 			}
 			put(screen, x, row, w, l)
 			row++
 		}
 	}
-	if end < n {
-		put(screen, x, row, w, seg{fmt.Sprintf("  ↓ %d more…", n-end), "[::d]"})
+	if last < n {
+		put(screen, x, row, w, seg{fmt.Sprintf("  ↓ %d more…", n-last), "[::d]"})
+		row++
 	}
-	return descMax
+	return row, descMax
 }
 
 // drawPreview draws the focused option's preview in a framed panel.
-func (p *Pane) drawPreview(screen tcell.Screen, s *QState, pv string, x, y, w, bottom int) {
+func (p *Pane) drawPreview(screen tcell.Screen, s *QState, pv string, x, y, w, bottom int) (end int) {
 	if w < 3 || bottom-y < 2 {
-		return
+		return y
 	}
 	put(screen, x, y, w, seg{"─ Preview " + strings.Repeat("─", max(0, w-10)), "[::d]"})
 	lines := wrap(pv, w)
@@ -282,13 +295,17 @@ func (p *Pane) drawPreview(screen tcell.Screen, s *QState, pv string, x, y, w, b
 	} else {
 		s.PrevTop = 0
 	}
+	end = y + 1
 	for i := 0; i < h && s.PrevTop+i < len(lines); i++ {
 		put(screen, x, y+1+i, w, seg{lines[s.PrevTop+i], ""})
+		end++
 	}
+	if len(lines) > h {
+		end = bottom
+	}
+	return end
 }
 
-// drawInput draws the text input (answer, note or filter) at the bottom of
-// the question area and returns the new bottom of what is above it.
 // inputHeight is the rows the text input gets: its wrapped text, at most a
 // third of the space (it scrolls inside beyond that).
 func (p *Pane) inputHeight(w, space int) int {
@@ -297,17 +314,14 @@ func (p *Pane) inputHeight(w, space int) int {
 }
 
 func (p *Pane) inputLabelWidth() int {
-	switch p.mode {
-	case modeNote:
+	if p.mode == modeNote {
 		return width("Note: ")
 	}
 	return 2
 }
 
-func (p *Pane) drawInput(screen tcell.Screen, s *QState, x, y, w, bottom, ih int) int {
-	if p.editQ != s || (p.mode != modeText && p.mode != modeNote && p.mode != modeFilter && p.mode != modeLong) {
-		return bottom
-	}
+// drawInput draws the text input (answer, note or filter) ih rows tall at row y.
+func (p *Pane) drawInput(screen tcell.Screen, s *QState, x, y, w, ih int) {
 	label := "> "
 	switch p.mode {
 	case modeNote:
@@ -316,20 +330,12 @@ func (p *Pane) drawInput(screen tcell.Screen, s *QState, x, y, w, bottom, ih int
 		label = "/ "
 	}
 	lw := width(label)
-	iy := bottom - ih
-	if iy < y {
-		return bottom
-	}
-	put(screen, x, iy, w, seg{label, "[::b]"})
-	if ix, iy0, iw, ih0 := p.input.GetRect(); ix != x+lw || iy0 != iy || iw != max(1, w-lw) || ih0 != ih {
+	put(screen, x, y, w, seg{label, "[::b]"})
+	if ix, iy, iw, ih0 := p.input.GetRect(); ix != x+lw || iy != y || iw != max(1, w-lw) || ih0 != ih {
 		// After a resize, let the input scroll afresh from the top: an offset
 		// kept from a tiny size would hide text that now fits.
-		p.input.SetRect(x+lw, iy, max(1, w-lw), ih)
+		p.input.SetRect(x+lw, y, max(1, w-lw), ih)
 		p.input.SetOffset(0, 0)
 	}
 	p.input.Draw(screen)
-	if iy-y > 3 && p.M.Focused() != nil && p.editQ.HasOptions() {
-		return iy - 1
-	}
-	return iy
 }
