@@ -174,6 +174,13 @@ func (p *Pane) daemonError(e *socketproto.Error) {
 	if r != nil {
 		r.Sending = false
 	}
+	if e.RequestID == "" {
+		// An error that names no request answers the last thing sent:
+		// whatever was on its way is not, so let the user try again.
+		for _, r := range m.Reqs {
+			r.Sending = false
+		}
+	}
 	msg := Clean(e.Error(), false)
 	switch e.Code {
 	case socketproto.CodeAlreadyResolved, socketproto.CodeNotFound:
