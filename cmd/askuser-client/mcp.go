@@ -10,9 +10,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"askuser/daemon/config"
-	"askuser/socketproto/askclient"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -25,10 +22,11 @@ func init() {
 func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("askuser-client mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	socket := fs.String("socket", "", "the daemon's socket (default: ASKUSER_SOCKET, config, then $XDG_RUNTIME_DIR/askuser/askuserd.sock)")
-	configPath := fs.String("config", "", "config.toml to read (default: $XDG_CONFIG_HOME/askuser/config.toml)")
+	var cf connFlags
+	cf.register(fs, true)
+	// Here an unreachable daemon is a tool error, not an exit code.
+	fs.Lookup("no-autostart").Usage = "do not start askuserd when none answers: calls then fail with a tool error saying how to start it"
 	subagent := fs.Bool("subagent", false, "this server serves a sub-agent: refuse every call (also ASKUSER_SUBAGENT=1)")
-	noAutostart := fs.Bool("no-autostart", false, "do not start askuserd when nothing answers on the socket")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: askuser-client mcp [--socket PATH] [--config PATH] [--subagent] [--no-autostart]")
 		fmt.Fprintln(stderr, "\nAn MCP server on stdio with the tools ask_user_question (strict) and ask_user (flexible).")
@@ -50,7 +48,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// A broken config.toml is refused here rather than at the first tool
 	// call: the MCP client shows the server's stderr when it fails to start,
 	// which is where the user looks.
-	cfg, err := config.Load(*configPath)
+	conn, err := cf.resolve(true)
 	if err != nil {
 		fmt.Fprintln(stderr, "askuser-client mcp:", err)
 		return exitFailed
@@ -59,16 +57,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	// Calls in flight are withdrawn when the process is told to stop (the
 	// SDK itself cancels them only when stdin closes).
-	srv := newMCPServer(ctx, mcpConfig{
-		Client: askclient.Options{
-			SocketPath:      cfg.SocketPath(*socket),
-			MaxMessageBytes: cfg.Limits.MaxMessageBytes,
-			Autostart:       !*noAutostart,
-			ConfigPath:      *configPath,
-		},
-		Limits:   cfg.Limits,
-		Subagent: *subagent,
-	})
+	srv := newMCPServer(ctx, mcpConfig{Client: conn.opts, Limits: conn.cfg.Limits, Subagent: *subagent})
 	err = srv.Run(ctx, &mcp.IOTransport{Reader: mcpReadCloser(stdin), Writer: mcpNopWriteCloser{stdout}})
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		fmt.Fprintln(stderr, "askuser-client mcp:", err)
