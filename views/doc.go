@@ -8,7 +8,9 @@
 // know the daemon's insides: it imports socketproto, never daemon.
 //
 // Layout of the package: model.go holds the requests and each question's
-// in-progress answer (no tview); pane.go and draw.go render them; keys.go
-// turns key presses into model changes and messages; conn.go carries daemon
-// events into the app; sanitize.go makes agent text safe to show.
+// in-progress answer (no tview); pane.go applies daemon events and user
+// actions to it; draw.go and question.go render it; keys.go turns key
+// presses into actions; link.go is the daemon connection (reconnecting);
+// app.go runs it all in a tview application; sanitize.go makes agent text
+// safe to show; demo.go opens the pane on fixtures, without a daemon.
 package views

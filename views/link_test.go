@@ -1,0 +1,102 @@
+package views
+
+import (
+	"net"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"askuser/socketproto"
+)
+
+// TestLinkSubscribesAndReconnects runs a Link against a minimal daemon on a
+// real socket: it must subscribe as a pane, pass events on, report a lost
+// connection, dial again, and refuse to send while disconnected.
+func TestLinkSubscribesAndReconnects(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "d.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	conns := make(chan net.Conn, 4)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns <- c
+		}
+	}()
+	link := &Link{Socket: sock}
+	got := make(chan socketproto.Message, 16)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() { link.Run(stop, func(m socketproto.Message) { got <- m }); close(done) }()
+	defer func() {
+		close(stop)
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("Link.Run did not stop")
+		}
+	}()
+
+	next := func() socketproto.Message {
+		t.Helper()
+		select {
+		case m := <-got:
+			return m
+		case <-time.After(10 * time.Second):
+			t.Fatal("no message from the link within 10s")
+			return nil
+		}
+	}
+	serve := func() (net.Conn, *socketproto.LineReader) {
+		t.Helper()
+		var c net.Conn
+		select {
+		case c = <-conns:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the link did not dial within 10s")
+		}
+		r := socketproto.NewLineReader(c, 0)
+		line, err := r.ReadLine()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, perr := socketproto.DecodeFromClient(line)
+		if perr != nil || m.(socketproto.Subscribe).Role != socketproto.RolePane {
+			t.Fatalf("first message %s (%v), want subscribe as pane", line, perr)
+		}
+		b, _ := socketproto.Encode(socketproto.Snapshot{State: socketproto.StateIdle, Pending: []socketproto.Pending{}})
+		if _, err := c.Write(b); err != nil {
+			t.Fatal(err)
+		}
+		return c, r
+	}
+
+	c, r := serve()
+	if _, ok := next().(socketproto.Snapshot); !ok {
+		t.Fatal("the snapshot was not passed on")
+	}
+	if err := link.Send(socketproto.Cancel{RequestID: "r1", Via: socketproto.ViaPane}); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := r.ReadLine(); err != nil || string(line) != `{"type":"cancel","requestId":"r1","via":"pane"}` {
+		t.Fatalf("daemon read %s, %v", line, err)
+	}
+	c.Close()
+	if _, ok := next().(connLost); !ok {
+		t.Fatal("a dropped connection was not reported")
+	}
+	if err := link.Send(socketproto.Cancel{RequestID: "r1"}); err == nil {
+		t.Fatal("Send while disconnected did not fail")
+	}
+	c2, _ := serve() // the link dials again by itself
+	defer c2.Close()
+	if _, ok := next().(socketproto.Snapshot); !ok {
+		t.Fatal("no snapshot after reconnecting")
+	}
+}
