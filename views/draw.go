@@ -138,10 +138,19 @@ func (p *Pane) drawTitle(screen tcell.Screen, x, y, w int) {
 		case socketproto.StatusOrphaned:
 			parts = append(parts, "agent disconnected")
 		case socketproto.StatusParked:
-			parts = append(parts, "agent collects the answer later")
+			parts = append(parts, "answer collected later")
 		}
 	}
-	put(screen, x, y, w, seg{truncate(" "+strings.Join(parts, " · "), w), "[::r]"})
+	title := " " + strings.Join(parts, " · ")
+	if width(title) > w && len(parts) > 1 {
+		// Narrow: "2 waiting · 1/2 · claude-main · 3m ago".
+		parts[0] = waiting(n)
+		if n > 1 {
+			parts[1] = fmt.Sprintf("%d/%d", p.M.FocusIndex()+1, n)
+		}
+		title = " " + strings.Join(parts, " · ")
+	}
+	put(screen, x, y, w, seg{truncate(title, w), "[::r]"})
 }
 
 // requestAbout is the agent's working directory and the request's metadata,

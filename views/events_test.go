@@ -338,3 +338,9 @@ func TestRequestWithoutQuestionsDoesNotCrash(t *testing.T) {
 		t.Fatalf("sent %v", h.D.Sent())
 	}
 }
+
+func TestNarrowTitleKeepsAgentAndAge(t *testing.T) {
+	h := newH(t, 40, 12)
+	h.Event(snap(pending("req-1", dbQuestion()), pending("req-2", dbQuestion())))
+	h.Has(" 2 waiting · 1/2 · claude-main · 3m ago")
+}
