@@ -242,7 +242,7 @@ func TestTinyAndHugeAndResize(t *testing.T) {
 func TestFortyByTwelveShowsEverything(t *testing.T) {
 	h := newH(t, 40, 12)
 	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion())))
-	h.Has("askuser — 1 waiting", "Database", "Which database should we use?", "1. PostgreSQL", "Battle-tested")
+	h.Has(" 1 waiting · claude-main · 3m ago", "Database", "Which database should we use?", "1. PostgreSQL", "Battle-tested")
 	h.Press("<End>")
 	h.Has("> 4. Other (type your answer)")
 }
