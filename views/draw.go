@@ -21,9 +21,7 @@ const (
 // it corrects (WinTop, PrevTop, Scroll) are clamps, not decisions.
 func (p *Pane) Draw(screen tcell.Screen) {
 	x, y, w, h := p.GetRect()
-	for row := y; row < y+h; row++ {
-		fill(screen, x, row, w, tcell.StyleDefault)
-	}
+	// No clearing here: the app clears the screen before every draw.
 	if p.bell {
 		p.bell = false
 		p.Bells++
