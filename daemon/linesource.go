@@ -59,8 +59,9 @@ func (ls *lineSource) next() ([]byte, error) {
 			}
 			return line, nil
 		}
-		// A partial line may still end in the '\r' of a CRLF.
-		if len(ls.pend) > ls.max+1 {
+		// A partial line may still end in the '\r' of a CRLF; like
+		// LineReader, give up once no line ending could make it fit.
+		if len(ls.pend) > ls.max+2 {
 			return nil, socketproto.ErrTooLarge
 		}
 		if len(ls.pend) == 0 {

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strings"
 	"testing"
 
 	"askuser/socketproto"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestLineSourceFramesLikeLineReader feeds the same bytes to lineSource and
@@ -55,29 +58,17 @@ func TestLineSourceFramesLikeLineReader(t *testing.T) {
 }
 
 // frame writes the chunks into a socket pair and describes what read makes of them.
-func frame(t *testing.T, writes []string, reader func(*net.UnixConn) func() ([]byte, error)) string {
+func frame(t testing.TB, writes []string, reader func(*net.UnixConn) func() ([]byte, error)) string {
 	t.Helper()
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: t.TempDir() + "/s", Net: "unix"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
+	w, r := socketPair(t)
+	defer r.Close()
 	go func() {
-		c, err := net.Dial("unix", ln.Addr().String())
-		if err != nil {
-			return
+		for _, b := range writes {
+			_, _ = w.Write([]byte(b))
 		}
-		for _, w := range writes {
-			_, _ = c.Write([]byte(w))
-		}
-		c.Close()
+		w.Close()
 	}()
-	c, err := ln.AcceptUnix()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	read := reader(c)
+	read := reader(r)
 	var out []string
 	for {
 		line, err := read()
@@ -93,4 +84,54 @@ func frame(t *testing.T, writes []string, reader func(*net.UnixConn) func() ([]b
 		}
 		out = append(out, fmt.Sprintf("%q", line))
 	}
+}
+
+// socketPair is a connected pair of Unix stream sockets.
+func socketPair(t testing.TB) (*net.UnixConn, *net.UnixConn) {
+	t.Helper()
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns [2]*net.UnixConn
+	for i, fd := range fds {
+		f := os.NewFile(uintptr(fd), "socketpair")
+		c, err := net.FileConn(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns[i] = c.(*net.UnixConn)
+	}
+	return conns[0], conns[1]
+}
+
+// FuzzLineSourceMatchesLineReader: whatever the bytes and however they are
+// split into writes, the daemon frames them as the protocol package does.
+func FuzzLineSourceMatchesLineReader(f *testing.F) {
+	f.Add([]byte("{\"a\":1}\nxx\r\n\n"), uint8(3))
+	f.Add([]byte(strings.Repeat("x", 16)+"\r\n"), uint8(1))
+	f.Add([]byte("ok\n  \r"), uint8(2))
+	f.Add([]byte(strings.Repeat("y", 40)), uint8(7))
+	f.Fuzz(func(t *testing.T, data []byte, split uint8) {
+		const max = 16
+		var writes []string
+		step := int(split%16) + 1
+		for i := 0; i < len(data); i += step {
+			writes = append(writes, string(data[i:min(i+step, len(data))]))
+		}
+		want := frame(t, writes, func(c *net.UnixConn) func() ([]byte, error) {
+			return socketproto.NewLineReader(c, max).ReadLine
+		})
+		got := frame(t, writes, func(c *net.UnixConn) func() ([]byte, error) {
+			ls, err := newLineSource(c, max)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ls.next
+		})
+		if got != want {
+			t.Errorf("writes %q\nlineSource %s\nLineReader %s", writes, got, want)
+		}
+	})
 }
