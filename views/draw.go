@@ -249,7 +249,7 @@ func (p *Pane) hints() string {
 		} else {
 			h += "cancel"
 		}
-		if len(r.Qs) > 1 && !r.Current().HasOptions() {
+		if len(r.Qs) > 1 {
 			h += " • Tab switch"
 		}
 		if len(p.M.Reqs) > 1 {

@@ -276,7 +276,7 @@ func (p *Pane) editKey(ev *tcell.EventKey) {
 		}
 		return
 	case tcell.KeyTab, tcell.KeyBacktab:
-		if p.mode == modeText && !s.HasOptions() {
+		if p.mode == modeText { // the text is kept, not accepted
 			d := 1
 			if ev.Key() == tcell.KeyBacktab {
 				d = -1
