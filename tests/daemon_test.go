@@ -263,8 +263,7 @@ func TestDaemonAskAnswerCancel(t *testing.T) {
 
 func TestDaemonParkedAndOrphaned(t *testing.T) {
 	e := NewEnv(t)
-	e.WriteConfig("[daemon]\norphan_grace = \"1s\"\n")
-	e.StartDaemon()
+	e.StartDaemon() // the default orphan_grace, 10m: the wait below is in time however slow the machine
 	w := dmDial(t, e)
 	w.send(`{"type":"subscribe","role":"watch"}` + "\n")
 	w.expect("snapshot")
@@ -303,6 +302,13 @@ func TestDaemonParkedAndOrphaned(t *testing.T) {
 	w.expect("state state=idle")
 
 	// Orphaned and never taken back: withdrawn after orphan_grace.
+	e = NewEnv(t)
+	e.WriteConfig("[daemon]\norphan_grace = \"1s\"\n")
+	e.StartDaemon()
+	w = dmDial(t, e)
+	w.send(`{"type":"subscribe","role":"watch"}` + "\n")
+	w.expect("snapshot")
+	b = dmDial(t, e)
 	a3 := dmDial(t, e)
 	a3.send(dmAsk("gone", ""))
 	a3.expect("ask_user_queued")
