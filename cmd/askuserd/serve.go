@@ -58,6 +58,9 @@ func runServe(args []string) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	// After the first signal, a second one is not swallowed: it ends the
+	// process at once should shutting down ever hang.
+	go func() { <-ctx.Done(); stop() }()
 	err = daemon.Run(ctx, daemon.Options{
 		Config:          cfg,
 		SocketPath:      cfg.SocketPath(*socket),
