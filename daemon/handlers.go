@@ -81,6 +81,7 @@ func (s *state) ask(c *conn, m socketproto.AskUserRequest) {
 	}}
 	r.p.RequestID = id
 	r.p.Tool = m.ProfileTool()
+	r.owner = c
 	if m.Waits() {
 		r.p.Status = socketproto.StatusWaiting
 		r.waiters = []*conn{c}
@@ -161,7 +162,7 @@ func (s *state) cancel(c *conn, m socketproto.Cancel) {
 		s.sendErr(c, m.RequestID, e)
 		return
 	}
-	if _, asker := c.asking[m.RequestID]; asker {
+	if _, waiting := c.asking[m.RequestID]; waiting || r.owner == c {
 		// The agent takes its question back; other waiters learn it is gone.
 		for _, w := range r.waiters {
 			if w != c {
@@ -169,8 +170,6 @@ func (s *state) cancel(c *conn, m socketproto.Cancel) {
 					"request %q was withdrawn by its agent", m.RequestID))
 			}
 		}
-		r.waiters = nil
-		delete(c.asking, m.RequestID)
 		s.resolve(r, socketproto.OutcomeWithdrawn, socketproto.ViaAgent, nil)
 	} else {
 		s.cancelAsUser(r, viaOf(c, m.Via))

@@ -27,7 +27,10 @@ type request struct {
 	// waiters are the connections that receive the response: the asker, and
 	// any connection that sent "wait" for it.
 	waiters []*conn
-	elem    *list.Element // in state.order
+	// owner is the connection that asked; its cancel withdraws the request
+	// even while parked.
+	owner *conn
+	elem  *list.Element // in state.order
 	// orphanGen invalidates an orphan timer that fires after a "wait".
 	orphanGen   uint64
 	orphanTimer *time.Timer

@@ -127,6 +127,16 @@ func TestQueueScenarios(t *testing.T) {
 			{"w", "", []string{"request_resolved outcome=withdrawn via=agent", "state state=idle"}},
 			{"b", answer1, []string{"error code=already_resolved"}},
 		}},
+		{"cancel of a parked request from its own connection withdraws", nil, []step{
+			{"a", park1, []string{"ask_user_queued"}},
+			{"a", cancel1, []string{"ok requestId=r1"}},
+			{"b", wait1, []string{"error code=not_found requestId=r1"}},
+		}},
+		{"cancel of a parked request from elsewhere declines", nil, []step{
+			{"a", park1, []string{"ask_user_queued"}},
+			{"b", cancel1, []string{"ok requestId=r1"}},
+			{"b", wait1, []string{"ask_user_response cancelled=true"}},
+		}},
 		{"cancel from another connection declines", nil, []step{
 			{"w", `{"type":"subscribe"}` + "\n", []string{"snapshot"}},
 			{"a", ask1, []string{"ask_user_queued"}},

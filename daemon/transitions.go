@@ -123,7 +123,7 @@ func (s *state) resolve(r *request, outcome, via string, resp *socketproto.Respo
 		}
 		s.closeIfDone(c)
 	}
-	r.waiters = nil
+	r.waiters, r.owner = nil, nil
 	s.retain(&result{id: id, outcome: outcome, via: via, resp: resp})
 	s.broadcast(socketproto.RequestResolved{RequestID: id, Outcome: outcome, Via: via})
 	s.log.Debug("request resolved", "requestId", id, "outcome", outcome, "via", via)
