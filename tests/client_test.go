@@ -865,3 +865,30 @@ func TestClientInterruptedAskWithdraws(t *testing.T) {
 		t.Errorf("exit %d, want 130; stderr: %s", code, errb)
 	}
 }
+
+// An interrupted wait leaves the parked request for a later wait.
+func TestClientInterruptedWaitKeepsRequest(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	mustClient(t, e, "", "ask", "--no-wait", "--request-id", "keep-1", "--question", "Later?")
+	w := watcher(t, e)
+	waitCmd, _, errb := e.StartClient("", "wait", "keep-1")
+	// Once wait has taken the request over, the watcher sees it change.
+	RecvType(t, w, "request_updated", clientWait)
+	if err := waitCmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if code := finish(t, waitCmd); code != 130 {
+		t.Errorf("exit %d, want 130; stderr: %s", code, errb)
+	}
+	var pending []socketproto.Pending
+	decodeJSON(t, mustClient(t, e, "", "list", "--json"), &pending)
+	if len(pending) != 1 || pending[0].RequestID != "keep-1" {
+		t.Fatalf("after an interrupted wait: %+v", pending)
+	}
+	again, out, errb2 := e.StartClient("", "wait", "keep-1", "--format", "text")
+	mustClient(t, e, "", "answer", "keep-1", "now")
+	if code := finish(t, again); code != 0 || out.String() != "Later?: now\n" {
+		t.Errorf("second wait: exit %d, stdout %q, stderr %s", code, out, errb2)
+	}
+}

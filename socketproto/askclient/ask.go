@@ -40,14 +40,15 @@ func Ask(ctx context.Context, o Options, req socketproto.AskUserRequest, onQueue
 		req.RequestID = NewRequestID()
 	}
 	req.Wait = nil // waiting is what Ask does; Park is the other way
-	return waitFor(ctx, o, req.RequestID, req, onQueued)
+	return waitFor(ctx, o, req.RequestID, req, onQueued, true)
 }
 
-// Wait collects the result of a parked or orphaned request, with the same
-// reconnecting and cancelling behaviour as Ask (a cancelled ctx withdraws the
-// request: whoever waits on it is its asker).
+// Wait collects the result of a parked or orphaned request, reconnecting as
+// Ask does. A cancelled ctx only stops waiting: the request was parked on
+// purpose, so it is left to the daemon (orphaned, for another Wait within the
+// orphan grace) rather than withdrawn.
 func Wait(ctx context.Context, o Options, requestID string) (socketproto.Response, error) {
-	return waitFor(ctx, o, requestID, socketproto.Wait{RequestID: requestID}, nil)
+	return waitFor(ctx, o, requestID, socketproto.Wait{RequestID: requestID}, nil, false)
 }
 
 // NewRequestID makes a request id matching [A-Za-z0-9._:-]{1,128}.
@@ -103,8 +104,9 @@ func (s *session) close() {
 }
 
 // waitFor sends first and reads until the result, resuming with a wait on a
-// new connection whenever the current one breaks.
-func waitFor(ctx context.Context, o Options, id string, first socketproto.Message, onQueued func(socketproto.Queued)) (socketproto.Response, error) {
+// new connection whenever the current one breaks. withdrawOnCancel says
+// whether a cancelled ctx withdraws the request before returning.
+func waitFor(ctx context.Context, o Options, id string, first socketproto.Message, onQueued func(socketproto.Queued), withdrawOnCancel bool) (socketproto.Response, error) {
 	s, err := openSession(ctx, o)
 	if err != nil {
 		return socketproto.Response{}, err
@@ -123,7 +125,9 @@ func waitFor(ctx context.Context, o Options, id string, first socketproto.Messag
 		} else {
 			select {
 			case <-ctx.Done():
-				withdraw(s, id)
+				if withdrawOnCancel {
+					withdraw(s, id)
+				}
 				return socketproto.Response{}, ctx.Err()
 			case r = <-s.in:
 			}

@@ -355,3 +355,26 @@ func TestConnectAutostartFailingDaemon(t *testing.T) {
 		t.Errorf("started as %q", lines[0])
 	}
 }
+
+// A cancelled Wait stops waiting without withdrawing the parked request.
+func TestWaitCancelledLeavesRequest(t *testing.T) {
+	next := make(chan string, 1)
+	d := newFakeDaemon(t, func(c *serverConn) {
+		w := c.recv(t).(socketproto.Wait)
+		_ = c.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+		line, err := c.r.ReadLine()
+		if err == nil {
+			next <- "sent after wait for " + w.RequestID + ": " + string(line)
+			return
+		}
+		next <- ""
+	})
+	ctx, cancel := context.WithCancel(ctx10(t))
+	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	if _, err := Wait(ctx, d.opts(), "parked-1"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("want context.Canceled, got %v", err)
+	}
+	if got := <-next; got != "" {
+		t.Errorf("Wait withdrew: %s", got)
+	}
+}
