@@ -15,9 +15,9 @@ func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: askuser-client %s\n", synopsis)
-		var any bool
-		fs.VisitAll(func(*flag.Flag) { any = true })
-		if any {
+		hasFlags := false
+		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+		if hasFlags {
 			fmt.Fprintln(stderr, "\nflags:")
 			fs.PrintDefaults()
 		}
