@@ -342,6 +342,11 @@ func TestClientNoWaitThenWait(t *testing.T) {
 	if wout.String() != "Which database?: SQLite\n" {
 		t.Errorf("wait text output %q", wout.String())
 	}
+	// A request file that says "wait": false parks too.
+	out = mustClient(t, e, `{"requestId": "park-2", "wait": false, "questions": [{"question": "From a file?"}]}`, "ask", "-")
+	if !strings.HasPrefix(out, "park-2\n") || !strings.Contains(out, "askuser-client answer park-2 'your answer'") {
+		t.Errorf("parked from a file:\n%s", out)
+	}
 	if _, errOut, code := e.Client("", "wait", "no-such-request"); code != 1 || !strings.Contains(errOut, "no-such-request") {
 		t.Errorf("wait for an unknown id: exit %d, stderr %q", code, errOut)
 	}

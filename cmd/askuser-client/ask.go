@@ -78,7 +78,7 @@ func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, sig, stop := signalContext()
 	defer stop()
 
-	if f.noWait {
+	if f.noWait || !req.Waits() { // a request file may say "wait": false itself
 		q, err := askclient.Park(ctx, r.opts, req)
 		if err != nil {
 			return askFailure(stdout, stderr, "ask", f.format, req.RequestID, err)
@@ -264,6 +264,9 @@ func askFailure(stdout, stderr io.Writer, cmd, format, requestID string, err err
 			Summary: "The connection to askuserd was lost before the user answered."}
 		if errors.Is(err, askclient.ErrUnreachable) && !errors.Is(err, askclient.ErrConnectionLost) {
 			lost.Summary = "askuserd could not be reached; the question was not asked."
+			if cmd == "wait" {
+				lost.Summary = "askuserd could not be reached; no result was collected."
+			}
 		}
 		_ = writeResult(stdout, format, lost)
 		return code
