@@ -22,9 +22,20 @@ func Dial(socketPath string, maxBytes int) (*Conn, error) {
 	return NewConn(nc, maxBytes), nil
 }
 
-// NewConn wraps an established connection.
+// MaxDaemonLineBytes bounds what a client reads from the daemon in one line.
+// It is far above limits.max_message_bytes on purpose: that limit protects the
+// daemon from its clients, while a snapshot or list of 10,000 pending requests
+// from the (same-user, trusted) daemon can be several megabytes.
+const MaxDaemonLineBytes = 256 << 20
+
+// NewConn wraps an established connection. maxBytes is the limit the daemon
+// enforces on what we send; replies are read up to MaxDaemonLineBytes.
 func NewConn(nc net.Conn, maxBytes int) *Conn {
-	return &Conn{nc: nc, r: NewLineReader(nc, maxBytes), w: NewLineWriter(nc)}
+	readLimit := MaxDaemonLineBytes
+	if maxBytes > readLimit {
+		readLimit = maxBytes
+	}
+	return &Conn{nc: nc, r: NewLineReader(nc, readLimit), w: NewLineWriter(nc)}
 }
 
 // Send writes one message; safe to call while another goroutine is in Recv.
