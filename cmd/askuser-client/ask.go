@@ -204,7 +204,21 @@ func (f *askFlags) agent(fromFile *socketproto.Agent) *socketproto.Agent {
 		a.ID = f.agentID
 	}
 	a.Subagent = a.Subagent || f.subagent
+	if a.ID == "" && a.Name == "" {
+		// Say at least which program asked ("claude", "bash"), so the pane
+		// never shows an anonymous question.
+		a.Name = parentProcessName()
+	}
 	return &a
+}
+
+// parentProcessName is the command name of the process that ran us, or "".
+func parentProcessName() string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", os.Getppid()))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }
 
 func validFormat(f string) bool {

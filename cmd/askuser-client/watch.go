@@ -44,7 +44,7 @@ func runWatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// The daemon's lines are printed as they came, not decoded and
 	// re-encoded: a newer daemon's events and fields pass through intact.
 	// Nothing was read through c yet, so its own buffer is empty.
-	lr := socketproto.NewLineReader(c.NetConn(), r.opts.MaxMessageBytes)
+	lr := socketproto.NewLineReader(c.NetConn(), socketproto.MaxDaemonLineBytes)
 	for {
 		line, err := lr.ReadLine()
 		if err != nil {
