@@ -12,8 +12,8 @@ import (
 )
 
 // ErrConnectionLost means the connection dropped while waiting and could not
-// be resumed within ReconnectWindow, or the daemon no longer knew the request
-// when it was resumed (a restart without its state).
+// be resumed within ReconnectWindow, or (for Wait) the daemon no longer knew
+// the request when it was resumed.
 var ErrConnectionLost = errors.New("connection to askuserd lost")
 
 // ReconnectWindow is how long Ask and Wait try to get back to the daemon after
@@ -30,8 +30,10 @@ const withdrawWait = 2 * time.Second
 // resume even if the connection drops before the daemon's acknowledgement.
 //
 // If the connection drops while waiting, Ask reconnects (autostarting if
-// o.Autostart) for up to ReconnectWindow and resumes with {"type":"wait"};
-// then it gives up with an error wrapping ErrConnectionLost. If ctx is
+// o.Autostart) for up to ReconnectWindow and resumes with {"type":"wait"}, or
+// asks again with the same id if the daemon no longer knows the request (it
+// restarted); past the window it gives up with an error wrapping
+// ErrConnectionLost. If ctx is
 // cancelled it withdraws the request ({"type":"cancel"} on its own
 // connection) and returns ctx.Err(). A refusal comes back as a
 // *socketproto.Error.
@@ -159,6 +161,14 @@ func waitFor(ctx context.Context, o Options, id string, first socketproto.Messag
 			return m, nil
 		case *socketproto.Error:
 			if resumed && m.Code == socketproto.CodeNotFound {
+				if req, ok := first.(socketproto.AskUserRequest); ok {
+					// A daemon that restarted without its state has forgotten
+					// the question: ask it again under the same id rather
+					// than lose it. Once per reconnection, so this cannot loop.
+					resumed = false
+					sendErr = s.conn.Send(req)
+					continue
+				}
 				return socketproto.Response{}, fmt.Errorf("%w: reconnected, but askuserd no longer knows request %s (%w)", ErrConnectionLost, id, m)
 			}
 			return socketproto.Response{}, m

@@ -189,10 +189,14 @@ func TestAskResumesWithWait(t *testing.T) {
 	}
 }
 
-func TestAskResumedButRequestGone(t *testing.T) {
+// A daemon that restarted without its state answers the resuming wait with
+// not_found: the question is asked again, same id, same questions.
+func TestAskResumedButRequestGoneAsksAgain(t *testing.T) {
+	asked := make(chan socketproto.AskUserRequest, 1)
 	d := newFakeDaemon(t,
 		func(c *serverConn) {
 			req := c.recv(t).(socketproto.AskUserRequest)
+			asked <- req
 			c.send(socketproto.Queued{RequestID: req.RequestID, Position: 1})
 		},
 		func(c *serverConn) {
@@ -200,8 +204,39 @@ func TestAskResumedButRequestGone(t *testing.T) {
 			e := socketproto.Errf(socketproto.CodeNotFound, "requestId", "no request %s", w.RequestID)
 			e.RequestID = w.RequestID
 			c.send(e)
+			again, ok := c.recv(t).(socketproto.AskUserRequest)
+			if !ok {
+				t.Errorf("after not_found the client did not ask again")
+				return
+			}
+			first := <-asked
+			if again.RequestID != first.RequestID || len(again.Questions) != 1 || again.Questions[0].Question != "Q?" || !again.Waits() {
+				t.Errorf("asked again with %+v, first %+v", again, first)
+			}
+			c.send(socketproto.Queued{RequestID: again.RequestID, Position: 1})
+			c.send(answered(again.RequestID))
 		})
-	_, err := Ask(ctx10(t), d.opts(), oneQuestion(), nil)
+	resp, err := Ask(ctx10(t), d.opts(), oneQuestion(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !resp.Answered {
+		t.Errorf("result %+v", resp)
+	}
+}
+
+// Wait has nothing to ask again: a request the daemon forgot while the
+// connection was down ends in ErrConnectionLost with the not_found visible.
+func TestWaitResumedButRequestGone(t *testing.T) {
+	d := newFakeDaemon(t,
+		func(c *serverConn) { c.recv(t) },
+		func(c *serverConn) {
+			w := c.recv(t).(socketproto.Wait)
+			e := socketproto.Errf(socketproto.CodeNotFound, "requestId", "no request %s", w.RequestID)
+			e.RequestID = w.RequestID
+			c.send(e)
+		})
+	_, err := Wait(ctx10(t), d.opts(), "r1")
 	if !errors.Is(err, ErrConnectionLost) {
 		t.Fatalf("want ErrConnectionLost, got %v", err)
 	}
