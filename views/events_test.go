@@ -3,11 +3,13 @@ package views
 import (
 	"encoding/json"
 	"errors"
-	"github.com/gdamore/tcell/v2"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gdamore/tcell/v2"
 
 	"askuser/socketproto"
 )
@@ -343,4 +345,59 @@ func TestNarrowTitleKeepsAgentAndAge(t *testing.T) {
 	h := newH(t, 40, 12)
 	h.Event(snap(pending("req-1", dbQuestion()), pending("req-2", dbQuestion())))
 	h.Has(" 2 waiting · 1/2 · claude-main · 3m ago")
+}
+
+// TestTagsNeverTakeEffect: every kind of tview tag an agent might send,
+// including the URL tags that tview.Escape does not neutralise, shows as
+// typed, and no cell gets a colour, a link or blinking from it.
+func TestTagsNeverTakeEffect(t *testing.T) {
+	tags := []string{
+		"[:::https://evil.example/x]click[:::-]", "[red::u:https://a.b/c]link", "[:::a]w",
+		"[red]r[-]", "[#ff0000]hex", "[::bl]blink", `["region"]reg[""]`, "[yellow:blue]yb", "a[b]c[",
+	}
+	q := socketproto.Question{Question: strings.Join(tags, " "), Header: "[::l]hdr"}
+	for _, tg := range tags {
+		q.Options = append(q.Options, socketproto.Option{Label: "L" + tg, Description: "D" + tg})
+	}
+	q.Options[0].Preview = "P" + strings.Join(tags, "\n")
+	p := pending("req-1", q)
+	p.Agent.Name = "[:::https://evil.example]agent"
+	p.Metadata = json.RawMessage(`{"k":"[:::https://evil.example]meta"}`)
+	h := newH(t, 300, 80)
+	h.Event(snap(p))
+	want := []string{"[::l]hdr", "[:::https://evil.example]agent", "k: [:::https://evil.example]meta"}
+	for _, tg := range tags {
+		want = append(want, tg)
+	}
+	for _, tg := range tags[:6] { // the list's first window
+		want = append(want, "L"+tg, "D"+tg)
+	}
+	h.Has(want...)
+	h.Has("P" + tags[0])
+	h.noStyleFromText()
+	h.Press("<End>")
+	for _, tg := range tags[6:] {
+		h.Has("L"+tg, "D"+tg)
+	}
+	h.noStyleFromText()
+}
+
+// noStyleFromText fails if any cell has a colour, a link or blinking: the
+// pane itself uses only the terminal's colours and bold/dim/italic/reverse.
+func (h *H) noStyleFromText() {
+	h.t.Helper()
+	var bad string
+	h.On(func() {
+		cells, w, _ := h.Scr.GetContents()
+		for i, c := range cells {
+			fg, bg, attr := c.Style.Decompose()
+			if fg != tcell.ColorDefault || bg != tcell.ColorDefault || attr&tcell.AttrBlink != 0 || c.Style != c.Style.Url("") {
+				bad = fmt.Sprintf("cell (%d,%d) %q has style %+v", i%w, i/w, string(c.Runes), c.Style)
+				return
+			}
+		}
+	})
+	if bad != "" {
+		h.t.Fatalf("%s\n%s", bad, h.Screen())
+	}
 }

@@ -3,8 +3,6 @@ package views
 import (
 	"strings"
 	"unicode/utf8"
-
-	"github.com/rivo/tview"
 )
 
 // Clean makes text that came from an agent safe to put on a terminal: it
@@ -13,8 +11,9 @@ import (
 // and the bidi overrides and isolates (U+202A–U+202E, U+2066–U+2069) that can
 // make text read differently from what it is. Invalid UTF-8 becomes U+FFFD.
 // With keepNewlines, '\n' survives (questions, descriptions and previews are
-// multi-line); tabs become four spaces either way. The result still needs
-// tview.Escape before it reaches a tview print function: Sanitize does both.
+// multi-line); tabs become four spaces either way. The result is plain
+// text: the pane draws it cell by cell (put), never through tview's tag
+// parser, so "[red]" and its kin stay as they are.
 func Clean(s string, keepNewlines bool) string {
 	var b strings.Builder
 	b.Grow(len(s))
@@ -56,12 +55,6 @@ func Clean(s string, keepNewlines bool) string {
 		i += n
 	}
 	return b.String()
-}
-
-// Sanitize is Clean followed by tview.Escape: the text is shown literally by
-// tview's print functions, with no colour or region tag taking effect.
-func Sanitize(s string, keepNewlines bool) string {
-	return tview.Escape(Clean(s, keepNewlines))
 }
 
 // skipEscape skips what follows an ESC at s[i:] and returns the index after it.

@@ -1,7 +1,6 @@
 package views
 
 import (
-	"strings"
 	"testing"
 	"unicode"
 )
@@ -56,15 +55,6 @@ func TestClean(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func TestSanitizeEscapesTags(t *testing.T) {
-	for _, in := range []string{"[red]alert[-]", "[::b]bold", `["region"]x[""]`, "[#ff0000]", "a[b]c"} {
-		got := Sanitize(in, false)
-		if !strings.Contains(got, "[]") {
-			t.Errorf("Sanitize(%q) = %q: tag not escaped", in, got)
-		}
 	}
 }
 

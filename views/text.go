@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
-	"github.com/rivo/tview"
 	"github.com/rivo/uniseg"
 )
 
@@ -109,25 +108,57 @@ func truncate(s string, w int) string {
 // seg is a run of clean text with one style.
 type seg struct {
 	text  string
-	style string // a tview style tag such as "[::b]", or ""
+	style string // the pane's own attributes in tview's tag form ("[::b]", "[::rb]"), or ""
 }
 
-// put prints segments at (x, y), clipped to w cells; the text is escaped, so
-// only the pane's own style tags take effect. It returns the cells used.
+// put prints segments at (x, y), clipped to w cells, and returns the cells
+// used. It writes the cells itself instead of going through tview.Print:
+// tview's tag parser would act on agent text, and tview.Escape leaves some
+// tags working (a URL tag such as "[:::https://x]" has a '/' that Escape does
+// not expect, and becomes a clickable link). Here no text is ever markup.
 func put(screen tcell.Screen, x, y, w int, segs ...seg) int {
 	used := 0
 	for _, s := range segs {
-		if used >= w {
-			break
+		st := styleOf(s.style)
+		g := uniseg.NewGraphemes(s.text)
+		for g.Next() {
+			cw := g.Width()
+			if cw == 0 {
+				continue // a lone zero-width character: nothing to place
+			}
+			if used+cw > w {
+				return used
+			}
+			rs := g.Runes()
+			screen.SetContent(x+used, y, rs[0], rs[1:], st)
+			for i := 1; i < cw; i++ {
+				screen.SetContent(x+used+i, y, ' ', nil, st) // the right half of a wide character
+			}
+			used += cw
 		}
-		tag := s.style
-		if tag == "" {
-			tag = "[-:-:-]"
-		}
-		_, n := tview.Print(screen, tag+tview.Escape(s.text), x+used, y, w-used, tview.AlignLeft, tcell.ColorDefault)
-		used += n
 	}
 	return used
+}
+
+// styleOf turns the attribute letters of a "[::…]" tag into a style on the
+// terminal's own colours.
+func styleOf(tag string) tcell.Style {
+	st := tcell.StyleDefault
+	for _, c := range strings.TrimSuffix(strings.TrimPrefix(tag, "[::"), "]") {
+		switch c {
+		case 'b':
+			st = st.Bold(true)
+		case 'd':
+			st = st.Dim(true)
+		case 'i':
+			st = st.Italic(true)
+		case 'r':
+			st = st.Reverse(true)
+		case 'u':
+			st = st.Underline(true)
+		}
+	}
+	return st
 }
 
 // fill paints a row of cells with spaces in a style (reverse for the title).
