@@ -82,6 +82,7 @@ func (s *state) ask(c *conn, m socketproto.AskUserRequest) {
 	r.p.RequestID = id
 	r.p.Tool = m.ProfileTool()
 	r.owner = c
+	r.parked = !m.Waits()
 	if m.Waits() {
 		r.p.Status = socketproto.StatusWaiting
 		r.waiters = []*conn{c}

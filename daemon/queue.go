@@ -30,6 +30,9 @@ type request struct {
 	// owner is the connection that asked; its cancel withdraws the request
 	// even while parked.
 	owner *conn
+	// parked: asked with "wait": false. Such a request goes back to parked,
+	// not orphaned, when the last connection waiting for it leaves.
+	parked bool
 	elem  *list.Element // in state.order
 	// orphanGen invalidates an orphan timer that fires after a "wait".
 	orphanGen   uint64

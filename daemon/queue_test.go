@@ -90,6 +90,17 @@ func TestQueueScenarios(t *testing.T) {
 			{"b", "", []string{"ask_user_response requestId=r1"}},
 			{"w", "", []string{"request_resolved outcome=answered", "state state=idle"}},
 		}},
+		{"a parked request whose waiter leaves is parked again, not orphaned", func(c *config.Config) { c.Daemon.OrphanGrace.Duration = time.Millisecond }, []step{
+			{"w", `{"type":"subscribe"}` + "\n", []string{"snapshot"}},
+			{"a", park1, []string{"ask_user_queued"}},
+			{"w", "", []string{"request_added request.status=parked", "state"}},
+			{"b", wait1, nil},
+			{"w", "", []string{"request_updated request.status=waiting"}},
+			{"b", "CLOSE", nil},
+			{"w", "", []string{"request_updated request.status=parked"}},
+			{"c", answer1, []string{"ok"}},
+			{"w", "", []string{"request_resolved requestId=r1 outcome=answered", "state state=idle"}},
+		}},
 		{"orphaned, then wait within the grace", nil, []step{
 			{"w", `{"type":"subscribe"}` + "\n", []string{"snapshot"}},
 			{"a", ask1, []string{"ask_user_queued"}},

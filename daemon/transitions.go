@@ -54,13 +54,19 @@ func (s *state) addWaiter(r *request, c *conn) {
 }
 
 // removeWaiter is called when c goes away; the last waiter leaving orphans
-// the request.
+// the request, or parks it again if it was asked parked.
 func (s *state) removeWaiter(r *request, c *conn) {
 	r.waiters = slices.DeleteFunc(r.waiters, func(w *conn) bool { return w == c })
 	if len(r.waiters) > 0 || r.p.Status != socketproto.StatusWaiting {
 		return
 	}
 	if _, still := s.pending[r.p.RequestID]; !still {
+		return
+	}
+	if r.parked {
+		// Its agent chose not to wait; a `wait` given up (Ctrl-C) must not
+		// start the orphan clock on it.
+		s.setStatus(r, socketproto.StatusParked)
 		return
 	}
 	s.setStatus(r, socketproto.StatusOrphaned)

@@ -909,10 +909,20 @@ func TestClientInterruptedWaitKeepsRequest(t *testing.T) {
 	if code := finish(t, waitCmd); code != 130 {
 		t.Errorf("exit %d, want 130; stderr: %s", code, errb)
 	}
-	var pending []socketproto.Pending
-	decodeJSON(t, mustClient(t, e, "", "list", "--json"), &pending)
-	if len(pending) != 1 || pending[0].RequestID != "keep-1" {
-		t.Fatalf("after an interrupted wait: %+v", pending)
+	// The daemon learns of the closed connection on its own schedule: poll
+	// until keep-1 is parked again (a safety net, not a measurement).
+	for deadline := time.Now().Add(clientWait); ; time.Sleep(20 * time.Millisecond) {
+		var pending []socketproto.Pending
+		decodeJSON(t, mustClient(t, e, "", "list", "--json"), &pending)
+		if len(pending) != 1 || pending[0].RequestID != "keep-1" {
+			t.Fatalf("after an interrupted wait: %+v", pending)
+		}
+		if pending[0].Status == socketproto.StatusParked {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after an interrupted wait keep-1 is %s, want parked", pending[0].Status)
+		}
 	}
 	again, out, errb2 := e.StartClient("", "wait", "keep-1", "--format", "text")
 	mustClient(t, e, "", "answer", "keep-1", "now")
