@@ -105,6 +105,16 @@ func dmAsk(id string, extra string) string {
 		`"questions":[{"question":"Which database?","options":[{"label":"PostgreSQL"},{"label":"SQLite"}]}]}` + "\n"
 }
 
+// strictAsk is an ask_user_question request with the given questions list.
+func strictAsk(questions string) string {
+	return `{"type":"ask_user_request","tool":"ask_user_question","questions":` + questions + "}\n"
+}
+
+// strictQ is one valid ask_user_question question with the given options.
+func strictQ(text, options string) string {
+	return `{"question":"` + text + `","header":"H","multiSelect":false,"options":[` + options + `]}`
+}
+
 func dmAnswer(id, answer string) string {
 	return `{"type":"answer","requestId":"` + id + `","answers":["` + answer + `"]}` + "\n"
 }
@@ -408,6 +418,7 @@ func TestDaemonBadInput(t *testing.T) {
 	setup.send(dmAnswer("done", "1"))
 	setup.expect("ok")
 
+	const ab = `{"label":"a"},{"label":"b"}`
 	cases := []struct {
 		name, line, want string
 	}{
@@ -429,6 +440,24 @@ func TestDaemonBadInput(t *testing.T) {
 		{"wait for an unknown request", `{"type":"wait","requestId":"nope"}` + "\n", "error code=not_found requestId=nope"},
 		{"answer count", `{"type":"answer","requestId":"dup","answers":[]}` + "\n", "error code=invalid_answer requestId=dup"},
 		{"bad via", `{"type":"answer","requestId":"dup","answers":["1"],"via":"telepathy"}` + "\n", "error code=invalid_request field=via"},
+		{"second option for a single-select question", `{"type":"answer","requestId":"dup","answers":[["PostgreSQL","SQLite"]]}` + "\n",
+			"error code=invalid_answer field=answers[0] requestId=dup"},
+		{"cancel for a resolved request", `{"type":"cancel","requestId":"done"}` + "\n", "error code=already_resolved requestId=done"},
+		{"strict: no questions", strictAsk(`[]`), "error code=invalid_request field=questions"},
+		{"strict: 5 questions", strictAsk(`[` + strictQ("Q1", ab) + `,` + strictQ("Q2", ab) + `,` + strictQ("Q3", ab) + `,` + strictQ("Q4", ab) + `,` + strictQ("Q5", ab) + `]`),
+			"error code=invalid_request field=questions"},
+		{"strict: 5 options", strictAsk(`[` + strictQ("Q", `{"label":"a"},{"label":"b"},{"label":"c"},{"label":"d"},{"label":"e"}`) + `]`),
+			"error code=invalid_request field=questions[0].options"},
+		{"strict: header over 12", `{"type":"ask_user_request","tool":"ask_user_question","questions":[{"question":"Q","header":"Thirteen char","multiSelect":false,"options":[{"label":"a"},{"label":"b"}]}]}` + "\n",
+			"error code=invalid_request field=questions[0].header"},
+		{"duplicate question texts", `{"type":"ask_user_request","questions":[{"question":"Same?"},{"question":"Same?"}]}` + "\n",
+			"error code=invalid_request field=questions[1].question"},
+		{"duplicate labels", `{"type":"ask_user_request","questions":[{"question":"Q","options":[{"label":"a"},{"label":"a"}]}]}` + "\n",
+			"error code=invalid_request field=questions[0].options[1].label"},
+		{"empty label", `{"type":"ask_user_request","questions":[{"question":"Q","options":[{"label":""},{"label":"b"}]}]}` + "\n",
+			"error code=invalid_request field=questions[0].options[0].label"},
+		{"control character", `{"type":"ask_user_request","questions":[{"question":"Q\u001b[2J"}]}` + "\n",
+			"error code=invalid_request field=questions[0].question"},
 	}
 	c := dmDial(t, e)
 	for i, tc := range cases {
