@@ -73,8 +73,10 @@ func (p *Pane) Draw(screen tcell.Screen) {
 		}
 	}
 	bottom--
-	if bottom >= top {
-		put(screen, x, bottom, w, seg{fitHints(p.hints(), w-1), "[::d]"})
+	if hintRow := bottom; hintRow >= top {
+		// Drawn last: which keys apply depends on what the layout below
+		// finds (whether anything scrolls at this size).
+		defer func() { put(screen, x, hintRow, w, seg{fitHints(p.hints(), w-1), "[::d]"}) }()
 	}
 	if p.mode == modeLong || p.mode == modeDiscard {
 		bottom--
@@ -273,18 +275,16 @@ func (p *Pane) hints() string {
 	} else {
 		h = append(h, "1-9 choose")
 	}
-	h = append(h, "Esc cancel")
-	if s == nil {
-		return strings.Join(append(h, "q quit"), " • ")
+	if s.Filter != "" {
+		h = append(h, "Esc clear filter")
+	} else {
+		h = append(h, "Esc cancel")
 	}
 	if p.scrollable {
 		h = append(h, "PgUp/PgDn scroll")
 	}
 	if len(p.M.Reqs) > 1 {
 		h = append(h, "[ ] request")
-	}
-	if s.Filter != "" {
-		h = append(h, "Esc clears filter")
 	}
 	return strings.Join(append(h, "0 other", "/ filter", "n note", "q quit"), " • ")
 }

@@ -69,6 +69,13 @@ func (s *QState) Items() []int {
 	return append(out, s.Other())
 }
 
+// HasWork reports whether Esc would throw away something the user put into
+// the question: an accepted answer, or typed text, checked boxes or a note
+// not yet confirmed with Enter.
+func (s *QState) HasWork() bool {
+	return s.Answered || strings.TrimSpace(s.Custom) != "" || s.Notes != "" || (s.Q.IsMulti() && anyChecked(s))
+}
+
 // WireAnswer is the object form of SPEC §4 that the shared normaliser takes:
 // {"selected":[labels…],"custom":"…","notes":"…"}.
 func (s *QState) WireAnswer() json.RawMessage {
@@ -188,17 +195,6 @@ func (r *Req) update(p socketproto.Pending) {
 			s.applyDraft(p.Draft[i])
 		}
 	}
-}
-
-// AnsweredCount is how many questions have an accepted answer.
-func (r *Req) AnsweredCount() int {
-	n := 0
-	for _, s := range r.Qs {
-		if s.Answered {
-			n++
-		}
-	}
-	return n
 }
 
 // OnSubmit reports whether the Submit tab is showing.

@@ -331,11 +331,14 @@ func (p *Pane) submit(r *Req) {
 }
 
 // cancelFlow is Esc on a question: cancel at once when nothing would be
-// lost, else ask first.
+// lost, else ask first. Text typed but not yet accepted counts: one Esc
+// must not throw away a long answer half written.
 func (p *Pane) cancelFlow(r *Req) {
-	n := r.AnsweredCount()
-	if p.mode == modeText && p.editQ != nil && !p.editQ.Answered && strings.TrimSpace(p.input.GetText()) != "" {
-		n++ // typed but not yet accepted: still something to lose
+	n := 0
+	for _, s := range r.Qs {
+		if s.HasWork() || (p.mode == modeText && s == p.editQ && strings.TrimSpace(p.input.GetText()) != "") {
+			n++
+		}
 	}
 	if n == 0 {
 		p.cancel(r)

@@ -411,3 +411,77 @@ func TestFreeTextEscWithTextAsks(t *testing.T) {
 		t.Fatalf("answer %v", a)
 	}
 }
+
+// TestListWindowGrowsBackAfterResize: options scrolled out of a short
+// terminal come back into view when it grows, without a stale "↑ N more…".
+func TestListWindowGrowsBackAfterResize(t *testing.T) {
+	h := newH(t, 40, 9)
+	h.Event(snap(pending("req-1", dbQuestion())))
+	h.Press("<End>")
+	h.Has("↑ ", "> 4. Other (type your answer)")
+	h.Resize(300, 80)
+	h.HasNot("↑ ")
+	h.Has("1. PostgreSQL (Recommended)", "> 4. Other (type your answer)")
+	// Scrolling up in a long list still moves the window only at its edge.
+	h = newH(t, 80, 30)
+	h.Event(snap(pending("req-2", frameworkQuestion(12))))
+	h.Press("<End>", "<Up>")
+	h.Has("↑ 7 more…", "> 12.")
+}
+
+// TestHintsMatchThisDraw: the key hints are worked out after the question is
+// laid out, so the very first draw of a question that scrolls offers
+// PgUp/PgDn, and one that fits after a resize no longer does.
+func TestHintsMatchThisDraw(t *testing.T) {
+	h := newH(t, 100, 12)
+	text := strings.Repeat("word ", 200) + "THE-END?"
+	var first string
+	h.Event(snap(pending("req-1", question(text, "", "Yes", "No"))))
+	h.on(func() { // read what that one draw left, without drawing again
+		cells, w, hh := h.Scr.GetContents()
+		for x := 0; x < w; x++ {
+			first += string(cells[(hh-1)*w+x].Runes)
+		}
+	}, false)
+	if !strings.Contains(first, "PgUp/PgDn scroll") {
+		t.Fatalf("first draw's hints %q lack PgUp/PgDn\n%s", first, h.Screen())
+	}
+	h.Resize(300, 80)
+	h.HasNot("PgUp/PgDn")
+	h.Press("/", "ye", "<Enter>")
+	h.Has("Esc clear filter")
+	h.HasNot("Esc cancel")
+}
+
+// TestEscKeepsUnacceptedWork: text typed into Other or a free-text question
+// but not yet accepted, boxes checked but not confirmed, and a lone note are
+// all work one Esc must not throw away: the discard question comes first.
+func TestEscKeepsUnacceptedWork(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		qs   []socketproto.Question
+		keys []string
+	}{
+		{"other text left with Esc", []socketproto.Question{dbQuestion()}, []string{"0", "a long answer", "<Esc>"}},
+		{"free text on another tab", []socketproto.Question{dbQuestion(), nameQuestion()}, []string{"<Tab>", "svc", "<BackTab>"}},
+		{"boxes not confirmed", []socketproto.Question{multi(dbQuestion())}, []string{"<Space>", "<Down>", "<Space>"}},
+		{"a note only", []socketproto.Question{dbQuestion()}, []string{"n", "remember", "<Enter>"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newH(t, 80, 24)
+			h.Event(snap(pending("req-1", c.qs...)))
+			h.Press(c.keys...)
+			h.Press("<Esc>")
+			h.Has("Discard 1 answer? [y/N]")
+			h.Press("n")
+			h.HasNot("Discard")
+			if len(h.D.Sent()) != 0 {
+				t.Fatalf("sent %v", h.D.Sent())
+			}
+			h.Press("<Esc>", "y")
+			if _, ok := h.LastSent().(socketproto.Cancel); !ok {
+				t.Fatalf("sent %v", h.D.Sent())
+			}
+		})
+	}
+}

@@ -243,6 +243,12 @@ func (p *Pane) drawList(screen tcell.Screen, s *QState, items []int, blocks [][]
 	for ci >= fit(s.WinTop) {
 		s.WinTop++
 	}
+	// With more room than when the window was placed (a taller terminal),
+	// start it earlier while that shows more: else "↑ N more…" would hide
+	// options that now fit.
+	for s.WinTop > 0 && ci < fit(s.WinTop-1) && fit(s.WinTop-1)-(s.WinTop-1) > fit(s.WinTop)-s.WinTop {
+		s.WinTop--
+	}
 	last := fit(s.WinTop)
 	row := y
 	if s.WinTop > 0 {
