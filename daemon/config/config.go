@@ -182,7 +182,9 @@ func article(t string) string {
 		return "an integer"
 	case "bool", "boolean":
 		return "a boolean"
-	case "string", "array", "float", "table", "slice":
+	case "array", "slice":
+		return "an array" // TOML's word for a list like ["notify-send", "askuser"]
+	case "string", "float", "table":
 		return "a " + t
 	}
 	return t

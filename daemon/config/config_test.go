@@ -46,6 +46,10 @@ func TestParseErrors(t *testing.T) {
 		{"wrong type int", "[limits]\nmax_pending = \"lots\"\n", "line 2: limits.max_pending: must be an integer, got a string"},
 		{"wrong type bool", "[ui]\nbell = 1\n", "line 2: ui.bell: must be a boolean"},
 		{"bad duration", "[daemon]\norphan_grace = \"soon\"\n", "line 2: daemon.orphan_grace: want a duration"},
+		{"duration as a number", "[daemon]\nresult_retention = 5\n", "line 2: daemon.result_retention: want a duration"},
+		{"command as a string", "[notify]\ncommand = \"notify-send\"\n", "line 2: notify.command: must be an array, got a string"},
+		{"socket as a number", "[daemon]\nsocket = 3\n", "line 2: daemon.socket: must be a string, got an integer"},
+		{"unknown key in a known table, later line", "[limits]\nmax_pending = 5\n\n[ui]\nbel = true\n", "line 5: ui.bel: unknown key"},
 		{"negative limit", "[limits]\nmax_pending = -1\n", "limits.max_pending: must be a positive number"},
 		{"syntax", "[daemon\n", "to end table name"},
 	}
