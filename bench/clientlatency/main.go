@@ -1,7 +1,8 @@
 // Command clientlatency measures what an agent pays per question when the
 // user answers at once: the whole-process latency of `askuser-client ask`
 // (exec, connect, ask, answer, print, exit), next to the bare protocol round
-// trips a minimal Go client makes on the same daemon.
+// trips a minimal Go client makes on the same daemon, in this process and as
+// a process of its own (this program, run with -minimal-ask).
 //
 //	go run ./bench/clientlatency [-n 200] [-bin DIR]
 //
@@ -25,7 +26,17 @@ import (
 func main() {
 	n := flag.Int("n", 200, "runs per measurement")
 	binDir := flag.String("bin", "", "directory with askuserd and askuser-client (default: build them, without -race)")
+	minimal := flag.String("minimal-ask", "", "internal: be the minimal client process: ask once on this socket, print the answer, exit")
 	flag.Parse()
+	if *minimal != "" {
+		// The baseline process: a small Go program that dials, sends one
+		// request and reads until the answer, nothing else.
+		if err := rawAsk(*minimal); err != nil {
+			fmt.Fprintln(os.Stderr, "clientlatency:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*n, *binDir); err != nil {
 		fmt.Fprintln(os.Stderr, "clientlatency:", err)
 		os.Exit(1)
@@ -98,6 +109,15 @@ func run(n int, binDir string) error {
 	}
 	if err := report("minimal client: dial, ask, read the answer", func() error {
 		return rawAsk(sock)
+	}); err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	if err := report("minimal Go client process: exec, ask, answer", func() error {
+		return exec.Command(self, "-minimal-ask", sock).Run()
 	}); err != nil {
 		return err
 	}
