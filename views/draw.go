@@ -79,10 +79,12 @@ func (p *Pane) Draw(screen tcell.Screen) {
 		defer func() { put(screen, x, hintRow, w, seg{fitHints(p.hints(), w-1), "[::d]"}) }()
 	}
 	if p.mode == modeLong || p.mode == modeDiscard {
-		bottom--
-		if bottom >= top {
+		// Wrapped, not cut: "[Y/n]" at the end is the point of the line.
+		lines := wrap(p.prompt(), max(1, w-1))
+		for i := len(lines) - 1; i >= 0 && bottom > top; i-- {
+			bottom--
 			fill(screen, x, bottom, w, tcell.StyleDefault.Reverse(true))
-			put(screen, x, bottom, w, seg{truncate(" "+p.prompt(), w), "[::rb]"})
+			put(screen, x, bottom, w, seg{" " + lines[i], "[::rb]"})
 		}
 	}
 	r := p.M.Focused()

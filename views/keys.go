@@ -19,6 +19,48 @@ func (p *Pane) InputHandler() func(event *tcell.EventKey, setFocus func(p tview.
 	})
 }
 
+// PasteHandler takes a bracketed paste (the app has paste enabled, so a
+// paste arrives whole, not as keys). Without it tview's Box would drop the
+// pasted text on the floor.
+func (p *Pane) PasteHandler() func(text string, setFocus func(p tview.Primitive)) {
+	return p.WrapPasteHandler(func(text string, _ func(tview.Primitive)) {
+		p.Paste(text)
+		if p.afterKey != nil {
+			p.afterKey()
+		}
+	})
+}
+
+// Paste inserts pasted text where typing would go. On an options list it
+// opens Other with the text in it: pasting is typing an answer, and nothing
+// is accepted until Enter.
+func (p *Pane) Paste(text string) {
+	p.hint = ""
+	text = CleanTyped(text)
+	if p.mode == modeList {
+		if r := p.M.Focused(); r != nil && !r.Sending {
+			if s := r.Current(); s != nil && s.HasOptions() {
+				p.pick(r, s, s.Other())
+			}
+		}
+	}
+	switch p.mode {
+	case modeText, modeNote, modeFilter:
+		p.input.PasteHandler()(text, func(tview.Primitive) {})
+		p.editQ.Touched = true
+		if p.mode == modeFilter {
+			p.editQ.Filter = p.input.GetText()
+			p.editQ.WinTop = 0
+			p.move(p.editQ, 0)
+		}
+	case modeLong, modeDiscard:
+		p.hint = "Not pasted: answer the question at the bottom first."
+	default:
+		p.hint = "Not pasted: there is no answer to type here."
+	}
+	p.sync()
+}
+
 // Key handles one key press.
 func (p *Pane) Key(ev *tcell.EventKey) {
 	p.Keys++

@@ -3,11 +3,10 @@ package views
 import (
 	"fmt"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
-
-	"testing"
 
 	"askuser/socketproto"
 )
@@ -483,5 +482,63 @@ func TestEscKeepsUnacceptedWork(t *testing.T) {
 				t.Fatalf("sent %v", h.D.Sent())
 			}
 		})
+	}
+}
+
+// TestPromptsWholeAtFortyColumns: the confirmations wrap on a narrow
+// terminal rather than losing their [Y/n] / [y/N].
+func TestPromptsWholeAtFortyColumns(t *testing.T) {
+	h := newH(t, 40, 12)
+	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion())))
+	h.Press("1", "z") // typed, so the input is the user's
+	h.On(func() { h.A.Pane.input.SetText(strings.Repeat("z", 2001), true) })
+	h.Press("<Enter>")
+	h.Has("Answer is long (2,001 chars).", "anyway? [Y/n]")
+	h.Press("<Esc>", "<Esc>")
+	h.Has("Discard 2 answers? [y/N]")
+}
+
+// paste sends text as a terminal's bracketed paste: start, the keys, end.
+func (h *H) paste(text string) {
+	h.t.Helper()
+	h.Scr.PostEventWait(tcell.NewEventPaste(true))
+	for _, r := range text {
+		if r == '\n' {
+			h.Scr.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+		} else {
+			h.Scr.InjectKey(tcell.KeyRune, r, tcell.ModNone)
+		}
+	}
+	h.Scr.PostEventWait(tcell.NewEventPaste(false))
+	select {
+	case <-h.keyed:
+	case <-time.After(10 * time.Second):
+		h.t.Fatalf("paste not handled within 10s\n%s", h.Screen())
+	}
+	h.Sync()
+}
+
+// TestPasteReachesTheInput: a bracketed paste lands in the text input (it
+// used to vanish), opens Other on an options list, keeps its newlines and
+// loses escape sequences, and never submits by itself.
+func TestPasteReachesTheInput(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", nameQuestion(), dbQuestion())))
+	h.Press("svc-")
+	h.paste("pasted red\nsecond line")
+	h.Has("> svc-pasted red", "second line")
+	h.On(func() { h.A.Pane.Paste(" \x1b[31mno colour\x1b[0m\r\n") }) // what a terminal may hand over whole
+	h.Has("second line no colour")
+	if len(h.D.Sent()) != 0 {
+		t.Fatalf("a paste sent %v", h.D.Sent())
+	}
+	h.Press("<Enter>") // accepted: on to the options question
+	h.Has("Which database")
+	h.paste("my own database")
+	h.Has("> 4. Other", "> my own database")
+	h.Press("<Enter>", "<Enter>")
+	a := h.Answers("req-1")
+	if a[0]["custom"] != "svc-pasted red\nsecond line no colour\n" || a[1]["custom"] != "my own database" {
+		t.Fatalf("answers %v", a)
 	}
 }
