@@ -542,3 +542,14 @@ func TestPasteReachesTheInput(t *testing.T) {
 		t.Fatalf("answers %v", a)
 	}
 }
+
+// TestPasteShowsItsEnd: a paste that makes the input taller keeps the cursor
+// (the paste's end) in view.
+func TestPasteShowsItsEnd(t *testing.T) {
+	h := newH(t, 40, 12)
+	h.Event(snap(pending("req-1", nameQuestion())))
+	h.paste(strings.Repeat("word ", 100) + "END")
+	h.Has("END")
+	h.Resize(60, 14) // a new width re-wraps; the end stays in view
+	h.Has("END")
+}

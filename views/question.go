@@ -338,10 +338,17 @@ func (p *Pane) drawInput(screen tcell.Screen, s *QState, x, y, w, ih int) {
 	lw := width(label)
 	put(screen, x, y, w, seg{label, "[::b]"})
 	if ix, iy, iw, ih0 := p.input.GetRect(); ix != x+lw || iy != y || iw != max(1, w-lw) || ih0 != ih {
-		// After a resize, let the input scroll afresh from the top: an offset
-		// kept from a tiny size would hide text that now fits.
+		// The input moved or changed size (a resize, or a paste that made it
+		// taller). An offset kept from the old size could hide text that now
+		// fits, or the cursor: show the rows that end at the cursor. A new
+		// width re-wraps the text, and the text area then finds the cursor
+		// itself from offset 0.
 		p.input.SetRect(x+lw, y, max(1, w-lw), ih)
-		p.input.SetOffset(0, 0)
+		_, _, row, _ := p.input.GetCursor()
+		if iw != max(1, w-lw) || row < 0 {
+			row = 0
+		}
+		p.input.SetOffset(max(0, row-ih+1), 0)
 	}
 	p.input.Draw(screen)
 }
