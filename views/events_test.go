@@ -401,3 +401,18 @@ func (h *H) noStyleFromText() {
 		h.t.Fatalf("%s\n%s", bad, h.Screen())
 	}
 }
+
+// TestNoteKeptWhenSwitchingRequests: a note being typed survives Ctrl-N to
+// another request and back.
+func TestNoteKeptWhenSwitchingRequests(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", dbQuestion()), pending("req-2", dbQuestion())))
+	h.Press("n", "half a note", "<C-n>")
+	h.Has("request 2 of 2")
+	h.Press("<C-p>")
+	h.Has("Note: half a note")
+	h.Press("1")
+	if a := h.Answers("req-1")[0]; a["notes"] != "half a note" {
+		t.Fatalf("answer %v", a)
+	}
+}

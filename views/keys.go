@@ -101,11 +101,7 @@ func (p *Pane) quit() {
 
 // switchRequest moves between waiting requests, keeping whatever was typed.
 func (p *Pane) switchRequest(d int) {
-	if p.editReq != nil {
-		p.commitEdit()
-		p.endEdit()
-	}
-	p.mode = modeList
+	p.closeInput()
 	p.M.Step(d)
 }
 
@@ -335,9 +331,7 @@ func (p *Pane) editKey(ev *tcell.EventKey) {
 	case tcell.KeyRune:
 		if ev.Modifiers()&tcell.ModAlt != 0 && (ev.Rune() == 'n' || ev.Rune() == 'N') && p.mode == modeText {
 			// Alt-N: a note for a free-text answer, where n is just a letter.
-			p.commitEdit()
-			p.endEdit()
-			p.mode = modeList
+			p.closeInput()
 			p.startEdit(modeNote)
 			return
 		}

@@ -204,9 +204,7 @@ func (p *Pane) sync() {
 		p.mode = modeList
 	}
 	if p.editReq != nil && p.M.Focused() != p.editReq {
-		p.commitEdit()
-		p.endEdit()
-		p.mode = modeList
+		p.closeInput()
 	}
 	if p.mode == modeDiscard && p.M.Focused() != p.discardReq {
 		p.mode = modeList // the request being discarded left (or lost the focus)
@@ -216,11 +214,7 @@ func (p *Pane) sync() {
 	}
 	r := p.M.Focused()
 	if r == nil || r.Sending {
-		if p.mode == modeText || p.mode == modeNote || p.mode == modeFilter {
-			p.commitEdit()
-			p.endEdit()
-		}
-		p.mode = modeList
+		p.closeInput()
 		return
 	}
 	if p.mode == modeList {
@@ -267,7 +261,19 @@ func (p *Pane) commitEdit() {
 		p.editQ.Custom = text
 	case modeFilter:
 		p.editQ.Filter = text
+	case modeNote:
+		// Leaving a note by switching away keeps it (it shows under the
+		// question); only Esc in the note input drops the edit.
+		p.editQ.Notes = strings.TrimSpace(text)
 	}
+}
+
+// closeInput keeps what the input holds (see commitEdit) and gives the keys
+// back to the list.
+func (p *Pane) closeInput() {
+	p.commitEdit()
+	p.endEdit()
+	p.mode = modeList
 }
 
 func (p *Pane) endEdit() {
@@ -291,11 +297,7 @@ func (p *Pane) setTab(r *Req, t int) {
 	if t < 0 || t > len(r.Qs) || len(r.Qs) < 2 {
 		return
 	}
-	if p.editReq == r {
-		p.commitEdit()
-		p.endEdit()
-	}
-	p.mode = modeList
+	p.closeInput()
 	r.Tab = t
 	p.submitScroll = 0
 	p.sync()
@@ -355,11 +357,7 @@ func (p *Pane) cancel(r *Req) {
 		p.hint = "Not cancelled (" + Clean(err.Error(), false) + ")."
 		return
 	}
-	if p.editReq == r {
-		p.commitEdit()
-		p.endEdit()
-	}
-	p.mode = modeList
+	p.closeInput()
 	r.Sending = true
 	p.sync()
 }
