@@ -3,6 +3,7 @@ package views
 import (
 	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/gdamore/tcell/v2"
@@ -11,7 +12,7 @@ import (
 )
 
 // TestRandomKeysNeverPanic drives the pane widget directly (no app) with
-// random keys, sizes and daemon events, drawing after each: nothing may panic.
+// random keys, pastes, sizes and daemon events, drawing after each: nothing may panic.
 func TestRandomKeysNeverPanic(t *testing.T) {
 	scr := tcell.NewSimulationScreen("UTF-8")
 	if err := scr.Init(); err != nil {
@@ -58,6 +59,8 @@ func TestRandomKeysNeverPanic(t *testing.T) {
 			p.HandleEvent(&socketproto.Error{RequestID: fmt.Sprintf("req-%d", rng.Intn(next)+1), Code: socketproto.CodeInvalidAnswer, Message: "no"})
 		case r < 10:
 			scr.SetSize(1+rng.Intn(160), 1+rng.Intn(50))
+		case r < 12:
+			p.Paste([]string{"pasted", "two\nlines", "[red]x\x1b[2J", "9", strings.Repeat("long ", 20)}[rng.Intn(5)])
 		case r < 55:
 			p.Key(tcell.NewEventKey(keys[rng.Intn(len(keys))], 0, tcell.ModNone))
 		default:
