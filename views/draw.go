@@ -34,7 +34,12 @@ func (p *Pane) Draw(screen tcell.Screen) {
 	p.drawTitle(screen, x, top, w)
 	top++
 	if p.M.ConnErr != "" {
-		for _, l := range wrap("⚠ "+p.M.ConnErr, max(1, w-1)) {
+		// At most three lines: the question still has to fit under it.
+		lines := wrap("⚠ "+p.M.ConnErr, max(1, w-1))
+		if len(lines) > 3 {
+			lines = append(lines[:2], truncate(strings.Join(lines[2:], " "), w-1))
+		}
+		for _, l := range lines {
 			if top >= bottom-2 {
 				break
 			}

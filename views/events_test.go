@@ -416,3 +416,12 @@ func TestNoteKeptWhenSwitchingRequests(t *testing.T) {
 		t.Fatalf("answer %v", a)
 	}
 }
+
+// TestConnectionLostAtFortyByTwelve: the connection warning takes at most
+// three lines, and the question under it stays readable.
+func TestConnectionLostAtFortyByTwelve(t *testing.T) {
+	h := newH(t, 40, 12)
+	h.Event(snap(pending("req-1", dbQuestion())))
+	h.Event(connLost{err: "Not connected to askuserd at /run/user/1000/askuser/askuserd.sock (dial unix /run/user/1000/askuser/askuserd.sock: connect: no such file or directory); retrying every second. Nothing you typed is lost."})
+	h.Has("⚠ Not connected", "Which database should we use?", "> 1. PostgreSQL")
+}

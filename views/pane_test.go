@@ -553,3 +553,15 @@ func TestPasteShowsItsEnd(t *testing.T) {
 	h.Resize(60, 14) // a new width re-wraps; the end stays in view
 	h.Has("END")
 }
+
+// TestOneRowQuestionSaysThereIsMore: squeezed to a single row, a question
+// longer than that row still says it goes on.
+func TestOneRowQuestionSaysThereIsMore(t *testing.T) {
+	h := newH(t, 40, 6)
+	h.Event(snap(pending("req-1", question(strings.Repeat("word ", 40)+"THE-END?", "", "Yes", "No"))))
+	h.Has("word word", " ↕", "> 1. Yes")
+	for range 20 {
+		h.Press("<PgDn>")
+	}
+	h.Has("THE-END?")
+}

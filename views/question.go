@@ -118,6 +118,10 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 			put(screen, x, y+i, w, q[qOff+i])
 		}
 		put(screen, x, y+qRows-1, w, seg{fmt.Sprintf("↕ lines %d–%d of %d, PgUp/PgDn", qOff+1, qOff+qRows-1, len(q)), "[::d]"})
+	} else if p.qOverflow > 0 {
+		// One row: no room for the status line, so the row itself says
+		// that there is more.
+		put(screen, x, y, w, seg{truncate(q[qOff].text, w-2), q[qOff].style}, seg{" ↕", "[::d]"})
 	} else {
 		for i := 0; i < qRows && qOff+i < len(q); i++ {
 			put(screen, x, y+i, w, q[qOff+i])
