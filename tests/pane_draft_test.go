@@ -1,0 +1,61 @@
+package tests
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+// TestPaneShowsDraftFromPendingFile: an answer typed into the real pending
+// file (saved the way editors do, by rename) shows pre-filled in the pane,
+// and the pane sends it with the rest.
+func TestPaneShowsDraftFromPendingFile(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	p := startSimPane(t, e, 80, 24)
+	req := `{"requestId":"draft-1","questions":[
+	  {"question":"Which database should we use?","header":"Database","options":[{"label":"PostgreSQL"},{"label":"SQLite"}]},
+	  {"question":"What should we name this service?","header":"Name"}]}`
+	if _, errs, code := e.Client(req, "ask", "--no-wait", "-"); code != 0 {
+		t.Fatalf("ask --no-wait: exit %d: %s", code, errs)
+	}
+	p.waitFor("□ Database  □ Name")
+
+	path := filepath.Join(e.State, "askuser", "pending-questions.json")
+	var doc map[string]any
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	q0 := doc["requests"].([]any)[0].(map[string]any)["questions"].([]any)[0].(map[string]any)
+	q0["answer"] = "sqlite" // normalised like any answer: case-insensitive label
+	b, _ = json.MarshalIndent(doc, "", "  ")
+	tmp := path + ".edit"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	p.waitFor("■ Database  □ Name", "2. SQLite ✓")
+
+	p.key(tcell.KeyTab, 0)
+	p.waitFor("What should we name this service?")
+	for _, r := range "billing" {
+		p.key(tcell.KeyRune, r)
+	}
+	p.key(tcell.KeyEnter, 0) // to the Submit tab
+	p.waitFor("→ SQLite", "→ billing")
+	p.key(tcell.KeyEnter, 0)
+	out, errs, code := e.Client("", "wait", "draft-1")
+	if code != 0 || !strings.Contains(out, `"SQLite"`) || !strings.Contains(out, `"billing"`) || !strings.Contains(out, `"pane"`) {
+		t.Fatalf("wait: exit %d\n%s\n%s", code, out, errs)
+	}
+}
