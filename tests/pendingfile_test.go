@@ -260,3 +260,51 @@ func TestPendingFileDirectoryDeleted(t *testing.T) {
 	}
 	pfFile(t, e, "req-2")
 }
+
+// TestPendingFileFollowsWithdrawAndOrphan: a request its agent withdraws, and
+// one whose agent went away and never came back within orphan_grace, leave
+// the file; a parked one stays, and an orphaned one stays while its agent
+// may still come back.
+func TestPendingFileFollowsWithdrawAndOrphan(t *testing.T) {
+	e := NewEnv(t)
+	e.WriteConfig("[daemon]\norphan_grace = \"1s\"\n")
+	e.StartDaemon()
+	w := watcher(t, e)
+
+	parked := e.Dial()
+	wait := false
+	if err := parked.Send(socketproto.AskUserRequest{Request: socketproto.Request{RequestID: "parked", Questions: []socketproto.Question{pfName}}, Wait: &wait}); err != nil {
+		t.Fatal(err)
+	}
+	RecvType(t, parked, "ask_user_queued", pfWait)
+	parked.Close()
+
+	withdrawn := pfAsk(t, e, "withdrawn", pfName)
+	orphan := pfAsk(t, e, "orphan", pfName)
+	pfFile(t, e, "parked", "withdrawn", "orphan")
+
+	if err := withdrawn.Send(socketproto.Cancel{RequestID: "withdrawn"}); err != nil {
+		t.Fatal(err)
+	}
+	RecvType(t, withdrawn, "ok", pfWait)
+	pfFile(t, e, "parked", "orphan")
+
+	orphan.Close()
+	for {
+		u := RecvType(t, w, "request_updated", pfWait).(socketproto.RequestUpdated)
+		if u.Request.RequestID == "orphan" && u.Request.Status == socketproto.StatusOrphaned {
+			break
+		}
+	}
+	pfFile(t, e, "parked", "orphan") // still shown while it may come back
+	for {
+		r := RecvType(t, w, "request_resolved", pfWait).(socketproto.RequestResolved)
+		if r.RequestID == "orphan" {
+			if r.Outcome != socketproto.OutcomeWithdrawn {
+				t.Errorf("orphan: %+v", r)
+			}
+			break
+		}
+	}
+	pfFile(t, e, "parked")
+}
