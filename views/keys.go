@@ -63,7 +63,6 @@ func (p *Pane) Paste(text string) {
 
 // Key handles one key press.
 func (p *Pane) Key(ev *tcell.EventKey) {
-	p.Keys++
 	p.hint = ""
 	switch p.mode {
 	case modeLong:

@@ -221,12 +221,7 @@ func (m *Model) Find(id string) *Req {
 }
 
 // Focused is the request on screen, nil when none waits.
-func (m *Model) Focused() *Req {
-	if r := m.Find(m.Focus); r != nil {
-		return r
-	}
-	return nil
-}
+func (m *Model) Focused() *Req { return m.Find(m.Focus) }
 
 // FocusIndex is the focused request's position, -1 when none.
 func (m *Model) FocusIndex() int {

@@ -65,7 +65,6 @@ type Pane struct {
 	// app is set by Run; nil in widget tests (no editor, no quitting).
 	app      *tview.Application
 	onQuit   func()
-	Keys     int    // keys handled so far
 	afterKey func() // tests: told when a key has been handled
 }
 
@@ -108,13 +107,11 @@ func useTerminalColours() {
 	tview.Styles.ContrastSecondaryTextColor = tcell.ColorDefault
 }
 
-// connLost and connBack are the connection's own events, delivered like the
-// daemon's.
+// connLost is the connection's own event, delivered like the daemon's. The
+// snapshot that follows a reconnection clears it.
 type connLost struct{ err string }
-type connBack struct{}
 
 func (connLost) MessageType() string { return "_conn_lost" }
-func (connBack) MessageType() string { return "_conn_back" }
 
 // HandleEvent applies one message from the daemon. It must run on the UI
 // goroutine (inside QueueUpdateDraw).
@@ -161,8 +158,6 @@ func (p *Pane) HandleEvent(msg socketproto.Message) {
 		for _, r := range m.Reqs {
 			r.Sending = false // the snapshot after reconnecting says what happened
 		}
-	case connBack:
-		m.ConnErr = ""
 	}
 	p.sync()
 }

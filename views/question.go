@@ -272,7 +272,7 @@ func (p *Pane) drawList(screen tcell.Screen, s *QState, items []int, blocks [][]
 				off := min(descOff, descMax)
 				lines = append(append([]seg{}, lines[0]), lines[1+off:]...)
 				lines = lines[:room-1]
-				lines = append(lines, seg{fmt.Sprintf("     ↕ more of this option (PgUp/PgDn)"), "[::d]"})
+				lines = append(lines, seg{"     ↕ more of this option (PgUp/PgDn)", "[::d]"})
 			}
 		}
 		for _, l := range lines {
