@@ -44,6 +44,9 @@ func (p *Pane) Paste(text string) {
 			}
 		}
 	}
+	if p.mode == modeFilter {
+		text = strings.ReplaceAll(text, "\n", " ") // a filter is one line
+	}
 	switch p.mode {
 	case modeText, modeNote, modeFilter:
 		p.input.PasteHandler()(text, func(tview.Primitive) {})
