@@ -203,10 +203,11 @@ func TestPendingFileSyntaxErrorThenCorrected(t *testing.T) {
 	bad := bytes.Replace(good, []byte(`"orders"`), []byte(`"orders",`), 1)
 	pfRename(t, e, bad)
 	pfe := RecvType(t, w, "pending_file_error", pfWait).(socketproto.PendingFileError)
-	if !strings.HasPrefix(pfe.Error, "line ") || !strings.Contains(pfe.Error, ", column ") {
-		t.Errorf("pending_file_error %+v", pfe)
-	}
 	rejected := e.Pending + ".rejected"
+	if !strings.HasPrefix(pfe.Error, "line ") || !strings.Contains(pfe.Error, ", column ") ||
+		!strings.Contains(pfe.Error, "kept as "+rejected) {
+		t.Errorf("pending_file_error %+v: want line, column and where the save is kept", pfe)
+	}
 	if kept, err := os.ReadFile(rejected); err != nil || !bytes.Equal(kept, bad) {
 		t.Errorf("%s: %v\n%s", rejected, err, kept)
 	}

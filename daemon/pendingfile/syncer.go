@@ -329,10 +329,12 @@ func (s *Syncer) reject(data []byte, perr error) {
 	kept := s.RejectedPath()
 	if err := writeAtomic(kept, data); err != nil {
 		s.logf("pending file: %s does not parse, and keeping a copy as %s failed: %v", s.path, kept, err)
-	} else {
-		s.logf("pending file: %s does not parse; the user's version is kept as %s", s.path, kept)
+		s.report(perr.Error())
+		return
 	}
-	s.report(perr.Error())
+	s.logf("pending file: %s does not parse; the user's version is kept as %s", s.path, kept)
+	// The next rewrite replaces what the user typed: say where it went.
+	s.report(fmt.Sprintf("%v (your version is kept as %s)", perr, kept))
 }
 
 func (s *Syncer) apply(f *File) {
