@@ -37,6 +37,13 @@ func mcpSpawn(t *testing.T, e *Env, clientName string, args ...string) *mcpProce
 	t.Helper()
 	cmd := exec.Command(bin("askuser-client"), append([]string{"mcp"}, args...)...)
 	cmd.Env = e.Environ()
+	return mcpSpawnCmd(t, cmd, clientName)
+}
+
+// mcpSpawnCmd starts cmd (an `askuser-client mcp` with its environment set)
+// and connects to it as clientName.
+func mcpSpawnCmd(t *testing.T, cmd *exec.Cmd, clientName string) *mcpProcess {
+	t.Helper()
 	p := &mcpProcess{cmd: cmd, stderr: &bytes.Buffer{}}
 	cmd.Stderr = p.stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "1.0"}, nil)
@@ -142,15 +149,16 @@ func TestMCPEndToEndAnsweredFromTheCLI(t *testing.T) {
 	if strings.Join(names, ",") != "ask_user,ask_user_question" && strings.Join(names, ",") != "ask_user_question,ask_user" {
 		t.Fatalf("tools: %v", names)
 	}
-	// `askuser-client schema` prints the same schema the server advertises.
-	out, errOut, code := e.Client("", "schema", "ask_user_question")
-	var printed, advertised any
-	if code != 0 || json.Unmarshal([]byte(out), &printed) != nil {
-		t.Fatalf("askuser-client schema: exit %d, %s%s", code, out, errOut)
-	}
-	_ = json.Unmarshal(socketproto.ToolSchema("ask_user_question"), &advertised)
-	if !reflect.DeepEqual(printed, advertised) {
-		t.Errorf("askuser-client schema differs from the MCP tool's schema")
+	// `askuser-client schema` prints the very schema the server advertises.
+	for _, tool := range tools.Tools {
+		out, errOut, code := e.Client("", "schema", tool.Name)
+		var printed any
+		if code != 0 || json.Unmarshal([]byte(out), &printed) != nil {
+			t.Fatalf("askuser-client schema %s: exit %d, %s%s", tool.Name, code, out, errOut)
+		}
+		if !reflect.DeepEqual(printed, tool.InputSchema) {
+			t.Errorf("askuser-client schema %s differs from the schema tools/list gives", tool.Name)
+		}
 	}
 
 	ch := mcpCallInBackground(context.Background(), p, "ask_user_question", mcpDatabaseQuestion)
@@ -281,6 +289,26 @@ func TestMCPEndToEndAgentGoneWithdrawsTheQuestion(t *testing.T) {
 		<-ch
 	})
 
+	t.Run("call cancelled by the client", func(t *testing.T) {
+		p := mcpSpawn(t, e, "gemini-cli")
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		ch := mcpCallInBackground(ctx, p, "ask_user", mcpDatabaseQuestion)
+		added := RecvType(t, events, "request_added", 10*time.Second).(socketproto.RequestAdded).Request
+		mcpAwaitPendingFile(t, e, added.RequestID, true)
+		cancel() // the SDK's client sends notifications/cancelled
+		r := RecvType(t, events, "request_resolved", 10*time.Second).(socketproto.RequestResolved)
+		if r.RequestID != added.RequestID || r.Outcome != socketproto.OutcomeWithdrawn {
+			t.Errorf("resolved = %+v, want %s withdrawn", r, added.RequestID)
+		}
+		<-ch
+		mcpAwaitPendingFile(t, e, added.RequestID, false)
+		// The server goes on serving the session.
+		if err := p.cs.Ping(context.Background(), nil); err != nil {
+			t.Errorf("ping after the cancellation: %v; stderr:\n%s", err, p.stderr)
+		}
+	})
+
 	t.Run("SIGTERM", func(t *testing.T) {
 		p := mcpSpawn(t, e, "gemini-cli")
 		ch := mcpCallInBackground(context.Background(), p, "ask_user", mcpDatabaseQuestion)
@@ -308,6 +336,25 @@ func TestMCPEndToEndDaemonMissing(t *testing.T) {
 	p := mcpSpawn(t, e, "cursor", "--no-autostart")
 	res := mcpResultOf(t, p, mcpCallInBackground(context.Background(), p, "ask_user", mcpDatabaseQuestion))
 	if text := mcpFirstText(t, res); !res.IsError || !strings.Contains(text, "run 'askuserd' in a terminal, or 'askuserd serve'") {
+		t.Fatalf("got isError=%v %q", res.IsError, text)
+	}
+
+	// Autostart tried and failed (no askuserd beside the client or on PATH):
+	// the error says why and how to start it.
+	lone := filepath.Join(t.TempDir(), "askuser-client")
+	exe, err := os.ReadFile(bin("askuser-client"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lone, exe, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(lone, "mcp")
+	cmd.Env = e.Environ("PATH=" + t.TempDir())
+	p = mcpSpawnCmd(t, cmd, "cursor")
+	res = mcpResultOf(t, p, mcpCallInBackground(context.Background(), p, "ask_user", mcpDatabaseQuestion))
+	if text := mcpFirstText(t, res); !res.IsError || !strings.Contains(text, "starting it failed") ||
+		!strings.Contains(text, "run 'askuserd' in a terminal, or 'askuserd serve'") {
 		t.Fatalf("got isError=%v %q", res.IsError, text)
 	}
 
@@ -343,6 +390,22 @@ func TestMCPEndToEndDaemonMissing(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(mcpFirstText(t, res)), &shape); err != nil || !shape.Answered || shape.Answers[0].Answer.Text != "SQLite" {
 		t.Errorf("result %s (%v)", mcpFirstText(t, res), err)
+	}
+}
+
+// mcpAwaitPendingFile waits until the pending file holds the request (or,
+// with held false, no longer holds it): the daemon rewrites the file after
+// it sends the event.
+func mcpAwaitPendingFile(t *testing.T, e *Env, id string, held bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		b, err := os.ReadFile(e.Pending)
+		if err == nil && strings.Contains(string(b), id) == held {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 10s, the pending file holding %s is still %v (%v):\n%s", id, !held, err, b)
+		}
 	}
 }
 
