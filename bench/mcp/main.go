@@ -164,6 +164,15 @@ func (s *server) close() error {
 
 const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`
 
+// handshake sends initialize and reads its result.
+func (s *server) handshake() error {
+	if err := s.send(initialize); err != nil {
+		return err
+	}
+	_, err := s.reply(1)
+	return err
+}
+
 // coldStart times spawn → initialize result, then tools/list's round trip.
 func coldStart(client string, env []string) (time.Duration, time.Duration, error) {
 	start := time.Now()
@@ -172,10 +181,7 @@ func coldStart(client string, env []string) (time.Duration, time.Duration, error
 		return 0, 0, err
 	}
 	defer s.close()
-	if err := s.send(initialize); err != nil {
-		return 0, 0, err
-	}
-	if _, err := s.reply(1); err != nil {
+	if err := s.handshake(); err != nil {
 		return 0, 0, err
 	}
 	initTime := time.Since(start)
@@ -228,10 +234,7 @@ func waitingRSS(binDir string, env []string, root string) (rss, hwm int, err err
 		return 0, 0, err
 	}
 	defer s.close()
-	if err := s.send(initialize); err != nil {
-		return 0, 0, err
-	}
-	if _, err := s.reply(1); err != nil {
+	if err := s.handshake(); err != nil {
 		return 0, 0, err
 	}
 	_ = s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
