@@ -92,6 +92,21 @@ func (d *server) serveConn(c *conn) {
 				d.q.post(func(s *state) { s.halfClosed(c) })
 				waitHangup(c.nc)
 				d.q.post(func(s *state) { s.disconnected(c) })
+			case errors.Is(err, io.ErrUnexpectedEOF) && !peerGone(c.nc):
+				// The client shut down its writing side after a last line
+				// without a newline (printf '%s' "$json" | nc -N -U) and
+				// still reads: that line is its message, answered like any
+				// other. A client that hung up mid-line sent nothing.
+				line := ls.rest()
+				max := d.limits.MaxMessageBytes
+				if len(line) > max {
+					d.q.post(func(s *state) { s.tooLarge(c, max) })
+					return
+				}
+				msg, perr := decodeAside(line)
+				d.q.post(func(s *state) { s.handle(c, msg, perr); s.halfClosed(c) })
+				waitHangup(c.nc)
+				d.q.post(func(s *state) { s.disconnected(c) })
 			case errors.Is(err, io.ErrUnexpectedEOF),
 				errors.Is(err, net.ErrClosed), errors.Is(err, os.ErrDeadlineExceeded):
 				d.q.post(func(s *state) { s.disconnected(c) })

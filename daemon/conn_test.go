@@ -209,3 +209,33 @@ func TestHalfClosedClientIsClosedWhenDone(t *testing.T) {
 		t.Fatalf("asker: %v %v, want the end", m, err)
 	}
 }
+
+// A client that shuts down its writing side after a last line without a
+// newline still reads: the line is answered, and an ask waits as usual.
+func TestLastLineWithoutNewlineBeforeHalfClose(t *testing.T) {
+	sock := testDaemon(t, nil)
+	st := dialRaw(t, sock)
+	st.send(`{"type":"status"}`)
+	_ = st.nc.CloseWrite()
+	st.expect("status")
+	if m, err := st.tryRecv(10 * time.Second); err != io.EOF {
+		t.Fatalf("status client: %v %v, want the end", m, err)
+	}
+
+	bad := dialRaw(t, sock)
+	bad.send(`{"type":"status"`)
+	_ = bad.nc.CloseWrite()
+	bad.expect("error code=bad_json")
+
+	a := dialRaw(t, sock)
+	a.send(strings.TrimSuffix(ask1, "\n") + "\r")
+	_ = a.nc.CloseWrite()
+	a.expect("ask_user_queued requestId=r1")
+	b := dialRaw(t, sock)
+	b.send(answer1)
+	b.expect("ok")
+	a.expect("ask_user_response answered=true")
+	if m, err := a.tryRecv(10 * time.Second); err != io.EOF {
+		t.Fatalf("asker: %v %v, want the end", m, err)
+	}
+}

@@ -85,6 +85,10 @@ func (ls *lineSource) next() ([]byte, error) {
 	}
 }
 
+// rest is the unterminated last line after next returned io.ErrUnexpectedEOF
+// (without a trailing '\r').
+func (ls *lineSource) rest() []byte { return bytes.TrimRight(ls.pend, "\r") }
+
 // waitReadable sleeps in the netpoller until the socket has bytes, an end of
 // file or an error, without a buffer in hand.
 func (ls *lineSource) waitReadable() error {
