@@ -33,7 +33,7 @@ type request struct {
 	// parked: asked with "wait": false. Such a request goes back to parked,
 	// not orphaned, when the last connection waiting for it leaves.
 	parked bool
-	elem  *list.Element // in state.order
+	elem   *list.Element // in state.order
 	// orphanGen invalidates an orphan timer that fires after a "wait".
 	orphanGen   uint64
 	orphanTimer *time.Timer
