@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 )
@@ -25,18 +26,24 @@ func TestPaneShowsDraftFromPendingFile(t *testing.T) {
 	}
 	p.waitFor("□ Database  □ Name")
 
+	// The pane may show the request before the daemon has rewritten the file.
 	path := filepath.Join(e.State, "askuser", "pending-questions.json")
-	var doc map[string]any
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
+	var doc struct {
+		Instructions string           `json:"instructions"`
+		Requests     []map[string]any `json:"requests"`
 	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		b, err := os.ReadFile(path)
+		if err == nil && json.Unmarshal(b, &doc) == nil && len(doc.Requests) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the pending file never listed draft-1: %v\n%s", err, b)
+		}
 	}
-	q0 := doc["requests"].([]any)[0].(map[string]any)["questions"].([]any)[0].(map[string]any)
+	q0 := doc.Requests[0]["questions"].([]any)[0].(map[string]any)
 	q0["answer"] = "sqlite" // normalised like any answer: case-insensitive label
-	b, _ = json.MarshalIndent(doc, "", "  ")
+	b, _ := json.MarshalIndent(doc, "", "  ")
 	tmp := path + ".edit"
 	if err := os.WriteFile(tmp, b, 0o600); err != nil {
 		t.Fatal(err)
