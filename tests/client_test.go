@@ -659,6 +659,18 @@ func TestClientListAndStatus(t *testing.T) {
 		md["k"] != "v" {
 		t.Fatalf("list --json: %+v", pending)
 	}
+	// The agent fields from the environment reach the daemon.
+	cmd := exec.Command(bin("askuser-client"), "ask", "--no-wait", "--request-id", "l-2", "--question", "From env?")
+	cmd.Env = e.Environ("ASKUSER_AGENT_ID=env-agent")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("ask with ASKUSER_AGENT_ID: %v\n%s", err, out)
+	}
+	pending = nil
+	decodeJSON(t, mustClient(t, e, "", "list", "--json"), &pending)
+	if len(pending) != 2 || pending[1].Agent == nil || pending[1].Agent.ID != "env-agent" || pending[1].Agent.Subagent {
+		t.Fatalf("ASKUSER_AGENT_ID: %+v", pending)
+	}
+	mustClient(t, e, "", "cancel", "l-2")
 	table := mustClient(t, e, "", "list")
 	if !strings.Contains(table, "ID") || !strings.Contains(table, "l-1") || !strings.Contains(table, "agent-7") || !strings.Contains(table, "Listed?") {
 		t.Errorf("list table:\n%s", table)

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -194,6 +195,40 @@ func TestDaemonStaleSocketAndSIGTERM(t *testing.T) {
 	if _, err := c.read(10 * time.Second); err == nil {
 		t.Error("the connection stayed open after SIGTERM")
 	}
+}
+
+// SIGINT (Ctrl-C on a foreground `askuserd serve`) stops it as cleanly as
+// SIGTERM: exit 0, the socket removed, the lock free for the next daemon.
+func TestDaemonSIGINT(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	c := dmDial(t, e)
+	c.send(dmAsk("int-1", ""))
+	c.expect("ask_user_queued")
+	cmd := e.daemon
+	e.daemon = nil
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("askuserd after SIGINT: %v; output:\n%s", err, e.DaemonLog())
+		}
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("askuserd did not stop within 10s of SIGINT")
+	}
+	if _, err := os.Stat(e.Socket); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("socket still there after SIGINT: %v", err)
+	}
+	if _, err := c.read(10 * time.Second); err == nil {
+		t.Error("the asker's connection stayed open after SIGINT")
+	}
+	e.StartDaemon() // the lock was released
 }
 
 func TestDaemonRefusesUnsafeDirAndBadConfig(t *testing.T) {
