@@ -119,9 +119,9 @@ func (s *mcpServer) handler(tool string, schema json.RawMessage) mcp.ToolHandler
 	}
 }
 
-// agent is who asks: the MCP client's name plus this process's id, so two
-// sessions of the same agent are told apart in the pane and the file.
-// ASKUSER_AGENT_ID, when set, names the agent instead.
+// agent is who asks: named after the MCP client, with an id that adds this
+// process's id, so that two sessions of the same agent are two agents to the
+// daemon. ASKUSER_AGENT_ID, when set, is the id instead.
 func (s *mcpServer) agent(client *mcp.Implementation) socketproto.Agent {
 	a := s.env
 	name := ""
