@@ -35,8 +35,8 @@ import (
 //     may read and change the state through the functions below, atomically
 //     with respect to every client.
 //   - (c) inside the queue goroutine: s.pendingList() (oldest first, drafts
-//     included, safe to keep), s.answerByID, s.cancelByID, s.setDraftByID,
-//     s.pendingFileError.
+//     included, safe to keep), s.lookupPending with s.answerWith,
+//     s.cancelByID, s.setDraftByID, s.pendingFileError.
 //
 // Nothing on the ask/answer path waits for an extension: disk I/O happens in
 // the extension's own goroutine.
@@ -55,23 +55,6 @@ func (s *state) onPendingChanged(f func()) { s.pendingHooks = append(s.pendingHo
 // lookupPending returns the pending request id, or the error a client would
 // get: not_found or already_resolved.
 func (s *state) lookupPending(id string) (*request, *socketproto.Error) { return s.lookup(id) }
-
-// answerByID resolves request id with raw answers (one per question, in the
-// forms NormalizeAnswers takes), via e.g. "file". Errors: not_found,
-// already_resolved, invalid_answer.
-func (s *state) answerByID(id string, raws []json.RawMessage, via string) *socketproto.Error {
-	r, e := s.lookup(id)
-	if e != nil {
-		return e
-	}
-	answers, e := socketproto.NormalizeAnswers(r.p.Questions, raws)
-	if e != nil {
-		e.RequestID = id
-		return e
-	}
-	s.answerWith(r, answers, via)
-	return nil
-}
 
 // cancelByID declines request id on the user's behalf (the asker gets a
 // cancelled result). Errors: not_found, already_resolved.
