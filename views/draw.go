@@ -33,50 +33,26 @@ func (p *Pane) Draw(screen tcell.Screen) {
 	top, bottom := y, y+h
 	p.drawTitle(screen, x, top, w)
 	top++
-	if p.M.ConnErr != "" {
-		// At most three lines: the question still has to fit under it.
-		lines := wrap("⚠ "+p.M.ConnErr, max(1, w-1))
-		if len(lines) > 3 {
-			lines = append(lines[:2], truncate(strings.Join(lines[2:], " "), w-1))
-		}
-		for _, l := range lines {
+	// Lines above the question: each kept short, so the question still fits.
+	banner := func(text, style string, n int) {
+		for _, l := range wrapAtMost(text, max(1, w-1), n) {
 			if top >= bottom-2 {
 				break
 			}
-			put(screen, x+1, top, w-1, seg{l, "[::b]"})
+			put(screen, x+1, top, w-1, seg{l, style})
 			top++
 		}
+	}
+	if p.M.ConnErr != "" {
+		banner("⚠ "+p.M.ConnErr, "[::b]", 3)
 	}
 	if r := p.M.Focused(); r != nil && top < bottom-4 {
-		if about := requestAbout(r); about != "" {
-			// Where the agent runs and what it attached: context, kept to two lines.
-			lines := wrap(about, max(1, w-1))
-			if len(lines) > 2 {
-				lines = append(lines[:1], truncate(strings.Join(lines[1:], " "), w-1))
-			}
-			for _, l := range lines {
-				put(screen, x+1, top, w-1, seg{l, "[::d]"})
-				top++
-			}
-		}
+		// Where the agent runs and what it attached: context.
+		banner(requestAbout(r), "[::d]", 2)
 	}
-	for _, notice := range []string{p.M.Notice, p.hint} {
-		if notice == "" {
-			continue
-		}
-		// Up to three lines: a notice often carries a path or an error.
-		lines := wrap(notice, max(1, w-1))
-		if len(lines) > 3 {
-			lines = append(lines[:2], truncate(strings.Join(lines[2:], " "), w-1))
-		}
-		for _, l := range lines {
-			if top >= bottom-2 {
-				break
-			}
-			put(screen, x+1, top, w-1, seg{l, "[::b]"})
-			top++
-		}
-	}
+	// A notice or a hint often carries a path or an error: three lines.
+	banner(p.M.Notice, "[::b]", 3)
+	banner(p.hint, "[::b]", 3)
 	bottom--
 	if hintRow := bottom; hintRow >= top {
 		// Drawn last: which keys apply depends on what the layout below

@@ -71,6 +71,19 @@ func wrapParagraph(p string, w int) []string {
 	return lines
 }
 
+// wrapAtMost wraps clean text like wrap, in at most n lines: the last one
+// takes the rest, cut with "…" when it does not fit.
+func wrapAtMost(s string, w, n int) []string {
+	if s == "" {
+		return nil
+	}
+	lines := wrap(s, w)
+	if len(lines) > n {
+		lines = append(lines[:n-1], truncate(strings.Join(lines[n-1:], " "), w))
+	}
+	return lines
+}
+
 // splitKeepSpaces splits at spaces, keeping each run of spaces as its own piece.
 func splitKeepSpaces(s string) []string {
 	var out []string
