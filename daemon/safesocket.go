@@ -55,6 +55,13 @@ func prepareSocketDir(dir string) error {
 
 // checkSocketDir refuses a socket directory that is not ours alone.
 func checkSocketDir(dir string, uid int) error {
+	// A symlink planted by someone else in a shared directory (/tmp) could
+	// send the socket wherever they like: it must be ours too.
+	if li, err := os.Lstat(dir); err == nil && li.Mode()&fs.ModeSymlink != 0 {
+		if st, ok := li.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != uid {
+			return fmt.Errorf("refusing socket directory %s: it is a symlink owned by uid %d, not by you (uid %d)", dir, ownerOf(li), uid)
+		}
+	}
 	fi, err := os.Stat(dir)
 	if err != nil {
 		return fmt.Errorf("socket directory: %w", err)
@@ -73,6 +80,13 @@ func checkSocketDir(dir string, uid int) error {
 		return fmt.Errorf("refusing socket directory %s: mode %04o lets other users write there; run chmod 700 %s", dir, perm, dir)
 	}
 	return nil
+}
+
+func ownerOf(fi fs.FileInfo) int {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int(st.Uid)
+	}
+	return -1
 }
 
 // lockSocket takes the exclusive lock beside socketPath and writes our pid in it.

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -44,6 +45,34 @@ func TestCheckSocketDir(t *testing.T) {
 				t.Errorf("got %v, want an error naming %s and %q", err, dir, c.want)
 			}
 		})
+	}
+}
+
+// A symlink as the socket directory is followed only when it is ours.
+func TestCheckSocketDirSymlink(t *testing.T) {
+	me := os.Getuid()
+	root := t.TempDir()
+	target := filepath.Join(root, "target")
+	if err := os.Mkdir(target, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(root, "link")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkSocketDir(link, me); err != nil {
+		t.Errorf("our own symlink to our own directory refused: %v", err)
+	}
+	// As seen by another user, the same link (and the directory) is not theirs.
+	if err := checkSocketDir(link, me+1); err == nil || !strings.Contains(err.Error(), "symlink owned by uid") {
+		t.Errorf("someone else's symlink: got %v", err)
+	}
+	// Someone else's symlink to our own private directory: the attack.
+	if err := os.Lchown(link, me+1, -1); err != nil {
+		t.Skipf("cannot give the symlink to another uid here (%v); the planted-link case needs root", err)
+	}
+	if err := checkSocketDir(link, me); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("symlink owned by uid %d", me+1)) {
+		t.Errorf("a planted symlink to our directory: got %v", err)
 	}
 }
 
