@@ -402,7 +402,7 @@ func TestFreeTextEscWithTextAsks(t *testing.T) {
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", nameQuestion())))
 	h.Press("half-typed", "<Esc>")
-	h.Has("Discard 1 answer? [y/N]")
+	h.Has("Discard 1 answer? [y/N]", "> half-typed") // the text stays in view under the question
 	h.Press("n")
 	h.Has("> half-typed")
 	h.Press("-more", "<Enter>")

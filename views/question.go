@@ -15,7 +15,7 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 	if w < 1 {
 		return
 	}
-	editing := p.editQ == s && (p.mode == modeText || p.mode == modeNote || p.mode == modeFilter || p.mode == modeLong)
+	editing := p.editQ == s && p.mode != modeList // the input stays in view under a prompt
 	var noteLines []string
 	if s.Notes != "" && p.mode != modeNote {
 		noteLines = wrap("Note: "+Clean(s.Notes, true), w)
