@@ -854,6 +854,9 @@ func TestClientReconnectAutostartsDaemon(t *testing.T) {
 	nextAdded(t, w)
 	w.Close()
 	t.Cleanup(func() { stopAutostarted(t, e) })
+	// Runs first: a client left behind by a failure must not start yet
+	// another daemon once the autostarted one is stopped.
+	t.Cleanup(func() { _ = ask.Process.Kill() })
 	e.StopDaemon()
 	// The autostarted daemon appears when the client gets to it; poll for
 	// the asked-again request (a safety net, not a measurement).
