@@ -1,9 +1,11 @@
 package tests
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -287,6 +289,63 @@ func TestMCPEndToEndAgentGoneWithdrawsTheQuestion(t *testing.T) {
 			t.Fatalf("askuser-client mcp did not exit after stdin closed; stderr:\n%s", &stderr)
 		}
 		<-ch
+	})
+
+	t.Run("stdout closed", func(t *testing.T) {
+		// A client that stops reading first: the server's next write fails.
+		// It must withdraw the waiting question, not die of SIGPIPE and
+		// leave it orphaned.
+		cmd := exec.Command(bin("askuser-client"), "mcp")
+		cmd.Env = e.Environ()
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		t.Cleanup(func() {
+			_ = cmd.Process.Kill()
+			<-exited
+		})
+		send := func(line string) {
+			t.Helper()
+			if _, err := io.WriteString(stdin, line+"\n"); err != nil {
+				t.Fatalf("writing to the server: %v; stderr:\n%s", err, &stderr)
+			}
+		}
+		send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"quitter","version":"1"}}}`)
+		if _, err := bufio.NewReader(stdout).ReadBytes('\n'); err != nil {
+			t.Fatalf("no initialize result: %v; stderr:\n%s", err, &stderr)
+		}
+		send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask_user","arguments":{"questions":[{"question":"Still there?"}]}}}`)
+		added := RecvType(t, events, "request_added", 10*time.Second).(socketproto.RequestAdded).Request
+		_ = stdout.Close()
+		// A call refused at once makes the server write.
+		send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ask_user","arguments":{}}}`)
+		r := RecvType(t, events, "request_resolved", 10*time.Second).(socketproto.RequestResolved)
+		if r.RequestID != added.RequestID || r.Outcome != socketproto.OutcomeWithdrawn {
+			t.Errorf("resolved = %+v, want %s withdrawn", r, added.RequestID)
+		}
+		_ = stdin.Close()
+		select {
+		case err := <-exited:
+			exited <- err // for the cleanup
+			if st, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && st.Signaled() {
+				t.Errorf("askuser-client mcp died of %v; stderr:\n%s", st.Signal(), &stderr)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("askuser-client mcp did not exit; stderr:\n%s", &stderr)
+		}
 	})
 
 	t.Run("call cancelled by the client", func(t *testing.T) {

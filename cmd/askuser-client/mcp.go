@@ -55,6 +55,16 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	// An MCP client that goes away closes our stdout. Unhandled, the next
+	// write to it (a progress notification, another call's result) would kill
+	// the process with SIGPIPE before it withdrew the questions still
+	// waiting, leaving them orphaned in the pane. Handled, the write fails
+	// with EPIPE, the SDK closes the session and the calls are withdrawn.
+	// (Notify rather than Ignore: an ignored signal would be inherited by an
+	// autostarted askuserd.)
+	sigpipe := make(chan os.Signal, 1)
+	signal.Notify(sigpipe, syscall.SIGPIPE)
+	defer signal.Stop(sigpipe)
 	// Calls in flight are withdrawn when the process is told to stop (the
 	// SDK itself cancels them only when stdin closes).
 	srv := newMCPServer(ctx, mcpConfig{Client: conn.opts, Limits: conn.cfg.Limits, Subagent: *subagent})
