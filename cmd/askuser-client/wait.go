@@ -35,7 +35,7 @@ func runWait(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	resp, err := askclient.Wait(ctx, r.opts, pos[0])
 	if err != nil {
 		if ctx.Err() != nil {
-			fmt.Fprintf(stderr, "askuser-client wait: interrupted; request %s stays pending for a while: run wait again to collect it\n", pos[0])
+			fmt.Fprintf(stderr, "askuser-client wait: interrupted; request %s is still pending: run wait again to collect it\n", pos[0])
 			return signalExit(sig())
 		}
 		return askFailure(stdout, stderr, "wait", *format, pos[0], err)
