@@ -126,6 +126,8 @@ func Parse(data []byte) (Config, error) {
 			msg := m[3]
 			if t := incompatiblePattern.FindStringSubmatch(msg); t != nil {
 				msg = fmt.Sprintf("must be %s, got %s", article(t[2]), article(t[1]))
+			} else if t := mismatchPattern.FindStringSubmatch(msg); t != nil {
+				msg = fmt.Sprintf("must be %s, got %s", article(t[1]), article(t[2]))
 			}
 			return Config{}, fmt.Errorf("line %s: %s: %s", m[1], m[2], msg)
 		}
@@ -174,12 +176,15 @@ func (c Config) check() error {
 var (
 	typeErrorPattern    = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): (.*)$`)
 	incompatiblePattern = regexp.MustCompile(`TOML value has type (\S+); destination has type (\S+)`)
+	mismatchPattern     = regexp.MustCompile(`type mismatch for \S+: expected (\S+) but found (\S+)`)
 )
 
 func article(t string) string {
 	switch t {
 	case "integer", "int64", "int":
 		return "an integer"
+	case "float64":
+		return "a float"
 	case "bool", "boolean":
 		return "a boolean"
 	case "array", "slice":

@@ -48,6 +48,8 @@ func TestParseErrors(t *testing.T) {
 		{"bad duration", "[daemon]\norphan_grace = \"soon\"\n", "line 2: daemon.orphan_grace: want a duration"},
 		{"duration as a number", "[daemon]\nresult_retention = 5\n", "line 2: daemon.result_retention: want a duration"},
 		{"command as a string", "[notify]\ncommand = \"notify-send\"\n", "line 2: notify.command: must be an array, got a string"},
+		{"a table as a number", "daemon = 3\n", "line 1: daemon: must be a table, got an integer"},
+		{"float for an integer", "[limits]\nmax_pending = 1.5\n", "line 2: limits.max_pending: must be an integer, got a float"},
 		{"socket as a number", "[daemon]\nsocket = 3\n", "line 2: daemon.socket: must be a string, got an integer"},
 		{"unknown key in a known table, later line", "[limits]\nmax_pending = 5\n\n[ui]\nbel = true\n", "line 5: ui.bel: unknown key"},
 		{"negative limit", "[limits]\nmax_pending = -1\n", "limits.max_pending: must be a positive number"},
