@@ -22,11 +22,10 @@ import (
 // sentence without a field name (NormalizeAnswers adds "answers[i]").
 //
 // Choices the SPEC leaves open, made here once:
-//   - For a question with options, a whole number outside 1…n (a JSON number,
-//     or a string of digits) is an error, not typed text: "7" for a 4-option
-//     question is almost surely a typo, and the user can still type it as
-//     {"custom":"7"}. A JSON number that is not whole (2.5) is an error too.
-//     For a free-text question a number is simply its text.
+//   - A number that is not an option's position (0, 7 for a 4-option
+//     question, 2.5) is typed text, as SPEC §3 says of "anything else": the
+//     agent reads "7" and can ask again. In the object form, "selected"
+//     must name options, so there it is an error.
 //   - Several typed elements in a multiSelect list become one typed answer,
 //     joined with ", " (an Answer carries one custom text).
 //   - Typed text is trimmed and its CRLFs become LFs; control characters
@@ -182,31 +181,26 @@ func matchLabel(q Question, s string) int {
 }
 
 // element resolves one string or number against the options: an option
-// index, typed text (idx -1), or an error for an option number that does not
-// exist.
+// index, or typed text (idx -1).
 func element(q Question, v any) (idx int, text string, err error) {
 	switch x := v.(type) {
 	case string:
 		if i := matchLabel(q, x); i >= 0 {
 			return i, "", nil
 		}
-		if len(q.Options) > 0 {
-			if n, ok := digits(x); ok {
-				i, err := optionNumber(q, n, strings.TrimSpace(x))
-				return i, "", err
+		if n, ok := digits(x); ok {
+			if i, ok := optionIndex(q, n); ok {
+				return i, "", nil
 			}
 		}
 		return -1, x, nil
 	case json.Number:
-		if len(q.Options) == 0 {
-			return -1, x.String(), nil
+		if n, ok := wholeNumber(x); ok {
+			if i, ok := optionIndex(q, n); ok {
+				return i, "", nil
+			}
 		}
-		n, ok := wholeNumber(x)
-		if !ok {
-			return -1, "", fmt.Errorf("option %s does not exist (%s)", x.String(), optionRange(q))
-		}
-		i, err := optionNumber(q, n, x.String())
-		return i, "", err
+		return -1, x.String(), nil
 	case nil:
 		return -1, "", nil
 	case bool:
@@ -219,18 +213,12 @@ func element(q Question, v any) (idx int, text string, err error) {
 	return -1, "", errors.New("must be a string or a number")
 }
 
-func optionNumber(q Question, n int64, shown string) (int, error) {
+// optionIndex is the index of option number n (1-based), if there is one.
+func optionIndex(q Question, n int64) (int, bool) {
 	if n < 1 || n > int64(len(q.Options)) {
-		return -1, fmt.Errorf("option %s does not exist (%s)", shown, optionRange(q))
+		return -1, false
 	}
-	return int(n - 1), nil
-}
-
-func optionRange(q Question) string {
-	if len(q.Options) == 1 {
-		return "only 1"
-	}
-	return fmt.Sprintf("1 to %d", len(q.Options))
+	return int(n - 1), true
 }
 
 // digits reports whether s (trimmed) is a run of ASCII digits, and its value.
@@ -290,13 +278,10 @@ func fromString(q Question, s string) (selection, error) {
 }
 
 // splitSelection reads "Authentication, 3" as a list when every part names
-// an option. ok is false when some part is plain text: then the whole string
-// is the user's own answer (it may be a sentence with commas in it). A part
-// that is an option number that does not exist is an error only when every
-// other part matched, since then the user clearly meant a list.
+// an option. ok is false when some part does not: then the whole string is
+// the user's own answer (it may be a sentence with commas in it).
 func splitSelection(q Question, s string) (selection, bool, error) {
 	sel := newSelection(q)
-	var numErr error
 	parts := 0
 	for _, p := range strings.Split(s, ",") {
 		if strings.TrimSpace(p) == "" {
@@ -304,24 +289,15 @@ func splitSelection(q Question, s string) (selection, bool, error) {
 		}
 		parts++
 		idx, _, err := element(q, p)
-		switch {
-		case err != nil:
-			if numErr == nil {
-				numErr = err
-			}
-		case idx < 0:
-			return sel, false, nil
-		default:
-			sel.chosen[idx] = true
+		if err != nil {
+			return sel, false, err
 		}
+		if idx < 0 {
+			return sel, false, nil
+		}
+		sel.chosen[idx] = true
 	}
-	if parts == 0 {
-		return sel, false, nil
-	}
-	if numErr != nil {
-		return sel, false, numErr
-	}
-	return sel, true, nil
+	return sel, parts > 0, nil
 }
 
 func fromNumber(q Question, x json.Number) (selection, error) {

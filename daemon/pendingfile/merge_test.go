@@ -130,9 +130,9 @@ func TestMerge(t *testing.T) {
 					t.Errorf("draft %s", d)
 				}
 			}},
-		{"an option number out of range is reported", two,
+		{"an answer that cannot stand is reported and kept as a draft", two,
 			func(t *testing.T) *File {
-				return fileOf(t, two, map[string][]string{"a": {`7`, ""}})
+				return fileOf(t, two, map[string][]string{"a": {`["SQLite", "MongoDB"]`, ""}})
 			}, "report:a draft:a", nil},
 		{"questions matched by text, not position", two,
 			func(t *testing.T) *File {
