@@ -26,6 +26,7 @@ func testDaemon(t testing.TB, cfg func(*config.Config)) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	c := config.Default()
+	c.Daemon.StateDir = filepath.Join(dir, "state")
 	if cfg != nil {
 		cfg(&c)
 	}

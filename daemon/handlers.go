@@ -68,6 +68,10 @@ func (s *state) ask(c *conn, m socketproto.AskUserRequest) {
 			"request %q is already pending; wait for it or use another id", id))
 		return
 	}
+	if res := s.keptFor(m.Request); res != nil {
+		s.answerFromKept(c, id, m, res)
+		return
+	}
 	if len(s.pending) >= s.limits.MaxPending {
 		s.sendErr(c, id, socketproto.Errf(socketproto.CodeQueueFull, "",
 			"%d requests are already pending (limits.max_pending); try again later", len(s.pending)))
@@ -121,6 +125,7 @@ func (s *state) wait(c *conn, m socketproto.Wait) {
 			m.RequestID, s.opts.Config.Daemon.OrphanGrace.Duration))
 	default:
 		s.send(c, *res.resp)
+		s.markDelivered(res)
 	}
 }
 

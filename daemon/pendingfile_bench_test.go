@@ -33,7 +33,9 @@ func benchDaemon(b *testing.B) (sock, pending string, stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, Options{Config: config.Default(), SocketPath: sock, PendingFilePath: pending,
+		cfg := config.Default()
+		cfg.Daemon.StateDir = filepath.Dir(pending)
+		done <- Run(ctx, Options{Config: cfg, SocketPath: sock, PendingFilePath: pending,
 			Ready: func() { close(ready) }})
 	}()
 	select {

@@ -47,6 +47,7 @@ type result struct {
 	via     string
 	resp    *socketproto.Response // nil when the request was withdrawn
 	expires time.Time
+	kept    // what the journal and "same agent, same questions" need (journal_glue.go)
 }
 
 // state is everything the queue goroutine owns.
@@ -75,7 +76,8 @@ type state struct {
 	// (see hooks.go); they must not block.
 	pendingHooks []func()
 	// notify is handed each new request (nil when no notify.command).
-	notify func(socketproto.Pending)
+	notify    func(socketproto.Pending)
+	journaled // the state journal (journal_glue.go)
 }
 
 func newQueue(opts Options, log *slog.Logger) *queue {

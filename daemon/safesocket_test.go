@@ -148,7 +148,9 @@ func TestRunRemovesTheSocketOnStop(t *testing.T) {
 	ready := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, Options{Config: config.Default(), SocketPath: sock,
+		cfg := config.Default()
+		cfg.Daemon.StateDir = filepath.Join(dir, "state")
+		done <- Run(ctx, Options{Config: cfg, SocketPath: sock,
 			PendingFilePath: filepath.Join(dir, "pending.json"), Ready: func() { close(ready) }})
 	}()
 	<-ready

@@ -10,8 +10,8 @@ import (
 
 // Every change of a request's life happens in this file: added, status
 // changed, draft changed, resolved. Each emits its event and then runs
-// changed(), which is where the pending file (and, later, the state journal)
-// hook in.
+// changed(), which is where the pending file hooks in; the state journal is
+// handed a record at each change (journal_glue.go).
 
 // add queues a new request; its waiter (if any) is already in r.waiters.
 func (s *state) add(r *request) {
@@ -25,6 +25,7 @@ func (s *state) add(r *request) {
 		s.notify(r.p)
 	}
 	s.log.Debug("request added", "requestId", r.p.RequestID, "status", r.p.Status, "questions", len(r.p.Questions))
+	s.journalAdd(r)
 	s.changed()
 }
 
@@ -70,6 +71,11 @@ func (s *state) removeWaiter(r *request, c *conn) {
 		return
 	}
 	s.setStatus(r, socketproto.StatusOrphaned)
+	s.startOrphanClock(r)
+}
+
+// startOrphanClock withdraws r after orphan_grace unless its agent comes back.
+func (s *state) startOrphanClock(r *request) {
 	r.orphanGen++
 	gen, id := r.orphanGen, r.p.RequestID
 	grace := s.opts.Config.Daemon.OrphanGrace.Duration
@@ -106,6 +112,7 @@ func (s *state) setDraft(r *request, draft []json.RawMessage) {
 	d := make([]json.RawMessage, len(r.p.Questions))
 	copy(d, draft)
 	r.p.Draft = d
+	s.journalDraft(r)
 	s.broadcast(socketproto.RequestUpdated{Request: r.p})
 	s.changed()
 }
@@ -129,8 +136,11 @@ func (s *state) resolve(r *request, outcome, via string, resp *socketproto.Respo
 		}
 		s.closeIfDone(c)
 	}
+	res := &result{id: id, outcome: outcome, via: via, resp: resp,
+		kept: kept{questions: r.p.Questions, agent: r.p.Agent, delivered: resp != nil && len(r.waiters) > 0}}
 	r.waiters, r.owner = nil, nil
-	s.retain(&result{id: id, outcome: outcome, via: via, resp: resp})
+	s.retain(res)
+	s.journalResolve(res)
 	s.broadcast(socketproto.RequestResolved{RequestID: id, Outcome: outcome, Via: via})
 	s.log.Debug("request resolved", "requestId", id, "outcome", outcome, "via", via)
 	s.changed()
@@ -155,6 +165,7 @@ func (s *state) retain(res *result) {
 	res.expires = s.now().Add(s.opts.Config.Daemon.ResultRetention.Duration)
 	s.results[res.id] = res
 	s.expiries = append(s.expiries, res)
+	s.indexKept(res)
 	if s.expiryTimer == nil {
 		s.armExpiry()
 	}
@@ -178,6 +189,7 @@ func (s *state) expireResults() {
 		res := s.expiries[n]
 		if s.results[res.id] == res {
 			delete(s.results, res.id)
+			s.forgetKept(res)
 		}
 		n++
 	}

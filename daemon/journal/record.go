@@ -1,0 +1,86 @@
+// Package journal keeps askuserd's queue on disk (SPEC §10): an append-only
+// state.jsonl of what happened to each request, replayed on start and
+// compacted to the live state, and history.jsonl, one line per resolved
+// request. It knows the records and the files, nothing of the queue that
+// sends them: the daemon hands it records and, on start, takes back the
+// State it replays.
+package journal
+
+import (
+	"encoding/json"
+	"time"
+
+	"askuser/socketproto"
+)
+
+// Record ops.
+const (
+	OpAdd       = "add"       // a request was queued: Pending, Parked
+	OpDraft     = "draft"     // the draft answers changed: Draft
+	OpResolve   = "resolve"   // answered, cancelled or withdrawn: Outcome, Via, Response, Expires
+	OpDelivered = "delivered" // a kept result reached its agent
+	OpResult    = "result"    // a kept result, as compaction writes it (Pending carries questions and agent)
+)
+
+// Record is one line of state.jsonl.
+type Record struct {
+	Op string    `json:"op"`
+	ID string    `json:"id"`
+	At time.Time `json:"at"`
+
+	Pending *socketproto.Pending `json:"pending,omitempty"`
+	// Parked: asked with "wait": false, so it comes back parked, not orphaned.
+	Parked bool `json:"parked,omitempty"`
+
+	Draft []json.RawMessage `json:"draft,omitempty"`
+
+	Outcome   string                `json:"outcome,omitempty"`
+	Via       string                `json:"via,omitempty"`
+	Response  *socketproto.Response `json:"response,omitempty"`
+	Expires   time.Time             `json:"expires,omitzero"`
+	Delivered bool                  `json:"delivered,omitempty"`
+}
+
+// Request is a pending request as replayed.
+type Request struct {
+	Pending socketproto.Pending
+	Parked  bool
+}
+
+// Result is a resolved request kept until Expires.
+type Result struct {
+	ID      string
+	Outcome string
+	Via     string
+	// Response is nil when the request was withdrawn.
+	Response *socketproto.Response
+	Expires  time.Time
+	// Delivered: the result was written to a waiting connection.
+	Delivered bool
+	// Questions and Agent are what was asked, for "same agent, same
+	// questions" (SPEC §10).
+	Questions []socketproto.Question
+	Agent     *socketproto.Agent
+}
+
+// State is the live state the records add up to: pending requests in the
+// order they were asked, and results kept, in the order they were resolved.
+type State struct {
+	Pending []Request
+	Results []Result
+}
+
+// HistoryEntry is one line of history.jsonl.
+type HistoryEntry struct {
+	RequestID         string                 `json:"requestId"`
+	Tool              string                 `json:"tool,omitempty"`
+	Questions         []socketproto.Question `json:"questions"`
+	Answers           []socketproto.Answer   `json:"answers"`
+	AnswersByQuestion map[string]string      `json:"answersByQuestion,omitempty"`
+	Outcome           string                 `json:"outcome"`
+	Via               string                 `json:"via,omitempty"`
+	Time              time.Time              `json:"time"`
+	CreatedAt         time.Time              `json:"createdAt"`
+	Agent             *socketproto.Agent     `json:"agent,omitempty"`
+	Metadata          json.RawMessage        `json:"metadata,omitempty"`
+}
