@@ -1,0 +1,271 @@
+package daemon
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"askuser/daemon/config"
+	"askuser/daemon/journal"
+)
+
+// daemonAt runs a daemon in-process on the state dir of root; stop ends it
+// (also at cleanup), so that a test can start another on the same state.
+func daemonAt(t *testing.T, root string, cfg func(*config.Config)) (sock string, stop func()) {
+	t.Helper()
+	c := config.Default()
+	c.Daemon.StateDir = filepath.Join(root, "state")
+	if cfg != nil {
+		cfg(&c)
+	}
+	sock = filepath.Join(root, "run", "askuserd.sock")
+	ready := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Options{Config: c, SocketPath: sock,
+			PendingFilePath: filepath.Join(root, "state", "pending-questions.json"), Logger: testLogger(t),
+			Ready: func() { close(ready) }})
+	}()
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatal(err)
+	}
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("Run: %v", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Error("Run did not return within 10s of its context ending")
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return sock, stop
+}
+
+func shortRoot(t *testing.T) string {
+	// Unix socket paths are short; t.TempDir() can be too long.
+	dir, err := os.MkdirTemp("", "auj-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+const agentAsk = `{"type":"ask_user_request","requestId":"%s","agent":{"id":"agent-7","name":"claude"},"metadata":{"repo":"askuser"},` + q1 + `%s}` + "\n"
+
+func ask(id, extra string) string { return strings.Replace(strings.Replace(agentAsk, "%s", id, 1), "%s", extra, 1) }
+
+// eventually polls a file until check accepts its content (safety net 10 s).
+func eventually(t *testing.T, path string, check func(string) bool) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		data, _ := os.ReadFile(path)
+		if check(string(data)) {
+			return string(data)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never became as expected; last content:\n%s", path, data)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// listUntil lists until key has value (the change comes from another
+// connection, so it may take a moment); safety net 10 s.
+func listUntil(c *rawClient, key, value string) {
+	c.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c.send(`{"type":"list"}` + "\n")
+		m := c.recv()
+		if lookup(m, key) == value {
+			return
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("list never had %s=%s: %v", key, value, m)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A request waiting when the daemon stops comes back orphaned: listed, in
+// the pending file, and its agent's "wait" gets the answer given afterwards.
+func TestPendingRequestSurvivesRestart(t *testing.T) {
+	root := shortRoot(t)
+	sock, stop := daemonAt(t, root, nil)
+	a := dialRaw(t, sock)
+	a.send(ask("r1", ""))
+	a.expect("ask_user_queued requestId=r1")
+	stop()
+
+	sock, _ = daemonAt(t, root, nil)
+	c := dialRaw(t, sock)
+	c.send(`{"type":"list"}` + "\n")
+	c.expect("list pending.0.requestId=r1 pending.0.status=orphaned pending.0.agent.id=agent-7 pending.0.metadata.repo=askuser pending.0.questions.0.options.1.label=SQLite")
+	eventually(t, filepath.Join(root, "state", "pending-questions.json"),
+		func(s string) bool { return strings.Contains(s, `"r1"`) })
+
+	w := dialRaw(t, sock)
+	w.send(wait1)
+	listUntil(c, "pending.0.status", "waiting")
+	c.send(answer1)
+	c.expect("ok requestId=r1")
+	w.expect("ask_user_response requestId=r1 answered=true answers.0.answer=SQLite answeredVia=cli")
+}
+
+// An answer given while the agent is away (parked, answered) reaches the
+// agent's "wait" after a restart; a parked request comes back parked.
+func TestAnswerGivenWhileAwaySurvivesRestart(t *testing.T) {
+	root := shortRoot(t)
+	sock, stop := daemonAt(t, root, nil)
+	a := dialRaw(t, sock)
+	a.send(ask("r1", `,"wait":false`))
+	a.expect("ask_user_queued requestId=r1")
+	a.send(ask("r2", `,"wait":false`)[:0] + park2)
+	a.expect("ask_user_queued requestId=r2")
+	a.nc.Close()
+	b := dialRaw(t, sock)
+	b.send(answer1)
+	b.expect("ok requestId=r1")
+	stop()
+
+	sock, _ = daemonAt(t, root, nil)
+	w := dialRaw(t, sock)
+	w.send(wait1)
+	w.expect("ask_user_response requestId=r1 answered=true answers.0.answer=SQLite answeredVia=cli")
+	w.send(`{"type":"list"}` + "\n")
+	w.expect("list pending.0.requestId=r2 pending.0.status=parked")
+	w.send(answer1)
+	w.expect("error code=already_resolved requestId=r1")
+}
+
+const park2 = `{"type":"ask_user_request","requestId":"r2","wait":false,` + q2 + "}\n"
+
+// The same agent asking exactly the same questions again gets the kept,
+// undelivered answer at once, under its new id, once; also after a restart.
+func TestSameAgentSameQuestionsGetsTheKeptAnswer(t *testing.T) {
+	root := shortRoot(t)
+	sock, stop := daemonAt(t, root, nil)
+	a := dialRaw(t, sock)
+	a.send(ask("r1", ""))
+	a.expect("ask_user_queued requestId=r1")
+	a.nc.Close() // the agent goes away; its request is orphaned
+	b := dialRaw(t, sock)
+	b.send(`{"type":"list"}` + "\n")
+	b.expect("list pending.0.requestId=r1")
+	listUntil(b, "pending.0.status", "orphaned")
+	b.send(answer1)
+	b.expect("ok requestId=r1")
+	stop()
+
+	sock, _ = daemonAt(t, root, nil)
+	w := dialRaw(t, sock)
+	w.send(`{"type":"subscribe","role":"watch"}` + "\n")
+	w.expect("snapshot state=idle")
+	c := dialRaw(t, sock)
+	// Other questions, or another agent: asked as usual.
+	c.send(strings.Replace(ask("x1", `,"wait":false`), "Which database?", "Which cache?", 1))
+	c.expect("ask_user_queued requestId=x1 position=1")
+	c.send(strings.Replace(ask("x2", `,"wait":false`), "agent-7", "agent-8", 1))
+	c.expect("ask_user_queued requestId=x2 position=2")
+	// The same agent and questions: answered from r1 at once.
+	c.send(ask("r9", ""))
+	c.expect("ask_user_queued requestId=r9")
+	c.expect("ask_user_response requestId=r9 answered=true answers.0.answer=SQLite answeredVia=cli")
+	c.send(`{"type":"wait","requestId":"r9"}` + "\n")
+	c.expect("ask_user_response requestId=r9 answered=true answers.0.answer=SQLite")
+	// Only once: the next identical request is queued like any other.
+	c.send(ask("r10", `,"wait":false`))
+	c.expect("ask_user_queued requestId=r10 position=3")
+	for _, id := range []string{"x1", "x2", "r10"} { // no event for r9: it never waited
+		if m := w.until("request_added"); lookup(m, "request.requestId") != id {
+			t.Fatalf("request_added for %s, want %s", lookup(m, "request.requestId"), id)
+		}
+	}
+
+	// history.jsonl has r1 (answered) and r9 (answered from r1).
+	hist := eventually(t, filepath.Join(root, "state", journal.HistoryFile),
+		func(s string) bool { return strings.Count(s, "\n") >= 2 })
+	if !strings.Contains(hist, `"requestId":"r1"`) || !strings.Contains(hist, `"requestId":"r9"`) ||
+		!strings.Contains(hist, `"agent":{"id":"agent-7","name":"claude"}`) || !strings.Contains(hist, `"metadata":{"repo":"askuser"}`) {
+		t.Errorf("history.jsonl:\n%s", hist)
+	}
+}
+
+// A result its agent already received is not handed out again.
+func TestDeliveredAnswerIsNotReused(t *testing.T) {
+	root := shortRoot(t)
+	sock, _ := daemonAt(t, root, nil)
+	a := dialRaw(t, sock)
+	a.send(ask("r1", ""))
+	a.expect("ask_user_queued requestId=r1")
+	b := dialRaw(t, sock)
+	b.send(answer1)
+	b.expect("ok requestId=r1")
+	a.expect("ask_user_response requestId=r1")
+	a.send(ask("r2", ""))
+	a.expect("ask_user_queued requestId=r2 position=1")
+	a.quiet()
+}
+
+// A journal cut short mid-line by a crash loses only that line.
+func TestTornJournalTailRecovers(t *testing.T) {
+	root := shortRoot(t)
+	sock, stop := daemonAt(t, root, nil)
+	a := dialRaw(t, sock)
+	a.send(park1)
+	a.expect("ask_user_queued requestId=r1")
+	stop()
+	path := filepath.Join(root, "state", journal.StateFile)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"op":"add","id":"r2","at":"2026-11-21T21:00:00Z","pending":{"requestId":"r2","quest`)
+	f.Close()
+
+	sock, _ = daemonAt(t, root, nil)
+	c := dialRaw(t, sock)
+	c.send(`{"type":"list"}` + "\n")
+	c.expect("list pending.0.requestId=r1 pending.0.status=parked")
+	c.send(`{"type":"status"}` + "\n")
+	c.expect("status pending=1")
+	if data, _ := os.ReadFile(path); strings.Contains(string(data), `"r2"`) {
+		t.Errorf("the torn line survived compaction:\n%s", data)
+	}
+}
+
+// A restored orphaned request whose agent never comes back is withdrawn
+// after orphan_grace, counted from the daemon's start.
+func TestRestoredOrphanIsWithdrawnAfterGrace(t *testing.T) {
+	root := shortRoot(t)
+	grace := func(c *config.Config) { c.Daemon.OrphanGrace.Duration = time.Hour }
+	sock, stop := daemonAt(t, root, grace)
+	a := dialRaw(t, sock)
+	a.send(ask("r1", ""))
+	a.expect("ask_user_queued requestId=r1")
+	stop()
+
+	sock, _ = daemonAt(t, root, func(c *config.Config) { c.Daemon.OrphanGrace.Duration = 50 * time.Millisecond })
+	w := dialRaw(t, sock)
+	w.send(`{"type":"subscribe","role":"watch"}` + "\n")
+	if m := w.recv(); lookup(m, "pending.0.requestId") == "r1" {
+		w.expect("request_resolved requestId=r1 outcome=withdrawn via=agent")
+	}
+	w.send(wait1)
+	w.until("error")
+}
