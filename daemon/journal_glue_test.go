@@ -66,7 +66,9 @@ func shortRoot(t *testing.T) string {
 
 const agentAsk = `{"type":"ask_user_request","requestId":"%s","agent":{"id":"agent-7","name":"claude"},"metadata":{"repo":"askuser"},` + q1 + `%s}` + "\n"
 
-func ask(id, extra string) string { return strings.Replace(strings.Replace(agentAsk, "%s", id, 1), "%s", extra, 1) }
+func ask(id, extra string) string {
+	return strings.Replace(strings.Replace(agentAsk, "%s", id, 1), "%s", extra, 1)
+}
 
 // eventually polls a file until check accepts its content (safety net 10 s).
 func eventually(t *testing.T, path string, check func(string) bool) string {
