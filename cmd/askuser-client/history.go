@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"askuser/daemon/config"
+	"askuser/daemon/journal"
+	"askuser/socketproto"
+)
+
+func init() {
+	register("history", "show the requests resolved lately (history.jsonl)", runHistory)
+}
+
+// runHistory reads history.jsonl straight from the state dir: no daemon is
+// needed, so it works while none runs.
+func runHistory(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlags("history", "history [-n N] [--json] [--config FILE]\n\nNewest last. -n 0 shows everything.", stderr)
+	n := fs.Int("n", 20, "how many of the newest requests to show (0: all)")
+	asJSON := fs.Bool("json", false, "one JSON object per line, as stored")
+	cfgPath := fs.String("config", "", "config.toml to read (default: $XDG_CONFIG_HOME/askuser/config.toml)")
+	pos, code := parseArgs(fs, args)
+	if code != nil {
+		return *code
+	}
+	if len(pos) != 0 {
+		return usageError(fs, stderr, "history takes no arguments")
+	}
+	if *n < 0 {
+		return usageError(fs, stderr, "-n: need 0 or more, got %d", *n)
+	}
+	cfg, err := config.Load(*cfgPath)
+	if err != nil {
+		return failure(stderr, "history", err)
+	}
+	path := filepath.Join(cfg.StateDir(), journal.HistoryFile)
+	lines, skipped, err := lastLines(path, *n)
+	if errors.Is(err, os.ErrNotExist) || (err == nil && len(lines) == 0 && skipped == 0) {
+		fmt.Fprintln(stdout, "No history yet.")
+		return exitOK
+	}
+	if err != nil {
+		return failure(stderr, "history", err)
+	}
+	if skipped > 0 {
+		fmt.Fprintf(stderr, "askuser-client history: skipped %d damaged lines in %s\n", skipped, path)
+	}
+	w := bufio.NewWriter(stdout)
+	for i, e := range lines {
+		if *asJSON {
+			w.Write(e.raw)
+			w.WriteByte('\n')
+			continue
+		}
+		if i > 0 {
+			w.WriteByte('\n')
+		}
+		writeHistoryEntry(w, e.HistoryEntry)
+	}
+	if err := w.Flush(); err != nil {
+		return failure(stderr, "history", err)
+	}
+	return exitOK
+}
+
+type historyLine struct {
+	journal.HistoryEntry
+	raw []byte
+}
+
+// lastLines reads the last n entries of the history (all when n is 0); lines
+// that are not entries (a torn last line, garbage) are counted, not fatal.
+func lastLines(path string, n int) (out []historyLine, skipped int, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	for {
+		line, rerr := br.ReadBytes('\n')
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			var e historyLine
+			if json.Unmarshal(line, &e.HistoryEntry) != nil || e.RequestID == "" {
+				skipped++
+			} else {
+				e.raw = line
+				out = append(out, e)
+				if n > 0 && len(out) > 2*n {
+					out = append(out[:0], out[len(out)-n:]...) // keep memory bounded on a long history
+				}
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return nil, skipped, fmt.Errorf("reading %s: %w", path, rerr)
+		}
+	}
+	if n > 0 && len(out) > n {
+		out = out[len(out)-n:]
+	}
+	return out, skipped, nil
+}
+
+// writeHistoryEntry prints one request: "time  via  agent", then one
+// "  question: answer" line per question.
+func writeHistoryEntry(w io.Writer, e journal.HistoryEntry) {
+	via := e.Via
+	switch e.Outcome {
+	case socketproto.OutcomeAnswered:
+	case socketproto.OutcomeWithdrawn:
+		via = "withdrawn by its agent"
+	default:
+		via = e.Outcome + " via " + via
+	}
+	fmt.Fprintf(w, "%s  %s  %s\n", e.Time.Local().Format(time.DateTime), via, agentLabel(e.Agent))
+	for _, q := range e.Questions {
+		ans, ok := e.AnswersByQuestion[q.Question]
+		if e.Outcome != socketproto.OutcomeAnswered || !ok {
+			ans = "(" + e.Outcome + ")"
+		}
+		fmt.Fprintf(w, "  %s: %s\n", oneLine(q.Question), oneLine(ans))
+	}
+	for _, a := range e.Answers {
+		if a.Notes != "" {
+			fmt.Fprintf(w, "  (notes on %q: %s)\n", oneLine(a.Question), oneLine(a.Notes))
+		}
+	}
+}
+
+func agentLabel(a *socketproto.Agent) string {
+	switch {
+	case a == nil || (a.Name == "" && a.ID == ""):
+		return "(unknown agent)"
+	case a.Name == "":
+		return a.ID
+	case a.ID == "":
+		return a.Name
+	}
+	return a.Name + " (" + a.ID + ")"
+}
+
+// oneLine keeps a multi-line question or answer on its line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
