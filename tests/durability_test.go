@@ -1,0 +1,297 @@
+package tests
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"askuser/socketproto"
+)
+
+// SPEC §10 end to end: the real askuserd killed with SIGKILL and started
+// again on the same state dir.
+
+// killDaemon ends askuserd with SIGKILL: no shutdown code runs, as in a crash.
+func (e *Env) killDaemon() {
+	e.T.Helper()
+	cmd := e.daemon
+	if cmd == nil {
+		e.T.Fatal("no daemon to kill")
+	}
+	e.daemon = nil
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+}
+
+func (e *Env) stateFile(name string) string { return filepath.Join(e.State, "askuser", name) }
+
+// journaled waits until state.jsonl holds want. The daemon acknowledges
+// before its journal goroutine has written (disk I/O stays off the ask and
+// answer path), so a test that crashes the daemon on purpose first waits for
+// the record to be on disk.
+func journaled(t *testing.T, e *Env, want string) {
+	t.Helper()
+	fileHas(t, e.stateFile("state.jsonl"), want)
+}
+
+func fileHas(t *testing.T, path, want string) string {
+	t.Helper()
+	deadline := time.Now().Add(clientWait)
+	for {
+		data, _ := os.ReadFile(path)
+		if strings.Contains(string(data), want) {
+			return string(data)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never held %q; it has:\n%s", path, want, data)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// listedAs polls the daemon's list until request id has the status, and
+// returns it.
+func listedAs(t *testing.T, e *Env, id, status string) socketproto.Pending {
+	t.Helper()
+	c := e.Dial()
+	defer c.Close()
+	deadline := time.Now().Add(clientWait)
+	var last []socketproto.Pending
+	for time.Now().Before(deadline) {
+		if err := c.Send(socketproto.ListRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		last = RecvType(t, c, "list", clientWait).(socketproto.List).Pending
+		for _, p := range last {
+			if p.RequestID == id && p.Status == status {
+				return p
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("request %s never listed as %s; last list: %+v", id, status, last)
+	return socketproto.Pending{}
+}
+
+func decodeResult(t *testing.T, out string) socketproto.Response {
+	t.Helper()
+	var r socketproto.Response
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("result %q: %v", out, err)
+	}
+	return r
+}
+
+var deployQ = []string{"--question", "Deploy now?", "--option", "yes", "--option", "no"}
+
+// A request whose agent waits when the daemon is killed comes back orphaned:
+// in list, in the pending file; answered, "wait" delivers it.
+func TestDurablePendingSurvivesSIGKILL(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	c := e.Dial()
+	if err := c.Send(socketproto.AskUserRequest{Request: socketproto.Request{RequestID: "k1",
+		Questions: []socketproto.Question{{Question: "Deploy now?", Options: []socketproto.Option{{Label: "yes"}, {Label: "no"}}}},
+		Agent:     &socketproto.Agent{ID: "agent-k", Name: "sh"}}}); err != nil {
+		t.Fatal(err)
+	}
+	RecvType(t, c, "ask_user_queued", clientWait)
+	journaled(t, e, `"id":"k1"`)
+	e.killDaemon()
+	c.Close()
+
+	e.StartDaemon()
+	p := listedAs(t, e, "k1", socketproto.StatusOrphaned)
+	if p.Agent == nil || p.Agent.ID != "agent-k" {
+		t.Errorf("restored request lost its agent: %+v", p)
+	}
+	out := mustClient(t, e, "", "list")
+	if !strings.Contains(out, "k1") || !strings.Contains(out, "Deploy now?") {
+		t.Errorf("list after restart:\n%s", out)
+	}
+	fileHas(t, e.Pending, `"k1"`)
+
+	mustClient(t, e, "", "answer", "k1", "2")
+	res := decodeResult(t, mustClient(t, e, "", "wait", "k1", "--no-autostart"))
+	if !res.Answered || res.RequestID != "k1" || res.AnswersByQuestion["Deploy now?"] != "no" || res.AnsweredVia != "cli" {
+		t.Errorf("wait after restart: %+v", res)
+	}
+	e.StopDaemon() // its log is complete only once it stopped
+	if !strings.Contains(e.DaemonLog(), "restored") {
+		t.Errorf("the daemon does not say what it restored:\n%s", e.DaemonLog())
+	}
+}
+
+// An answer given while the agent is away (parked, answered, daemon killed)
+// is delivered by "wait" after the restart; a new request from the same agent
+// with the same questions gets a kept answer at once.
+func TestDurableAnswerWhileAwayAndSameQuestions(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	ask := append([]string{"ask", "--no-wait", "--no-autostart", "--agent-id", "agent-p"}, deployQ...)
+	mustClient(t, e, "", append(ask, "--request-id", "p1")...)
+	mustClient(t, e, "", append(ask, "--request-id", "p2")...)
+	mustClient(t, e, "", "answer", "p1", "yes")
+	mustClient(t, e, "", "answer", "p2", "no")
+	journaled(t, e, `"op":"resolve","id":"p2"`)
+	e.killDaemon()
+
+	e.StartDaemon()
+	res := decodeResult(t, mustClient(t, e, "", "wait", "p1", "--no-autostart"))
+	if !res.Answered || res.AnswersByQuestion["Deploy now?"] != "yes" {
+		t.Errorf("wait p1 after restart: %+v", res)
+	}
+	// p2 is still kept and undelivered: the same agent asking the same
+	// question again gets it, under the new id, without the user seeing it.
+	w := watcher(t, e)
+	out := mustClient(t, e, "", append([]string{"ask", "--no-autostart", "--agent-id", "agent-p", "--request-id", "p3"}, deployQ...)...)
+	res = decodeResult(t, out)
+	if !res.Answered || res.RequestID != "p3" || res.AnswersByQuestion["Deploy now?"] != "no" {
+		t.Errorf("repeated ask: %+v", res)
+	}
+	// Only once: asked again, it waits for the user.
+	again, aout, aerr := e.StartClient("", append([]string{"ask", "--no-autostart", "--agent-id", "agent-p", "--request-id", "p4", "--format", "text"}, deployQ...)...)
+	if p := nextAdded(t, w); p.RequestID != "p4" {
+		t.Fatalf("the user was asked %s, want p4 (p3 came from the kept answer)", p.RequestID)
+	}
+	mustClient(t, e, "", "answer", "p4", "yes")
+	if code := finish(t, again); code != 0 || aout.String() != "Deploy now?: yes\n" {
+		t.Errorf("p4: exit %d, %q, %s", code, aout, aerr)
+	}
+}
+
+// The answer given in the pane or CLI while an asking client is cut off from
+// a restarted daemon reaches that client when it reconnects.
+func TestDurableAnswerBeforeTheAgentReconnects(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	w := watcher(t, e)
+	ask, out, errb := e.StartClient("", "ask", "--question", "Still there?", "--no-autostart",
+		"--request-id", "gone-1", "--format", "text")
+	nextAdded(t, w)
+	w.Close()
+	journaled(t, e, `"id":"gone-1"`)
+	e.killDaemon()
+	// The client is now retrying to connect; the new daemon accepts the
+	// answer before it can be back, and keeps it for the client's wait.
+	e.StartDaemon()
+	mustClient(t, e, "", "answer", "gone-1", "still here")
+	if code := finish(t, ask); code != 0 {
+		t.Fatalf("exit %d, want 0; stderr: %s", code, errb)
+	}
+	if out.String() != "Still there?: still here\n" {
+		t.Errorf("output %q", out.String())
+	}
+}
+
+// A daemon that lost its state dir forgets the question; the client asks it
+// again under the same id (the fallback in askclient).
+func TestLostStateDirFallsBackToAskingAgain(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	w := watcher(t, e)
+	ask, out, errb := e.StartClient("", "ask", "--question", "Still there?", "--no-autostart",
+		"--request-id", "lost-1", "--format", "text")
+	nextAdded(t, w)
+	w.Close()
+	e.StopDaemon()
+	if err := os.RemoveAll(filepath.Join(e.State, "askuser")); err != nil {
+		t.Fatal(err)
+	}
+	e.StartDaemon()
+	w = watcher(t, e)
+	if p := nextAdded(t, w); p.RequestID != "lost-1" {
+		t.Fatalf("after losing its state the daemon got %+v", p)
+	}
+	mustClient(t, e, "", "answer", "lost-1", "yes")
+	if code := finish(t, ask); code != 0 || out.String() != "Still there?: yes\n" {
+		t.Fatalf("exit %d, output %q; stderr: %s", code, out, errb)
+	}
+}
+
+// A journal torn by a crash mid-append, or with garbage in it, never stops
+// the daemon: what was good comes back, a damaged file is kept aside.
+func TestDurableDamagedJournal(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	mustClient(t, e, "", append([]string{"ask", "--no-wait", "--no-autostart", "--request-id", "d1"}, deployQ...)...)
+	journaled(t, e, `"id":"d1"`)
+	e.killDaemon()
+	f, err := os.OpenFile(e.stateFile("state.jsonl"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("\x00\x00garbage\n" + `{"op":"add","id":"d2","pending":{"requestId":"d2","questi`)
+	f.Close()
+
+	e.StartDaemon()
+	listedAs(t, e, "d1", socketproto.StatusParked)
+	e.StopDaemon()
+	if _, err := os.Stat(e.stateFile("state.jsonl.corrupt")); err != nil {
+		t.Errorf("the damaged journal was not kept: %v", err)
+	}
+	log := e.DaemonLog()
+	if !strings.Contains(log, "cut short") || !strings.Contains(log, "skipped 1 damaged") {
+		t.Errorf("the daemon's log does not say what it recovered:\n%s", log)
+	}
+	if fi, err := os.Stat(e.stateFile("state.jsonl")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("state.jsonl: %v %v", fi, err)
+	}
+}
+
+// askuser-client history reads history.jsonl, with or without a daemon.
+func TestHistoryEndToEnd(t *testing.T) {
+	e := NewEnv(t)
+	out := mustClient(t, e, "", "history")
+	if out != "No history yet.\n" {
+		t.Errorf("history on a fresh state dir: %q", out)
+	}
+	e.StartDaemon()
+	for i, a := range []string{"yes", "no", "decline"} {
+		id := "h" + string(rune('1'+i))
+		mustClient(t, e, "", append([]string{"ask", "--no-wait", "--no-autostart", "--request-id", id,
+			"--agent-id", "agent-" + id, "--metadata", "ticket=42"}, deployQ...)...)
+		if a == "decline" {
+			mustClient(t, e, "", "cancel", id)
+		} else {
+			mustClient(t, e, "", "answer", id, a)
+		}
+	}
+	fileHas(t, e.stateFile("history.jsonl"), `"requestId":"h3"`)
+	e.StopDaemon() // no daemon needed to read it
+
+	out = mustClient(t, e, "", "history")
+	for _, want := range []string{"  cli  agent-h1\n  Deploy now?: yes\n", "  Deploy now?: no\n", "cancelled via cli  agent-h3\n  Deploy now?: (cancelled)\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("history lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Index(out, "yes") > strings.Index(out, "(cancelled)") {
+		t.Errorf("history is not newest last:\n%s", out)
+	}
+	out = mustClient(t, e, "", "history", "-n", "2", "--json")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("history -n 2 --json: %q", out)
+	}
+	var h struct {
+		RequestID string            `json:"requestId"`
+		Outcome   string            `json:"outcome"`
+		Via       string            `json:"via"`
+		Agent     socketproto.Agent `json:"agent"`
+		Metadata  map[string]any    `json:"metadata"`
+		Answers   []json.RawMessage `json:"answers"`
+		Questions []json.RawMessage `json:"questions"`
+	}
+	if err := json.Unmarshal([]byte(lines[0]), &h); err != nil {
+		t.Fatal(err)
+	}
+	if h.RequestID != "h2" || h.Outcome != "answered" || h.Via != "cli" || h.Agent.ID != "agent-h2" ||
+		h.Metadata["ticket"] != "42" || len(h.Answers) != 1 || len(h.Questions) != 1 {
+		t.Errorf("history entry: %s", lines[0])
+	}
+}
