@@ -96,10 +96,14 @@ func Run(ctx context.Context, opts Options) error {
 	go func() { d.q.run(ctx); close(queueDone) }()
 	for _, ext := range extensions {
 		if err := ext(ctx, d); err != nil {
+			stopping := ctx.Err() != nil // a signal during start-up is a stop, not a failure
 			cancel()
 			ln.Close()
 			d.wg.Wait()
 			<-queueDone
+			if stopping {
+				return nil
+			}
 			return err
 		}
 	}

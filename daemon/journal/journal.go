@@ -3,6 +3,7 @@ package journal
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,9 +42,10 @@ type Journal struct {
 	done   chan struct{} // closed when the goroutine has returned
 
 	// Below: the journal goroutine's own (and Open's, before it starts).
+	// No file stays open between batches: an open file pins its directory,
+	// and a user who deletes the state dir must see it go (the pending
+	// file's watcher learns of it only when the directory is really gone).
 	m        *model
-	f        *os.File
-	hf       *os.File
 	appended int64 // bytes since the last compaction
 	liveSize int64 // bytes the last compaction wrote
 	failing  bool  // a write failed; compact at the next batch
@@ -67,9 +69,6 @@ func Open(opts Options) (*Journal, State, error) {
 	if opts.CompactBytes <= 0 {
 		opts.CompactBytes = 8 << 20
 	}
-	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
-		return nil, State{}, fmt.Errorf("state dir: %w", err)
-	}
 	j := &Journal{
 		opts:    opts,
 		path:    filepath.Join(opts.Dir, StateFile),
@@ -84,12 +83,6 @@ func Open(opts Options) (*Journal, State, error) {
 	if err := j.compact(); err != nil {
 		return nil, State{}, err
 	}
-	hf, err := os.OpenFile(j.history, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		j.f.Close()
-		return nil, State{}, fmt.Errorf("history: %w", err)
-	}
-	j.hf = hf
 	st := j.m.state(opts.Now())
 	go j.run()
 	return j, st, nil
@@ -148,8 +141,6 @@ func (j *Journal) signal() {
 
 func (j *Journal) run() {
 	defer close(j.done)
-	defer j.hf.Close()
-	defer func() { j.f.Close() }()
 	for range j.kick {
 		j.mu.Lock()
 		batch, closed := j.buf, j.closed
@@ -191,14 +182,20 @@ func (j *Journal) write(batch []item) {
 		}
 	}
 	if state.Len() > 0 && !j.failing {
-		if err := appendSync(j.f, state.Bytes()); err != nil {
+		err := appendSync(j.path, state.Bytes(), false)
+		if errors.Is(err, os.ErrNotExist) {
+			// The journal (or the whole state dir) was deleted under us:
+			// the records before this batch are gone with it, so write
+			// the whole live state, this batch included.
+			j.failing = true
+		} else if err != nil {
 			j.opts.Logf("state journal %s: %v; rewriting it whole next", j.path, err)
 			j.failing = true
 		}
 		j.appended += int64(state.Len())
 	}
 	if hist.Len() > 0 {
-		if err := appendSync(j.hf, hist.Bytes()); err != nil {
+		if err := appendSync(j.history, hist.Bytes(), true); err != nil {
 			j.opts.Logf("history %s: %v", j.history, err)
 		}
 	}
@@ -215,17 +212,38 @@ func (j *Journal) write(batch []item) {
 	}
 }
 
-func appendSync(f *os.File, b []byte) error {
-	if _, err := f.Write(b); err != nil {
+// appendSync appends b to the file at path and syncs it; create makes the
+// file (and the state dir) when missing.
+func appendSync(path string, b []byte, create bool) error {
+	flag := os.O_WRONLY | os.O_APPEND
+	if create {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return err
+		}
+		flag |= os.O_CREATE
+	}
+	f, err := os.OpenFile(path, flag, 0o600)
+	if err != nil {
 		return err
 	}
-	return f.Sync()
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // compact writes the live state to a temporary file, syncs it, renames it
-// over the journal and reopens it for appending: a crash at any point leaves
-// either the old journal or the new one, whole.
+// over the journal: a crash at any point leaves either the old journal or
+// the new one, whole.
 func (j *Journal) compact() error {
+	if err := os.MkdirAll(j.opts.Dir, 0o700); err != nil {
+		return fmt.Errorf("state dir: %w", err)
+	}
 	var buf bytes.Buffer
 	for _, r := range j.m.snapshot(j.opts.Now()) {
 		line, err := json.Marshal(r)
@@ -236,16 +254,8 @@ func (j *Journal) compact() error {
 		buf.WriteByte('\n')
 	}
 	tmp := j.path + ".tmp"
-	tf, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	if err := appendSync(tf, buf.Bytes()); err != nil {
-		tf.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := tf.Close(); err != nil {
+	os.Remove(tmp) // left by a crash mid-compaction
+	if err := appendSync(tmp, buf.Bytes(), true); err != nil {
 		os.Remove(tmp)
 		return err
 	}
@@ -257,14 +267,6 @@ func (j *Journal) compact() error {
 		_ = d.Sync() // the rename itself survives a power cut
 		d.Close()
 	}
-	f, err := os.OpenFile(j.path, os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return err
-	}
-	if j.f != nil {
-		j.f.Close()
-	}
-	j.f = f
 	j.appended, j.liveSize = 0, int64(buf.Len())
 	return nil
 }

@@ -303,3 +303,27 @@ func TestAppendFromManyGoroutines(t *testing.T) {
 		t.Errorf("%d pending after 800 appends", len(st.Pending))
 	}
 }
+
+// A state dir deleted while the daemon runs comes back whole at the next
+// batch: the journal then holds the live state, not a tail of it.
+func TestDeletedStateDirIsWrittenWhole(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "askuser")
+	j, _ := open(t, dir, nil, t0)
+	j.Append(Record{Op: OpAdd, ID: "a", At: t0, Pending: pending("a", "Q?")})
+	j.Flush()
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	j.Append(Record{Op: OpAdd, ID: "b", At: t0, Pending: pending("b", "Q?")},
+		Record{Op: OpResolve, ID: "a", At: t0, Outcome: "answered", Via: "cli", Response: answered("a", "Q?", "x"), Expires: t0.Add(time.Hour)})
+	j.Flush()
+	j.Close()
+	l := &logs{}
+	_, st := open(t, dir, l, t0)
+	if p, r := ids(st); strings.Join(p, ",") != "b" || strings.Join(r, ",") != "a" || len(l.lines) != 0 {
+		t.Errorf("after the state dir was deleted: pending %v results %v, log %q", p, r, l.lines)
+	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("state dir recreated as %v (%v), want 0700", fi.Mode().Perm(), err)
+	}
+}
