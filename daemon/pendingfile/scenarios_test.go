@@ -129,6 +129,18 @@ var scenarios = []struct {
 		}
 		r.noReports()
 	}},
+	{"a stale buffer saved unchanged: the newer request comes back", func(t *testing.T, r *rig) {
+		r.ask("a", nameQuestion)
+		r.fileWith("a")
+		stale := r.read()
+		r.ask("b", dbQuestion)
+		r.fileWith("a", "b")
+		saveVim(t, r.path, stale)
+		r.fileWith("a", "b")
+		saveByRename(t, r.path, stale, ".tmp") // the same bytes again
+		r.fileWith("a", "b")
+		r.noReports()
+	}},
 	{"a syntax error, then a corrected save; .rejected kept", func(t *testing.T, r *rig) {
 		done := r.ask("a", nameQuestion)
 		f := r.fileWith("a")

@@ -84,6 +84,7 @@ type Syncer struct {
 	wantRewatch bool
 	lastWritten [32]byte // the bytes of the daemon's own last write
 	lastSeen    [32]byte // the last save taken in (applied or rejected)
+	lastSeenOK  bool     // whether it parsed (a broken one is not rewritten over)
 	onDisk      [32]byte // the file as last read; zero when missing
 	settling    bool
 	settleHash  [32]byte
@@ -287,15 +288,27 @@ func (s *Syncer) read(settled bool) {
 	}
 	h := sha256.Sum256(data)
 	s.onDisk = h
-	if h == s.lastWritten || h == s.lastSeen {
+	if h == s.lastWritten {
 		s.settling = false
+		return
+	}
+	if h == s.lastSeen {
+		s.settling = false
+		// The same save again (an editor re-saving its buffer over a
+		// rewrite): nothing to take in, but the file must list what is
+		// pending again.
+		s.wantWrite = s.wantWrite || s.lastSeenOK
 		return
 	}
 	f, perr := Parse(data)
 	if perr == nil {
 		s.settling = false
-		s.lastSeen = h
+		s.lastSeen, s.lastSeenOK = h, true
 		s.apply(f)
+		// A save from a stale buffer lacks requests asked since, and one
+		// that changed nothing makes no rewrite of its own: rewrite anyway,
+		// so the file lists every pending request again.
+		s.wantWrite = true
 		return
 	}
 	if !settled || !s.settling || h != s.settleHash {
@@ -309,7 +322,7 @@ func (s *Syncer) read(settled bool) {
 		return
 	}
 	s.settling = false
-	s.lastSeen = h
+	s.lastSeen, s.lastSeenOK = h, false
 	if errors.Is(perr, ErrEmpty) {
 		return // nothing of the user's to keep; the next rewrite fills it
 	}
@@ -435,7 +448,7 @@ func (s *Syncer) rescue(prev string, seen [32]byte) {
 		h = sha256.Sum256(data)
 		f, perr = Parse(data)
 	}
-	s.lastSeen = h
+	s.lastSeen, s.lastSeenOK = h, perr == nil
 	switch {
 	case perr == nil:
 		s.logf("pending file: a save landed during a rewrite; taking it in")
