@@ -350,8 +350,14 @@ func (s *Syncer) reject(data []byte, perr error) {
 	s.report(fmt.Sprintf("%v (your version is kept as %s)", perr, kept))
 }
 
+// maxReports is how many problems of one save reach subscribers one by one.
+// A stale buffer can hold thousands of requests answered since: a
+// pending_file_error for each would swamp every pane's backlog.
+const maxReports = 5
+
 func (s *Syncer) apply(f *File) {
 	acts, _ := s.q.Apply(f)
+	reported := 0
 	for _, a := range acts {
 		switch a.Kind {
 		case Resolve:
@@ -359,8 +365,16 @@ func (s *Syncer) apply(f *File) {
 		case Cancel:
 			s.logf("pending file: request %s cancelled by the user", a.RequestID)
 		case Report:
-			s.report(a.Error)
+			reported++
+			if reported <= maxReports {
+				s.report(a.Error)
+			} else {
+				s.logf("pending file: %s", a.Error)
+			}
 		}
+	}
+	if more := reported - maxReports; more > 0 {
+		s.report(fmt.Sprintf("%d more problems in this save were ignored; the daemon log lists each", more))
 	}
 }
 

@@ -202,3 +202,30 @@ func TestStartWritesTheFile(t *testing.T) {
 		t.Errorf("left beside the file: %v", entries)
 	}
 }
+
+// TestManyProblemsInOneSave: a stale buffer full of requests answered since
+// reaches subscribers as a few reports and a count, and the log as each.
+func TestManyProblemsInOneSave(t *testing.T) {
+	r := newRig(t)
+	done := r.ask("a", nameQuestion)
+	f := r.fileWith("a")
+	for i := range 50 {
+		extra := f.Requests[0]
+		extra.RequestID = "gone-" + itoa(i)
+		f.Requests = append(f.Requests, extra)
+	}
+	saveVim(t, r.path, fill(t, f, "a", `"orders"`))
+	wantAnswers(t, r.result(done), "orders")
+	var got []string
+	for len(got) < maxReports+1 {
+		got = append(got, r.report())
+	}
+	if last := got[maxReports]; !strings.HasPrefix(last, itoa(50-maxReports)+" more problems") {
+		t.Errorf("last report %q", last)
+	}
+	r.fileWith()
+	r.noReports()
+	if n := strings.Count(r.log(), "is not waiting"); n != 50-maxReports {
+		t.Errorf("the log lists %d of the %d problems not reported one by one", n, 50-maxReports)
+	}
+}
