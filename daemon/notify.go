@@ -60,23 +60,13 @@ func (n *notifier) run(ctx context.Context, p socketproto.Pending) {
 	cmd := exec.CommandContext(ctx, n.cmd[0], n.cmd[1:]...)
 	cmd.Env = append(os.Environ(),
 		"ASKUSER_REQUEST_ID="+p.RequestID,
-		"ASKUSER_AGENT="+agentName(p.Agent),
+		"ASKUSER_AGENT="+p.Agent.DisplayName(),
 		"ASKUSER_QUESTION="+firstQuestion(p),
 	)
 	cmd.WaitDelay = time.Second
 	if out, err := cmd.CombinedOutput(); err != nil {
 		n.log.Warn("notify.command failed", "command", n.cmd, "requestId", p.RequestID, "err", err, "output", string(truncate(out, 500)))
 	}
-}
-
-func agentName(a *socketproto.Agent) string {
-	switch {
-	case a == nil:
-		return ""
-	case a.Name != "":
-		return a.Name
-	}
-	return a.ID
 }
 
 func firstQuestion(p socketproto.Pending) string {

@@ -77,6 +77,18 @@ type Agent struct {
 	Subagent bool   `json:"subagent,omitempty"`
 }
 
+// DisplayName is how people see the agent: its name, else its id, else "".
+// Nil-safe, since the agent is optional.
+func (a *Agent) DisplayName() string {
+	switch {
+	case a == nil:
+		return ""
+	case a.Name != "":
+		return a.Name
+	}
+	return a.ID
+}
+
 // Request is a request as the agent asked it; AskUserRequest and Pending share it.
 type Request struct {
 	RequestID string          `json:"requestId,omitempty"`

@@ -172,13 +172,8 @@ func waiting(n int) string {
 }
 
 func agentName(r *Req) string {
-	if a := r.P.Agent; a != nil {
-		if a.Name != "" {
-			return Clean(a.Name, false)
-		}
-		if a.ID != "" {
-			return Clean(a.ID, false)
-		}
+	if name := r.P.Agent.DisplayName(); name != "" {
+		return Clean(name, false)
 	}
 	return "unknown agent"
 }

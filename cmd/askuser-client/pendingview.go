@@ -69,13 +69,8 @@ func writePendingDetail(w io.Writer, pending []socketproto.Pending, now time.Tim
 }
 
 func agentName(a *socketproto.Agent) string {
-	switch {
-	case a == nil:
-		return "-"
-	case a.Name != "":
-		return flatText(a.Name)
-	case a.ID != "":
-		return flatText(a.ID)
+	if name := a.DisplayName(); name != "" {
+		return flatText(name)
 	}
 	return "-"
 }

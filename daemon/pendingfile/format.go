@@ -115,7 +115,7 @@ func (r *renderer) render(pending []socketproto.Pending) []byte {
 func requestKey(p socketproto.Pending) string {
 	var b bytes.Buffer
 	b.WriteString(p.CreatedAt.Format(time.RFC3339Nano))
-	b.WriteString(agentName(p.Agent))
+	b.WriteString(p.Agent.DisplayName())
 	for _, d := range p.Draft {
 		b.WriteByte(0)
 		b.Write(d)
@@ -158,7 +158,7 @@ func encodeJSONErr(v any, prefix string) ([]byte, error) {
 func renderRequest(p socketproto.Pending) Request {
 	r := Request{
 		RequestID: p.RequestID,
-		Agent:     agentName(p.Agent),
+		Agent:     p.Agent.DisplayName(),
 		Questions: make([]Question, 0, len(p.Questions)),
 	}
 	if !p.CreatedAt.IsZero() {
@@ -185,17 +185,6 @@ func renderRequest(p socketproto.Pending) Request {
 		r.Questions = append(r.Questions, fq)
 	}
 	return r
-}
-
-func agentName(a *socketproto.Agent) string {
-	switch {
-	case a == nil:
-		return ""
-	case a.Name != "":
-		return a.Name
-	default:
-		return a.ID
-	}
 }
 
 // isFilled reports whether raw holds some value other than null.
