@@ -1,9 +1,11 @@
 package pendingfile
 
 import (
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"askuser/socketproto"
 )
@@ -227,5 +229,66 @@ func TestManyProblemsInOneSave(t *testing.T) {
 	r.noReports()
 	if n := strings.Count(r.log(), "is not waiting"); n != 50-maxReports {
 		t.Errorf("the log lists %d of the %d problems not reported one by one", n, 50-maxReports)
+	}
+}
+
+// TestSavesRacingNewRequests: a user who answers whatever the file lists,
+// saving as fast as an editor can, while requests keep arriving: every
+// request is answered with its own answer, none is lost or answered twice.
+func TestSavesRacingNewRequests(t *testing.T) {
+	n := 200
+	if testing.Short() {
+		n = 50
+	}
+	for _, mode := range []string{"rename", "vim", "in place"} {
+		t.Run(mode, func(t *testing.T) {
+			r := newRig(t)
+			dones := make([]<-chan outcome, n)
+			added := make(chan struct{})
+			go func() {
+				defer close(added)
+				for i := range n {
+					dones[i] = r.ask("s"+itoa(i), nameQuestion)
+					time.Sleep(time.Duration(i%3) * time.Millisecond)
+				}
+			}()
+			deadline := time.Now().Add(wait)
+		save:
+			for saves := 0; ; saves++ {
+				if time.Now().After(deadline) {
+					t.Fatalf("the file still lists requests after %d saves:\n%s", saves, r.read())
+				}
+				for len(r.reports) > 0 {
+					<-r.reports // entries answered by an earlier save: expected
+				}
+				f, err := Parse(r.read())
+				if err != nil {
+					continue
+				}
+				if len(f.Requests) == 0 {
+					select {
+					case <-added:
+						break save
+					default:
+						continue
+					}
+				}
+				for i := range f.Requests {
+					f.Requests[i].Questions[0].Answer = json.RawMessage(`"ans-` + f.Requests[i].RequestID + `"`)
+				}
+				switch data := marshal(t, f); mode {
+				case "rename":
+					saveByRename(t, r.path, data, ".tmp")
+				case "vim":
+					saveVim(t, r.path, data)
+				default:
+					saveInPlace(t, r.path, data, 0)
+				}
+				time.Sleep(time.Duration(saves%4) * time.Millisecond)
+			}
+			for i, d := range dones {
+				wantAnswers(t, r.result(d), "ans-s"+itoa(i))
+			}
+		})
 	}
 }
