@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"time"
 
 	"askuser/socketproto"
@@ -70,6 +71,7 @@ func run(n int, binDir string) error {
 	sock := filepath.Join(root, "run", "askuser", "askuserd.sock")
 
 	daemon := exec.Command(filepath.Join(binDir, "askuserd"), "serve", "--log-level", "warn")
+	daemon.SysProcAttr = diesWithUs()
 	daemon.Env = env
 	daemon.Stderr = os.Stderr
 	if err := daemon.Start(); err != nil {
@@ -246,4 +248,10 @@ func measure(n int, f func() error) ([3]time.Duration, error) {
 	slices.Sort(ds)
 	q := func(p float64) time.Duration { return ds[min(int(p*float64(n)), n-1)].Round(10 * time.Microsecond) }
 	return [3]time.Duration{q(0.50), q(0.90), q(0.99)}, nil
+}
+
+// diesWithUs makes a child the kernel kills when this bench dies, so that a
+// bench cut short (Ctrl-C, a closed pipe) leaves no askuserd behind.
+func diesWithUs() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }

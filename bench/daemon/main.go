@@ -60,6 +60,7 @@ func startDaemon(bin, root string) (*daemonProc, error) {
 		}
 	}
 	cmd := exec.Command(bin, "serve", "--log-level", "warn")
+	cmd.SysProcAttr = diesWithUs()
 	cmd.Env = append(os.Environ(),
 		"XDG_RUNTIME_DIR="+filepath.Join(root, "run"),
 		"XDG_STATE_HOME="+filepath.Join(root, "state"),
@@ -205,6 +206,7 @@ func benchHop(d *daemonProc, root string, n int) error {
 		return err
 	}
 	echo := exec.Command(self, "-echo-server", echoSock)
+	echo.SysProcAttr = diesWithUs()
 	echo.Stderr = os.Stderr
 	if err := echo.Start(); err != nil {
 		return err
@@ -468,4 +470,10 @@ func benchIdle(d *daemonProc, period time.Duration) error {
 	}
 	fmt.Printf("idle: %d CPU ticks (utime+stime, 1 tick = 10 ms) in %v with no client\n", t1-t0, period)
 	return nil
+}
+
+// diesWithUs makes a child the kernel kills when this bench dies, so that a
+// bench cut short (Ctrl-C, a closed pipe) leaves no askuserd behind.
+func diesWithUs() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }
