@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -50,7 +51,27 @@ type Env struct {
 	Socket    string
 	Pending   string
 	daemon    *exec.Cmd
-	daemonLog *bytes.Buffer
+	daemonLog *logBuffer
+}
+
+// logBuffer collects a process's output. os/exec copies the output from its
+// own goroutine while a test may read it (DaemonLog, a failure message), so
+// every access takes the lock.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // NewEnv makes the temporary directories; nothing runs yet.
@@ -113,7 +134,7 @@ func (e *Env) StartDaemon(extraArgs ...string) {
 	e.T.Helper()
 	cmd := exec.Command(bin("askuserd"), append([]string{"serve"}, extraArgs...)...)
 	cmd.Env = e.Environ()
-	e.daemonLog = &bytes.Buffer{}
+	e.daemonLog = &logBuffer{}
 	cmd.Stdout, cmd.Stderr = e.daemonLog, e.daemonLog
 	if err := cmd.Start(); err != nil {
 		e.T.Fatal(err)
