@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,42 +21,62 @@ import (
 // the configuration. It stops when the test ends.
 func testDaemon(t testing.TB, cfg func(*config.Config)) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "aud-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock, _ := daemonAt(t, shortRoot(t), cfg)
+	return sock
+}
+
+// daemonAt runs a daemon in-process on the state dir of root; stop ends it
+// (also at cleanup), so that a test can start another on the same state.
+func daemonAt(t testing.TB, root string, cfg func(*config.Config)) (sock string, stop func()) {
+	t.Helper()
 	c := config.Default()
-	c.Daemon.StateDir = filepath.Join(dir, "state")
+	c.Daemon.StateDir = filepath.Join(root, "state")
 	if cfg != nil {
 		cfg(&c)
 	}
-	sock := filepath.Join(dir, "run", "askuserd.sock")
+	sock = filepath.Join(root, "run", "askuserd.sock")
 	ready := make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(ctx, Options{Config: c, SocketPath: sock,
-			PendingFilePath: filepath.Join(dir, "state", "pending-questions.json"), Logger: testLogger(t),
+			PendingFilePath: filepath.Join(root, "state", "pending-questions.json"), Logger: testLogger(t),
 			Ready: func() { close(ready) }})
 	}()
 	select {
 	case <-ready:
 	case err := <-done:
+		cancel()
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Run: %v", err)
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("Run: %v", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Error("Run did not return within 10s of its context ending")
 			}
-		case <-time.After(10 * time.Second):
-			t.Error("Run did not return within 10s of its context ending")
-		}
-	})
-	return sock
+		})
+	}
+	t.Cleanup(stop)
+	return sock, stop
+}
+
+// shortRoot is a temporary directory removed at cleanup. Unix socket paths
+// are short (108 bytes); t.TempDir() can be too long for one.
+func shortRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "aud-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }
 
 // rawClient is a connection that sends bytes as given and reads lines as

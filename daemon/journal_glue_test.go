@@ -1,68 +1,15 @@
 package daemon
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"askuser/daemon/config"
 	"askuser/daemon/journal"
 )
-
-// daemonAt runs a daemon in-process on the state dir of root; stop ends it
-// (also at cleanup), so that a test can start another on the same state.
-func daemonAt(t *testing.T, root string, cfg func(*config.Config)) (sock string, stop func()) {
-	t.Helper()
-	c := config.Default()
-	c.Daemon.StateDir = filepath.Join(root, "state")
-	if cfg != nil {
-		cfg(&c)
-	}
-	sock = filepath.Join(root, "run", "askuserd.sock")
-	ready := make(chan struct{})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, Options{Config: c, SocketPath: sock,
-			PendingFilePath: filepath.Join(root, "state", "pending-questions.json"), Logger: testLogger(t),
-			Ready: func() { close(ready) }})
-	}()
-	select {
-	case <-ready:
-	case err := <-done:
-		t.Fatal(err)
-	}
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			cancel()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Errorf("Run: %v", err)
-				}
-			case <-time.After(10 * time.Second):
-				t.Error("Run did not return within 10s of its context ending")
-			}
-		})
-	}
-	t.Cleanup(stop)
-	return sock, stop
-}
-
-func shortRoot(t *testing.T) string {
-	// Unix socket paths are short; t.TempDir() can be too long.
-	dir, err := os.MkdirTemp("", "auj-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
-}
 
 const agentAsk = `{"type":"ask_user_request","requestId":"%s","agent":{"id":"agent-7","name":"claude"},"metadata":{"repo":"askuser"},` + q1 + `%s}` + "\n"
 

@@ -2,17 +2,14 @@ package daemon
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
-	"askuser/daemon/config"
 	"askuser/daemon/pendingfile"
 	"askuser/socketproto"
 
@@ -20,38 +17,17 @@ import (
 )
 
 // benchDaemon runs a daemon in-process on a temporary socket and state dir;
-// stop ends it and removes the directory.
+// stop ends it and removes the directory, so that a run of many iterations
+// does not keep every iteration's journal on disk.
 func benchDaemon(b *testing.B) (sock, pending string, stop func()) {
 	b.Helper()
-	dir, err := os.MkdirTemp("", "aub-")
-	if err != nil {
-		b.Fatal(err)
-	}
-	sock = filepath.Join(dir, "run", "askuserd.sock")
+	dir := shortRoot(b)
+	sock, stopDaemon := daemonAt(b, dir, nil)
 	pending = filepath.Join(dir, "state", "pending-questions.json")
-	ready := make(chan struct{})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		cfg := config.Default()
-		cfg.Daemon.StateDir = filepath.Dir(pending)
-		done <- Run(ctx, Options{Config: cfg, SocketPath: sock, PendingFilePath: pending,
-			Ready: func() { close(ready) }})
-	}()
-	select {
-	case <-ready:
-	case err := <-done:
-		b.Fatal(err)
-	}
-	var once sync.Once
 	stop = func() {
-		once.Do(func() {
-			cancel()
-			<-done
-			os.RemoveAll(dir)
-		})
+		stopDaemon()
+		os.RemoveAll(dir)
 	}
-	b.Cleanup(stop)
 	return sock, pending, stop
 }
 
