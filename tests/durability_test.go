@@ -77,12 +77,11 @@ func listedAs(t *testing.T, e *Env, id, status string) socketproto.Pending {
 	return socketproto.Pending{}
 }
 
+// decodeResult reads the result an `ask` or `wait` printed with --format json.
 func decodeResult(t *testing.T, out string) socketproto.Response {
 	t.Helper()
 	var r socketproto.Response
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatalf("result %q: %v", out, err)
-	}
+	decodeJSON(t, out, &r)
 	return r
 }
 
