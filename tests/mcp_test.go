@@ -2,7 +2,6 @@ package tests
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -29,7 +28,7 @@ import (
 type mcpProcess struct {
 	cs     *mcp.ClientSession
 	cmd    *exec.Cmd
-	stderr *bytes.Buffer
+	stderr *logBuffer
 }
 
 // mcpSpawn starts `askuser-client mcp args…` in e and connects to it as
@@ -46,7 +45,7 @@ func mcpSpawn(t *testing.T, e *Env, clientName string, args ...string) *mcpProce
 // and connects to it as clientName.
 func mcpSpawnCmd(t *testing.T, cmd *exec.Cmd, clientName string) *mcpProcess {
 	t.Helper()
-	p := &mcpProcess{cmd: cmd, stderr: &bytes.Buffer{}}
+	p := &mcpProcess{cmd: cmd, stderr: &logBuffer{}}
 	cmd.Stderr = p.stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "1.0"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -65,15 +64,34 @@ func mcpSpawnCmd(t *testing.T, cmd *exec.Cmd, clientName string) *mcpProcess {
 	return p
 }
 
-// mcpSubscribe returns a reader of the daemon's events for e.
-func mcpSubscribe(t *testing.T, e *Env) *socketproto.Conn {
+// mcpStartPiped starts `askuser-client mcp` in e with the test holding its
+// stdin and stdout, for tests that close one of them the way a quitting agent
+// does. exited receives the process's end once; a test that takes it puts it
+// back for the cleanup, which kills the process and waits for it.
+func mcpStartPiped(t *testing.T, e *Env) (*exec.Cmd, io.WriteCloser, io.ReadCloser, *logBuffer, chan error) {
 	t.Helper()
-	c := e.Dial()
-	if err := c.Send(socketproto.Subscribe{Role: socketproto.RoleWatch}); err != nil {
+	cmd := exec.Command(bin("askuser-client"), "mcp")
+	cmd.Env = e.Environ()
+	stderr := &logBuffer{}
+	cmd.Stderr = stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
 		t.Fatal(err)
 	}
-	RecvType(t, c, "snapshot", 10*time.Second)
-	return c
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	})
+	return cmd, stdin, stdout, stderr, exited
 }
 
 type mcpOutcome struct {
@@ -132,7 +150,7 @@ var mcpDatabaseQuestion = map[string]any{
 func TestMCPEndToEndAnsweredFromTheCLI(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
-	events := mcpSubscribe(t, e)
+	events := watcher(t, e)
 	p := mcpSpawn(t, e, "claude-code")
 
 	tools, err := p.cs.ListTools(context.Background(), nil)
@@ -193,7 +211,7 @@ func TestMCPEndToEndAnsweredFromTheCLI(t *testing.T) {
 func TestMCPEndToEndDeclinedAndRefused(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
-	events := mcpSubscribe(t, e)
+	events := watcher(t, e)
 	p := mcpSpawn(t, e, "codex")
 
 	// The user declines with `askuser-client cancel`: a normal result.
@@ -239,39 +257,19 @@ func TestMCPEndToEndDeclinedAndRefused(t *testing.T) {
 func TestMCPEndToEndAgentGoneWithdrawsTheQuestion(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
-	events := mcpSubscribe(t, e)
+	events := watcher(t, e)
 
 	t.Run("stdin closed", func(t *testing.T) {
 		// The SDK's CommandTransport closes stdin only after the calls in
 		// flight return; an agent that quits just closes the pipe, so this
 		// test holds the pipe itself.
-		cmd := exec.Command(bin("askuser-client"), "mcp")
-		cmd.Env = e.Environ()
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		stdin, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		t.Cleanup(func() {
-			_ = cmd.Process.Kill()
-			<-exited
-		})
+		cmd, stdin, stdout, stderr, exited := mcpStartPiped(t, e)
 		client := mcp.NewClient(&mcp.Implementation{Name: "gemini-cli", Version: "1.0"}, nil)
 		cs, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: stdout, Writer: stdin}, nil)
 		if err != nil {
-			t.Fatalf("connect: %v; stderr:\n%s", err, &stderr)
+			t.Fatalf("connect: %v; stderr:\n%s", err, stderr)
 		}
-		p := &mcpProcess{cs: cs, cmd: cmd, stderr: &stderr}
+		p := &mcpProcess{cs: cs, cmd: cmd, stderr: stderr}
 		ch := mcpCallInBackground(context.Background(), p, "ask_user", mcpDatabaseQuestion)
 		added := RecvType(t, events, "request_added", 10*time.Second).(socketproto.RequestAdded).Request
 		_ = stdin.Close()
@@ -283,10 +281,10 @@ func TestMCPEndToEndAgentGoneWithdrawsTheQuestion(t *testing.T) {
 		case err := <-exited:
 			exited <- err // for the cleanup
 			if err != nil {
-				t.Errorf("askuser-client mcp exited with %v; stderr:\n%s", err, &stderr)
+				t.Errorf("askuser-client mcp exited with %v; stderr:\n%s", err, stderr)
 			}
 		case <-time.After(10 * time.Second):
-			t.Fatalf("askuser-client mcp did not exit after stdin closed; stderr:\n%s", &stderr)
+			t.Fatalf("askuser-client mcp did not exit after stdin closed; stderr:\n%s", stderr)
 		}
 		<-ch
 	})
@@ -295,36 +293,16 @@ func TestMCPEndToEndAgentGoneWithdrawsTheQuestion(t *testing.T) {
 		// A client that stops reading first: the server's next write fails.
 		// It must withdraw the waiting question, not die of SIGPIPE and
 		// leave it orphaned.
-		cmd := exec.Command(bin("askuser-client"), "mcp")
-		cmd.Env = e.Environ()
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		stdin, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		t.Cleanup(func() {
-			_ = cmd.Process.Kill()
-			<-exited
-		})
+		cmd, stdin, stdout, stderr, exited := mcpStartPiped(t, e)
 		send := func(line string) {
 			t.Helper()
 			if _, err := io.WriteString(stdin, line+"\n"); err != nil {
-				t.Fatalf("writing to the server: %v; stderr:\n%s", err, &stderr)
+				t.Fatalf("writing to the server: %v; stderr:\n%s", err, stderr)
 			}
 		}
 		send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"quitter","version":"1"}}}`)
 		if _, err := bufio.NewReader(stdout).ReadBytes('\n'); err != nil {
-			t.Fatalf("no initialize result: %v; stderr:\n%s", err, &stderr)
+			t.Fatalf("no initialize result: %v; stderr:\n%s", err, stderr)
 		}
 		send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 		send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask_user","arguments":{"questions":[{"question":"Still there?"}]}}}`)
@@ -341,10 +319,10 @@ func TestMCPEndToEndAgentGoneWithdrawsTheQuestion(t *testing.T) {
 		case err := <-exited:
 			exited <- err // for the cleanup
 			if st, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && st.Signaled() {
-				t.Errorf("askuser-client mcp died of %v; stderr:\n%s", st.Signal(), &stderr)
+				t.Errorf("askuser-client mcp died of %v; stderr:\n%s", st.Signal(), stderr)
 			}
 		case <-time.After(10 * time.Second):
-			t.Fatalf("askuser-client mcp did not exit; stderr:\n%s", &stderr)
+			t.Fatalf("askuser-client mcp did not exit; stderr:\n%s", stderr)
 		}
 	})
 
