@@ -341,3 +341,19 @@ func TestConnPipelined(t *testing.T) {
 		t.Fatalf("server saw %q, want %q", types, want)
 	}
 }
+
+// The client's read limit is far above limits.max_message_bytes (a snapshot of
+// many pending requests is large) unless the configured limit is larger still.
+func TestConnReadLimit(t *testing.T) {
+	a, b := net.Pipe()
+	t.Cleanup(func() { a.Close(); b.Close() })
+	for _, c := range []struct{ maxBytes, want int }{
+		{0, MaxDaemonLineBytes},
+		{DefaultLimits().MaxMessageBytes, MaxDaemonLineBytes},
+		{MaxDaemonLineBytes + 1, MaxDaemonLineBytes + 1},
+	} {
+		if got := NewConn(a, c.maxBytes).ReadLimit(); got != c.want {
+			t.Errorf("NewConn(max %d).ReadLimit() = %d, want %d", c.maxBytes, got, c.want)
+		}
+	}
+}

@@ -54,5 +54,8 @@ func (c *Conn) Recv() (Message, error) {
 // Close closes the connection; a blocked Recv returns.
 func (c *Conn) Close() error { return c.nc.Close() }
 
+// ReadLimit is the longest line Recv accepts; a longer one is ErrTooLarge.
+func (c *Conn) ReadLimit() int { return c.r.max }
+
 // NetConn exposes the underlying connection (deadlines, half-close).
 func (c *Conn) NetConn() net.Conn { return c.nc }

@@ -136,7 +136,10 @@ func waitFor(ctx context.Context, o Options, id string, first socketproto.Messag
 		}
 		if r.err != nil {
 			if errors.Is(r.err, socketproto.ErrTooLarge) {
-				return socketproto.Response{}, fmt.Errorf("askuserd sent a message over %d bytes; raise limits.max_message_bytes", o.MaxMessageBytes)
+				// The client reads far more than limits.max_message_bytes
+				// (see socketproto.NewConn): naming that setting would send
+				// the user to a knob that does not help.
+				return socketproto.Response{}, fmt.Errorf("askuserd sent a message over %d bytes, the most this client reads: %w", s.conn.ReadLimit(), r.err)
 			}
 			s.close()
 			s = nil
