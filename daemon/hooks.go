@@ -8,12 +8,11 @@ import (
 )
 
 // Hooks for the parts of the daemon that mirror the queue elsewhere: the
-// pending file now, the state journal later. Such a part is an extension,
-// registered from an init function in its own file:
+// state journal (journal_glue.go, which also restores the queue at start and
+// is handed its records directly by transitions.go) and the pending file
+// (pendingfile_glue.go). Such a part is an extension, listed in extensions:
 //
-//	func init() { registerExtension(startPendingFile) }
-//
-//	func startPendingFile(ctx context.Context, d *server) error {
+//	func startMirror(ctx context.Context, d *server) error {
 //		kick := make(chan struct{}, 1)
 //		d.q.do(func(s *state) {
 //			s.onPendingChanged(func() { // (a) never blocks the queue
@@ -44,10 +43,10 @@ import (
 // extension starts a part of the daemon beside the queue.
 type extension func(ctx context.Context, d *server) error
 
-var extensions []extension
-
-// registerExtension adds e to every daemon started after it (call from init).
-func registerExtension(e extension) { extensions = append(extensions, e) }
+// extensions start in this order. The journal comes first: it restores the
+// pending requests, and the pending file's first read takes in answers typed
+// while no daemon ran, which must find those requests there.
+var extensions = []extension{startJournal, startPendingFile}
 
 // onPendingChanged registers f to run after every change of the pending set.
 func (s *state) onPendingChanged(f func()) { s.pendingHooks = append(s.pendingHooks, f) }

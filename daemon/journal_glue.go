@@ -19,8 +19,6 @@ import (
 // back before the socket accepts anyone: pending requests as orphaned (parked
 // ones as parked), results kept until their retention ends.
 
-func init() { registerExtension(startJournal) }
-
 // journaled is the queue's side of the journal.
 type journaled struct {
 	journal *journal.Journal // nil: no journal (the state dir is unusable)

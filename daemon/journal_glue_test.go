@@ -102,6 +102,34 @@ func TestAnswerGivenWhileAwaySurvivesRestart(t *testing.T) {
 	w.expect("error code=already_resolved requestId=r1")
 }
 
+// An answer typed into the pending file while no daemon runs is taken in by
+// the next daemon once it has restored the request: the journal comes back
+// before the pending file is first read, or the save would name a request
+// nobody knows and be dropped.
+func TestPendingFileSavedWhileStoppedAnswersTheRestoredRequest(t *testing.T) {
+	root := shortRoot(t)
+	pending := filepath.Join(root, "state", "pending-questions.json")
+	sock, stop := daemonAt(t, root, nil)
+	a := dialRaw(t, sock)
+	a.send(ask("r1", `,"wait":false`))
+	a.expect("ask_user_queued requestId=r1")
+	before := eventually(t, pending, func(s string) bool { return strings.Contains(s, `"r1"`) })
+	stop()
+
+	saved := strings.Replace(before, `"answer": null`, `"answer": "SQLite"`, 1)
+	if saved == before {
+		t.Fatalf("no answer to fill in:\n%s", before)
+	}
+	if err := os.WriteFile(pending, []byte(saved), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	sock, _ = daemonAt(t, root, nil)
+	w := dialRaw(t, sock)
+	w.send(wait1)
+	w.expect("ask_user_response requestId=r1 answered=true answers.0.answer=SQLite answeredVia=file")
+}
+
 const park2 = `{"type":"ask_user_request","requestId":"r2","wait":false,` + q2 + "}\n"
 
 // The same agent asking exactly the same questions again gets the kept,

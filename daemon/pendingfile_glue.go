@@ -12,8 +12,6 @@ import (
 // every change marks it dirty, and its own goroutine rewrites it and takes in
 // what the user saves. Nothing here makes the queue wait for disk.
 
-func init() { registerExtension(startPendingFile) }
-
 func startPendingFile(ctx context.Context, d *server) error {
 	path := d.opts.PendingFilePath
 	sy := pendingfile.New(pendingfile.Options{
