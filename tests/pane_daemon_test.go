@@ -1,7 +1,12 @@
 package tests
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -164,5 +169,30 @@ func TestPaneReconnectsAfterDaemonRestart(t *testing.T) {
 			t.Fatalf("the new request never showed:\n%s", p.text())
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Without a terminal (no controlling tty) the pane cannot open its screen: it
+// says why and exits 1, and the daemon it found goes on.
+func TestPaneWithoutTerminalExitsWithError(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin("askuserd"))
+	cmd.Env = e.Environ()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // no controlling terminal
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != 1 {
+		t.Fatalf("askuserd without a terminal: %v, want exit 1; stderr:\n%s", err, &stderr)
+	}
+	if s := stderr.String(); !strings.HasPrefix(s, "askuserd: ") || strings.Contains(s, "panic") {
+		t.Fatalf("stderr is not one error line:\n%s", s)
+	}
+	if _, errs, code := e.Client("", "ask", "--no-wait", "--question", "Still there?"); code != 0 {
+		t.Fatalf("the daemon did not go on: exit %d: %s", code, errs)
 	}
 }

@@ -67,11 +67,28 @@ func (a *App) Quit() { a.quitOnce.Do(func() { close(a.quit) }) }
 func (a *App) Done() <-chan struct{} { return a.quit }
 
 // Run shows the pane until it quits.
+//
+// The adapter starts at the first draw, once the screen is up. When the
+// terminal cannot be opened (no tty), TV.Run returns at once with the error,
+// and an adapter already running would call Stop, which panics on a screen
+// never initialised, or wait forever in QueueUpdateDraw for a loop that never
+// ran.
 func (a *App) Run() error {
-	go a.adapt()
+	var once sync.Once
+	started := make(chan struct{})
+	a.TV.SetAfterDrawFunc(func(tcell.Screen) {
+		once.Do(func() {
+			close(started)
+			go a.adapt()
+		})
+	})
 	err := a.TV.Run()
 	a.Quit()
-	<-a.stopped
+	select {
+	case <-started:
+		<-a.stopped
+	default:
+	}
 	return err
 }
 
