@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"askuser/daemon/config"
@@ -130,26 +129,25 @@ func writeHistoryEntry(w io.Writer, e journal.HistoryEntry) {
 		if e.Outcome != socketproto.OutcomeAnswered || !ok {
 			ans = "(" + e.Outcome + ")"
 		}
-		fmt.Fprintf(w, "  %s: %s\n", oneLine(q.Question), oneLine(ans))
+		fmt.Fprintf(w, "  %s: %s\n", flatText(q.Question), flatText(ans))
 	}
 	for _, a := range e.Answers {
 		if a.Notes != "" {
-			fmt.Fprintf(w, "  (notes on %q: %s)\n", oneLine(a.Question), oneLine(a.Notes))
+			fmt.Fprintf(w, "  (notes on %q: %s)\n", flatText(a.Question), flatText(a.Notes))
 		}
 	}
 }
 
+// agentLabel names both the agent and its id: history is where a user looks
+// for which session asked.
 func agentLabel(a *socketproto.Agent) string {
 	switch {
 	case a == nil || (a.Name == "" && a.ID == ""):
 		return "(unknown agent)"
 	case a.Name == "":
-		return a.ID
+		return flatText(a.ID)
 	case a.ID == "":
-		return a.Name
+		return flatText(a.Name)
 	}
-	return a.Name + " (" + a.ID + ")"
+	return flatText(a.Name) + " (" + flatText(a.ID) + ")"
 }
-
-// oneLine keeps a multi-line question or answer on its line.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

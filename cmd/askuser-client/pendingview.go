@@ -91,7 +91,7 @@ func age(now, t time.Time) string {
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
-// printable flattens agent-supplied text onto one line and drops control
+// flatText flattens agent-supplied text onto one line and drops control
 // characters, so that a question cannot rewrite the user's terminal.
 func flatText(s string) string {
 	return strings.Join(strings.FieldsFunc(strings.Map(func(r rune) rune {
