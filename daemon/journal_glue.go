@@ -189,16 +189,16 @@ func (s *state) answerFromKept(c *conn, id string, m socketproto.AskUserRequest,
 	if m.Waits() {
 		s.send(c, resp)
 	}
-	now := s.now().UTC()
-	p := socketproto.Pending{Request: m.Request, CreatedAt: now, Status: socketproto.StatusWaiting}
-	p.RequestID, p.Tool = id, m.ProfileTool()
-	res := &result{id: id, outcome: old.outcome, via: old.via, resp: &resp,
-		kept: kept{questions: m.Questions, agent: m.Agent, delivered: m.Waits(), reused: true}}
 	if id == old.id {
 		return // the agent asked again under the same id: that request is answered
 	}
+	res := &result{id: id, outcome: old.outcome, via: old.via, resp: &resp,
+		kept: kept{questions: m.Questions, agent: m.Agent, delivered: m.Waits(), reused: true}}
 	s.retain(res)
 	if s.journal != nil {
+		now := s.now().UTC()
+		p := socketproto.Pending{Request: m.Request, CreatedAt: now, Status: socketproto.StatusWaiting}
+		p.RequestID, p.Tool = id, m.ProfileTool()
 		s.journal.Append(journal.Record{Op: journal.OpAdd, ID: id, At: now, Pending: &p, Parked: !m.Waits()},
 			journal.Record{Op: journal.OpResolve, ID: id, At: now, Outcome: res.outcome, Via: res.via,
 				Response: res.resp, Expires: res.expires, Delivered: res.delivered})
