@@ -17,7 +17,6 @@ type Model struct {
 	Focus     string // id of the request on screen; "" when none
 	Notice    string // one-line message about something that happened
 	ConnErr   string // non-empty while the daemon connection is down
-	FileErr   string // the pending file's last parse error, if any
 	Socket    string // the socket an agent would use (shown when empty)
 	SoftLimit int    // limits.answer_soft_limit
 }
