@@ -120,7 +120,7 @@ func (j *Journal) Flush() {
 	}
 }
 
-// Close writes what is left, stops the goroutine and closes the files.
+// Close writes what is left and stops the goroutine; no file stays open.
 func (j *Journal) Close() {
 	j.mu.Lock()
 	already := j.closed
