@@ -80,6 +80,14 @@ func decodeJSON(t *testing.T, s string, v any) {
 	}
 }
 
+// clientList is what `askuser-client list --json` prints, decoded.
+func clientList(t *testing.T, e *Env) []socketproto.Pending {
+	t.Helper()
+	var pending []socketproto.Pending
+	decodeJSON(t, mustClient(t, e, "", "list", "--json"), &pending)
+	return pending
+}
+
 func writeFile(t *testing.T, dir, name, text string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
@@ -308,8 +316,7 @@ func TestClientAskRefusedAndUsage(t *testing.T) {
 			}
 		})
 	}
-	var pending []socketproto.Pending
-	decodeJSON(t, mustClient(t, e, "", "list", "--json"), &pending)
+	pending := clientList(t, e)
 	if len(pending) != 0 {
 		t.Errorf("refused requests were queued: %+v", pending)
 	}
@@ -327,8 +334,7 @@ func TestClientNoWaitThenWait(t *testing.T) {
 			t.Errorf("--no-wait output lacks %q:\n%s", want, out)
 		}
 	}
-	var pending []socketproto.Pending
-	decodeJSON(t, mustClient(t, e, "", "list", "--json"), &pending)
+	pending := clientList(t, e)
 	if len(pending) != 1 || pending[0].Status != socketproto.StatusParked {
 		t.Fatalf("after --no-wait: %+v", pending)
 	}
@@ -633,8 +639,7 @@ func TestClientPendingAndClear(t *testing.T) {
 	if code := finish(t, ask); code != 3 {
 		t.Errorf("the waiting asker: exit %d, want 3; stderr: %s", code, errb)
 	}
-	var pending []socketproto.Pending
-	decodeJSON(t, mustClient(t, e, "", "list", "--json"), &pending)
+	pending := clientList(t, e)
 	if len(pending) != 0 {
 		t.Errorf("left after clear: %+v", pending)
 	}
@@ -650,8 +655,7 @@ func TestClientListAndStatus(t *testing.T) {
 	}
 	mustClient(t, e, "", "ask", "--no-wait", "--request-id", "l-1", "--agent-id", "agent-7",
 		"--question", "Listed?", "--metadata", "k=v")
-	var pending []socketproto.Pending
-	decodeJSON(t, mustClient(t, e, "", "list", "--json"), &pending)
+	pending := clientList(t, e)
 	var md map[string]string
 	if len(pending) == 1 {
 		_ = json.Unmarshal(pending[0].Metadata, &md)
@@ -666,8 +670,7 @@ func TestClientListAndStatus(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("ask with ASKUSER_AGENT_ID: %v\n%s", err, out)
 	}
-	pending = nil
-	decodeJSON(t, mustClient(t, e, "", "list", "--json"), &pending)
+	pending = clientList(t, e)
 	if len(pending) != 2 || pending[1].Agent == nil || pending[1].Agent.ID != "env-agent" || pending[1].Agent.Subagent {
 		t.Fatalf("ASKUSER_AGENT_ID: %+v", pending)
 	}
@@ -836,8 +839,7 @@ func TestClientPendingClearAsksOnATerminal(t *testing.T) {
 		if !strings.Contains(errb.String(), "Cancel 1 pending request? [y/N]") || !strings.Contains(out.String(), c.out) {
 			t.Errorf("answering %q: stdout %q, stderr %q", c.key, out.String(), errb.String())
 		}
-		var pending []socketproto.Pending
-		decodeJSON(t, mustClient(t, e, "", "list", "--json"), &pending)
+		pending := clientList(t, e)
 		if len(pending) != c.pending {
 			t.Errorf("after %q: %d pending, want %d", c.key, len(pending), c.pending)
 		}
@@ -928,8 +930,7 @@ func TestClientInterruptedWaitKeepsRequest(t *testing.T) {
 	// The daemon learns of the closed connection on its own schedule: poll
 	// until keep-1 is parked again (a safety net, not a measurement).
 	for deadline := time.Now().Add(clientWait); ; time.Sleep(20 * time.Millisecond) {
-		var pending []socketproto.Pending
-		decodeJSON(t, mustClient(t, e, "", "list", "--json"), &pending)
+		pending := clientList(t, e)
 		if len(pending) != 1 || pending[0].RequestID != "keep-1" {
 			t.Fatalf("after an interrupted wait: %+v", pending)
 		}
