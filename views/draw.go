@@ -283,7 +283,7 @@ func (p *Pane) drawEmpty(screen tcell.Screen, x, y, w, bottom int) {
 }
 
 // tabLabel is what a question is called in the tab bar.
-func tabLabel(s *QState, i int) string {
+func tabLabel(s *QState) string {
 	if s.Q.Header != "" {
 		return Clean(s.Q.Header, false)
 	}
@@ -294,12 +294,12 @@ func tabLabel(s *QState, i int) string {
 // current tab is always in view.
 func (p *Pane) drawTabs(screen tcell.Screen, r *Req, x, y, w int) {
 	var labels []string
-	for i, s := range r.Qs {
+	for _, s := range r.Qs {
 		mark := "□ "
 		if s.Answered {
 			mark = "■ "
 		}
-		labels = append(labels, mark+tabLabel(s, i))
+		labels = append(labels, mark+tabLabel(s))
 	}
 	labels = append(labels, "✓ Submit")
 	// Start from the current tab and add tabs on the left while they fit.
