@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 
 	"askuser/socketproto"
-	"askuser/socketproto/askclient"
 )
 
 func init() {
@@ -54,9 +52,7 @@ func runAnswer(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return failure(stderr, "answer", err)
 	}
-	_, err = askclient.Call(context.Background(), r.opts,
-		socketproto.AnswerRequest{RequestID: id, Answers: answers, Via: socketproto.ViaCLI})
-	if err != nil {
+	if _, err := callOnce(r, socketproto.AnswerRequest{RequestID: id, Answers: answers, Via: socketproto.ViaCLI}); err != nil {
 		return failure(stderr, "answer", err)
 	}
 	return exitOK

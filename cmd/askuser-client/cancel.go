@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"io"
 
 	"askuser/socketproto"
-	"askuser/socketproto/askclient"
 )
 
 func init() {
@@ -27,8 +25,7 @@ func runCancel(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return failure(stderr, "cancel", err)
 	}
-	if _, err := askclient.Call(context.Background(), r.opts,
-		socketproto.Cancel{RequestID: pos[0], Via: socketproto.ViaCLI}); err != nil {
+	if _, err := callOnce(r, socketproto.Cancel{RequestID: pos[0], Via: socketproto.ViaCLI}); err != nil {
 		return failure(stderr, "cancel", err)
 	}
 	return exitOK

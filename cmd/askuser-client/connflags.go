@@ -57,6 +57,11 @@ func (cf *connFlags) resolve(autostart bool) (resolved, error) {
 	}}, nil
 }
 
+// callOnce is a one-shot request with the command's options.
+func callOnce(r resolved, msg socketproto.Message) (socketproto.Message, error) {
+	return askclient.Call(context.Background(), r.opts, msg)
+}
+
 // signalContext is cancelled by SIGINT or SIGTERM; sig reports which.
 func signalContext() (ctx context.Context, sig func() os.Signal, stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"context"
 	"io"
 	"time"
-
-	"askuser/socketproto"
-	"askuser/socketproto/askclient"
 )
 
 func init() {
@@ -41,9 +37,4 @@ func runList(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	writePendingTable(stdout, pending, time.Now())
 	return exitOK
-}
-
-// callOnce is a one-shot request with the command's options.
-func callOnce(r resolved, msg socketproto.Message) (socketproto.Message, error) {
-	return askclient.Call(context.Background(), r.opts, msg)
 }
