@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"askuser/daemon/pendingfile"
 	"askuser/socketproto"
 )
 
@@ -78,7 +79,7 @@ func (s *state) setDraftByID(id string, draft []json.RawMessage) *socketproto.Er
 		return socketproto.Errf(socketproto.CodeInvalidAnswer, "draft",
 			"%d answers for %d questions", len(draft), len(r.p.Questions))
 	}
-	if sameDraft(r.p.Draft, draft) {
+	if pendingfile.SameDraft(r.p.Draft, draft) {
 		return nil
 	}
 	s.setDraft(r, draft)
@@ -104,18 +105,3 @@ func (s *state) cancelAsUser(r *request, via string) {
 	resp.AnsweredVia = via
 	s.resolve(r, socketproto.OutcomeCancelled, via, &resp)
 }
-
-func sameDraft(old, draft []json.RawMessage) bool {
-	for i := range old {
-		var d json.RawMessage
-		if i < len(draft) {
-			d = draft[i]
-		}
-		if isNullRaw(old[i]) != isNullRaw(d) || (!isNullRaw(d) && string(old[i]) != string(d)) {
-			return false
-		}
-	}
-	return true
-}
-
-func isNullRaw(r json.RawMessage) bool { return len(r) == 0 || string(r) == "null" }

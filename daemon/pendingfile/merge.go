@@ -128,7 +128,7 @@ func mergeRequest(at string, r Request, p *socketproto.Pending) []Action {
 			acts = append(acts, report(p.RequestID, "%s: request %q: %s", at, p.RequestID, perr.Error()))
 		}
 	}
-	if !sameDraft(draft, p.Draft) {
+	if !SameDraft(draft, p.Draft) {
 		acts = append(acts, Action{Kind: SetDraft, RequestID: p.RequestID, Draft: draft})
 	}
 	return acts
@@ -170,7 +170,9 @@ func fileAnswers(r Request, p *socketproto.Pending) ([]json.RawMessage, []string
 	return raws, unmatched
 }
 
-func sameDraft(a, b []json.RawMessage) bool {
+// SameDraft reports whether two drafts hold the same answers: a missing
+// element, JSON null and blank are all "none", and JSON is compared compacted.
+func SameDraft(a, b []json.RawMessage) bool {
 	for i := range max(len(a), len(b)) {
 		var x, y json.RawMessage
 		if i < len(a) {
