@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -34,17 +35,15 @@ func runWatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return failure(stderr, "watch", err)
 	}
 	defer c.Close()
-	go func() {
-		<-ctx.Done()
-		c.Close()
-	}()
+	// Ctrl-C ends the blocked read below.
+	defer context.AfterFunc(ctx, func() { c.Close() })()
 	if err := c.Send(socketproto.Subscribe{Role: socketproto.RoleWatch}); err != nil {
 		return failure(stderr, "watch", fmt.Errorf("%w: %w", askclient.ErrConnectionLost, err))
 	}
 	// The daemon's lines are printed as they came, not decoded and
 	// re-encoded: a newer daemon's events and fields pass through intact.
 	// Nothing was read through c yet, so its own buffer is empty.
-	lr := socketproto.NewLineReader(c.NetConn(), socketproto.MaxDaemonLineBytes)
+	lr := socketproto.NewLineReader(c.NetConn(), c.ReadLimit())
 	for {
 		line, err := lr.ReadLine()
 		if err != nil {
