@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -303,6 +304,14 @@ func saveVim(t *testing.T, path string, data []byte) {
 	os.Remove(backup)
 }
 
+// saveNew writes a file that does not exist yet (a new buffer).
+func saveNew(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // saveInPlace truncates and writes in two write() calls with a pause
 // between, as editors that save in place (and cat >) do.
 func saveInPlace(t *testing.T, path string, data []byte, pause time.Duration) {
@@ -335,3 +344,20 @@ func overwriteNoTrunc(t *testing.T, path string, data []byte) {
 		t.Fatal(err)
 	}
 }
+
+// wantAnswers checks that a request was answered, with these answers.
+func wantAnswers(t *testing.T, o outcome, want ...string) {
+	t.Helper()
+	if o.cancelled {
+		t.Fatalf("cancelled, want answers %q", want)
+	}
+	var got []string
+	for _, a := range o.answers {
+		got = append(got, a.Answer.Joined())
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("answers %q, want %q", got, want)
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -288,14 +287,6 @@ var scenarios = []struct {
 	}},
 }
 
-// saveNew writes a file that does not exist yet (a new buffer).
-func saveNew(t *testing.T, path string, data []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestScenarios(t *testing.T) {
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
@@ -304,19 +295,3 @@ func TestScenarios(t *testing.T) {
 		})
 	}
 }
-
-func wantAnswers(t *testing.T, o outcome, want ...string) {
-	t.Helper()
-	if o.cancelled {
-		t.Fatalf("cancelled, want answers %q", want)
-	}
-	var got []string
-	for _, a := range o.answers {
-		got = append(got, a.Answer.Joined())
-	}
-	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Errorf("answers %q, want %q", got, want)
-	}
-}
-
-func itoa(i int) string { return strconv.Itoa(i) }
