@@ -189,7 +189,7 @@ func TestPaneWithoutTerminalExitsWithError(t *testing.T) {
 	if !errors.As(err, &exitErr) || exitErr.ExitCode() != 1 {
 		t.Fatalf("askuserd without a terminal: %v, want exit 1; stderr:\n%s", err, &stderr)
 	}
-	if s := stderr.String(); !strings.HasPrefix(s, "askuserd: ") || strings.Contains(s, "panic") {
+	if s := stderr.String(); !strings.HasPrefix(s, "askuserd: the pane needs a terminal: ") || strings.Contains(s, "panic") {
 		t.Fatalf("stderr is not one error line:\n%s", s)
 	}
 	if _, errs, code := e.Client("", "ask", "--no-wait", "--question", "Still there?"); code != 0 {

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"fmt"
 	"sync"
 	"time"
 
@@ -88,6 +89,9 @@ func (a *App) Run() error {
 	case <-started:
 		<-a.stopped
 	default:
+		if err != nil {
+			return fmt.Errorf("the pane needs a terminal: %w", err)
+		}
 	}
 	return err
 }
