@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -120,27 +121,33 @@ func dmAnswer(id, answer string) string {
 	return `{"type":"answer","requestId":"` + id + `","answers":["` + answer + `"]}` + "\n"
 }
 
-// dmServe runs `askuserd serve` expecting it to fail; it returns the output.
+// dmServeFails runs `askuserd serve` expecting it to fail; it returns the output.
 func dmServeFails(t *testing.T, e *Env, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(bin("askuserd"), append([]string{"serve"}, args...)...)
 	cmd.Env = e.Environ()
-	done := make(chan struct{})
-	var out []byte
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	// Started here, not in the goroutine, so that the kill below reads a
+	// cmd.Process that is already set.
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
 	var err error
-	go func() { out, err = cmd.CombinedOutput(); close(done) }()
 	select {
-	case <-done:
+	case err = <-done:
 	case <-time.After(10 * time.Second):
 		_ = cmd.Process.Kill()
 		<-done
-		t.Fatalf("askuserd serve %v did not exit; output:\n%s", args, out)
+		t.Fatalf("askuserd serve %v did not exit; output:\n%s", args, out.String())
 	}
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() == 0 {
-		t.Fatalf("askuserd serve %v: want a non-zero exit, got %v; output:\n%s", args, err, out)
+		t.Fatalf("askuserd serve %v: want a non-zero exit, got %v; output:\n%s", args, err, out.String())
 	}
-	return string(out)
+	return out.String()
 }
 
 func dmMode(t *testing.T, path string) os.FileMode {
