@@ -208,7 +208,7 @@ func TestPaneTmuxEscCancelsAndQuitLeavesDaemon(t *testing.T) {
 	pid := p.pid()
 	p.keys("q")
 	deadline := time.Now().Add(10 * time.Second)
-	for paneAlive(pid) {
+	for processAlive(pid) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the pane did not quit on q:\n%s", p.capture())
 		}
@@ -220,7 +220,7 @@ func TestPaneTmuxEscCancelsAndQuitLeavesDaemon(t *testing.T) {
 	}
 }
 
-func paneAlive(pid int) bool {
+func processAlive(pid int) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return false
@@ -248,10 +248,21 @@ func TestPaneTmuxStartsDaemonAndSplitNeedsTmux(t *testing.T) {
 		c.Close()
 		out, _ := exec.Command("pgrep", "-f", "^"+bin("askuserd")+" serve --socket "+e.Socket).Output()
 		for _, f := range strings.Fields(string(out)) {
-			if pid, err := strconv.Atoi(f); err == nil {
-				if proc, err := os.FindProcess(pid); err == nil {
-					_ = proc.Signal(os.Interrupt)
-				}
+			pid, err := strconv.Atoi(f)
+			if err != nil {
+				continue
+			}
+			if proc, err := os.FindProcess(pid); err == nil {
+				_ = proc.Signal(os.Interrupt)
+			}
+			// It is not our child: wait for it to go, so it does not outlive
+			// the test or write into a state dir being removed.
+			deadline := time.Now().Add(10 * time.Second)
+			for processAlive(pid) && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if processAlive(pid) {
+				t.Errorf("the daemon the pane started (pid %d) did not stop on SIGINT", pid)
 			}
 		}
 	})
