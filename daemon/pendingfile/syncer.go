@@ -118,9 +118,6 @@ func New(o Options) *Syncer {
 	return s
 }
 
-// Path is the pending file's path.
-func (s *Syncer) Path() string { return s.path }
-
 // RejectedPath is where a save that did not parse is kept.
 func (s *Syncer) RejectedPath() string { return s.path + ".rejected" }
 
