@@ -3,7 +3,6 @@ package tests
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +26,7 @@ func TestPaneShowsDraftFromPendingFile(t *testing.T) {
 	p.waitFor("□ Database  □ Name")
 
 	// The pane may show the request before the daemon has rewritten the file.
-	path := filepath.Join(e.State, "askuser", "pending-questions.json")
+	path := e.Pending
 	var doc struct {
 		Instructions string           `json:"instructions"`
 		Requests     []map[string]any `json:"requests"`

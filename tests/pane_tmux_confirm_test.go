@@ -1,36 +1,9 @@
 package tests
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
-
-// paste hands text to the pane as the terminal's bracketed paste, the way a
-// user's paste arrives (tmux paste-buffer -p).
-func (p *tmuxPane) paste(text string) {
-	p.t.Helper()
-	f := filepath.Join(p.e.Root, "paste.txt")
-	if err := os.WriteFile(f, []byte(text), 0o600); err != nil {
-		p.t.Fatal(err)
-	}
-	p.tmux("load-buffer", f)
-	p.tmux("paste-buffer", "-p", "-d")
-}
-
-// waitGone waits until the screen no longer shows sub (10 s safety net).
-func (p *tmuxPane) waitGone(sub string) {
-	p.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for strings.Contains(p.capture(), sub) {
-		if time.Now().After(deadline) {
-			p.t.Fatalf("the pane still shows %q:\n%s", sub, p.capture())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
 
 // TestPaneTmuxPasteLongAnswerAndDiscard runs the confirmations in a real
 // terminal at 40×12: a pasted answer over the soft limit asks first, n keeps

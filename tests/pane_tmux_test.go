@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -97,6 +98,30 @@ func (p *tmuxPane) keys(keys ...string) {
 func (p *tmuxPane) typeText(s string) {
 	p.t.Helper()
 	p.tmux("send-keys", "-l", s)
+}
+
+// paste hands text to the pane as the terminal's bracketed paste, the way a
+// user's paste arrives (tmux paste-buffer -p).
+func (p *tmuxPane) paste(text string) {
+	p.t.Helper()
+	f := filepath.Join(p.e.Root, "paste.txt")
+	if err := os.WriteFile(f, []byte(text), 0o600); err != nil {
+		p.t.Fatal(err)
+	}
+	p.tmux("load-buffer", f)
+	p.tmux("paste-buffer", "-p", "-d")
+}
+
+// waitGone waits until the screen no longer shows sub (10 s safety net).
+func (p *tmuxPane) waitGone(sub string) {
+	p.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Contains(p.capture(), sub) {
+		if time.Now().After(deadline) {
+			p.t.Fatalf("the pane still shows %q:\n%s", sub, p.capture())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // pid is the pane process's pid.
