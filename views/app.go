@@ -77,11 +77,15 @@ func (a *App) Done() <-chan struct{} { return a.quit }
 func (a *App) Run() error {
 	var once sync.Once
 	started := make(chan struct{})
-	a.TV.SetAfterDrawFunc(func(tcell.Screen) {
+	after := a.TV.GetAfterDrawFunc() // one set by the caller still runs
+	a.TV.SetAfterDrawFunc(func(screen tcell.Screen) {
 		once.Do(func() {
 			close(started)
 			go a.adapt()
 		})
+		if after != nil {
+			after(screen)
+		}
 	})
 	err := a.TV.Run()
 	a.Quit()
