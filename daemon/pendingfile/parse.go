@@ -133,8 +133,8 @@ func positioned(data []byte, err error) error {
 	return err
 }
 
-// lineIndex answers where() for many offsets of one file without counting
-// its lines again each time (10,000 requests would make that quadratic).
+// lineIndex answers where for many offsets of one file without counting its
+// lines again each time (10,000 requests would make that quadratic).
 type lineIndex struct{ starts []int64 }
 
 func (l *lineIndex) where(data []byte, off int64) string {
@@ -155,17 +155,8 @@ func (l *lineIndex) where(data []byte, off int64) string {
 // where is "line L, column C" of the byte at off (both counted from 1;
 // columns count characters, not bytes, as editors show them).
 func where(data []byte, off int64) string {
-	if off < 0 {
-		off = 0
-	}
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	before := data[:off]
-	line := bytes.Count(before, []byte{'\n'}) + 1
-	lineStart := bytes.LastIndexByte(before, '\n') + 1
-	col := len([]rune(string(before[lineStart:]))) + 1
-	return fmt.Sprintf("line %d, column %d", line, col)
+	var l lineIndex
+	return l.where(data, off)
 }
 
 // valueStart finds where the JSON value that ends at end (exclusive) begins:
