@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -106,7 +107,8 @@ func run(hops, agents int, idle time.Duration, only string) error {
 		return fmt.Errorf("building askuserd (run from the module root): %w", err)
 	}
 	raiseFileLimit(agents + 100)
-	fmt.Printf("askuserd bench: %d CPUs, GOMAXPROCS default\n", numCPU())
+	// The CPUs this process may use, which is also the daemon's GOMAXPROCS.
+	fmt.Printf("askuserd bench: %d CPUs, GOMAXPROCS default\n", runtime.NumCPU())
 	for i, what := range strings.Split(only, ",") {
 		d, err := startDaemon(bin, filepath.Join(root, strconv.Itoa(i)))
 		if err != nil {
@@ -139,11 +141,6 @@ func raiseFileLimit(n int) {
 		lim.Cur = min(uint64(n), lim.Max)
 		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
 	}
-}
-
-func numCPU() int {
-	b, _ := os.ReadFile("/proc/cpuinfo")
-	return strings.Count(string(b), "processor\t:")
 }
 
 // line is a client connection reading NDJSON.
