@@ -159,17 +159,7 @@ func TestNotifyCommandRunsWithTheRequest(t *testing.T) {
 	a.send(`{"type":"ask_user_request","requestId":"n1","agent":{"id":"a1","name":"claude-main"},` + q1 + "}\n")
 	a.expect("ask_user_queued")
 	want := "$(touch /tmp/no)|n1|claude-main|Which database?\n"
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		b, _ := os.ReadFile(out)
-		if string(b) == want {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("notify output %q, want %q", b, want)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	eventually(t, out, func(s string) bool { return s == want })
 }
 
 func TestFailingNotifyCommandIsNotFatal(t *testing.T) {

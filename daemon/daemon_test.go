@@ -212,3 +212,19 @@ func (c *rawClient) until(typ string) map[string]any {
 		}
 	}
 }
+
+// eventually polls a file until check accepts its content (safety net 10 s).
+func eventually(t *testing.T, path string, check func(string) bool) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		data, _ := os.ReadFile(path)
+		if check(string(data)) {
+			return string(data)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never became as expected; last content:\n%s", path, data)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -17,22 +17,6 @@ func ask(id, extra string) string {
 	return strings.Replace(strings.Replace(agentAsk, "%s", id, 1), "%s", extra, 1)
 }
 
-// eventually polls a file until check accepts its content (safety net 10 s).
-func eventually(t *testing.T, path string, check func(string) bool) string {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		data, _ := os.ReadFile(path)
-		if check(string(data)) {
-			return string(data)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never became as expected; last content:\n%s", path, data)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // listUntil lists until key has value (the change comes from another
 // connection, so it may take a moment); safety net 10 s.
 func listUntil(c *rawClient, key, value string) {
