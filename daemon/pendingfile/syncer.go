@@ -411,7 +411,15 @@ func (s *Syncer) write() {
 	before := s.onDisk
 	start := time.Now()
 	prev, err := swapIn(s.path, out)
-	if err != nil {
+	switch {
+	case errors.Is(err, errNotSynced):
+		// In place: count it as written, or the next read would take the
+		// daemon's own text for a user's save.
+		if msg := err.Error(); msg != s.lastErr {
+			s.lastErr = msg
+			s.logf("pending file: %s %v", s.path, err)
+		}
+	case err != nil:
 		if msg := err.Error(); msg != s.lastErr {
 			s.lastErr = msg
 			s.logf("pending file: writing %s: %v (retrying)", s.path, err)
@@ -419,8 +427,7 @@ func (s *Syncer) write() {
 		s.wantWrite = true
 		s.nextWrite = time.Now().Add(retryAfter)
 		return
-	}
-	if s.lastErr != "" {
+	case s.lastErr != "":
 		s.lastErr = ""
 		s.logf("pending file: %s written again", s.path)
 	}

@@ -2,6 +2,7 @@ package pendingfile
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -290,5 +291,56 @@ func TestSavesRacingNewRequests(t *testing.T) {
 				wantAnswers(t, r.result(d), "ans-s"+itoa(i))
 			}
 		})
+	}
+}
+
+// TestRewriteWhoseDirectoryWillNotSync: some file systems refuse to sync a
+// directory. The rewrite is in place all the same: the save it swapped out
+// is still taken in, the daemon's own text is not mistaken for a save, and
+// the failure is logged once. Not parallel: it replaces syncDir.
+func TestRewriteWhoseDirectoryWillNotSync(t *testing.T) {
+	r := newStoppedRig(t)
+	done := r.q.ask(pending("a", nameQuestion))
+	r.s.wantWrite = true
+	r.s.write()
+	f := r.fileWith("a")
+	seen := r.s.onDisk
+	if prev, err := swapIn(r.path, r.read()); err != nil || prev == "" {
+		t.Skipf("this file system cannot exchange files atomically (%v)", err)
+	} else {
+		os.Remove(prev)
+	}
+
+	orig := syncDir
+	t.Cleanup(func() { syncDir = orig })
+	syncDir = func(string) error { return errors.New("invalid argument") }
+
+	// A save the rewrite swaps out (see TestSaveLandingDuringRewrite).
+	saveByRename(t, r.path, fill(t, f, "a", `"orders"`), ".tmp")
+	prev, err := swapIn(r.path, Render(nil))
+	if !errors.Is(err, errNotSynced) || prev == "" {
+		t.Fatalf("swapIn: %v, previous file %q; want errNotSynced and the swapped-out save", err, prev)
+	}
+	r.s.rescue(prev, seen)
+	wantAnswers(t, r.result(done), "orders")
+
+	// Rewrites that cannot sync count as written.
+	for _, id := range []string{"b", "c"} {
+		r.ask(id, nameQuestion)
+		r.s.wantWrite = true
+		r.s.nextWrite = time.Time{}
+		r.s.write()
+		if r.s.wantWrite {
+			t.Fatal("a rewrite in place but not synced is retried")
+		}
+	}
+	r.fileWith("b", "c")
+	applies := r.q.applies
+	r.s.read(false)
+	if r.q.applies != applies || len(r.reports) != 0 {
+		t.Errorf("the daemon's own rewrite was taken in as a save (%d applies, %d reports)", r.q.applies-applies, len(r.reports))
+	}
+	if n := strings.Count(r.log(), "could not be synced"); n != 1 {
+		t.Errorf("the sync failure logged %d times, want once:\n%s", n, r.log())
 	}
 }

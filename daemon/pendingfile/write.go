@@ -1,6 +1,7 @@
 package pendingfile
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -34,17 +35,21 @@ func swapIn(path string, data []byte) (prev string, err error) {
 		os.Remove(tmp)
 		return "", err
 	}
-	if err := syncDir(filepath.Dir(path)); err != nil {
-		if had {
-			os.Remove(tmp)
-		}
-		return "", err
-	}
 	if !had {
-		return "", nil
+		tmp = ""
+	}
+	if err := syncDir(filepath.Dir(path)); err != nil {
+		// The swap is done whatever the sync says (some file systems refuse
+		// to sync a directory at all): the previous file is still handed
+		// back, as it may hold a save.
+		return tmp, fmt.Errorf("%w: %w", errNotSynced, err)
 	}
 	return tmp, nil
 }
+
+// errNotSynced is wrapped by swapIn when the new file is in place but its
+// directory could not be synced: only a power cut could still undo it.
+var errNotSynced = errors.New("written, but the directory could not be synced")
 
 // writeTemp writes data to a new file beside path (same directory, so the
 // rename is atomic), mode 0600, fsynced. A missing directory is created
@@ -81,8 +86,9 @@ func writeTemp(path string, data []byte) (string, error) {
 	return name, nil
 }
 
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
+// syncDir makes a rename in dir durable. A variable, so that a test can make
+// it fail.
+var syncDir = func(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return fmt.Errorf("syncing %s: %w", dir, err)
