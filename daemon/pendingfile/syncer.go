@@ -337,7 +337,7 @@ func (s *Syncer) armSettle() {
 // can overwrite it, and tells the user where the problem is.
 func (s *Syncer) reject(data []byte, perr error) {
 	kept := s.RejectedPath()
-	if err := writeAtomic(kept, data); err != nil {
+	if err := writeAtomic(kept, data); err != nil && !errors.Is(err, errNotSynced) {
 		s.logf("pending file: %s does not parse, and keeping a copy as %s failed: %v", s.path, kept, err)
 		s.report(perr.Error())
 		return

@@ -343,4 +343,23 @@ func TestRewriteWhoseDirectoryWillNotSync(t *testing.T) {
 	if n := strings.Count(r.log(), "could not be synced"); n != 1 {
 		t.Errorf("the sync failure logged %d times, want once:\n%s", n, r.log())
 	}
+
+	// A save that does not parse is kept aside, and the user told where.
+	bad := []byte(`{"requests": [`)
+	if err := os.WriteFile(r.path, bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.s.read(false)
+	r.s.read(true)
+	if kept, _ := os.ReadFile(r.s.RejectedPath()); string(kept) != string(bad) {
+		t.Errorf("rejected copy %q, want %q", kept, bad)
+	}
+	select {
+	case msg := <-r.reports:
+		if !strings.Contains(msg, "kept as "+r.s.RejectedPath()) {
+			t.Errorf("report %q does not say where the save is kept", msg)
+		}
+	default:
+		t.Error("the broken save was not reported")
+	}
 }

@@ -18,13 +18,17 @@ func writeAtomic(path string, data []byte) error {
 		os.Remove(tmp)
 		return err
 	}
-	return syncDir(filepath.Dir(path))
+	if err := syncDir(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("%w: %w", errNotSynced, err)
+	}
+	return nil
 }
 
 // swapIn puts data in place of path atomically and hands back the previous
 // file under a temporary name (prev, "" when there was none) instead of
 // destroying it: a user's save that landed a moment before the swap is still
-// there to be read. The caller removes prev.
+// there to be read. The caller removes prev. With errNotSynced the swap did
+// happen, and prev is handed back all the same.
 func swapIn(path string, data []byte) (prev string, err error) {
 	tmp, err := writeTemp(path, data)
 	if err != nil {
