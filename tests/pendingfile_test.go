@@ -233,10 +233,17 @@ func TestPendingFileTruncateThenWriteInPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fh.Write(data[:len(data)/2])
+	// Two writes with a pause, as an editor saving in place may make.
+	if _, err := fh.Write(data[:len(data)/2]); err != nil {
+		t.Fatal(err)
+	}
 	time.Sleep(5 * time.Millisecond)
-	fh.Write(data[len(data)/2:])
-	fh.Close()
+	if _, err := fh.Write(data[len(data)/2:]); err != nil {
+		t.Fatal(err)
+	}
+	if err := fh.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if r := pfResponse(t, c); r.AnsweredVia != "file" || r.AnswersByQuestion[pfDB.Question] != "MongoDB" {
 		t.Errorf("response %+v", r)
 	}
