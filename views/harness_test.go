@@ -302,3 +302,27 @@ func dbQuestion() socketproto.Question {
 func nameQuestion() socketproto.Question {
 	return question("What should we name this service?", "Service Name")
 }
+
+// snap is the snapshot a pane gets on connecting, with ps waiting.
+func snap(ps ...socketproto.Pending) socketproto.Snapshot {
+	return socketproto.Snapshot{State: socketproto.StateWaiting, Pending: ps}
+}
+
+// selected is an answer's "selected" labels.
+func selected(t *testing.T, a map[string]any) []string {
+	t.Helper()
+	var out []string
+	for _, v := range a["selected"].([]any) {
+		out = append(out, v.(string))
+	}
+	return out
+}
+
+// frameworkQuestion has n options, more than fit for n > 6.
+func frameworkQuestion(n int) socketproto.Question {
+	q := socketproto.Question{Question: "Which framework should we use?", Header: "Framework"}
+	for i := 1; i <= n; i++ {
+		q.Options = append(q.Options, socketproto.Option{Label: fmt.Sprintf("Framework %02d", i)})
+	}
+	return q
+}

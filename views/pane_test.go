@@ -31,19 +31,6 @@ func TestSingleQuestionChooseWithEnter(t *testing.T) {
 	h.Has("Answer to req-1 sent.", "No questions waiting")
 }
 
-func snap(ps ...socketproto.Pending) socketproto.Snapshot {
-	return socketproto.Snapshot{State: socketproto.StateWaiting, Pending: ps}
-}
-
-func selected(t *testing.T, a map[string]any) []string {
-	t.Helper()
-	var out []string
-	for _, v := range a["selected"].([]any) {
-		out = append(out, v.(string))
-	}
-	return out
-}
-
 func TestNumberKeysChooseAtOnce(t *testing.T) {
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", dbQuestion())))
@@ -81,14 +68,6 @@ func TestOtherEscKeepsTextAndReturnsToList(t *testing.T) {
 	if a := h.Answers("req-1")[0]; a["custom"] != "Cassandra" {
 		t.Fatalf("answer %v", a)
 	}
-}
-
-func frameworkQuestion(n int) socketproto.Question {
-	q := socketproto.Question{Question: "Which framework should we use?", Header: "Framework"}
-	for i := 1; i <= n; i++ {
-		q.Options = append(q.Options, socketproto.Option{Label: fmt.Sprintf("Framework %02d", i)})
-	}
-	return q
 }
 
 func TestLongListScrolls(t *testing.T) {
