@@ -11,7 +11,8 @@
 // in-progress answer (no tview); pane.go applies daemon events and user
 // actions to it; draw.go and question.go render it, through text.go, which
 // wraps clean text and puts it on the screen cell by cell, never as tview
-// markup; keys.go turns key presses into actions; link.go is the daemon connection (reconnecting);
-// app.go runs it all in a tview application; sanitize.go makes agent text
-// safe to show; demo.go opens the pane on fixtures, without a daemon.
+// markup; keys.go turns key presses into actions; link.go is the daemon
+// connection (reconnecting); app.go runs it all in a tview application;
+// sanitize.go makes agent text safe to show; demo.go opens the pane on
+// fixtures, without a daemon.
 package views
