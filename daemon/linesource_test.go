@@ -39,22 +39,28 @@ func TestLineSourceFramesLikeLineReader(t *testing.T) {
 	}
 	for name, writes := range cases {
 		t.Run(name, func(t *testing.T) {
-			want := frame(t, writes, func(c *net.UnixConn) func() ([]byte, error) {
-				lr := socketproto.NewLineReader(c, max)
-				return lr.ReadLine
-			})
-			got := frame(t, writes, func(c *net.UnixConn) func() ([]byte, error) {
-				ls, err := newLineSource(c, max)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return ls.next
-			})
-			if got != want {
+			if got, want := frameBoth(t, writes, max); got != want {
 				t.Errorf("lineSource %s\nLineReader %s", got, want)
 			}
 		})
 	}
+}
+
+// frameBoth is what lineSource (got) and socketproto.LineReader (want) make
+// of the same writes.
+func frameBoth(t testing.TB, writes []string, max int) (got, want string) {
+	t.Helper()
+	want = frame(t, writes, func(c *net.UnixConn) func() ([]byte, error) {
+		return socketproto.NewLineReader(c, max).ReadLine
+	})
+	got = frame(t, writes, func(c *net.UnixConn) func() ([]byte, error) {
+		ls, err := newLineSource(c, max)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ls.next
+	})
+	return got, want
 }
 
 // frame writes the chunks into a socket pair and describes what read makes of them.
@@ -120,17 +126,7 @@ func FuzzLineSourceMatchesLineReader(f *testing.F) {
 		for i := 0; i < len(data); i += step {
 			writes = append(writes, string(data[i:min(i+step, len(data))]))
 		}
-		want := frame(t, writes, func(c *net.UnixConn) func() ([]byte, error) {
-			return socketproto.NewLineReader(c, max).ReadLine
-		})
-		got := frame(t, writes, func(c *net.UnixConn) func() ([]byte, error) {
-			ls, err := newLineSource(c, max)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return ls.next
-		})
-		if got != want {
+		if got, want := frameBoth(t, writes, max); got != want {
 			t.Errorf("writes %q\nlineSource %s\nLineReader %s", writes, got, want)
 		}
 	})
