@@ -1,9 +1,10 @@
 package journal
 
 import (
-	"askuser/socketproto"
 	"slices"
 	"time"
+
+	"askuser/socketproto"
 )
 
 // model is the live state as the journal's own goroutine (or a replay) sees
