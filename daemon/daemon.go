@@ -1,8 +1,8 @@
 // Package daemon is askuserd: the source of truth for every question. It owns
 // the socket (safesocket.go), the queue and its state machine (queue.go,
 // handlers.go, transitions.go), and the hooks through which the pending file
-// and other mirrors of the queue follow it (hooks.go). It speaks only
-// socketproto to its clients and knows nothing of the pane.
+// and the state journal follow it (hooks.go). It speaks only socketproto to
+// its clients and knows nothing of the pane.
 package daemon
 
 import (
