@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -82,7 +83,8 @@ func TestPaths(t *testing.T) {
 	}
 	t.Setenv("ASKUSER_SOCKET", "")
 	t.Setenv("XDG_RUNTIME_DIR", "")
-	if got := c.SocketPath(""); !strings.HasPrefix(got, filepath.Join(os.TempDir(), "askuser-")) {
+	t.Setenv("TMPDIR", "/somewhere/else")
+	if got, want := c.SocketPath(""), fmt.Sprintf("/tmp/askuser-%d/askuserd.sock", os.Getuid()); got != want {
 		t.Errorf("fallback: %s", got)
 	}
 	if got := c.PendingFilePath(); got != "/st/askuser/pending-questions.json" {

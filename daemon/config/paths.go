@@ -21,7 +21,9 @@ func (c Config) SocketPath(flag string) string {
 	if rt := os.Getenv("XDG_RUNTIME_DIR"); rt != "" {
 		return filepath.Join(rt, "askuser", "askuserd.sock")
 	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("askuser-%d", os.Getuid()), "askuserd.sock")
+	// SPEC §2 names /tmp itself, not $TMPDIR: an agent and a pane started
+	// from shells with different TMPDIRs must still find the same daemon.
+	return filepath.Join("/tmp", fmt.Sprintf("askuser-%d", os.Getuid()), "askuserd.sock")
 }
 
 // StateDir is daemon.state_dir, else $XDG_STATE_HOME/askuser (~/.local/state/askuser).
