@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 	"net"
@@ -43,6 +44,18 @@ func nextAdded(t *testing.T, w *socketproto.Conn) socketproto.Pending {
 }
 
 // finish waits for a background client and returns its exit code.
+// wantAnswered waits for a text-format ask or wait, and checks that it exited 0
+// having printed want.
+func wantAnswered(t *testing.T, cmd *exec.Cmd, out, errb *bytes.Buffer, want string) {
+	t.Helper()
+	if code := finish(t, cmd); code != 0 {
+		t.Fatalf("exit %d, want 0; stderr: %s", code, errb)
+	}
+	if out.String() != want {
+		t.Errorf("output %q, want %q", out.String(), want)
+	}
+}
+
 func finish(t *testing.T, cmd *exec.Cmd) int {
 	t.Helper()
 	done := make(chan error, 1)
@@ -342,12 +355,7 @@ func TestClientNoWaitThenWait(t *testing.T) {
 	// gets the result (a resolved request's result is retained).
 	waitCmd, wout, werr := e.StartClient("", "wait", "park-1", "--format", "text")
 	mustClient(t, e, "", "answer", "park-1", "SQLite")
-	if code := finish(t, waitCmd); code != 0 {
-		t.Fatalf("wait exit %d; stderr: %s", code, werr)
-	}
-	if wout.String() != "Which database?: SQLite\n" {
-		t.Errorf("wait text output %q", wout.String())
-	}
+	wantAnswered(t, waitCmd, wout, werr, "Which database?: SQLite\n")
 	// A request file that says "wait": false parks too.
 	out = mustClient(t, e, `{"requestId": "park-2", "wait": false, "questions": [{"question": "From a file?"}]}`, "ask", "-")
 	if !strings.HasPrefix(out, "park-2\n") || !strings.Contains(out, "askuser-client answer park-2 'your answer'") {
@@ -374,12 +382,7 @@ func TestClientAutostart(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if code := finish(t, ask); code != 0 {
-		t.Fatalf("ask exit %d; stderr: %s", code, errb)
-	}
-	if out.String() != "Started?: yes\n" {
-		t.Errorf("output %q", out.String())
-	}
+	wantAnswered(t, ask, out, errb, "Started?: yes\n")
 	var st socketproto.Status
 	decodeJSON(t, mustClient(t, e, "", "status", "--json"), &st)
 	if st.Socket != e.Socket {
@@ -474,12 +477,7 @@ func TestClientReconnectsAfterDaemonRestart(t *testing.T) {
 		t.Fatalf("after the restart the daemon has %+v", p)
 	}
 	mustClient(t, e, "", "answer", "restart-1", "yes")
-	if code := finish(t, ask); code != 0 {
-		t.Fatalf("exit %d, want 0; stderr: %s", code, errb)
-	}
-	if out.String() != "Still there?: yes\n" {
-		t.Errorf("output %q", out.String())
-	}
+	wantAnswered(t, ask, out, errb, "Still there?: yes\n")
 }
 
 // proxy stands between the client and the daemon so that a test can break
@@ -593,12 +591,7 @@ func TestClientResumesWithWaitAfterDrop(t *testing.T) {
 		t.Fatalf("the resumed connection sent %q", got)
 	}
 	mustClient(t, e, "", "answer", "drop-1", "yes")
-	if code := finish(t, ask); code != 0 {
-		t.Fatalf("exit %d; stderr: %s", code, errb)
-	}
-	if out.String() != "Survive a drop?: yes\n" {
-		t.Errorf("output %q", out.String())
-	}
+	wantAnswered(t, ask, out, errb, "Survive a drop?: yes\n")
 }
 
 // pending shows the file and the questions; pending clear cancels them all,
@@ -880,12 +873,7 @@ func TestClientReconnectAutostartsDaemon(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	mustClient(t, e, "", "answer", "auto-1", "me")
-	if code := finish(t, ask); code != 0 {
-		t.Fatalf("exit %d, want 0; stderr: %s", code, errb)
-	}
-	if out.String() != "Who restarts?: me\n" {
-		t.Errorf("output %q", out.String())
-	}
+	wantAnswered(t, ask, out, errb, "Who restarts?: me\n")
 	var st socketproto.Status
 	decodeJSON(t, mustClient(t, e, "", "status", "--json"), &st)
 	if st.Socket != e.Socket {

@@ -179,12 +179,7 @@ func TestDurableAnswerBeforeTheAgentReconnects(t *testing.T) {
 	// answer before it can be back, and keeps it for the client's wait.
 	e.StartDaemon()
 	mustClient(t, e, "", "answer", "gone-1", "still here")
-	if code := finish(t, ask); code != 0 {
-		t.Fatalf("exit %d, want 0; stderr: %s", code, errb)
-	}
-	if out.String() != "Still there?: still here\n" {
-		t.Errorf("output %q", out.String())
-	}
+	wantAnswered(t, ask, out, errb, "Still there?: still here\n")
 }
 
 // A daemon that lost its state dir forgets the question; the client asks it
@@ -206,9 +201,7 @@ func TestLostStateDirFallsBackToAskingAgain(t *testing.T) {
 	// (a watcher could subscribe after it and see it only in its snapshot).
 	listedAs(t, e, "lost-1", socketproto.StatusWaiting)
 	mustClient(t, e, "", "answer", "lost-1", "yes")
-	if code := finish(t, ask); code != 0 || out.String() != "Still there?: yes\n" {
-		t.Fatalf("exit %d, output %q; stderr: %s", code, out, errb)
-	}
+	wantAnswered(t, ask, out, errb, "Still there?: yes\n")
 }
 
 // A journal torn by a crash mid-append, or with garbage in it, never stops
