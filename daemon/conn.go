@@ -36,13 +36,22 @@ func (s *state) send(c *conn, msg socketproto.Message) {
 	s.sendLine(c, line)
 }
 
+// sendLine queues line for c once the step's journal writes are done.
 func (s *state) sendLine(c *conn, line []byte) {
 	if c.gone {
 		return
 	}
-	if !c.out.push(line) {
-		s.dropSlow(c)
-	}
+	s.held = append(s.held, func() {
+		if !c.out.push(line) {
+			s.dropSlow(c)
+		}
+	})
+}
+
+// closeAfter closes c's connection after what was sent to it, in step with
+// the held sends.
+func (s *state) closeAfter(c *conn, last []byte) {
+	s.held = append(s.held, func() { c.out.closeAfter(last) })
 }
 
 // sendErr sends a protocol error, with the request id when known.
@@ -132,7 +141,7 @@ func (s *state) tooLarge(c *conn, max int) {
 	e := socketproto.Errf(socketproto.CodeMessageTooLarge, "",
 		"message longer than %d bytes (limits.max_message_bytes); closing the connection", max)
 	line, _ := socketproto.Encode(e)
-	c.out.closeAfter(line)
+	s.closeAfter(c, line)
 	s.disconnected(c)
 }
 
@@ -166,7 +175,7 @@ func (s *state) disconnected(c *conn) {
 		s.removeWaiter(r, c)
 	}
 	c.asking = nil
-	c.out.closeAfter(nil)
+	s.closeAfter(c, nil)
 	s.log.Debug("client left", "conn", c.id)
 }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -116,12 +117,15 @@ func TestSlowSubscriberIsDisconnected(t *testing.T) {
 func TestConcurrentAnswersExactlyOneWins(t *testing.T) {
 	sock := testDaemon(t, nil)
 	for round := 0; round < 20; round++ {
+		// Each round its own id: a resolved request's id stays taken.
+		id := fmt.Sprintf("r1-%d", round)
 		a := dialRaw(t, sock)
-		a.send(ask1)
+		a.send(strings.Replace(ask1, `"r1"`, strconv.Quote(id), 1))
 		a.expect("ask_user_queued")
 		answerers := []*rawClient{dialRaw(t, sock), dialRaw(t, sock), dialRaw(t, sock)}
-		lines := []string{answer1, `{"type":"answer","requestId":"r1","answers":["PostgreSQL"],"via":"pane"}` + "\n",
-			`{"type":"cancel","requestId":"r1","via":"cli"}` + "\n"}
+		lines := []string{strings.Replace(answer1, `"r1"`, strconv.Quote(id), 1),
+			`{"type":"answer","requestId":"` + id + `","answers":["PostgreSQL"],"via":"pane"}` + "\n",
+			`{"type":"cancel","requestId":"` + id + `","via":"cli"}` + "\n"}
 		var wg sync.WaitGroup
 		for i, c := range answerers {
 			wg.Add(1)

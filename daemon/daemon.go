@@ -89,9 +89,6 @@ func Run(ctx context.Context, opts Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	d.q = newQueue(opts, d.log)
-	if len(opts.Config.Notify.Command) > 0 {
-		startNotifier(ctx, d)
-	}
 	queueDone := make(chan struct{})
 	go func() { d.q.run(ctx); close(queueDone) }()
 	for _, ext := range extensions {

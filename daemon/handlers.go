@@ -3,6 +3,7 @@ package daemon
 import (
 	"encoding/json"
 	"strconv"
+	"time"
 
 	"askuser/socketproto"
 )
@@ -63,16 +64,23 @@ func (s *state) ask(c *conn, m socketproto.AskUserRequest) {
 	id := m.RequestID
 	if id == "" {
 		id = s.newID()
-	} else if _, dup := s.pending[id]; dup {
-		s.sendErr(c, id, socketproto.Errf(socketproto.CodeDuplicateRequestID, "requestId",
-			"request %q is already pending; wait for it or use another id", id))
+	}
+	kept := s.keptFor(m.Request)
+	if e := s.idTaken(id, kept); e != nil {
+		s.sendErr(c, id, e)
 		return
 	}
-	if res := s.keptFor(m.Request); res != nil {
-		s.answerFromKept(c, id, m, res)
+	if kept != nil && kept.id == id {
+		// The agent asks again under the id it used (its daemon went away
+		// before it could collect the answer): that request is answered.
+		s.send(c, socketproto.Queued{RequestID: id, Position: 0, PendingFile: s.opts.PendingFilePath})
+		if m.Waits() {
+			s.send(c, *kept.resp)
+		}
+		s.markDelivered(kept)
 		return
 	}
-	if len(s.pending) >= s.limits.MaxPending {
+	if kept == nil && len(s.pending) >= s.limits.MaxPending {
 		s.sendErr(c, id, socketproto.Errf(socketproto.CodeQueueFull, "",
 			"%d requests are already pending (limits.max_pending); try again later", len(s.pending)))
 		return
@@ -91,8 +99,32 @@ func (s *state) ask(c *conn, m socketproto.AskUserRequest) {
 		r.p.Status = socketproto.StatusWaiting
 		r.waiters = []*conn{c}
 	}
-	s.send(c, socketproto.Queued{RequestID: id, Position: len(s.pending) + 1, PendingFile: s.opts.PendingFilePath})
-	s.add(r)
+	if kept != nil {
+		s.answerFromKept(c, r, kept)
+		return
+	}
+	position := len(s.pending) + 1
+	if err := s.add(r); err != nil {
+		s.sendErr(c, id, stateUnavailable(id, err))
+		return
+	}
+	s.send(c, socketproto.Queued{RequestID: id, Position: position, PendingFile: s.opts.PendingFilePath})
+}
+
+// idTaken refuses a request id that names another request: one pending, or
+// one resolved whose result is still kept (SPEC §4). The one exception is
+// the agent's own kept answer under that very id.
+func (s *state) idTaken(id string, kept *result) *socketproto.Error {
+	if _, dup := s.pending[id]; dup {
+		return socketproto.Errf(socketproto.CodeDuplicateRequestID, "requestId",
+			"request %q is already pending; wait for it or use another id", id)
+	}
+	if res := s.results[id]; res != nil && res != kept {
+		return socketproto.Errf(socketproto.CodeDuplicateRequestID, "requestId",
+			"request %q was already %s; its id stays taken while its result is kept (until %s); use another id",
+			id, res.outcome, res.expires.UTC().Format(time.RFC3339))
+	}
+	return nil
 }
 
 // newID makes a request id no pending or remembered request has.
@@ -169,16 +201,23 @@ func (s *state) cancel(c *conn, m socketproto.Cancel) {
 		return
 	}
 	if _, waiting := c.asking[m.RequestID]; waiting || r.owner == c {
-		// The agent takes its question back; other waiters learn it is gone.
+		// The agent takes its question back; other waiters learn it is gone
+		// (before resolve, which closes those that wait for nothing else).
+		told := len(s.held)
 		for _, w := range r.waiters {
 			if w != c {
 				s.sendErr(w, m.RequestID, socketproto.Errf(socketproto.CodeNotFound, "requestId",
 					"request %q was withdrawn by its agent", m.RequestID))
 			}
 		}
-		s.resolve(r, socketproto.OutcomeWithdrawn, socketproto.ViaAgent, nil)
-	} else {
-		s.cancelAsUser(r, viaOf(c, m.Via))
+		if err := s.resolve(r, socketproto.OutcomeWithdrawn, socketproto.ViaAgent, nil); err != nil {
+			s.held = s.held[:told] // it is not withdrawn after all
+			s.sendErr(c, m.RequestID, stateUnavailable(m.RequestID, err))
+			return
+		}
+	} else if err := s.cancelAsUser(r, viaOf(c, m.Via)); err != nil {
+		s.sendErr(c, m.RequestID, stateUnavailable(m.RequestID, err))
+		return
 	}
 	s.send(c, socketproto.OK{RequestID: m.RequestID})
 }
@@ -194,7 +233,10 @@ func (s *state) answer(c *conn, m socketproto.AnswerRequest) {
 		s.sendErr(c, m.RequestID, e)
 		return
 	}
-	s.answerWith(r, answers, viaOf(c, m.Via))
+	if err := s.answerWith(r, answers, viaOf(c, m.Via)); err != nil {
+		s.sendErr(c, m.RequestID, stateUnavailable(m.RequestID, err))
+		return
+	}
 	s.send(c, socketproto.OK{RequestID: m.RequestID})
 }
 

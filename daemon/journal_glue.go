@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -11,45 +12,46 @@ import (
 	"askuser/socketproto"
 )
 
-// The state journal (SPEC §10) follows the queue through records handed over
-// at each change in transitions.go: added, draft changed, resolved, and a
-// kept result delivered. Handing over never waits for disk (journal.Append
-// only adds to a list); the journal's own goroutine writes and fsyncs in
-// batches, and appends history.jsonl. On start the journal's state comes
-// back before the socket accepts anyone: pending requests as orphaned (parked
-// ones as parked), results kept until their retention ends.
+// The state journal (SPEC §10) is not a follower but the gate every change
+// passes first (record, in transitions.go): written before the change is
+// made, so that an acknowledgement always follows its record. On start the
+// journal's state comes back through the same transitions, before the
+// socket accepts anyone and before any follower listens: pending requests as
+// orphaned (parked ones as parked), results kept until their retention ends.
+// Compaction takes its snapshot from the queue.
 
 // journaled is the queue's side of the journal.
 type journaled struct {
-	journal *journal.Journal // nil: no journal (the state dir is unusable)
+	// journal is nil while the state is restored from it.
+	journal *journal.Journal
+	// unavailable: the last write failed; panes have been told.
+	unavailable bool
 	// byAgent indexes kept answered results that no connection has received
 	// yet, by agent id, for "same agent, same questions".
 	byAgent map[string][]*result
 }
 
-// kept is what a result remembers of its request.
-type kept struct {
-	questions []socketproto.Question
-	agent     *socketproto.Agent
-	delivered bool // written to a waiting connection
-	// reused: this result is a kept answer handed to a repeated request; it
-	// is not handed out a second time.
-	reused bool
-}
-
 func startJournal(ctx context.Context, d *server) error {
 	dir := d.opts.Config.StateDir()
-	j, st, err := journal.Open(journal.Options{
-		Dir:  dir,
-		Logf: func(format string, args ...any) { d.log.Warn(fmt.Sprintf(format, args...)) },
-	})
-	if err != nil {
-		// Still a working daemon, only without memory across restarts.
-		d.log.Warn("state journal: cannot use the state dir; pending requests will not survive a restart",
-			"dir", dir, "err", err)
-		return nil
+	dc := d.opts.Config.Daemon
+	var j *journal.Journal
+	opts := journal.Options{
+		Dir:            dir,
+		Logf:           func(format string, args ...any) { d.log.Warn(fmt.Sprintf(format, args...)) },
+		SyncAlways:     dc.Sync == "always",
+		SyncInterval:   dc.SyncInterval.Duration,
+		MaxRecordBytes: 4*d.limits.MaxMessageBytes + 64<<10,
+		// Called by the journal only from inside the queue goroutine.
+		Snapshot: func() []journal.Record { return d.q.st.snapshotRecords() },
 	}
-	if !d.q.do(func(s *state) { s.restore(st); s.journal = j }) {
+	j, st := journal.Open(opts)
+	if !d.q.do(func(s *state) {
+		s.restore(st)
+		s.journal = j
+		if err := j.Compact(); err != nil {
+			s.journalFailed(err)
+		}
+	}) {
 		j.Close()
 		return fmt.Errorf("state journal: the queue stopped before it started")
 	}
@@ -66,7 +68,49 @@ func startJournal(ctx context.Context, d *server) error {
 	return nil
 }
 
-// restore takes back what the journal kept; it runs before anyone connects.
+// record writes recs (and history lines) to the journal before a change is
+// made. During restore there is no journal: the records are already there.
+func (s *state) record(recs []journal.Record, history ...journal.HistoryEntry) error {
+	if s.journal == nil {
+		return nil
+	}
+	if err := s.journal.Write(recs, history...); err != nil {
+		s.journalFailed(err)
+		return err
+	}
+	if s.unavailable {
+		s.unavailable = false
+		s.log.Info("state journal: writing again")
+	}
+	return nil
+}
+
+// journalFailed logs a failed write and tells every pane, once until the
+// journal works again.
+func (s *state) journalFailed(err error) {
+	if s.unavailable {
+		return
+	}
+	s.unavailable = true
+	msg := fmt.Sprintf("%v; nothing new is accepted until it can be written", err)
+	s.log.Error("state journal: " + msg)
+	s.broadcast(socketproto.PendingFileError{Path: s.opts.Config.StateDir(), Error: msg})
+}
+
+// stateUnavailable is the error a client gets for a change the journal
+// could not take.
+func stateUnavailable(id string, err error) *socketproto.Error {
+	msg := err.Error()
+	if !errors.Is(err, journal.ErrUnavailable) {
+		msg = journal.ErrUnavailable.Error() + ": " + msg
+	}
+	return &socketproto.Error{RequestID: id, Code: socketproto.CodeStateUnavailable,
+		Message: msg + "; nothing was accepted"}
+}
+
+// restore takes back what the journal kept, through the same transitions as
+// everything else; it runs before anyone connects and before any follower
+// but the (still empty) subscribers listens.
 func (s *state) restore(st journal.State) {
 	for _, jr := range st.Pending {
 		r := &request{p: jr.Pending, parked: jr.Parked}
@@ -75,89 +119,78 @@ func (s *state) restore(st journal.State) {
 			copy(d, r.p.Draft)
 			r.p.Draft = d
 		}
-		r.elem = s.order.PushBack(r)
-		s.pending[r.p.RequestID] = r
-		if r.parked {
-			r.p.Status = socketproto.StatusParked
-			continue
+		// Its agent lost the connection with the old daemon: a parked one
+		// stays parked; any other has orphan_grace from now to come back
+		// with "wait".
+		r.p.Status = socketproto.StatusParked
+		if !r.parked {
+			r.p.Status = socketproto.StatusOrphaned
 		}
-		// Its agent lost the connection with the old daemon: it has
-		// orphan_grace from now to come back with "wait".
-		r.p.Status = socketproto.StatusOrphaned
-		s.startOrphanClock(r)
+		if err := s.add(r); err != nil {
+			continue // cannot happen: nothing is written during restore
+		}
+		if !r.parked {
+			s.startOrphanClock(r, s.opts.Config.Daemon.OrphanGrace.Duration)
+		}
 	}
 	for _, jres := range st.Results {
-		res := &result{id: jres.ID, outcome: jres.Outcome, via: jres.Via, resp: jres.Response, expires: jres.Expires,
-			kept: kept{questions: jres.Questions, agent: jres.Agent, delivered: jres.Delivered}}
-		s.results[res.id] = res
-		s.expiries = append(s.expiries, res)
-		s.indexKept(res)
+		s.retain(&result{id: jres.ID, outcome: jres.Outcome, via: jres.Via, resp: jres.Response,
+			expires: jres.Expires, delivered: jres.Delivered, asked: jres.Asked})
 	}
 	// Expiry assumes oldest first; a changed result_retention may reorder.
 	slices.SortStableFunc(s.expiries, func(a, b *result) int { return a.expires.Compare(b.expires) })
-	if s.expiryTimer == nil {
-		s.armExpiry()
+	if s.expiryTimer != nil {
+		s.expiryTimer.Stop()
+		s.expiryTimer = nil
 	}
-	s.changed()
+	s.armExpiry()
 }
 
-func (s *state) journalAdd(r *request) {
-	if s.journal == nil {
-		return
+// snapshotRecords is the live state as journal records: what compaction
+// writes.
+func (s *state) snapshotRecords() []journal.Record {
+	now := s.now().UTC()
+	recs := make([]journal.Record, 0, len(s.pending)+len(s.results))
+	for e := s.order.Front(); e != nil; e = e.Next() {
+		r := e.Value.(*request)
+		p := r.p
+		recs = append(recs, journal.Record{Op: journal.OpAdd, ID: p.RequestID, At: now, Pending: &p, Parked: r.parked})
 	}
-	p := r.p // its slices are never changed in place, so the copy stays as it is
-	s.journal.Append(journal.Record{Op: journal.OpAdd, ID: p.RequestID, At: p.CreatedAt, Pending: &p, Parked: r.parked})
-}
-
-func (s *state) journalDraft(r *request) {
-	if s.journal == nil {
-		return
+	for _, res := range s.expiries {
+		if s.results[res.id] != res {
+			continue
+		}
+		asked := res.asked
+		recs = append(recs, journal.Record{Op: journal.OpResult, ID: res.id, At: now, Pending: &asked,
+			Outcome: res.outcome, Via: res.via, Response: res.resp, Expires: res.expires, Delivered: res.delivered})
 	}
-	s.journal.Append(journal.Record{Op: journal.OpDraft, ID: r.p.RequestID, At: s.now().UTC(), Draft: r.p.Draft})
-}
-
-func (s *state) journalResolve(res *result) {
-	if s.journal == nil {
-		return
-	}
-	s.journal.Append(journal.Record{Op: journal.OpResolve, ID: res.id, At: s.now().UTC(),
-		Outcome: res.outcome, Via: res.via, Response: res.resp, Expires: res.expires, Delivered: res.delivered})
-}
-
-// markDelivered notes that a kept result reached a waiting connection.
-func (s *state) markDelivered(res *result) {
-	if res.delivered {
-		return
-	}
-	res.delivered = true
-	if s.journal != nil {
-		s.journal.Append(journal.Record{Op: journal.OpDelivered, ID: res.id, At: s.now().UTC()})
-	}
+	return recs
 }
 
 // indexKept makes an answered result nobody has received yet findable by
 // its agent's id.
 func (s *state) indexKept(res *result) {
-	if res.outcome != socketproto.OutcomeAnswered || res.resp == nil || res.delivered || res.reused ||
-		res.agent == nil || res.agent.ID == "" {
+	a := res.asked.Agent
+	if res.outcome != socketproto.OutcomeAnswered || res.resp == nil || res.delivered || a == nil || a.ID == "" {
 		return
 	}
 	if s.byAgent == nil {
 		s.byAgent = map[string][]*result{}
 	}
-	s.byAgent[res.agent.ID] = append(s.byAgent[res.agent.ID], res)
+	s.byAgent[a.ID] = append(s.byAgent[a.ID], res)
 }
 
-// forgetKept drops an expired result from the index.
+// forgetKept drops a result from the index (delivered or expired).
 func (s *state) forgetKept(res *result) {
-	if res.agent == nil || s.byAgent[res.agent.ID] == nil {
+	a := res.asked.Agent
+	if a == nil || s.byAgent[a.ID] == nil {
 		return
 	}
-	list := slices.DeleteFunc(s.byAgent[res.agent.ID], func(r *result) bool { return r == res })
+	list := slices.DeleteFunc(s.byAgent[a.ID], func(r *result) bool { return r == res })
 	if len(list) == 0 {
-		delete(s.byAgent, res.agent.ID)
+		delete(s.byAgent, a.ID)
 	} else {
-		s.byAgent[res.agent.ID] = list
+		s.byAgent[a.ID] = list
 	}
 }
 
@@ -167,42 +200,30 @@ func (s *state) keptFor(req socketproto.Request) *result {
 	if req.Agent == nil || req.Agent.ID == "" {
 		return nil
 	}
-	list := s.byAgent[req.Agent.ID]
-	for _, res := range list {
-		if !res.delivered && s.results[res.id] == res && reflect.DeepEqual(res.questions, req.Questions) {
+	for _, res := range s.byAgent[req.Agent.ID] {
+		if !res.delivered && s.results[res.id] == res && reflect.DeepEqual(res.asked.Questions, req.Questions) {
 			return res
 		}
 	}
 	return nil
 }
 
-// answerFromKept answers request id at once with a kept answer: queued, then
-// the response under the new id with the answers given earlier. The kept
-// answer is then delivered and not handed out again; the new request is
-// resolved and kept like any other, so "wait" on its id works too.
-func (s *state) answerFromKept(c *conn, id string, m socketproto.AskUserRequest, old *result) {
-	s.markDelivered(old)
-	s.forgetKept(old)
+// answerFromKept answers a repeated request at once with a kept answer. The
+// new request goes through the ordinary transitions (added, then resolved
+// with the answers given earlier), so "wait" on its id works and history has
+// it; the kept answer is then delivered and not handed out again.
+func (s *state) answerFromKept(c *conn, r *request, old *result) {
+	if err := s.add(r); err != nil {
+		s.sendErr(c, r.p.RequestID, stateUnavailable(r.p.RequestID, err))
+		return
+	}
+	s.send(c, socketproto.Queued{RequestID: r.p.RequestID, Position: 0, PendingFile: s.opts.PendingFilePath})
 	resp := *old.resp
-	resp.RequestID = id
-	s.send(c, socketproto.Queued{RequestID: id, Position: 0, PendingFile: s.opts.PendingFilePath})
-	if m.Waits() {
-		s.send(c, resp)
+	resp.RequestID = r.p.RequestID
+	if err := s.resolve(r, old.outcome, old.via, &resp); err != nil {
+		return // it stays pending, as asked; the user answers it again
 	}
-	if id == old.id {
-		return // the agent asked again under the same id: that request is answered
-	}
-	res := &result{id: id, outcome: old.outcome, via: old.via, resp: &resp,
-		kept: kept{questions: m.Questions, agent: m.Agent, delivered: m.Waits(), reused: true}}
-	s.retain(res)
-	if s.journal != nil {
-		now := s.now().UTC()
-		p := socketproto.Pending{Request: m.Request, CreatedAt: now, Status: socketproto.StatusWaiting}
-		p.RequestID, p.Tool = id, m.ProfileTool()
-		s.journal.Append(journal.Record{Op: journal.OpAdd, ID: id, At: now, Pending: &p, Parked: !m.Waits()},
-			journal.Record{Op: journal.OpResolve, ID: id, At: now, Outcome: res.outcome, Via: res.via,
-				Response: res.resp, Expires: res.expires, Delivered: res.delivered})
-	}
-	s.log.Debug("answered a repeated request from a kept answer", "requestId", id, "keptFrom", old.id,
-		"agent", m.Agent.ID)
+	s.markDelivered(old)
+	s.log.Debug("answered a repeated request from a kept answer", "requestId", r.p.RequestID, "keptFrom", old.id,
+		"agent", r.p.Agent.ID)
 }

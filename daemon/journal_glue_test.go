@@ -152,7 +152,8 @@ func TestSameAgentSameQuestionsGetsTheKeptAnswer(t *testing.T) {
 	// Only once: the next identical request is queued like any other.
 	c.send(ask("r10", `,"wait":false`))
 	c.expect("ask_user_queued requestId=r10 position=3")
-	for _, id := range []string{"x1", "x2", "r10"} { // no event for r9: it never waited
+	// r9 went through the queue like any request: added, then resolved at once.
+	for _, id := range []string{"x1", "x2", "r9", "r10"} {
 		if m := w.until("request_added"); lookup(m, "request.requestId") != id {
 			t.Fatalf("request_added for %s, want %s", lookup(m, "request.requestId"), id)
 		}

@@ -27,9 +27,12 @@ type notifier struct {
 	ch  chan socketproto.Pending
 }
 
-func startNotifier(ctx context.Context, d *server) {
+func startNotifier(ctx context.Context, d *server) error {
+	if len(d.opts.Config.Notify.Command) == 0 {
+		return nil
+	}
 	n := &notifier{cmd: d.opts.Config.Notify.Command, log: d.log, ch: make(chan socketproto.Pending, notifyBacklog)}
-	d.q.st.notify = n.offer
+	d.q.do(func(s *state) { s.follow(n) })
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
@@ -42,10 +45,14 @@ func startNotifier(ctx context.Context, d *server) {
 			}
 		}
 	}()
+	return nil
 }
 
-// offer is called in the queue goroutine; it never blocks.
-func (n *notifier) offer(p socketproto.Pending) {
+func (n *notifier) updated(socketproto.Pending)          {}
+func (n *notifier) resolved(socketproto.RequestResolved) {}
+
+// added is called in the queue goroutine; it never blocks.
+func (n *notifier) added(p socketproto.Pending) {
 	select {
 	case n.ch <- p:
 	default:

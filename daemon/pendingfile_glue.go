@@ -22,7 +22,7 @@ func startPendingFile(ctx context.Context, d *server) error {
 		},
 		Logf: func(format string, args ...any) { d.log.Info(fmt.Sprintf(format, args...)) },
 	})
-	if !d.q.do(func(s *state) { s.onPendingChanged(sy.Changed) }) {
+	if !d.q.do(func(s *state) { s.follow(anyChange(sy.Changed)) }) {
 		return fmt.Errorf("pending file: the queue stopped before it started")
 	}
 	if err := sy.Start(); err != nil {
@@ -57,11 +57,15 @@ func (f fileQueue) Apply(file *pendingfile.File) (acts []pendingfile.Action, ok 
 		for _, a := range acts {
 			switch a.Kind {
 			case pendingfile.Resolve:
-				if r, e := s.lookupPending(a.RequestID); e == nil {
-					s.answerWith(r, a.Answers, socketproto.ViaFile)
+				if r, e := s.lookup(a.RequestID); e == nil {
+					if err := s.answerWith(r, a.Answers, socketproto.ViaFile); err != nil {
+						s.pendingFileError(s.opts.PendingFilePath, fmt.Sprintf("the answer to %s was not taken: %v", a.RequestID, err))
+					}
 				}
 			case pendingfile.Cancel:
-				_ = s.cancelByID(a.RequestID, socketproto.ViaFile)
+				if e := s.cancelByID(a.RequestID, socketproto.ViaFile); e != nil && e.Code == socketproto.CodeStateUnavailable {
+					s.pendingFileError(s.opts.PendingFilePath, fmt.Sprintf("the cancel of %s was not taken: %s", a.RequestID, e.Message))
+				}
 			case pendingfile.SetDraft:
 				if e := s.setDraftByID(a.RequestID, a.Draft); e != nil {
 					s.log.Warn("pending file: keeping a draft", "requestId", a.RequestID, "err", e.Message)

@@ -47,7 +47,10 @@ type result struct {
 	via     string
 	resp    *socketproto.Response // nil when the request was withdrawn
 	expires time.Time
-	kept    // what the journal and "same agent, same questions" need (journal_glue.go)
+	// asked is the request as asked (no draft): for compaction, and for
+	// "same agent, same questions".
+	asked     socketproto.Pending
+	delivered bool // written to a waiting connection
 }
 
 // state is everything the queue goroutine owns.
@@ -72,12 +75,13 @@ type state struct {
 
 	idSeq uint64
 
-	// pendingHooks run after every change of the pending set or of a draft
-	// (see hooks.go); they must not block.
-	pendingHooks []func()
-	// notify is handed each new request (nil when no notify.command).
-	notify    func(socketproto.Pending)
+	// followers are told of every change (followers.go).
+	followers []follower
 	journaled // the state journal (journal_glue.go)
+	// held is what the current step sends, released by commit once the
+	// step's journal writes are done (and fsynced, with daemon.sync =
+	// "always"): nothing leaves before the change it reports is kept.
+	held []func()
 }
 
 func newQueue(opts Options, log *slog.Logger) *queue {
@@ -98,8 +102,13 @@ func newQueue(opts Options, log *slog.Logger) *queue {
 		subs:      map[*conn]struct{}{},
 		lastState: socketproto.StateIdle,
 	}
+	q.st.follow(subscribers{q.st})
 	return q
 }
+
+// maxGroup bounds the messages handled before their replies are released:
+// with daemon.sync = "always" they share one fsync.
+const maxGroup = 256
 
 // run processes posted functions until ctx ends; timers are the only other
 // wake-ups, so an idle daemon uses no CPU.
@@ -110,8 +119,37 @@ func (q *queue) run(ctx context.Context) {
 		case f := <-q.inbox:
 			f(q.st)
 		case <-ctx.Done():
+			q.st.commit()
 			q.st.stopTimers()
 			return
+		}
+		// Whatever else is waiting joins this group.
+	group:
+		for range maxGroup - 1 {
+			select {
+			case f := <-q.inbox:
+				f(q.st)
+			default:
+				break group
+			}
+		}
+		q.st.commit()
+	}
+}
+
+// commit ends a group of steps: the journal's writes are done (fsynced when
+// daemon.sync is "always"), so what the steps send may leave now.
+func (s *state) commit() {
+	if s.journal != nil {
+		if err := s.journal.Commit(); err != nil {
+			s.log.Error("state journal: fsync failed; the changes are written but a power cut could still lose them", "err", err)
+		}
+	}
+	for len(s.held) > 0 {
+		held := s.held
+		s.held = nil
+		for _, out := range held {
+			out()
 		}
 	}
 }

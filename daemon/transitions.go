@@ -5,28 +5,32 @@ import (
 	"slices"
 	"time"
 
+	"askuser/daemon/journal"
 	"askuser/socketproto"
 )
 
 // Every change of a request's life happens in this file: added, status
-// changed, draft changed, resolved. Each emits its event and then runs
-// changed(), which is where the pending file hooks in; the state journal is
-// handed a record at each change (journal_glue.go).
+// changed, draft changed, resolved, a kept result delivered. Each one is
+// first written to the journal (record): when that fails, the change does
+// not happen and the caller says state_unavailable. Then the change is made
+// and told to every follower (followers.go). Whatever the queue sends a
+// client leaves only after the step's journal writes (queue.commit), so an
+// acknowledgement always follows the record it promises.
 
 // add queues a new request; its waiter (if any) is already in r.waiters.
-func (s *state) add(r *request) {
+func (s *state) add(r *request) error {
+	p := r.p // its slices are never changed in place, so the copy stays as it is
+	if err := s.record([]journal.Record{{Op: journal.OpAdd, ID: p.RequestID, At: p.CreatedAt, Pending: &p, Parked: r.parked}}); err != nil {
+		return err
+	}
 	r.elem = s.order.PushBack(r)
 	s.pending[r.p.RequestID] = r
 	for _, c := range r.waiters {
 		s.watch(c, r)
 	}
-	s.broadcast(socketproto.RequestAdded{Request: r.p})
-	if s.notify != nil {
-		s.notify(r.p)
-	}
 	s.log.Debug("request added", "requestId", r.p.RequestID, "status", r.p.Status, "questions", len(r.p.Questions))
-	s.journalAdd(r)
-	s.changed()
+	s.tell(func(f follower) { f.added(r.p) })
+	return nil
 }
 
 // watch records that c waits for r.
@@ -71,18 +75,20 @@ func (s *state) removeWaiter(r *request, c *conn) {
 		return
 	}
 	s.setStatus(r, socketproto.StatusOrphaned)
-	s.startOrphanClock(r)
+	s.startOrphanClock(r, s.opts.Config.Daemon.OrphanGrace.Duration)
 }
 
-// startOrphanClock withdraws r after orphan_grace unless its agent comes back.
-func (s *state) startOrphanClock(r *request) {
+// startOrphanClock withdraws r after grace unless its agent comes back.
+func (s *state) startOrphanClock(r *request, grace time.Duration) {
 	r.orphanGen++
 	gen, id := r.orphanGen, r.p.RequestID
-	grace := s.opts.Config.Daemon.OrphanGrace.Duration
 	r.orphanTimer = time.AfterFunc(grace, func() {
 		s.post(func(s *state) { s.orphanExpired(id, gen) })
 	})
 }
+
+// orphanRetry is how soon a withdrawal the journal could not take is tried again.
+const orphanRetry = time.Minute
 
 // orphanExpired withdraws a request whose agent did not come back in time.
 func (s *state) orphanExpired(id string, gen uint64) {
@@ -91,37 +97,55 @@ func (s *state) orphanExpired(id string, gen uint64) {
 		return // answered, waited for, or re-orphaned since
 	}
 	r.orphanTimer = nil
+	if err := s.resolve(r, socketproto.OutcomeWithdrawn, socketproto.ViaAgent, nil); err != nil {
+		s.log.Warn("could not withdraw a request whose agent did not come back; trying again", "requestId", id,
+			"err", err, "retry", orphanRetry)
+		s.startOrphanClock(r, orphanRetry)
+		return
+	}
 	s.log.Info("withdrew a request whose agent did not come back", "requestId", id,
 		"grace", s.opts.Config.Daemon.OrphanGrace.Duration.String())
-	s.resolve(r, socketproto.OutcomeWithdrawn, socketproto.ViaAgent, nil)
 }
 
+// setStatus changes waiting / parked / orphaned. Statuses are not journaled:
+// after a restart every request's agent has to come back anyway.
 func (s *state) setStatus(r *request, status string) {
 	if r.p.Status == status {
 		return
 	}
 	r.p.Status = status
-	s.broadcast(socketproto.RequestUpdated{Request: r.p})
-	s.changed()
+	s.tell(func(f follower) { f.updated(r.p) })
 }
 
-// setDraft records answers typed so far (from the pending file): one element
+// setDraft records answers given so far (pending file, pane): one element
 // per question, nil where none. It replaces the slice, never edits it, so
 // copies of the Pending handed out earlier stay as they were.
-func (s *state) setDraft(r *request, draft []json.RawMessage) {
+func (s *state) setDraft(r *request, draft []json.RawMessage) error {
 	d := make([]json.RawMessage, len(r.p.Questions))
 	copy(d, draft)
+	if err := s.record([]journal.Record{{Op: journal.OpDraft, ID: r.p.RequestID, At: s.now().UTC(), Draft: d}}); err != nil {
+		return err
+	}
 	r.p.Draft = d
-	s.journalDraft(r)
-	s.broadcast(socketproto.RequestUpdated{Request: r.p})
-	s.changed()
+	s.tell(func(f follower) { f.updated(r.p) })
+	return nil
 }
 
 // resolve ends a request exactly once: outcome answered or cancelled delivers
 // resp to every waiter and keeps it for "wait"; withdrawn (resp nil) tells
-// other waiters it is gone.
-func (s *state) resolve(r *request, outcome, via string, resp *socketproto.Response) {
+// other waiters it is gone. Its history line is written with it.
+func (s *state) resolve(r *request, outcome, via string, resp *socketproto.Response) error {
 	id := r.p.RequestID
+	asked := r.p
+	asked.Draft = nil
+	res := &result{id: id, outcome: outcome, via: via, resp: resp, asked: asked,
+		delivered: resp != nil && len(r.waiters) > 0,
+		expires:   s.now().Add(s.opts.Config.Daemon.ResultRetention.Duration)}
+	rec := journal.Record{Op: journal.OpResolve, ID: id, At: s.now().UTC(),
+		Outcome: outcome, Via: via, Response: resp, Expires: res.expires, Delivered: res.delivered}
+	if err := s.record([]journal.Record{rec}, journal.HistoryOf(&asked, rec)); err != nil {
+		return err
+	}
 	delete(s.pending, id)
 	s.order.Remove(r.elem)
 	r.orphanGen++
@@ -136,33 +160,34 @@ func (s *state) resolve(r *request, outcome, via string, resp *socketproto.Respo
 		}
 		s.closeIfDone(c)
 	}
-	res := &result{id: id, outcome: outcome, via: via, resp: resp,
-		kept: kept{questions: r.p.Questions, agent: r.p.Agent, delivered: resp != nil && len(r.waiters) > 0}}
 	r.waiters, r.owner = nil, nil
 	s.retain(res)
-	s.journalResolve(res)
-	s.broadcast(socketproto.RequestResolved{RequestID: id, Outcome: outcome, Via: via})
 	s.log.Debug("request resolved", "requestId", id, "outcome", outcome, "via", via)
-	s.changed()
+	s.tell(func(f follower) {
+		f.resolved(socketproto.RequestResolved{RequestID: id, Outcome: outcome, Via: via})
+	})
+	return nil
 }
 
-// changed runs after every change of the pending set or of a request in it:
-// it announces idle ↔ waiting_for_user and pokes the hooks.
-func (s *state) changed() {
-	if cur := s.currentState(); cur != s.lastState {
-		s.lastState = cur
-		s.broadcast(socketproto.StateEvent{State: cur, Pending: s.pendingList()})
+// markDelivered notes that a kept result reached a waiting connection, so
+// that it is not handed to a repeated request as well.
+func (s *state) markDelivered(res *result) {
+	if res.delivered {
+		return
 	}
-	for _, h := range s.pendingHooks {
-		h()
+	if err := s.record([]journal.Record{{Op: journal.OpDelivered, ID: res.id, At: s.now().UTC()}}); err != nil {
+		// Worst case after a restart: the same agent asking the same
+		// questions gets this answer once more instead of a new question.
+		s.log.Warn("could not journal that a result was delivered", "requestId", res.id, "err", err)
 	}
+	res.delivered = true
+	s.forgetKept(res)
 }
 
-// retain keeps a result for result_retention. Results expire in the order
-// they were made, so one timer on the oldest is enough, and none runs when
+// retain keeps a result until res.expires. Results expire in the order they
+// were made, so one timer on the oldest is enough, and none runs when
 // nothing is kept.
 func (s *state) retain(res *result) {
-	res.expires = s.now().Add(s.opts.Config.Daemon.ResultRetention.Duration)
 	s.results[res.id] = res
 	s.expiries = append(s.expiries, res)
 	s.indexKept(res)
@@ -182,6 +207,8 @@ func (s *state) armExpiry() {
 	})
 }
 
+// expireResults forgets results past their retention. Nothing is journaled:
+// replay and compaction drop expired results by their own expiry time.
 func (s *state) expireResults() {
 	now := s.now()
 	n := 0

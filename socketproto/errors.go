@@ -15,6 +15,9 @@ const (
 	CodeAlreadyResolved     = "already_resolved"
 	CodeQueueFull           = "queue_full"
 	CodeUnsupportedProtocol = "unsupported_protocol"
+	// CodeStateUnavailable: the state dir could not take the write that the
+	// acknowledgement would promise; nothing was accepted.
+	CodeStateUnavailable = "state_unavailable"
 )
 
 // SubagentMessage is the exact refusal SPEC §4 gives a sub-agent.

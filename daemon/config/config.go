@@ -37,7 +37,17 @@ type Daemon struct {
 	PendingFile     string   `toml:"pending_file"`
 	OrphanGrace     Duration `toml:"orphan_grace"`
 	ResultRetention Duration `toml:"result_retention"`
+	// Sync is when the journal is fsynced: SyncBatch (in groups within
+	// SyncInterval) or SyncAlways (every acknowledgement waits for it).
+	Sync         string   `toml:"sync"`
+	SyncInterval Duration `toml:"sync_interval"`
 }
+
+// Values of daemon.sync.
+const (
+	SyncBatch  = "batch"
+	SyncAlways = "always"
+)
 
 type UI struct {
 	Bell   bool   `toml:"bell"`
@@ -71,6 +81,8 @@ func Default() Config {
 		Daemon: Daemon{
 			OrphanGrace:     Duration{10 * time.Minute},
 			ResultRetention: Duration{24 * time.Hour},
+			Sync:            SyncBatch,
+			SyncInterval:    Duration{10 * time.Millisecond},
 		},
 		Limits: socketproto.DefaultLimits(),
 		UI:     UI{Bell: true},
@@ -166,6 +178,12 @@ func (c Config) check() error {
 		if p.v <= 0 {
 			return fmt.Errorf("%s: must be a positive number, got %d", p.key, p.v)
 		}
+	}
+	if c.Daemon.Sync != SyncBatch && c.Daemon.Sync != SyncAlways {
+		return fmt.Errorf("daemon.sync: must be %q or %q, got %q", SyncBatch, SyncAlways, c.Daemon.Sync)
+	}
+	if c.Daemon.SyncInterval.Duration <= 0 || c.Daemon.SyncInterval.Duration > time.Second {
+		return fmt.Errorf("daemon.sync_interval: must be more than 0 and at most 1s, got %q", c.Daemon.SyncInterval.String())
 	}
 	if c.Limits.MaxMessageBytes < 1024 {
 		return fmt.Errorf("limits.max_message_bytes: must be at least 1024, got %d", c.Limits.MaxMessageBytes)

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // File names in the state dir.
@@ -22,207 +25,353 @@ type Options struct {
 	Dir  string               // the state dir; made 0700 if missing
 	Logf func(string, ...any) // damage and write errors; default discards
 	Now  func() time.Time     // default time.Now
+	// SyncAlways makes Commit fsync before it returns; otherwise a
+	// background fsync follows each write within SyncInterval.
+	SyncAlways   bool
+	SyncInterval time.Duration // default 10ms
+	// MaxRecordBytes bounds one line read back; a longer one is damage and
+	// is skipped without being held in memory (default 16 MiB).
+	MaxRecordBytes int
 	// CompactBytes: once this much was appended since the last compaction,
-	// the journal is rewritten to the live state (default 8 MiB).
+	// and more than twice the live state, the journal is rewritten to the
+	// live state (default 8 MiB).
 	CompactBytes int64
+	// Snapshot returns the records that rebuild the live state. It is called
+	// only from inside Write, Commit or Compact, so from the goroutine that
+	// owns the state it describes.
+	Snapshot func() []Record
 }
 
-// Journal appends records from any goroutine without making it wait: Append
-// only adds to an in-memory list; the journal's own goroutine writes what
-// has gathered in one write and one fsync (group commit).
+// Journal writes records in the caller's goroutine: Write returns once the
+// records are in the file (write(2) returned), so a crash of the process
+// after that loses nothing. Only the fsync may run later, in a goroutine of
+// the journal's own. Every method but Close belongs to one goroutine, the
+// queue's.
 type Journal struct {
 	opts    Options
 	path    string
 	history string
 
-	mu     sync.Mutex
-	buf    []item
-	closed bool
-	kick   chan struct{} // capacity 1: "there is something in buf"
-	done   chan struct{} // closed when the goroutine has returned
-
-	// Below: the journal goroutine's own (and Open's, before it starts).
-	// No file stays open between batches: an open file pins its directory,
-	// and a user who deletes the state dir must see it go (the pending
-	// file's watcher learns of it only when the directory is really gone).
-	m        *model
+	// f is state.jsonl while a group of writes is under way; Commit closes
+	// it. No file stays open between groups: an open file pins its
+	// directory, and a user who deletes the state dir must see it go.
+	f        *os.File
 	appended int64 // bytes since the last compaction
 	liveSize int64 // bytes the last compaction wrote
-	failing  bool  // a write failed; compact at the next batch
+	// broken: the file may end in a partial record (a failed write that
+	// could not be cut back), or is gone; the next write compacts first.
+	broken bool
+	// unhistoried holds history entries whose append failed, retried at
+	// each write; their ids, so that compaction can say so.
+	unhistoried []HistoryEntry
+	dirty       bool // written since the last fsync (SyncAlways)
+
+	syncKick chan struct{}
+	syncDone chan struct{}
+	syncMu   sync.Mutex // held by the background fsync; Close waits on it
+	closed   bool
 }
 
-type item struct {
-	rec   Record
-	flush chan struct{} // set for Flush markers only
-}
+// ErrUnavailable wraps every reason the state dir did not take a write.
+var ErrUnavailable = errors.New("the state dir cannot take the write")
 
-// Open replays the journal in opts.Dir, compacts it to the live state and
-// starts the goroutine that appends. The State is what the queue should hold
-// again: pending requests and kept results (expired ones already dropped).
-func Open(opts Options) (*Journal, State, error) {
+// Open replays the journal in opts.Dir and returns what the queue should
+// hold again: pending requests and kept results (expired ones dropped). It
+// fails only when opts are unusable; a state dir that cannot be read or
+// written is logged, and every later Write reports it, so that whatever can
+// be read is still restored and nothing is accepted that cannot be kept.
+// Call Compact once the queue holds the State.
+func Open(opts Options) (*Journal, State) {
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.SyncInterval <= 0 {
+		opts.SyncInterval = 10 * time.Millisecond
+	}
+	if opts.MaxRecordBytes <= 0 {
+		opts.MaxRecordBytes = 16 << 20
+	}
 	if opts.CompactBytes <= 0 {
 		opts.CompactBytes = 8 << 20
 	}
+	if opts.Snapshot == nil {
+		opts.Snapshot = func() []Record { return nil }
+	}
 	j := &Journal{
-		opts:    opts,
-		path:    filepath.Join(opts.Dir, StateFile),
-		history: filepath.Join(opts.Dir, HistoryFile),
-		kick:    make(chan struct{}, 1),
-		done:    make(chan struct{}),
-		m:       newModel(),
+		opts:     opts,
+		path:     filepath.Join(opts.Dir, StateFile),
+		history:  filepath.Join(opts.Dir, HistoryFile),
+		broken:   true, // compact at the first chance: replay may have skipped damage
+		syncKick: make(chan struct{}, 1),
+		syncDone: make(chan struct{}),
 	}
-	if err := replay(j.path, j.m, opts.Logf); err != nil {
-		return nil, State{}, err
+	// A compaction cut short by a crash leaves its temporary file behind.
+	removeIfRegular(j.path+tmpSuffix, opts.Logf)
+
+	m := newModel()
+	replay(j.path, m, opts.MaxRecordBytes, opts.Logf)
+	st := m.state(opts.Now())
+	// Resolutions the history may lack: the daemon died between the two
+	// appends, or the history append failed.
+	if missing := missingHistory(j.history, m.mark, m.resolved, opts.Logf); len(missing) > 0 {
+		j.unhistoried = missing
+		j.appendHistory(nil)
 	}
-	if err := j.compact(); err != nil {
-		return nil, State{}, err
-	}
-	st := j.m.state(opts.Now())
-	go j.run()
-	return j, st, nil
+	go j.syncLoop()
+	return j, st
 }
 
-// Append hands records to the journal. It never waits for disk; after Close
-// it drops them.
-func (j *Journal) Append(recs ...Record) {
-	j.mu.Lock()
-	if j.closed {
-		j.mu.Unlock()
-		return
-	}
+// tmpSuffix names compaction's temporary file.
+const tmpSuffix = ".tmp"
+
+// Write appends records to state.jsonl before it returns. An error (wrapping
+// ErrUnavailable) means none of them was kept: the change they describe must
+// not happen. history entries are appended to history.jsonl after them; a
+// failure there is logged and retried, never lost.
+func (j *Journal) Write(recs []Record, history ...HistoryEntry) error {
+	var buf bytes.Buffer
 	for _, r := range recs {
-		j.buf = append(j.buf, item{rec: r})
+		line, err := json.Marshal(r)
+		if err != nil {
+			return fmt.Errorf("%w: cannot encode a %q record for %q: %v", ErrUnavailable, r.Op, r.ID, err)
+		}
+		buf.Write(line)
+		buf.WriteByte('\n')
 	}
-	j.mu.Unlock()
-	j.signal()
+	if err := j.writeState(buf.Bytes()); err != nil {
+		return err
+	}
+	j.appendHistory(history)
+	return nil
 }
 
-// Flush waits until every record appended before it is written and synced.
-func (j *Journal) Flush() {
-	ch := make(chan struct{})
-	j.mu.Lock()
-	if j.closed {
-		j.mu.Unlock()
+func (j *Journal) writeState(b []byte) error {
+	if j.broken {
+		if err := j.compact(); err != nil {
+			return err
+		}
+	}
+	if j.f == nil {
+		f, err := openRegular(j.path, unix.O_WRONLY|unix.O_APPEND, false)
+		if errors.Is(err, fs.ErrNotExist) {
+			// Deleted under us (or the whole state dir): the records
+			// before this one went with it; write the whole live state.
+			if err := j.compact(); err != nil {
+				return err
+			}
+			f, err = openRegular(j.path, unix.O_WRONLY|unix.O_APPEND, false)
+		}
+		if err != nil {
+			return j.unavailable(err)
+		}
+		j.f = f
+	}
+	fi, err := j.f.Stat()
+	if err != nil {
+		return j.unavailable(err)
+	}
+	if st, ok := fi.Sys().(*unix.Stat_t); ok && st.Nlink == 0 {
+		// Unlinked while we held it: the records would go nowhere.
+		j.closeFile()
+		j.broken = true
+		return j.writeState(b)
+	}
+	if _, err := j.f.Write(b); err != nil {
+		// A partial line would swallow the next record on replay: cut
+		// the file back to where it was.
+		if terr := j.f.Truncate(fi.Size()); terr != nil {
+			j.broken = true
+		}
+		return j.unavailable(err)
+	}
+	j.appended += int64(len(b))
+	j.dirty = true
+	return nil
+}
+
+func (j *Journal) unavailable(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%w: %s: %v", ErrUnavailable, pe.Path, pe.Err)
+	}
+	return fmt.Errorf("%w: %s: %v", ErrUnavailable, j.path, err)
+}
+
+// appendHistory appends entries (after any that failed before) to
+// history.jsonl. It never fails: what cannot be written now is tried again at
+// the next write, and compaction marks it so that a restart writes it.
+func (j *Journal) appendHistory(entries []HistoryEntry) {
+	j.unhistoried = append(j.unhistoried, entries...)
+	if len(j.unhistoried) == 0 {
 		return
 	}
-	j.buf = append(j.buf, item{flush: ch})
-	j.mu.Unlock()
-	j.signal()
-	select {
-	case <-ch:
-	case <-j.done:
-	}
-}
-
-// Close writes what is left and stops the goroutine; no file stays open.
-func (j *Journal) Close() {
-	j.mu.Lock()
-	already := j.closed
-	j.closed = true
-	j.mu.Unlock()
-	if !already {
-		j.signal()
-	}
-	<-j.done
-}
-
-func (j *Journal) signal() {
-	select {
-	case j.kick <- struct{}{}:
-	default:
-	}
-}
-
-func (j *Journal) run() {
-	defer close(j.done)
-	for range j.kick {
-		j.mu.Lock()
-		batch, closed := j.buf, j.closed
-		j.buf = nil
-		j.mu.Unlock()
-		j.write(batch)
-		if closed {
-			return
-		}
-	}
-}
-
-// write appends one batch to both files with one fsync each, then compacts
-// when the journal has grown well past the live state.
-func (j *Journal) write(batch []item) {
-	var state, hist bytes.Buffer
-	var flushes []chan struct{}
-	for _, it := range batch {
-		if it.flush != nil {
-			flushes = append(flushes, it.flush)
-			continue
-		}
-		h, ok := j.m.apply(it.rec)
-		if !ok {
-			continue // e.g. "delivered" for a result the journal never saw
-		}
-		line, err := json.Marshal(it.rec)
+	var buf bytes.Buffer
+	for _, h := range j.unhistoried {
+		line, err := json.Marshal(h)
 		if err != nil {
-			j.opts.Logf("state journal: cannot encode a %q record for %q: %v", it.rec.Op, it.rec.ID, err)
+			j.opts.Logf("history: cannot encode the entry for %q: %v", h.RequestID, err)
 			continue
 		}
-		state.Write(line)
-		state.WriteByte('\n')
-		if h != nil {
-			if line, err := json.Marshal(h); err == nil {
-				hist.Write(line)
-				hist.WriteByte('\n')
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	f, err := openRegular(j.history, unix.O_WRONLY|unix.O_APPEND|unix.O_CREAT, true)
+	if err == nil {
+		var fi os.FileInfo
+		if fi, err = f.Stat(); err == nil {
+			if _, err = f.Write(buf.Bytes()); err != nil {
+				_ = f.Truncate(fi.Size())
+			}
+		}
+		f.Close()
+	}
+	if err != nil {
+		j.opts.Logf("history %s: %v; %d entries kept to write later", j.history, err, len(j.unhistoried))
+		return
+	}
+	j.unhistoried = nil
+	j.dirty = true
+}
+
+// Commit ends a group of writes. With SyncAlways it returns after the fsync
+// (an error: the writes are in the file but perhaps not on the disk);
+// otherwise the fsync happens within SyncInterval. Then it compacts the
+// journal when it has grown well past the live state.
+func (j *Journal) Commit() error {
+	var err error
+	if j.dirty {
+		j.dirty = false
+		if j.opts.SyncAlways {
+			err = j.syncNow()
+		} else {
+			select {
+			case j.syncKick <- struct{}{}:
+			default:
 			}
 		}
 	}
-	if state.Len() > 0 && !j.failing {
-		err := appendSync(j.path, state.Bytes(), false)
-		if errors.Is(err, os.ErrNotExist) {
-			// The journal (or the whole state dir) was deleted under us:
-			// the records before this batch are gone with it, so write
-			// the whole live state, this batch included.
-			j.failing = true
-		} else if err != nil {
-			j.opts.Logf("state journal %s: %v; rewriting it whole next", j.path, err)
-			j.failing = true
-		}
-		j.appended += int64(state.Len())
-	}
-	if hist.Len() > 0 {
-		if err := appendSync(j.history, hist.Bytes(), true); err != nil {
-			j.opts.Logf("history %s: %v", j.history, err)
+	j.closeFile()
+	if j.appended > j.opts.CompactBytes && j.appended > 2*j.liveSize {
+		if cerr := j.compact(); cerr != nil {
+			j.opts.Logf("state journal: %v", cerr)
 		}
 	}
-	if j.failing || (j.appended > j.opts.CompactBytes && j.appended > 2*j.liveSize) {
-		if err := j.compact(); err != nil {
-			j.opts.Logf("state journal %s: compaction failed: %v", j.path, err)
-			j.failing = true
-		} else {
-			j.failing = false
-		}
-	}
-	for _, ch := range flushes {
-		close(ch)
+	return err
+}
+
+func (j *Journal) closeFile() {
+	if j.f != nil {
+		j.f.Close()
+		j.f = nil
 	}
 }
 
-// appendSync appends b to the file at path and syncs it; create makes the
-// file (and the state dir) when missing.
-func appendSync(path string, b []byte, create bool) error {
-	flag := os.O_WRONLY | os.O_APPEND
-	if create {
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return err
+// syncLoop fsyncs both files within SyncInterval of a write: writes that
+// come in meanwhile share the fsync.
+func (j *Journal) syncLoop() {
+	defer close(j.syncDone)
+	for range j.syncKick {
+		time.Sleep(j.opts.SyncInterval)
+		if err := j.syncNow(); err != nil {
+			j.opts.Logf("state journal: %v", err)
 		}
-		flag |= os.O_CREATE
 	}
-	f, err := os.OpenFile(path, flag, 0o600)
+}
+
+// syncNow fsyncs state.jsonl and history.jsonl. fsync acts on the file, not
+// on the descriptor that wrote, so a fresh open is enough.
+func (j *Journal) syncNow() error {
+	j.syncMu.Lock()
+	defer j.syncMu.Unlock()
+	var first error
+	for _, path := range []string{j.path, j.history} {
+		f, err := openRegular(path, unix.O_RDONLY, false)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err == nil {
+			err = f.Sync()
+			f.Close()
+		}
+		if err != nil && first == nil {
+			first = fmt.Errorf("fsync %s: %w", path, err)
+		}
+	}
+	return first
+}
+
+// Compact rewrites the journal to the live state (opts.Snapshot) through a
+// temporary file, fsynced and renamed over it: a crash at any point leaves
+// either the old journal or the new one, whole.
+func (j *Journal) Compact() error { return j.compact() }
+
+func (j *Journal) compact() error {
+	j.closeFile()
+	if err := os.MkdirAll(j.opts.Dir, 0o700); err != nil {
+		return j.unavailable(err)
+	}
+	if err := checkRegularOrMissing(j.path); err != nil {
+		return fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
+	histSize := int64(0)
+	if fi, err := os.Lstat(j.history); err == nil && fi.Mode().IsRegular() {
+		histSize = fi.Size()
+	}
+	unhistoried := map[string]int{}
+	for _, h := range j.unhistoried {
+		unhistoried[h.RequestID]++
+	}
+	recs := append([]Record{{Op: OpMark, At: j.opts.Now().UTC(), HistorySize: histSize}}, j.opts.Snapshot()...)
+	var buf bytes.Buffer
+	for _, r := range recs {
+		if r.Op == OpResult && unhistoried[r.ID] > 0 {
+			r.NoHistory = true
+		}
+		line, err := json.Marshal(r)
+		if err != nil {
+			return fmt.Errorf("%w: cannot encode a %q record for %q: %v", ErrUnavailable, r.Op, r.ID, err)
+		}
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	tmp := j.path + tmpSuffix
+	if err := writeSynced(tmp, buf.Bytes()); err != nil {
+		os.Remove(tmp)
+		return j.unavailable(err)
+	}
+	if err := os.Rename(tmp, j.path); err != nil {
+		os.Remove(tmp)
+		return j.unavailable(err)
+	}
+	if d, err := os.Open(j.opts.Dir); err == nil {
+		_ = d.Sync() // the rename itself survives a power cut
+		d.Close()
+	}
+	j.appended, j.liveSize, j.broken = 0, int64(buf.Len()), false
+	return nil
+}
+
+// Close fsyncs what was written and stops the background fsync.
+func (j *Journal) Close() {
+	if j.closed {
+		return
+	}
+	j.closed = true
+	j.closeFile()
+	close(j.syncKick)
+	<-j.syncDone
+	if err := j.syncNow(); err != nil {
+		j.opts.Logf("state journal: %v", err)
+	}
+}
+
+// writeSynced creates path (which must not be there) with b, fsynced, 0600.
+func writeSynced(path string, b []byte) error {
+	os.Remove(path)
+	f, err := openRegular(path, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL, true)
 	if err != nil {
 		return err
 	}
@@ -237,36 +386,83 @@ func appendSync(path string, b []byte, create bool) error {
 	return f.Close()
 }
 
-// compact writes the live state to a temporary file, syncs it, renames it
-// over the journal: a crash at any point leaves either the old journal or
-// the new one, whole.
-func (j *Journal) compact() error {
-	if err := os.MkdirAll(j.opts.Dir, 0o700); err != nil {
-		return fmt.Errorf("state dir: %w", err)
-	}
-	var buf bytes.Buffer
-	for _, r := range j.m.snapshot(j.opts.Now()) {
-		line, err := json.Marshal(r)
-		if err != nil {
-			return err
+// openRegular opens a file in the state dir, refusing anything but a regular
+// file: O_NONBLOCK keeps a FIFO planted there from blocking the open, and
+// O_NOFOLLOW a symlink from sending the writes elsewhere. create makes the
+// file (and its directory) when missing.
+func openRegular(path string, flags int, create bool) (*os.File, error) {
+	if create {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, err
 		}
-		buf.Write(line)
-		buf.WriteByte('\n')
 	}
-	tmp := j.path + ".tmp"
-	os.Remove(tmp) // left by a crash mid-compaction
-	if err := appendSync(tmp, buf.Bytes(), true); err != nil {
-		os.Remove(tmp)
+	fd, err := unix.Open(path, flags|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		if errors.Is(err, unix.ELOOP) {
+			err = errors.New("it is a symlink; the state dir holds regular files only")
+		}
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), path)
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("it is %s, not a regular file; left alone", kindOf(fi.Mode()))}
+	}
+	// Back to blocking I/O for a regular file (O_NONBLOCK means nothing to
+	// one, but say what we mean).
+	_ = unix.SetNonblock(fd, false)
+	return f, nil
+}
+
+// checkRegularOrMissing refuses a path where something other than a regular
+// file stands, so that it is never renamed away.
+func checkRegularOrMissing(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, j.path); err != nil {
-		os.Remove(tmp)
-		return err
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is %s, not a regular file; left alone", path, kindOf(fi.Mode()))
 	}
-	if d, err := os.Open(j.opts.Dir); err == nil {
-		_ = d.Sync() // the rename itself survives a power cut
-		d.Close()
-	}
-	j.appended, j.liveSize = 0, int64(buf.Len())
 	return nil
+}
+
+// removeIfRegular removes a leftover temporary file, never anything else.
+func removeIfRegular(path string, logf func(string, ...any)) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return
+	}
+	if !fi.Mode().IsRegular() {
+		logf("state journal: %s is %s; left alone", path, kindOf(fi.Mode()))
+		return
+	}
+	if err := os.Remove(path); err == nil {
+		logf("state journal: removed %s, left by an interrupted compaction", path)
+	}
+}
+
+// kindOf names a file mode for a message: "a directory", "a FIFO"…
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
 }

@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -32,23 +35,90 @@ func answered(id, q, a string) *socketproto.Response {
 		AnswersByQuestion: map[string]string{q: a}, AnsweredVia: "pane", AnsweredAt: t0.Add(time.Minute)}
 }
 
-type logs struct{ lines []string }
+type logs struct {
+	mu    sync.Mutex
+	lines []string
+}
 
 func (l *logs) logf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	l.lines = append(l.lines, strings.TrimSpace(fmt.Sprintf(format, args...)))
 }
 
-func open(t *testing.T, dir string, l *logs, now time.Time) (*Journal, State) {
+func (l *logs) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
+}
+
+// rig is a journal with a stand-in for the queue: the live state the
+// records add up to, which is what Snapshot hands compaction.
+type rig struct {
+	*Journal
+	live *model
+	log  *logs
+	now  time.Time
+}
+
+func open(t *testing.T, dir string, now time.Time, tweak ...func(*Options)) (*rig, State) {
 	t.Helper()
-	if l == nil {
-		l = &logs{}
+	r := &rig{live: newModel(), log: &logs{}, now: now}
+	opts := Options{Dir: dir, Logf: r.log.logf, Now: func() time.Time { return r.now },
+		Snapshot: func() []Record { return r.snapshot() }}
+	for _, f := range tweak {
+		f(&opts)
 	}
-	j, st, err := Open(Options{Dir: dir, Logf: l.logf, Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
+	j, st := Open(opts)
+	r.Journal = j
+	for _, p := range st.Pending {
+		pp := p.Pending
+		r.live.apply(Record{Op: OpAdd, ID: pp.RequestID, Pending: &pp, Parked: p.Parked})
+	}
+	for _, res := range st.Results {
+		asked := res.Asked
+		r.live.apply(Record{Op: OpResult, ID: res.ID, Pending: &asked, Outcome: res.Outcome, Via: res.Via,
+			Response: res.Response, Expires: res.Expires, Delivered: res.Delivered})
+	}
+	if err := j.Compact(); err != nil {
+		t.Logf("compact at open: %v", err)
 	}
 	t.Cleanup(j.Close)
-	return j, st
+	return r, st
+}
+
+func (r *rig) snapshot() []Record {
+	st := r.live.state(r.now)
+	var recs []Record
+	for _, p := range st.Pending {
+		pp := p.Pending
+		recs = append(recs, Record{Op: OpAdd, ID: pp.RequestID, At: r.now, Pending: &pp, Parked: p.Parked})
+	}
+	for _, res := range st.Results {
+		asked := res.Asked
+		recs = append(recs, Record{Op: OpResult, ID: res.ID, At: r.now, Pending: &asked, Outcome: res.Outcome,
+			Via: res.Via, Response: res.Response, Expires: res.Expires, Delivered: res.Delivered})
+	}
+	return recs
+}
+
+// write is what the queue does: journal first, then the change.
+func (r *rig) write(t *testing.T, recs ...Record) {
+	t.Helper()
+	var hist []HistoryEntry
+	for _, rec := range recs {
+		if rec.Op == OpResolve {
+			if p := r.live.pending[rec.ID]; p != nil {
+				hist = append(hist, HistoryOf(&p.Pending, rec))
+			}
+		}
+	}
+	if err := r.Write(recs, hist...); err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range recs {
+		r.live.apply(rec)
+	}
 }
 
 func ids(st State) (p, r []string) {
@@ -61,269 +131,317 @@ func ids(st State) (p, r []string) {
 	return strings.Fields(strings.Join(p, " ")), strings.Fields(strings.Join(r, " "))
 }
 
+func read(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 // A sequence of records, replayed after a close, gives the live state:
 // pending in asked order with their drafts, results with their responses.
 func TestReplayGivesTheLiveState(t *testing.T) {
 	dir := t.TempDir()
-	j, st := open(t, dir, nil, t0)
-	if len(st.Pending)+len(st.Results) != 0 {
-		t.Fatalf("fresh journal: %+v", st)
-	}
+	j, _ := open(t, dir, t0)
 	exp := t0.Add(24 * time.Hour)
-	j.Append(
-		Record{Op: OpAdd, ID: "a", At: t0, Pending: pending("a", "Which DB?")},
-		Record{Op: OpAdd, ID: "b", At: t0, Pending: pending("b", "Name?"), Parked: true},
-		Record{Op: OpAdd, ID: "c", At: t0, Pending: pending("c", "Go?")},
-		Record{Op: OpDraft, ID: "c", At: t0, Draft: []json.RawMessage{json.RawMessage(`"yes"`)}},
-		Record{Op: OpResolve, ID: "a", At: t0, Outcome: "answered", Via: "pane", Response: answered("a", "Which DB?", "SQLite"), Expires: exp},
-		Record{Op: OpAdd, ID: "d", At: t0, Pending: pending("d", "Gone?")},
-		Record{Op: OpResolve, ID: "d", At: t0, Outcome: "withdrawn", Via: "agent", Expires: exp, Delivered: true},
-		Record{Op: OpDelivered, ID: "nobody", At: t0}, // ignored: never seen
-	)
-	j.Flush()
+	j.write(t, Record{Op: OpAdd, ID: "a", At: t0, Pending: pending("a", "Q1?", "Q2?")})
+	j.write(t, Record{Op: OpAdd, ID: "b", At: t0, Pending: pending("b", "Q?"), Parked: true})
+	j.write(t, Record{Op: OpDraft, ID: "a", At: t0, Draft: []json.RawMessage{json.RawMessage(`"x"`), nil}})
+	j.write(t, Record{Op: OpAdd, ID: "c", At: t0, Pending: pending("c", "Q?")})
+	j.write(t, Record{Op: OpResolve, ID: "c", At: t0, Outcome: "answered", Via: "pane", Response: answered("c", "Q?", "yes"), Expires: exp})
+	j.write(t, Record{Op: OpDelivered, ID: "c", At: t0})
 	j.Close()
 
-	_, st = open(t, dir, nil, t0.Add(time.Hour))
+	_, st := open(t, dir, t0.Add(time.Hour))
 	p, r := ids(st)
-	if strings.Join(p, ",") != "b,c" || strings.Join(r, ",") != "a,d" {
-		t.Fatalf("pending %v results %v, want b,c and a,d", p, r)
+	if strings.Join(p, ",") != "a,b" || strings.Join(r, ",") != "c" {
+		t.Fatalf("pending %v results %v", p, r)
 	}
-	if !st.Pending[0].Parked || st.Pending[1].Parked {
-		t.Errorf("parked flags: %+v", st.Pending)
+	if string(st.Pending[0].Pending.Draft[0]) != `"x"` || !st.Pending[1].Parked {
+		t.Errorf("pending: %+v", st.Pending)
 	}
-	if d := st.Pending[1].Pending.Draft; len(d) != 1 || string(d[0]) != `"yes"` {
-		t.Errorf("draft of c: %s", d)
-	}
-	a := st.Results[0]
-	if a.Outcome != "answered" || a.Response == nil || a.Response.AnswersByQuestion["Which DB?"] != "SQLite" ||
-		!a.Expires.Equal(exp) || a.Delivered || a.Agent == nil || a.Agent.ID != "agent-1" || len(a.Questions) != 1 {
-		t.Errorf("result a: %+v", a)
-	}
-	if d := st.Results[1]; d.Response != nil || !d.Delivered {
-		t.Errorf("result d: %+v", d)
+	if res := st.Results[0]; !res.Delivered || res.Response.Answers[0].Answer.Text != "yes" ||
+		res.Asked.Questions[0].Question != "Q?" || res.Asked.Agent.ID != "agent-1" {
+		t.Errorf("result: %+v", res)
 	}
 }
 
-// Opening compacts: the journal then holds one record per live thing, and
-// results past their expiry are gone.
+// Write returns only once its record is in the file: a crash of the process
+// right after (nothing flushed, nothing closed) loses nothing.
+func TestWriteIsInTheFileWhenItReturns(t *testing.T) {
+	dir := t.TempDir()
+	j, _ := open(t, dir, t0)
+	for i := range 50 {
+		id := fmt.Sprintf("r%d", i)
+		j.write(t, Record{Op: OpAdd, ID: id, At: t0, Pending: pending(id, "Q?")})
+		if got := read(t, filepath.Join(dir, StateFile)); !strings.Contains(got, `"id":"`+id+`"`) {
+			t.Fatalf("after Write(%s) the file lacks it:\n%s", id, got)
+		}
+	}
+	// Another reader sees the same without Close: replay a copy.
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, StateFile), []byte(read(t, filepath.Join(dir, StateFile))), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, st := open(t, other, t0)
+	if p, _ := ids(st); len(p) != 50 {
+		t.Fatalf("replayed %d of 50", len(p))
+	}
+}
+
+// Open drops results past their expiry; compaction writes a mark and the
+// live state only.
 func TestOpenCompactsAndDropsExpiredResults(t *testing.T) {
 	dir := t.TempDir()
-	j, _ := open(t, dir, nil, t0)
-	for i := range 50 {
-		id := "r" + string(rune('a'+i%26)) + string(rune('a'+i/26))
-		j.Append(Record{Op: OpAdd, ID: id, At: t0, Pending: pending(id, "Q?")},
-			Record{Op: OpResolve, ID: id, At: t0, Outcome: "answered", Via: "cli",
-				Response: answered(id, "Q?", "x"), Expires: t0.Add(time.Duration(i) * time.Minute)})
+	j, _ := open(t, dir, t0)
+	for i, exp := range []time.Duration{time.Hour, 48 * time.Hour} {
+		id := fmt.Sprintf("r%d", i)
+		j.write(t, Record{Op: OpAdd, ID: id, At: t0, Pending: pending(id, "Q?")})
+		j.write(t, Record{Op: OpResolve, ID: id, At: t0, Outcome: "answered", Response: answered(id, "Q?", "y"), Expires: t0.Add(exp)})
 	}
-	j.Append(Record{Op: OpAdd, ID: "live", At: t0, Pending: pending("live", "Q?")})
+	j.write(t, Record{Op: OpAdd, ID: "live", At: t0, Pending: pending("live", "Q?")})
 	j.Close()
 
-	// At t0+30m the results expiring at 0..30 minutes are gone: 19 stay.
-	_, st := open(t, dir, nil, t0.Add(30*time.Minute))
-	if len(st.Pending) != 1 || len(st.Results) != 19 {
-		t.Fatalf("got %d pending, %d results; want 1 and 19", len(st.Pending), len(st.Results))
+	j2, st := open(t, dir, t0.Add(2*time.Hour))
+	p, r := ids(st)
+	if strings.Join(p, ",") != "live" || strings.Join(r, ",") != "r1" {
+		t.Fatalf("pending %v results %v", p, r)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, StateFile))
-	if err != nil {
-		t.Fatal(err)
+	lines := strings.Split(strings.TrimSpace(read(t, filepath.Join(dir, StateFile))), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], `"op":"mark"`) {
+		t.Fatalf("compacted journal:\n%s", strings.Join(lines, "\n"))
 	}
-	if n := strings.Count(string(data), "\n"); n != 20 {
-		t.Errorf("compacted journal has %d lines, want 20", n)
-	}
-	if fi, _ := os.Stat(filepath.Join(dir, StateFile)); fi.Mode().Perm() != 0o600 {
-		t.Errorf("state.jsonl mode %v, want 0600", fi.Mode().Perm())
-	}
-	if _, err := os.Stat(filepath.Join(dir, StateFile+".tmp")); !os.IsNotExist(err) {
-		t.Errorf("the compaction's temporary file is left: %v", err)
-	}
+	j2.Close()
 }
 
-// Compaction while running keeps the same state and shrinks the file.
+// Past CompactBytes the journal is rewritten at a commit; the state is the same.
 func TestCompactionWhileRunning(t *testing.T) {
 	dir := t.TempDir()
-	j, _, err := Open(Options{Dir: dir, CompactBytes: 4 << 10, Now: func() time.Time { return t0 }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	j, _ := open(t, dir, t0, func(o *Options) { o.CompactBytes = 4 << 10 })
 	for i := range 200 {
-		id := "n" + strings.Repeat("x", i%7) + string(rune('A'+i%50))
-		j.Append(Record{Op: OpAdd, ID: id, At: t0, Pending: pending(id, "Q?")},
-			Record{Op: OpResolve, ID: id, At: t0, Outcome: "withdrawn", Via: "agent", Expires: t0})
-		j.Flush()
+		id := fmt.Sprintf("r%d", i)
+		j.write(t, Record{Op: OpAdd, ID: id, At: t0, Pending: pending(id, "Q?")})
+		j.write(t, Record{Op: OpResolve, ID: id, At: t0, Outcome: "withdrawn", Expires: t0.Add(-time.Hour)})
+		if err := j.Commit(); err != nil {
+			t.Fatal(err)
+		}
 	}
-	j.Append(Record{Op: OpAdd, ID: "stays", At: t0, Pending: pending("stays", "Q?")})
+	j.write(t, Record{Op: OpAdd, ID: "stays", At: t0, Pending: pending("stays", "Q?")})
 	j.Close()
-	fi, err := os.Stat(filepath.Join(dir, StateFile))
-	if err != nil {
-		t.Fatal(err)
+	if fi, _ := os.Stat(filepath.Join(dir, StateFile)); fi.Size() > 16<<10 {
+		t.Errorf("journal is %d bytes; compaction did not run", fi.Size())
 	}
-	if fi.Size() > 8<<10 {
-		t.Errorf("journal is %d bytes after compactions, want at most 8 KiB", fi.Size())
+	_, st := open(t, dir, t0)
+	if p, r := ids(st); strings.Join(p, ",") != "stays" || len(r) != 0 {
+		t.Fatalf("pending %v results %v", p, r)
 	}
-	_, st := open(t, dir, nil, t0.Add(time.Second))
-	if p, r := ids(st); len(p) != 1 || p[0] != "stays" || len(r) != 0 {
-		t.Errorf("after compactions: pending %v results %v", p, r)
+	if n := strings.Count(read(t, filepath.Join(dir, HistoryFile)), "\n"); n != 200 {
+		t.Errorf("history has %d lines, want 200", n)
 	}
 }
 
-// Damage never stops Open: a torn last line is dropped, garbage lines are
-// skipped (the file kept as .corrupt), an unreadable file is moved aside.
+// Damage is skipped, what is readable is restored, and the damaged file is
+// kept aside. A line far longer than any record is skipped without being
+// held in memory; a record that names another request than its id (a ghost
+// nobody could answer) is skipped too.
 func TestDamagedJournalsRecover(t *testing.T) {
 	good := func(id string) string {
 		b, _ := json.Marshal(Record{Op: OpAdd, ID: id, At: t0, Pending: pending(id, "Q?")})
 		return string(b) + "\n"
 	}
-	for _, tc := range []struct {
-		name        string
-		content     string
-		wantPending string
-		wantCorrupt bool
-		wantLog     string
+	ghost, _ := json.Marshal(Record{Op: OpAdd, ID: "ghost", At: t0, Pending: pending("other", "Q?")})
+	cases := []struct {
+		name, text string
+		want       string
+		corrupt    bool
 	}{
-		{"torn tail", good("a") + good("b") + `{"op":"add","id":"c","pend`, "a,b", false, "cut short"},
-		{"torn tail after newline-less garbage", good("a") + "\x00\x00\x00", "a", false, "cut short"},
-		{"garbage in the middle", good("a") + "this is not json\n" + good("b"), "a,b", true, "skipped 1"},
-		{"record for an unknown id", good("a") + `{"op":"resolve","id":"zz","outcome":"answered"}` + "\n", "a", true, "fits nothing"},
-		{"unknown op", good("a") + `{"op":"explode","id":"a"}` + "\n", "a", true, "skipped 1"},
-		{"empty lines", "\n" + good("a") + "\n\n", "a", false, ""},
-		{"all garbage", "{{{{\n]]]]\n", "", true, "skipped 2"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
+		{"torn last line", good("a") + good("b") + `{"op":"add","id":"c","pend`, "a,b", false},
+		{"garbage in the middle", good("a") + "not json\n" + good("b"), "a,b", true},
+		{"ghost record", good("a") + string(ghost) + "\n" + good("b"), "a,b", true},
+		{"resolve of nothing", good("a") + `{"op":"resolve","id":"zz","at":"2026-11-21T21:00:00Z"}` + "\n", "a", true},
+		{"a line longer than any record", good("a") + strings.Repeat("x", 3<<20) + "\n" + good("b"), "a,b", true},
+		{"a long last line without newline", good("a") + strings.Repeat("x", 3<<20), "a", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			if err := os.WriteFile(filepath.Join(dir, StateFile), []byte(tc.content), 0o600); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, StateFile), []byte(c.text), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			l := &logs{}
-			j, st := open(t, dir, l, t0)
-			p, _ := ids(st)
-			if strings.Join(p, ",") != tc.wantPending {
-				t.Errorf("pending %v, want %s", p, tc.wantPending)
+			j, st := open(t, dir, t0, func(o *Options) { o.MaxRecordBytes = 1 << 20 })
+			if p, _ := ids(st); strings.Join(p, ",") != c.want {
+				t.Fatalf("pending %v, want %s; log:\n%s", p, c.want, j.log)
 			}
 			_, err := os.Stat(filepath.Join(dir, StateFile+".corrupt"))
-			if (err == nil) != tc.wantCorrupt {
-				t.Errorf(".corrupt kept: %v, want %v", err == nil, tc.wantCorrupt)
+			if (err == nil) != c.corrupt {
+				t.Errorf(".corrupt kept: %v, want %v; log:\n%s", err == nil, c.corrupt, j.log)
 			}
-			if tc.wantLog != "" && !strings.Contains(strings.Join(l.lines, "\n"), tc.wantLog) {
-				t.Errorf("log %q lacks %q", l.lines, tc.wantLog)
-			}
-			// The journal works on after the damage, and the damage is gone.
-			j.Append(Record{Op: OpAdd, ID: "after", At: t0, Pending: pending("after", "Q?")})
+			// The journal goes on: a new record and a restart keep everything.
+			j.write(t, Record{Op: OpAdd, ID: "after", At: t0, Pending: pending("after", "Q?")})
 			j.Close()
-			l2 := &logs{}
-			_, st = open(t, dir, l2, t0)
-			p, _ = ids(st)
-			if want := strings.Trim(tc.wantPending+",after", ","); strings.Join(p, ",") != want {
-				t.Errorf("after reopening: %v, want %s", p, want)
-			}
-			if len(l2.lines) != 0 {
-				t.Errorf("a compacted journal still logs damage: %q", l2.lines)
+			_, st = open(t, dir, t0)
+			if p, _ := ids(st); strings.Join(p, ",") != c.want+",after" {
+				t.Fatalf("after a restart pending %v", p)
 			}
 		})
 	}
 }
 
-func TestUnreadableJournalIsMovedAside(t *testing.T) {
-	dir := t.TempDir()
-	// A directory where the file belongs cannot be read as a journal.
-	if err := os.Mkdir(filepath.Join(dir, StateFile), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	l := &logs{}
-	j, st := open(t, dir, l, t0)
-	if len(st.Pending) != 0 {
-		t.Errorf("state from an unreadable journal: %+v", st)
-	}
-	if fi, err := os.Stat(filepath.Join(dir, StateFile+".corrupt")); err != nil || !fi.IsDir() {
-		t.Errorf("the unreadable journal was not kept aside: %v", err)
-	}
-	j.Append(Record{Op: OpAdd, ID: "a", At: t0, Pending: pending("a", "Q?")})
-	j.Flush()
-	if len(l.lines) == 0 || !strings.Contains(l.lines[0], "moved it to") {
-		t.Errorf("log: %q", l.lines)
-	}
-}
-
-// Every resolve appends one history line with what was asked and answered.
+// history.jsonl gets one line per resolution, with what was asked.
 func TestHistoryLines(t *testing.T) {
 	dir := t.TempDir()
-	j, _ := open(t, dir, nil, t0)
-	j.Append(
-		Record{Op: OpAdd, ID: "a", At: t0, Pending: pending("a", "Which DB?")},
-		Record{Op: OpAdd, ID: "b", At: t0, Pending: pending("b", "Name?")},
-		Record{Op: OpResolve, ID: "a", At: t0.Add(time.Minute), Outcome: "answered", Via: "pane", Response: answered("a", "Which DB?", "SQLite")},
-		Record{Op: OpResolve, ID: "b", At: t0.Add(2 * time.Minute), Outcome: "withdrawn", Via: "agent"},
-	)
-	j.Flush()
-	data, err := os.ReadFile(filepath.Join(dir, HistoryFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if len(lines) != 2 {
-		t.Fatalf("history: %q", data)
-	}
+	j, _ := open(t, dir, t0)
+	j.write(t, Record{Op: OpAdd, ID: "a", At: t0, Pending: pending("a", "Which DB?")})
+	j.write(t, Record{Op: OpResolve, ID: "a", At: t0.Add(time.Minute), Outcome: "answered", Via: "pane",
+		Response: answered("a", "Which DB?", "SQLite"), Expires: t0.Add(time.Hour)})
 	var h HistoryEntry
-	if err := json.Unmarshal([]byte(lines[0]), &h); err != nil {
+	if err := json.Unmarshal([]byte(read(t, filepath.Join(dir, HistoryFile))), &h); err != nil {
 		t.Fatal(err)
 	}
-	if h.RequestID != "a" || h.Outcome != "answered" || h.Via != "pane" || len(h.Questions) != 1 ||
-		len(h.Answers) != 1 || h.Answers[0].Answer.Text != "SQLite" || h.Agent.ID != "agent-1" ||
-		string(h.Metadata) != `{"repo":"askuser"}` || !h.Time.Equal(t0.Add(time.Minute)) {
+	if h.RequestID != "a" || h.Outcome != "answered" || h.Via != "pane" || h.Answers[0].Answer.Text != "SQLite" ||
+		h.Questions[0].Question != "Which DB?" || h.Agent.ID != "agent-1" || string(h.Metadata) != `{"repo":"askuser"}` {
 		t.Errorf("history entry: %+v", h)
 	}
-	if !strings.Contains(lines[1], `"answers":[]`) || !strings.Contains(lines[1], `"outcome":"withdrawn"`) {
-		t.Errorf("withdrawn entry: %s", lines[1])
-	}
-	if fi, _ := os.Stat(filepath.Join(dir, HistoryFile)); fi.Mode().Perm() != 0o600 {
-		t.Errorf("history mode %v", fi.Mode().Perm())
-	}
 }
 
-// Append never waits for the writer: records pile up in memory while the
-// goroutine is busy, and all of them arrive.
-func TestAppendFromManyGoroutines(t *testing.T) {
+// A crash between the journal's resolve record and its history line: the
+// next start writes the line, once, however often it starts.
+func TestHistoryIsRebuiltAfterACrashBetweenTheAppends(t *testing.T) {
 	dir := t.TempDir()
-	j, _ := open(t, dir, nil, t0)
-	done := make(chan struct{})
-	for g := range 8 {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			for i := range 100 {
-				id := string(rune('a'+g)) + "-" + strings.Repeat("i", i%5) + string(rune('A'+i%26)) + string(rune('A'+i/26))
-				j.Append(Record{Op: OpAdd, ID: id, At: t0, Pending: pending(id, "Q?")})
-			}
-		}()
-	}
-	for range 8 {
-		<-done
-	}
+	j, _ := open(t, dir, t0)
+	j.write(t, Record{Op: OpAdd, ID: "a", At: t0, Pending: pending("a", "Q?")})
+	j.write(t, Record{Op: OpResolve, ID: "a", At: t0, Outcome: "answered", Response: answered("a", "Q?", "y"), Expires: t0.Add(time.Hour)})
+	j.write(t, Record{Op: OpAdd, ID: "b", At: t0, Pending: pending("b", "Q?")})
 	j.Close()
-	_, st := open(t, dir, nil, t0)
-	if len(st.Pending) != 800 {
-		t.Errorf("%d pending after 800 appends", len(st.Pending))
+	// The crash: b's resolve record made it, its history line did not.
+	rec, _ := json.Marshal(Record{Op: OpResolve, ID: "b", At: t0, Outcome: "cancelled", Via: "cli", Expires: t0.Add(time.Hour)})
+	f, _ := os.OpenFile(filepath.Join(dir, StateFile), os.O_APPEND|os.O_WRONLY, 0)
+	f.Write(append(rec, '\n'))
+	f.Close()
+	for range 3 {
+		j, _ := open(t, dir, t0)
+		j.Close()
+	}
+	hist := read(t, filepath.Join(dir, HistoryFile))
+	if strings.Count(hist, `"requestId":"a"`) != 1 || strings.Count(hist, `"requestId":"b"`) != 1 {
+		t.Fatalf("history:\n%s", hist)
 	}
 }
 
-// A state dir deleted while the daemon runs comes back whole at the next
-// batch: the journal then holds the live state, not a tail of it.
+// A FIFO or a directory at the journal's path is left alone: opening does not
+// block, nothing is renamed away, and every write says why it cannot be kept.
+func TestNonRegularFilesAreLeftAlone(t *testing.T) {
+	for _, kind := range []string{"fifo", "dir", "symlink"} {
+		t.Run(kind, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, StateFile)
+			switch kind {
+			case "fifo":
+				if err := syscall.Mkfifo(path, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			case "dir":
+				os.Mkdir(path, 0o700)
+			case "symlink":
+				os.WriteFile(filepath.Join(dir, "elsewhere"), nil, 0o600)
+				os.Symlink(filepath.Join(dir, "elsewhere"), path)
+			}
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				j, _ := open(t, dir, t0)
+				err := j.Write([]Record{{Op: OpAdd, ID: "a", At: t0, Pending: pending("a", "Q?")}})
+				if err == nil || !strings.Contains(err.Error(), StateFile) {
+					t.Errorf("Write = %v, want an error naming the journal", err)
+				}
+				j.Close()
+			}()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the journal blocked on a " + kind)
+			}
+			fi, err := os.Lstat(path)
+			if err != nil || fi.Mode().IsRegular() {
+				t.Fatalf("the %s at %s was replaced (%v)", kind, path, err)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) > 3 {
+				t.Errorf("files left in the state dir: %v", entries)
+			}
+		})
+	}
+}
+
+// A temporary file of a compaction cut short is removed at start.
+func TestLeftoverTemporaryFileIsRemoved(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, StateFile+tmpSuffix), []byte("half a compaction"), 0o600)
+	j, _ := open(t, dir, t0)
+	j.Close()
+	if _, err := os.Stat(filepath.Join(dir, StateFile+tmpSuffix)); !os.IsNotExist(err) {
+		t.Fatalf("leftover still there: %v", err)
+	}
+}
+
+// The state dir deleted under a running journal: the next write puts the
+// whole live state back, not only the records since.
 func TestDeletedStateDirIsWrittenWhole(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "askuser")
-	j, _ := open(t, dir, nil, t0)
-	j.Append(Record{Op: OpAdd, ID: "a", At: t0, Pending: pending("a", "Q?")})
-	j.Flush()
-	if err := os.RemoveAll(dir); err != nil {
+	dir := filepath.Join(t.TempDir(), "state")
+	j, _ := open(t, dir, t0)
+	j.write(t, Record{Op: OpAdd, ID: "a", At: t0, Pending: pending("a", "Q?")})
+	j.Commit()
+	os.RemoveAll(dir)
+	j.write(t, Record{Op: OpAdd, ID: "b", At: t0, Pending: pending("b", "Q?")})
+	j.Close()
+	_, st := open(t, dir, t0)
+	if p, _ := ids(st); strings.Join(p, ",") != "a,b" {
+		t.Fatalf("pending %v", p)
+	}
+}
+
+// A full state dir refuses the write and leaves no partial record behind;
+// once there is room again, writing goes on and a restart has everything
+// that was accepted and nothing that was refused. Needs root (tmpfs).
+func TestFullStateDir(t *testing.T) {
+	dir := tmpfs(t, "64k")
+	filler := filepath.Join(dir, "filler")
+	if err := os.WriteFile(filler, make([]byte, 16<<10), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	j.Append(Record{Op: OpAdd, ID: "b", At: t0, Pending: pending("b", "Q?")},
-		Record{Op: OpResolve, ID: "a", At: t0, Outcome: "answered", Via: "cli", Response: answered("a", "Q?", "x"), Expires: t0.Add(time.Hour)})
-	j.Flush()
+	j, _ := open(t, dir, t0)
+	big := strings.Repeat("x", 900)
+	accepted := 0
+	var refused error
+	for i := 0; i < 1000 && refused == nil; i++ {
+		id := fmt.Sprintf("r%d", i)
+		p := pending(id, "Q "+big+"?")
+		if refused = j.Write([]Record{{Op: OpAdd, ID: id, At: t0, Pending: p}}); refused == nil {
+			j.live.apply(Record{Op: OpAdd, ID: id, Pending: p})
+			accepted++
+		}
+	}
+	if refused == nil || !strings.Contains(refused.Error(), "no space left") {
+		t.Fatalf("after %d records: %v", accepted, refused)
+	}
+	// Make room (as a user deleting a big file would); writing goes on.
+	os.Remove(filler)
+	j.write(t, Record{Op: OpResolve, ID: "r0", At: t0, Outcome: "withdrawn", Expires: t0.Add(time.Hour)})
 	j.Close()
-	l := &logs{}
-	_, st := open(t, dir, l, t0)
-	if p, r := ids(st); strings.Join(p, ",") != "b" || strings.Join(r, ",") != "a" || len(l.lines) != 0 {
-		t.Errorf("after the state dir was deleted: pending %v results %v, log %q", p, r, l.lines)
+	_, st := open(t, dir, t0)
+	if p, r := ids(st); len(p) != accepted-1 || len(r) != 1 {
+		t.Fatalf("after a restart: %d pending, %d results; accepted %d", len(p), len(r), accepted)
 	}
-	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
-		t.Errorf("state dir recreated as %v (%v), want 0700", fi.Mode().Perm(), err)
+}
+
+// tmpfs mounts a small tmpfs for the test, or skips saying why.
+func tmpfs(t *testing.T, size string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("a full disk is simulated with a small tmpfs, and mounting one failed (needs root): %v %s", err, out)
 	}
+	t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })
+	return dir
 }

@@ -7,27 +7,37 @@ import (
 	"askuser/socketproto"
 )
 
-// model is the live state as the journal's own goroutine (or a replay) sees
-// it: applying every record in order gives what the queue holds.
+// model is the live state that replaying the records adds up to. It is used
+// for replay only: once the queue holds the state, the queue is the truth and
+// compaction takes its snapshot from there.
 type model struct {
 	pending map[string]*Request
 	order   []string // pending ids, oldest first; may hold resolved ids until tidy
 	results map[string]*Result
 	resOrd  []string // result ids, oldest first
+	// resolved lists the history entries that resolutions since the last
+	// mark (and results marked NoHistory) make: what history.jsonl must hold
+	// after the mark's offset.
+	resolved []HistoryEntry
+	// mark is history.jsonl's size at the last compaction.
+	mark int64
 }
 
 func newModel() *model {
 	return &model{pending: map[string]*Request{}, results: map[string]*Result{}}
 }
 
-// apply takes one record in. It returns the history entry a resolve makes
-// (nil otherwise) and false when the record makes no sense here (an id never
-// added), which replay logs and skips.
-func (m *model) apply(r Record) (*HistoryEntry, bool) {
+// apply takes one record in. It returns false when the record makes no sense
+// here (an id never added, a request that names another id), which replay
+// logs and skips: a record that cannot be answered must not come back.
+func (m *model) apply(r Record) bool {
 	switch r.Op {
+	case OpMark:
+		m.mark = r.HistorySize
+		m.resolved = nil
 	case OpAdd:
-		if r.Pending == nil || r.ID == "" {
-			return nil, false
+		if !validAsked(r) {
+			return false
 		}
 		if _, dup := m.pending[r.ID]; !dup {
 			m.order = append(m.order, r.ID)
@@ -35,37 +45,47 @@ func (m *model) apply(r Record) (*HistoryEntry, bool) {
 		m.pending[r.ID] = &Request{Pending: *r.Pending, Parked: r.Parked}
 	case OpDraft:
 		p := m.pending[r.ID]
-		if p == nil {
-			return nil, false
+		if p == nil || len(r.Draft) > len(p.Pending.Questions) {
+			return false
 		}
 		p.Pending.Draft = r.Draft
 	case OpResolve:
 		p := m.pending[r.ID]
 		if p == nil {
-			return nil, false
+			return false
 		}
 		delete(m.pending, r.ID)
+		asked := p.Pending
+		asked.Draft = nil
 		m.keep(&Result{ID: r.ID, Outcome: r.Outcome, Via: r.Via, Response: r.Response,
-			Expires: r.Expires, Delivered: r.Delivered,
-			Questions: p.Pending.Questions, Agent: p.Pending.Agent})
-		return historyOf(p, r), true
+			Expires: r.Expires, Delivered: r.Delivered, Asked: asked})
+		m.resolved = append(m.resolved, historyOf(&asked, r))
 	case OpDelivered:
 		res := m.results[r.ID]
 		if res == nil {
-			return nil, false
+			return false
 		}
 		res.Delivered = true
 	case OpResult:
-		if r.ID == "" || r.Pending == nil {
-			return nil, false
+		if !validAsked(r) {
+			return false
 		}
 		m.keep(&Result{ID: r.ID, Outcome: r.Outcome, Via: r.Via, Response: r.Response,
-			Expires: r.Expires, Delivered: r.Delivered,
-			Questions: r.Pending.Questions, Agent: r.Pending.Agent})
+			Expires: r.Expires, Delivered: r.Delivered, Asked: *r.Pending})
+		if r.NoHistory {
+			m.resolved = append(m.resolved, historyOf(r.Pending, r))
+		}
 	default:
-		return nil, false
+		return false
 	}
-	return nil, true
+	return true
+}
+
+// validAsked checks what an add or result record says was asked: it must
+// name itself, and ask something.
+func validAsked(r Record) bool {
+	return r.ID != "" && len(r.ID) <= socketproto.MaxRequestIDLen && r.Pending != nil &&
+		r.Pending.RequestID == r.ID && len(r.Pending.Questions) > 0
 }
 
 func (m *model) keep(res *Result) {
@@ -77,7 +97,14 @@ func (m *model) keep(res *Result) {
 
 // state is the live state, without results expired by now.
 func (m *model) state(now time.Time) State {
-	m.tidy(now)
+	m.order = slices.DeleteFunc(m.order, func(id string) bool { return m.pending[id] == nil })
+	m.resOrd = slices.DeleteFunc(m.resOrd, func(id string) bool {
+		if res := m.results[id]; res != nil && res.Expires.After(now) {
+			return false
+		}
+		delete(m.results, id)
+		return true
+	})
 	st := State{Pending: make([]Request, 0, len(m.order)), Results: make([]Result, 0, len(m.resOrd))}
 	for _, id := range m.order {
 		st.Pending = append(st.Pending, *m.pending[id])
@@ -88,44 +115,20 @@ func (m *model) state(now time.Time) State {
 	return st
 }
 
-// tidy drops resolved ids from the order and results expired by now.
-func (m *model) tidy(now time.Time) {
-	m.order = slices.DeleteFunc(m.order, func(id string) bool { return m.pending[id] == nil })
-	m.resOrd = slices.DeleteFunc(m.resOrd, func(id string) bool {
-		if res := m.results[id]; res != nil && res.Expires.After(now) {
-			return false
-		}
-		delete(m.results, id)
-		return true
-	})
-}
+// HistoryOf is the history.jsonl line for a request resolved as r says.
+func HistoryOf(asked *socketproto.Pending, r Record) HistoryEntry { return historyOf(asked, r) }
 
-// snapshot is the records that rebuild the live state: what compaction writes.
-func (m *model) snapshot(now time.Time) []Record {
-	st := m.state(now)
-	recs := make([]Record, 0, len(st.Pending)+len(st.Results))
-	for _, p := range st.Pending {
-		recs = append(recs, Record{Op: OpAdd, ID: p.Pending.RequestID, At: now, Pending: &p.Pending, Parked: p.Parked})
-	}
-	for _, res := range st.Results {
-		asked := resultRequest(res)
-		recs = append(recs, Record{Op: OpResult, ID: res.ID, At: now, Pending: asked,
-			Outcome: res.Outcome, Via: res.Via, Response: res.Response, Expires: res.Expires, Delivered: res.Delivered})
-	}
-	return recs
-}
-
-func historyOf(p *Request, r Record) *HistoryEntry {
-	h := &HistoryEntry{
+func historyOf(asked *socketproto.Pending, r Record) HistoryEntry {
+	h := HistoryEntry{
 		RequestID: r.ID,
-		Tool:      p.Pending.Tool,
-		Questions: p.Pending.Questions,
+		Tool:      asked.Tool,
+		Questions: asked.Questions,
 		Outcome:   r.Outcome,
 		Via:       r.Via,
 		Time:      r.At,
-		CreatedAt: p.Pending.CreatedAt,
-		Agent:     p.Pending.Agent,
-		Metadata:  p.Pending.Metadata,
+		CreatedAt: asked.CreatedAt,
+		Agent:     asked.Agent,
+		Metadata:  asked.Metadata,
 	}
 	if r.Response != nil {
 		h.Answers = r.Response.Answers
@@ -138,13 +141,4 @@ func historyOf(p *Request, r Record) *HistoryEntry {
 		h.Answers = []socketproto.Answer{}
 	}
 	return h
-}
-
-// resultRequest is what a kept result remembers of its request.
-func resultRequest(res Result) *socketproto.Pending {
-	p := &socketproto.Pending{}
-	p.RequestID = res.ID
-	p.Questions = res.Questions
-	p.Agent = res.Agent
-	return p
 }

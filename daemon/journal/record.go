@@ -19,7 +19,8 @@ const (
 	OpDraft     = "draft"     // the draft answers changed: Draft
 	OpResolve   = "resolve"   // answered, cancelled or withdrawn: Outcome, Via, Response, Expires
 	OpDelivered = "delivered" // a kept result reached its agent
-	OpResult    = "result"    // a kept result, as compaction writes it (Pending carries questions and agent)
+	OpResult    = "result"    // a kept result, as compaction writes it (Pending carries what was asked)
+	OpMark      = "mark"      // the first line compaction writes: HistorySize
 )
 
 // Record is one line of state.jsonl.
@@ -39,6 +40,13 @@ type Record struct {
 	Response  *socketproto.Response `json:"response,omitempty"`
 	Expires   time.Time             `json:"expires,omitzero"`
 	Delivered bool                  `json:"delivered,omitempty"`
+
+	// HistorySize (mark): history.jsonl's size when the journal was
+	// compacted. Every resolution after the mark has its history line
+	// after that offset, which is where a restart looks for it.
+	HistorySize int64 `json:"historySize,omitempty"`
+	// NoHistory (result): its history line was not written yet.
+	NoHistory bool `json:"noHistory,omitempty"`
 }
 
 // Request is a pending request as replayed.
@@ -57,10 +65,9 @@ type Result struct {
 	Expires  time.Time
 	// Delivered: the result was written to a waiting connection.
 	Delivered bool
-	// Questions and Agent are what was asked, for "same agent, same
-	// questions" (SPEC §10).
-	Questions []socketproto.Question
-	Agent     *socketproto.Agent
+	// Asked is the request as it was asked (without its draft), for
+	// history and for "same agent, same questions" (SPEC §10).
+	Asked socketproto.Pending
 }
 
 // State is the live state the records add up to: pending requests in the

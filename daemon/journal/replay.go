@@ -7,63 +7,64 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+
+	"golang.org/x/sys/unix"
 )
 
 // replay reads the journal at path into m. Damage never stops the daemon: a
-// last line cut short by a crash is dropped; a line that is not a record, or a
-// record that fits nothing before it, is skipped and the file kept as
-// path.corrupt for a person to look at. A file that cannot be read at all is
-// moved aside the same way and replay starts empty.
-func replay(path string, m *model, logf func(string, ...any)) error {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
+// last line cut short by a crash is dropped; a line that is not a record, is
+// longer than any record can be, or fits nothing before it is skipped and
+// the file kept as path.corrupt for a person to look at. A journal that
+// cannot be read at all (or is not a regular file) is logged and replay
+// starts empty; the first write then says why the state dir is unusable.
+func replay(path string, m *model, maxLine int, logf func(string, ...any)) {
+	f, err := openRegular(path, unix.O_RDONLY, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return
 	}
 	if err != nil {
-		return moveAside(path, err, logf)
+		logf("state journal: cannot read it, nothing restored: %v", err)
+		return
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
 	var (
-		lineNo, bad, good int
-		firstBad          string
+		bad, good int
+		firstBad  string
 	)
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 && err == io.EOF {
+	err = eachLine(f, maxLine, func(lineNo int, line []byte, tooLong, last bool) {
+		if last {
 			// No newline: the daemon died mid-append. Everything before is good.
 			logf("state journal %s: dropped a last line cut short (%d bytes), kept the %d records before it", path, len(line), good)
-			break
+			return
 		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			f.Close()
-			return moveAside(path, err, logf)
-		}
-		lineNo++
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
+		problem := ""
 		var r Record
-		if err := json.Unmarshal(line, &r); err != nil {
-			bad++
-			if firstBad == "" {
-				firstBad = fmt.Sprintf("line %d: %v", lineNo, err)
+		switch {
+		case tooLong:
+			problem = fmt.Sprintf("line %d: longer than %d bytes", lineNo, maxLine)
+		case len(bytes.TrimSpace(line)) == 0:
+			return
+		default:
+			if err := json.Unmarshal(line, &r); err != nil {
+				problem = fmt.Sprintf("line %d: %v", lineNo, err)
+			} else if !m.apply(r) {
+				problem = fmt.Sprintf("line %d: a %q record for %q fits nothing before it", lineNo, r.Op, r.ID)
 			}
-			continue
 		}
-		if _, ok := m.apply(r); !ok {
+		if problem != "" {
 			bad++
 			if firstBad == "" {
-				firstBad = fmt.Sprintf("line %d: a %q record for %q fits nothing before it", lineNo, r.Op, r.ID)
+				firstBad = problem
 			}
-			continue
+			return
 		}
 		good++
+	})
+	if err != nil {
+		logf("state journal %s: reading stopped at an error, kept the %d records before it: %v", path, good, err)
+		bad++
 	}
 	if bad > 0 {
 		keep := path + ".corrupt"
@@ -73,23 +74,98 @@ func replay(path string, m *model, logf func(string, ...any)) error {
 		logf("state journal %s: skipped %d damaged records (first at %s), recovered the other %d; the damaged file is kept at %s",
 			path, bad, firstBad, good, keep)
 	}
-	return nil
 }
 
-// moveAside renames an unreadable journal to path.corrupt so a fresh one can start.
-func moveAside(path string, cause error, logf func(string, ...any)) error {
-	keep := path + ".corrupt"
-	if err := os.Rename(path, keep); err != nil {
-		return fmt.Errorf("state journal %s cannot be read (%v) nor moved aside: %w", path, cause, err)
+// eachLine calls fn for each line of r, without its newline. A line longer
+// than max is never held whole: fn gets tooLong and an empty line. The last
+// line, when it has no newline, comes with last set.
+func eachLine(r io.Reader, max int, fn func(lineNo int, line []byte, tooLong, last bool)) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var line []byte
+	tooLong := false
+	for lineNo := 1; ; {
+		chunk, err := br.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > max+1 {
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		switch {
+		case err == nil:
+			fn(lineNo, bytes.TrimSuffix(line, []byte("\n")), tooLong, false)
+			lineNo++
+			line, tooLong = line[:0], false
+		case errors.Is(err, bufio.ErrBufferFull):
+			// Part of a long line: keep reading it.
+		case errors.Is(err, io.EOF):
+			if len(line) > 0 || tooLong {
+				fn(lineNo, line, tooLong, true)
+			}
+			return nil
+		default:
+			return err
+		}
 	}
-	logf("state journal %s cannot be read (%v); moved it to %s and started empty", path, cause, keep)
-	return nil
+}
+
+// missingHistory returns the entries of resolved that history.jsonl lacks
+// after offset mark (from its start if the file is shorter: it was cut or
+// replaced). Every resolution since the mark appended its line after it, so
+// one short scan finds each; ids that come twice are counted.
+func missingHistory(path string, mark int64, resolved []HistoryEntry, logf func(string, ...any)) []HistoryEntry {
+	if len(resolved) == 0 {
+		return nil
+	}
+	seen := map[string]int{}
+	f, err := openRegular(path, unix.O_RDONLY, false)
+	if err == nil {
+		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.Size() >= mark {
+			_, _ = f.Seek(mark, io.SeekStart)
+		}
+		_ = eachLine(f, 64<<20, func(_ int, line []byte, tooLong, _ bool) {
+			var h struct {
+				RequestID string `json:"requestId"`
+			}
+			if !tooLong && json.Unmarshal(line, &h) == nil {
+				seen[h.RequestID]++
+			}
+		})
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		logf("history: cannot read it to check it is whole: %v", err)
+	}
+	var missing []HistoryEntry
+	for _, h := range resolved {
+		if seen[h.RequestID] > 0 {
+			seen[h.RequestID]--
+			continue
+		}
+		missing = append(missing, h)
+	}
+	if len(missing) > 0 {
+		logf("history: %d resolved requests were missing from %s; writing them", len(missing), path)
+	}
+	return missing
 }
 
 func copyFile(from, to string) error {
-	data, err := os.ReadFile(from)
+	in, err := openRegular(from, unix.O_RDONLY, false)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(to, data, 0o600)
+	defer in.Close()
+	if err := checkRegularOrMissing(to); err != nil {
+		return err
+	}
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }

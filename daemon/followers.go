@@ -1,0 +1,61 @@
+package daemon
+
+import (
+	"askuser/socketproto"
+)
+
+// follower mirrors the queue somewhere else: the subscribers (panes and
+// watchers), the pending file, the notify hook. It is the one seam through
+// which the queue's changes leave it. Its methods run in the queue
+// goroutine, in the order the changes happened, after the journal has them;
+// they must not block nor do I/O: a follower that writes files signals a
+// goroutine of its own, which coalesces.
+type follower interface {
+	added(p socketproto.Pending)
+	// updated: a status or a draft changed.
+	updated(p socketproto.Pending)
+	resolved(e socketproto.RequestResolved)
+}
+
+// follow registers f; from now on it is told of every change.
+func (s *state) follow(f follower) { s.followers = append(s.followers, f) }
+
+// tell hands one change to every follower.
+func (s *state) tell(change func(follower)) {
+	for _, f := range s.followers {
+		change(f)
+	}
+}
+
+// subscribers is the follower that sends events to panes and watchers, and
+// announces idle ↔ waiting_for_user.
+type subscribers struct{ s *state }
+
+func (f subscribers) added(p socketproto.Pending) {
+	f.s.broadcast(socketproto.RequestAdded{Request: p})
+	f.stateChanged()
+}
+
+func (f subscribers) updated(p socketproto.Pending) {
+	f.s.broadcast(socketproto.RequestUpdated{Request: p})
+}
+
+func (f subscribers) resolved(e socketproto.RequestResolved) {
+	f.s.broadcast(e)
+	f.stateChanged()
+}
+
+func (f subscribers) stateChanged() {
+	s := f.s
+	if cur := s.currentState(); cur != s.lastState {
+		s.lastState = cur
+		s.broadcast(socketproto.StateEvent{State: cur, Pending: s.pendingList()})
+	}
+}
+
+// anyChange is a follower that only needs to know that something changed.
+type anyChange func()
+
+func (f anyChange) added(socketproto.Pending)            { f() }
+func (f anyChange) updated(socketproto.Pending)          { f() }
+func (f anyChange) resolved(socketproto.RequestResolved) { f() }
