@@ -85,6 +85,12 @@ func Run(ctx context.Context, opts Options) error {
 	// Go removes the socket file when the listener closes; say it anyway, as
 	// removal before releasing the lock is what makes restarts safe.
 	ln.SetUnlinkOnClose(true)
+	stateLock, err := lockStateDir(opts.Config.StateDir(), opts.SocketPath)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer stateLock.release()
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"encoding/json"
+	"os"
 	"strconv"
 	"time"
 
@@ -260,7 +261,9 @@ func (s *state) status() socketproto.Status {
 		Pending:       len(s.pending),
 		Panes:         s.panes,
 		Version:       s.opts.Version,
+		Pid:           os.Getpid(),
 		Socket:        s.opts.SocketPath,
+		StateDir:      s.opts.Config.StateDir(),
 		PendingFile:   s.opts.PendingFilePath,
 		UptimeSeconds: int64(s.now().Sub(s.started).Seconds()),
 	}

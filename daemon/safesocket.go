@@ -92,32 +92,110 @@ func ownerOf(fi fs.FileInfo) int {
 // lockSocket takes the exclusive lock beside socketPath and writes our pid in it.
 func lockSocket(socketPath string) (*socketLock, error) {
 	path := filepath.Join(filepath.Dir(socketPath), LockFileName)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	l, holder, err := takeLock(path, socketPath)
+	if errors.Is(err, unix.EWOULDBLOCK) {
+		return nil, fmt.Errorf("%w (%s) on %s", ErrAlreadyRunning, holder.describe(), socketPath)
+	}
+	return l, err
+}
+
+// lockHolder is what a lock file says of the daemon holding it.
+type lockHolder struct {
+	pid    int // 0 when unknown
+	socket string
+}
+
+func (h lockHolder) describe() string {
+	if h.pid == 0 {
+		return "pid unknown"
+	}
+	return "pid " + strconv.Itoa(h.pid)
+}
+
+// takeLock takes the exclusive flock on path and writes our pid and socket
+// in it. When another process holds it, the error wraps unix.EWOULDBLOCK and
+// holder says who. Only a regular file is used: a FIFO planted at path
+// neither blocks the open nor is replaced.
+func takeLock(path, socketPath string) (*socketLock, lockHolder, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, lockHolder{}, fmt.Errorf("lock file: %w", err)
+	}
+	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("lock file: %w", err)
+		return nil, lockHolder{}, fmt.Errorf("lock file %s: %w", path, err)
+	}
+	f := os.NewFile(uintptr(fd), path)
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, lockHolder{}, fmt.Errorf("lock file %s is not a regular file; remove it", path)
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		defer f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%w (%s) on %s", ErrAlreadyRunning, lockOwner(f), socketPath)
+			return nil, readHolder(f), fmt.Errorf("%s is locked: %w", path, err)
 		}
-		return nil, fmt.Errorf("locking %s: %w", path, err)
+		return nil, lockHolder{}, fmt.Errorf("locking %s: %w", path, err)
 	}
 	if err := f.Truncate(0); err == nil {
-		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"+socketPath+"\n"), 0)
 	}
-	return &socketLock{f: f}, nil
+	return &socketLock{f: f}, lockHolder{}, nil
 }
 
-// lockOwner describes the holder of the lock from the pid it wrote.
-func lockOwner(f *os.File) string {
-	buf := make([]byte, 32)
+// readHolder reads the pid and socket a lock holder wrote.
+func readHolder(f *os.File) lockHolder {
+	buf := make([]byte, 4096)
 	n, _ := f.ReadAt(buf, 0)
-	pid := strings.TrimSpace(string(buf[:n]))
-	if _, err := strconv.Atoi(pid); err != nil {
-		return "pid unknown"
+	lines := strings.SplitN(string(buf[:n]), "\n", 3)
+	var h lockHolder
+	if pid, err := strconv.Atoi(strings.TrimSpace(lines[0])); err == nil && pid > 0 {
+		h.pid = pid
 	}
-	return "pid " + pid
+	if len(lines) > 1 {
+		h.socket = strings.TrimSpace(lines[1])
+	}
+	return h
+}
+
+// ReadLock reports the daemon that holds the lock beside socketPath: its pid
+// and whether the lock is held at all (a lock file left by a daemon that
+// stopped is not held).
+func ReadLock(socketPath string) (pid int, held bool, err error) {
+	path := filepath.Join(filepath.Dir(socketPath), LockFileName)
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return 0, false, nil
+		}
+		return 0, false, fmt.Errorf("lock file %s: %w", path, err)
+	}
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return 0, false, fmt.Errorf("lock file %s is not a regular file", path)
+	}
+	if err := unix.Flock(fd, unix.LOCK_SH|unix.LOCK_NB); err == nil {
+		_ = unix.Flock(fd, unix.LOCK_UN)
+		return 0, false, nil
+	}
+	return readHolder(f).pid, true, nil
+}
+
+// StateLockName is the lock in the state dir: one daemon per state dir,
+// whatever socket it listens on.
+const StateLockName = "state.lock"
+
+// lockStateDir takes the state dir's lock. A second daemon on another
+// socket (a shell without XDG_RUNTIME_DIR, an agent that strips the
+// environment) would otherwise share the journal and the pending file.
+func lockStateDir(dir, socketPath string) (*socketLock, error) {
+	l, holder, err := takeLock(filepath.Join(dir, StateLockName), socketPath)
+	if errors.Is(err, unix.EWOULDBLOCK) {
+		return nil, fmt.Errorf("%w: the state dir %s is in use by askuserd %s on %s; "+
+			"use that daemon (ASKUSER_SOCKET=%s), stop it (askuserd stop --socket %s), or give this one its own daemon.state_dir",
+			ErrAlreadyRunning, dir, holder.describe(), holder.socket, holder.socket, holder.socket)
+	}
+	return l, err
 }
 
 // removeStaleSocket removes what a crashed daemon left at path. Called only

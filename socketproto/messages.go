@@ -281,7 +281,9 @@ type Status struct {
 	Pending       int    `json:"pending"`
 	Panes         int    `json:"panes"`
 	Version       string `json:"version"`
+	Pid           int    `json:"pid,omitempty"`
 	Socket        string `json:"socket"`
+	StateDir      string `json:"stateDir,omitempty"`
 	PendingFile   string `json:"pendingFile"`
 	UptimeSeconds int64  `json:"uptimeSeconds"`
 }

@@ -24,6 +24,9 @@ its questions go on.
 
   --split   inside tmux: open the pane in a new split beside this one
   --demo    show fixture questions, without any daemon
+
+       askuserd serve [--socket PATH] [--config PATH]   the daemon alone, in the foreground
+       askuserd stop [--socket PATH] [--config PATH]    stop the running daemon and wait for it
 `
 
 // runPane is `askuserd` without "serve" (SPEC §2, §6).

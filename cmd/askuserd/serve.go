@@ -18,8 +18,8 @@ import (
 
 const serveUsage = `usage: askuserd serve [--socket PATH] [--config FILE] [--log-level debug|info|warn|error]
 
-Runs the askuser daemon in the foreground, without a pane, until SIGINT or
-SIGTERM. Logs go to stderr.
+Runs the askuser daemon in the foreground, without a pane, until SIGINT,
+SIGTERM or SIGHUP (each a clean stop). Logs go to stderr.
 `
 
 // runServe is `askuserd serve`: flags and config, then daemon.Run until a signal.
@@ -56,7 +56,9 @@ func runServe(args []string) int {
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	// SIGHUP too: a daemon started from a terminal that closes must stop
+	// cleanly (socket removed, journal synced), not die mid-write.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	// After the first signal, a second one is not swallowed: it ends the
 	// process at once should shutting down ever hang.
