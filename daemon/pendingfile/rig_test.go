@@ -103,6 +103,7 @@ const wait = 10 * time.Second // a safety net, never a measure
 func newRig(t *testing.T) *rig {
 	t.Helper()
 	r := newStoppedRig(t)
+	r.s.quiet = quietPeriod
 	if err := r.s.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -134,6 +135,9 @@ func newStoppedRig(t *testing.T) *rig {
 		},
 	})
 	r.q.changed = r.s.Changed
+	// Tests of a stopped Syncer play the settle timer by hand (read(true)),
+	// so a file is believed as soon as they say.
+	r.s.quiet = 0
 	return r
 }
 

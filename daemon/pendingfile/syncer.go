@@ -9,11 +9,13 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"askuser/socketproto"
 
 	"github.com/fsnotify/fsnotify"
+	"golang.org/x/sys/unix"
 )
 
 // Queue is what the pending file needs from the daemon's queue. Both methods
@@ -58,6 +60,11 @@ const (
 	// retryAfter is how long to wait after a failed rewrite (disk full,
 	// directory not writable) before trying again.
 	retryAfter = time.Second
+	// quietPeriod is how long an empty or broken file must go unmodified
+	// before it is believed: a script that truncates the file and writes
+	// its answers a little later (slow-script > pending-questions.json) is
+	// still writing, and a rewrite meanwhile would swap its file away.
+	quietPeriod = time.Second
 )
 
 // Syncer keeps the pending file and the queue in step: it rewrites the file
@@ -92,6 +99,28 @@ type Syncer struct {
 	nextWrite   time.Time
 	writeTimer  *time.Timer
 	lastErr     string
+	// blocked: something other than a regular file stands at the path (a
+	// FIFO, a directory): it is reported and left alone, never rewritten.
+	blocked    bool
+	blockedMsg string
+	// ownBig identifies the daemon's own last write when it was too large
+	// to read back.
+	ownBig fileID
+	quiet  time.Duration // quietPeriod; tests that drive read by hand set 0
+}
+
+// fileID tells files apart without reading them.
+type fileID struct {
+	ino, size int64
+	mtime     time.Time
+}
+
+func idOf(fi os.FileInfo) fileID {
+	id := fileID{size: fi.Size(), mtime: fi.ModTime()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		id.ino = int64(st.Ino)
+	}
+	return id
 }
 
 // New makes a Syncer; Start sets it going.
@@ -105,6 +134,7 @@ func New(o Options) *Syncer {
 		q:      o.Queue,
 		report: o.Report,
 		logf:   o.Logf,
+		quiet:  quietPeriod,
 		dirty:  make(chan struct{}, 1),
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
@@ -128,6 +158,7 @@ func (s *Syncer) Rewrites() int64 { return s.rewrites.Load() }
 // from before (answers typed while no daemon ran) is taken in first. Without
 // a watch (inotify exhausted) the file is still written; Start says why.
 func (s *Syncer) Start() error {
+	s.removeLeftovers()
 	var werr error
 	if w, err := newDirWatch(filepath.Dir(s.path)); err != nil {
 		werr = err
@@ -140,6 +171,17 @@ func (s *Syncer) Start() error {
 	s.wantWrite = true
 	go s.loop()
 	return werr
+}
+
+// removeLeftovers deletes the temporary files of rewrites a crash cut short:
+// copies of questions and answers that would otherwise pile up.
+func (s *Syncer) removeLeftovers() {
+	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(s.path), "."+filepath.Base(s.path)+".tmp-*"))
+	for _, m := range matches {
+		if fi, err := os.Lstat(m); err == nil && fi.Mode().IsRegular() && os.Remove(m) == nil {
+			s.logf("pending file: removed %s, left by an interrupted rewrite", m)
+		}
+	}
 }
 
 // Changed tells the Syncer that the pending set or a draft changed. It never
@@ -274,8 +316,18 @@ func (s *Syncer) rewatch() {
 // when it is still the same after settleDelay (settled is true when that
 // timer fired).
 func (s *Syncer) read(settled bool) {
-	data, err := readCapped(s.path)
-	if err != nil {
+	data, fi, err := readRegular(s.path)
+	var notRegular *notRegularError
+	switch {
+	case errors.As(err, &notRegular):
+		s.block(notRegular.Error())
+		return
+	case errors.Is(err, errTooLarge):
+		s.unblock()
+		s.readTooLarge(fi, settled)
+		return
+	case err != nil:
+		s.unblock()
 		s.onDisk = [32]byte{}
 		s.settling = false
 		if !errors.Is(err, os.ErrNotExist) {
@@ -283,6 +335,7 @@ func (s *Syncer) read(settled bool) {
 		}
 		return
 	}
+	s.unblock()
 	h := sha256.Sum256(data)
 	s.onDisk = h
 	if h == s.lastWritten {
@@ -308,14 +361,7 @@ func (s *Syncer) read(settled bool) {
 		s.wantWrite = true
 		return
 	}
-	if !settled || !s.settling || h != s.settleHash {
-		if !s.settling || h != s.settleHash {
-			// New bytes: their settle time starts now. The same bytes seen
-			// again (a chmod, a second event of one save) keep the timer.
-			s.settling = true
-			s.settleHash = h
-			s.armSettle()
-		}
+	if !s.settled(h, fi, settled) {
 		return
 	}
 	s.settling = false
@@ -326,11 +372,85 @@ func (s *Syncer) read(settled bool) {
 	s.reject(data, perr)
 }
 
-func (s *Syncer) armSettle() {
+// settled reports whether a file that is empty or does not parse (h) may be
+// believed: it has stayed the same for settleDelay and nobody has written
+// it for quietPeriod. Until then the file is settling, which holds rewrites
+// back, and a timer looks again.
+func (s *Syncer) settled(h [32]byte, fi os.FileInfo, timerFired bool) bool {
+	if !s.settling || h != s.settleHash {
+		// New bytes: their settle time starts now. The same bytes seen
+		// again (a chmod, a second event of one save) keep the timer.
+		s.settling = true
+		s.settleHash = h
+		s.armSettle(settleDelay)
+		return false
+	}
+	if !timerFired {
+		return false
+	}
+	if quiet := time.Since(fi.ModTime()); quiet < s.quiet {
+		s.armSettle(s.quiet - quiet)
+		return false
+	}
+	return true
+}
+
+// readTooLarge handles a file too large to read: the daemon's own (it
+// writes one for hundreds of big requests) is left alone; a user's is kept
+// as .rejected, once settled, and reported like a parse error, before the
+// rewrite replaces it.
+func (s *Syncer) readTooLarge(fi os.FileInfo, settled bool) {
+	id := idOf(fi)
+	if id == s.ownBig {
+		s.settling = false
+		return
+	}
+	h := sha256.Sum256(fmt.Appendf(nil, "%d/%d/%d", id.ino, id.size, id.mtime.UnixNano()))
+	s.onDisk = h
+	if h == s.lastSeen {
+		s.settling = false
+		return
+	}
+	if !s.settled(h, fi, settled) {
+		return
+	}
+	s.settling = false
+	s.lastSeen, s.lastSeenOK = h, false
+	msg := fmt.Sprintf("the pending file is %d MiB, more than the %d MiB the daemon reads", fi.Size()>>20, maxFileBytes>>20)
+	kept := s.RejectedPath()
+	if err := copyAside(s.path, kept); err != nil {
+		s.logf("pending file: %s; keeping a copy as %s failed: %v", msg, kept, err)
+		s.report(msg)
+		return
+	}
+	s.report(fmt.Sprintf("%s (your version is kept as %s)", msg, kept))
+	s.wantWrite = true
+}
+
+// block notes that the path holds something that is not a regular file,
+// which is reported once and left alone.
+func (s *Syncer) block(msg string) {
+	s.settling = false
+	s.blocked = true
+	if msg != s.blockedMsg {
+		s.blockedMsg = msg
+		s.report(msg + "; it is left alone and questions are not written there until it is removed")
+	}
+}
+
+func (s *Syncer) unblock() {
+	if s.blocked {
+		s.blocked, s.blockedMsg = false, ""
+		s.logf("pending file: %s is usable again", s.path)
+		s.wantWrite = true
+	}
+}
+
+func (s *Syncer) armSettle(d time.Duration) {
 	if s.settle != nil {
 		s.settle.Stop()
 	}
-	s.settle = time.NewTimer(settleDelay)
+	s.settle = time.NewTimer(d)
 }
 
 // reject keeps a save that does not parse beside the file, before anything
@@ -378,7 +498,7 @@ func (s *Syncer) apply(f *File) {
 // maybeWrite rewrites the file when a change is waiting, unless a save is
 // still settling or the last rewrite was too recent.
 func (s *Syncer) maybeWrite() {
-	if !s.wantWrite || s.settling {
+	if !s.wantWrite || s.settling || s.blocked {
 		return
 	}
 	if wait := time.Until(s.nextWrite); wait > 0 {
@@ -394,8 +514,8 @@ func (s *Syncer) write() {
 	// A save whose events are still on their way would be replaced by the
 	// rewrite below: look at the file first and take it in.
 	s.read(false)
-	if s.settling {
-		return // written once the save has settled
+	if s.settling || s.blocked {
+		return // written once the save has settled, or the path is usable
 	}
 	s.wantWrite = false
 	pending, ok := s.q.Snapshot()
@@ -432,6 +552,12 @@ func (s *Syncer) write() {
 		s.logf("pending file: %s written again", s.path)
 	}
 	s.lastWritten, s.onDisk = h, h
+	s.ownBig = fileID{}
+	if len(out) > maxFileBytes {
+		if fi, err := os.Lstat(s.path); err == nil {
+			s.ownBig = idOf(fi)
+		}
+	}
 	s.rewrites.Add(1)
 	s.nextWrite = time.Now().Add(min(max(2*time.Since(start), minGap), maxGap))
 	if prev != "" {
@@ -444,37 +570,128 @@ func (s *Syncer) write() {
 
 // rescue looks at the file the rewrite swapped out. It is normally what the
 // read just before saw (seen is its hash); anything else is a save that
-// landed between that read and the swap, and is taken in like any other.
+// landed between that read and the swap. One that parses is taken in like
+// any other. One that is empty or broken may still be being written by a
+// program that holds it open: it is swapped back into place, so that what
+// it writes lands in the file, and settles like any other save.
 func (s *Syncer) rescue(prev string, seen [32]byte) {
-	defer os.Remove(prev)
 	data, err := readCapped(prev)
 	if err != nil {
+		os.Remove(prev)
 		return
 	}
 	h := sha256.Sum256(data)
 	if h == seen || h == s.lastSeen || h == s.lastWritten {
+		os.Remove(prev)
 		return
 	}
 	f, perr := Parse(data)
-	if perr != nil {
-		// Maybe an editor is still writing into the file it opened before
-		// the swap: give it the settle time, once, then believe what is there.
-		time.Sleep(settleDelay)
-		if data, err = readCapped(prev); err != nil {
-			return
-		}
-		h = sha256.Sum256(data)
-		f, perr = Parse(data)
-	}
-	s.lastSeen, s.lastSeenOK = h, perr == nil
-	switch {
-	case perr == nil:
+	if perr == nil {
+		os.Remove(prev)
+		s.lastSeen, s.lastSeenOK = h, true
 		s.logf("pending file: a save landed during a rewrite; taking it in")
 		s.apply(f)
 		s.wantWrite = true
-	case !errors.Is(perr, ErrEmpty):
-		s.reject(data, perr)
+		return
 	}
+	if _, err := exchange(prev, s.path); err != nil {
+		s.logf("pending file: a save landed during a rewrite and could not be put back (%v); keeping it as %s", err, s.RejectedPath())
+		_ = os.Rename(prev, s.RejectedPath())
+		return
+	}
+	os.Remove(prev) // now the daemon's own text
+	s.lastWritten, s.onDisk = [32]byte{}, h
+	s.settling, s.settleHash = true, h
+	s.armSettle(settleDelay)
+	s.wantWrite = true
+	s.logf("pending file: a save was under way during a rewrite; put it back and waiting for it to finish")
+}
+
+// errTooLarge: the file is larger than maxFileBytes.
+var errTooLarge = errors.New("larger than the pending file can be")
+
+// notRegularError: something other than a regular file is at the path.
+type notRegularError struct {
+	path string
+	mode os.FileMode
+}
+
+func (e *notRegularError) Error() string {
+	kind := "not a regular file"
+	switch {
+	case e.mode.IsDir():
+		kind = "a directory"
+	case e.mode&os.ModeNamedPipe != 0:
+		kind = "a FIFO"
+	case e.mode&os.ModeSymlink != 0:
+		kind = "a symlink"
+	case e.mode&os.ModeDevice != 0:
+		kind = "a device"
+	case e.mode&os.ModeSocket != 0:
+		kind = "a socket"
+	}
+	return fmt.Sprintf("the pending file %s is %s, not a regular file", e.path, kind)
+}
+
+// readRegular reads the pending file if it is a regular file of at most
+// maxFileBytes. The open never blocks (a FIFO planted there) nor follows a
+// symlink; a larger file is not read (errTooLarge, with its FileInfo).
+func readRegular(path string) ([]byte, os.FileInfo, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if errors.Is(err, unix.ELOOP) {
+		return nil, nil, &notRegularError{path: path, mode: os.ModeSymlink}
+	}
+	if err != nil {
+		return nil, nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fi, &notRegularError{path: path, mode: fi.Mode()}
+	}
+	if fi.Size() > maxFileBytes {
+		return nil, fi, errTooLarge
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	if err != nil {
+		return nil, fi, err
+	}
+	if len(data) > maxFileBytes {
+		return nil, fi, errTooLarge
+	}
+	return data, fi, nil
+}
+
+// copyAside copies a file too large to read into memory to kept, through a
+// temporary file renamed into place.
+func copyAside(path, kept string) error {
+	in, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	tmp, err := os.CreateTemp(filepath.Dir(kept), "."+filepath.Base(kept)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(tmp, in); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), kept); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
 }
 
 // readCapped reads a file of at most maxFileBytes; a larger one reads as an
