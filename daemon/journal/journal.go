@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -173,7 +174,7 @@ func (j *Journal) writeState(b []byte) error {
 	if err != nil {
 		return j.unavailable(err)
 	}
-	if st, ok := fi.Sys().(*unix.Stat_t); ok && st.Nlink == 0 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink == 0 {
 		// Unlinked while we held it: the records would go nowhere.
 		j.closeFile()
 		j.broken = true

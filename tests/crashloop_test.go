@@ -1,0 +1,51 @@
+package tests
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"askuser/tests/crashloop"
+)
+
+// SPEC §10 proved by breaking it: 50 SIGKILLs of the real daemon at random
+// moments under mixed load (parked and waiting asks; answers and cancels by
+// socket, by askuser-client and by the pending file). Every acknowledged ask
+// is back or resolved, every acknowledged answer or cancel is its request's
+// one resolution, nothing is resolved twice, and every resolved request is
+// in history.jsonl exactly once. bench/crashloop runs the same as a soak.
+func TestCrashLoopLosesNothingAcknowledged(t *testing.T) {
+	for _, mode := range []string{"batch", "always"} {
+		t.Run(mode, func(t *testing.T) {
+			root, err := os.MkdirTemp("", "au-cl-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer os.RemoveAll(root)
+			kills := 40
+			if mode == "always" {
+				kills = 10
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			rep, err := crashloop.Run(ctx, crashloop.Options{
+				Askuserd: bin("askuserd"), Client: bin("askuser-client"), Root: root,
+				Kills: kills, Seed: uint64(time.Now().UnixNano()), Sync: mode, Load: 120 * time.Millisecond,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Log(rep)
+			if rep.AsksAcked == 0 || rep.AnswersAcked+rep.CancelsAcked == 0 {
+				t.Fatalf("the load did nothing: %s", rep)
+			}
+			if rep.Lost+rep.Duplicated > 0 {
+				for _, p := range rep.Problems {
+					t.Error(p)
+				}
+				t.Fatal(rep)
+			}
+		})
+	}
+}
