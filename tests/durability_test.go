@@ -29,10 +29,8 @@ func (e *Env) killDaemon() {
 
 func (e *Env) stateFile(name string) string { return filepath.Join(e.State, "askuser", name) }
 
-// journaled waits until state.jsonl holds want. The daemon acknowledges
-// before its journal goroutine has written (disk I/O stays off the ask and
-// answer path), so a test that crashes the daemon on purpose first waits for
-// the record to be on disk.
+// journaled checks that state.jsonl holds want. The daemon acknowledges only
+// after the record is written, so after an acknowledgement it is there.
 func journaled(t *testing.T, e *Env, want string) {
 	t.Helper()
 	fileHas(t, e.stateFile("state.jsonl"), want)
