@@ -37,6 +37,7 @@ func main() {
 	agents := flag.Int("agents", 10000, "agents waiting at once in the scale run")
 	idle := flag.Duration("idle", 30*time.Second, "how long to watch an idle daemon's CPU")
 	only := flag.String("only", "hop,scale,idle", "which measurements, comma-separated")
+	flag.StringVar(&syncMode, "sync", "batch", `daemon.sync: "batch" (fsync in groups) or "always" (every ack waits for its fsync)`)
 	flag.Parse()
 	if *echo != "" {
 		serveEcho(*echo)
@@ -54,11 +55,18 @@ type daemonProc struct {
 	sock string
 }
 
+// syncMode is daemon.sync for every daemon the benchmark starts.
+var syncMode = "batch"
+
 func startDaemon(bin, root string) (*daemonProc, error) {
-	for _, d := range []string{"run", "state", "config"} {
+	for _, d := range []string{"run", "state", "config/askuser"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o700); err != nil {
 			return nil, err
 		}
+	}
+	cfg := fmt.Sprintf("[daemon]\nsync = %q\n", syncMode)
+	if err := os.WriteFile(filepath.Join(root, "config", "askuser", "config.toml"), []byte(cfg), 0o600); err != nil {
+		return nil, err
 	}
 	cmd := exec.Command(bin, "serve", "--log-level", "warn")
 	cmd.SysProcAttr = diesWithUs()
