@@ -3,8 +3,8 @@
 // handlers.go, transitions.go), the state journal every change is written
 // to before it happens (journal_glue.go), and the followers through which
 // subscribers, the pending file and the notify hook mirror it (followers.go,
-// hooks.go). It speaks only socketproto to
-// its clients and knows nothing of the pane.
+// hooks.go). It speaks only socketproto to its clients and knows nothing of
+// the pane.
 package daemon
 
 import (

@@ -435,6 +435,42 @@ func TestFullStateDir(t *testing.T) {
 	}
 }
 
+// A state dir that is read-only at start with a readable journal: what it
+// holds is restored, every write is refused (so nothing is answered that
+// could come back), and once it is writable again the journal goes on.
+func TestReadOnlyStateDirStillRestores(t *testing.T) {
+	dir := tmpfs(t, "1m")
+	j, _ := open(t, dir, t0)
+	j.write(t, Record{Op: OpAdd, ID: "a", At: t0, Pending: pending("a", "Q?")})
+	j.Close()
+	remount(t, dir, "ro")
+	j, st := open(t, dir, t0)
+	if p, _ := ids(st); strings.Join(p, ",") != "a" {
+		t.Fatalf("restored %v from a read-only state dir", p)
+	}
+	err := j.Write([]Record{{Op: OpResolve, ID: "a", At: t0, Outcome: "cancelled", Expires: t0.Add(time.Hour)}})
+	if err == nil || !strings.Contains(err.Error(), "read-only") {
+		t.Fatalf("Write on a read-only state dir: %v", err)
+	}
+	remount(t, dir, "rw")
+	j.write(t, Record{Op: OpResolve, ID: "a", At: t0, Outcome: "cancelled", Expires: t0.Add(time.Hour)})
+	j.Close()
+	_, st = open(t, dir, t0)
+	if p, r := ids(st); len(p) != 0 || strings.Join(r, ",") != "a" {
+		t.Fatalf("after a restart: pending %v results %v", p, r)
+	}
+	if n := strings.Count(read(t, filepath.Join(dir, HistoryFile)), `"requestId":"a"`); n != 1 {
+		t.Errorf("history has a %d times", n)
+	}
+}
+
+func remount(t *testing.T, dir, mode string) {
+	t.Helper()
+	if out, err := exec.Command("mount", "-o", "remount,"+mode, dir).CombinedOutput(); err != nil {
+		t.Fatalf("remount %s: %v %s", mode, err, out)
+	}
+}
+
 // tmpfs mounts a small tmpfs for the test, or skips saying why.
 func tmpfs(t *testing.T, size string) string {
 	t.Helper()
