@@ -36,7 +36,11 @@ func replay(path string, m *model, maxLine int, logf func(string, ...any)) {
 	err = eachLine(f, maxLine, func(lineNo int, line []byte, tooLong, last bool) {
 		if last {
 			// No newline: the daemon died mid-append. Everything before is good.
-			logf("state journal %s: dropped a last line cut short (%d bytes), kept the %d records before it", path, len(line), good)
+			size := fmt.Sprintf("%d bytes", len(line))
+			if tooLong {
+				size = fmt.Sprintf("over %d bytes", maxLine)
+			}
+			logf("state journal %s: dropped a last line cut short (%s), kept the %d records before it", path, size, good)
 			return
 		}
 		problem := ""
