@@ -400,7 +400,7 @@ func stopAutostarted(t *testing.T, e *Env) {
 	if err != nil {
 		return
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0])) // pid, then socket
 	if err != nil || pid <= 1 {
 		t.Errorf("lock file holds %q", b)
 		return

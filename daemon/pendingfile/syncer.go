@@ -563,7 +563,7 @@ func (s *Syncer) write() {
 	if prev != "" {
 		s.rescue(prev, before)
 	}
-	if s.watch != nil && !s.watch.onTarget() {
+	if s.watch != nil && (!s.watch.onTarget() || s.watch.replaced()) {
 		s.rewatch()
 	}
 }

@@ -3,6 +3,7 @@ package pendingfile
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/fsnotify/fsnotify"
 )
@@ -16,6 +17,11 @@ type dirWatch struct {
 	w       *fsnotify.Watcher
 	target  string // the pending file's directory
 	watched string // the directory watched now; "" when none
+	// watchedID is the watched directory's inode: a directory deleted and
+	// made again under the same name is another one, which the watch does
+	// not see. The kernel says a directory is gone only once nothing holds
+	// it open, and the daemon's state.lock lives there.
+	watchedID uint64
 }
 
 func newDirWatch(target string) (*dirWatch, error) {
@@ -51,6 +57,7 @@ func (d *dirWatch) ensure() (gained bool, err error) {
 			return false, err
 		}
 		d.watched = dir
+		d.watchedID = inodeOf(dir)
 		// A deeper directory may have been created before the watch was in
 		// place; its Create event went unseen, so look once more.
 		if nearestDir(d.target) == dir {
@@ -62,6 +69,29 @@ func (d *dirWatch) ensure() (gained bool, err error) {
 // lost is called when the watched directory itself was removed or renamed:
 // the kernel dropped the watch with it.
 func (d *dirWatch) lost() { d.watched = "" }
+
+// replaced reports whether the watched directory's name now stands for
+// another directory than the one watched (deleted and made again); the
+// watch is then dropped, for ensure to watch the new one.
+func (d *dirWatch) replaced() bool {
+	if d.watched == "" || inodeOf(d.watched) == d.watchedID {
+		return false
+	}
+	_ = d.w.Remove(d.watched)
+	d.watched = ""
+	return true
+}
+
+func inodeOf(dir string) uint64 {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return 0
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Ino)
+	}
+	return 0
+}
 
 // nearestDir is dir if it exists, else its nearest existing ancestor.
 func nearestDir(dir string) string {
