@@ -18,9 +18,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"time"
 
+	"askuser/bench/internal/proc"
 	"askuser/socketproto"
 )
 
@@ -71,7 +71,7 @@ func run(n int, binDir string) error {
 	sock := filepath.Join(root, "run", "askuser", "askuserd.sock")
 
 	daemon := exec.Command(filepath.Join(binDir, "askuserd"), "serve", "--log-level", "warn")
-	daemon.SysProcAttr = diesWithUs()
+	daemon.SysProcAttr = proc.DiesWithUs()
 	daemon.Env = env
 	daemon.Stderr = os.Stderr
 	if err := daemon.Start(); err != nil {
@@ -248,10 +248,4 @@ func measure(n int, f func() error) ([3]time.Duration, error) {
 	slices.Sort(ds)
 	q := func(p float64) time.Duration { return ds[min(int(p*float64(n)), n-1)].Round(10 * time.Microsecond) }
 	return [3]time.Duration{q(0.50), q(0.90), q(0.99)}, nil
-}
-
-// diesWithUs makes a child the kernel kills when this bench dies, so that a
-// bench cut short (Ctrl-C, a closed pipe) leaves no askuserd behind.
-func diesWithUs() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }

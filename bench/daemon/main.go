@@ -29,6 +29,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"askuser/bench/internal/proc"
 )
 
 func main() {
@@ -69,7 +71,7 @@ func startDaemon(bin, root string) (*daemonProc, error) {
 		return nil, err
 	}
 	cmd := exec.Command(bin, "serve", "--log-level", "warn")
-	cmd.SysProcAttr = diesWithUs()
+	cmd.SysProcAttr = proc.DiesWithUs()
 	cmd.Env = append(os.Environ(),
 		"XDG_RUNTIME_DIR="+filepath.Join(root, "run"),
 		"XDG_STATE_HOME="+filepath.Join(root, "state"),
@@ -114,7 +116,7 @@ func run(hops, agents int, idle time.Duration, only string) error {
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("building askuserd (run from the module root): %w", err)
 	}
-	raiseFileLimit(agents + 100)
+	proc.RaiseFileLimit(agents + 100)
 	// The CPUs this process may use, which is also the daemon's GOMAXPROCS.
 	fmt.Printf("askuserd bench: %d CPUs, GOMAXPROCS default\n", runtime.NumCPU())
 	for i, what := range strings.Split(only, ",") {
@@ -138,17 +140,6 @@ func run(hops, agents int, idle time.Duration, only string) error {
 		}
 	}
 	return nil
-}
-
-func raiseFileLimit(n int) {
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		return
-	}
-	if lim.Cur < uint64(n) {
-		lim.Cur = min(uint64(n), lim.Max)
-		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
-	}
 }
 
 // line is a client connection reading NDJSON.
@@ -211,7 +202,7 @@ func benchHop(d *daemonProc, root string, n int) error {
 		return err
 	}
 	echo := exec.Command(self, "-echo-server", echoSock)
-	echo.SysProcAttr = diesWithUs()
+	echo.SysProcAttr = proc.DiesWithUs()
 	echo.Stderr = os.Stderr
 	if err := echo.Start(); err != nil {
 		return err
@@ -475,10 +466,4 @@ func benchIdle(d *daemonProc, period time.Duration) error {
 	}
 	fmt.Printf("idle: %d CPU ticks (utime+stime, 1 tick = 10 ms) in %v with no client\n", t1-t0, period)
 	return nil
-}
-
-// diesWithUs makes a child the kernel kills when this bench dies, so that a
-// bench cut short (Ctrl-C, a closed pipe) leaves no askuserd behind.
-func diesWithUs() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }

@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"askuser/bench/internal/proc"
 	"askuser/socketproto"
 )
 
@@ -207,7 +208,7 @@ func coldStart(client string, env []string) (time.Duration, time.Duration, error
 func waitingRSS(binDir string, env []string, root string) (rss, hwm int, err error) {
 	sock := filepath.Join(root, "run", "askuser", "askuserd.sock")
 	d := exec.Command(filepath.Join(binDir, "askuserd"), "serve")
-	d.SysProcAttr = diesWithUs()
+	d.SysProcAttr = proc.DiesWithUs()
 	d.Env = env
 	if err := d.Start(); err != nil {
 		return 0, 0, err
@@ -307,9 +308,3 @@ func median(d []time.Duration) time.Duration {
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
-
-// diesWithUs makes a child the kernel kills when this bench dies, so that a
-// bench cut short (Ctrl-C, a closed pipe) leaves no askuserd behind.
-func diesWithUs() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-}

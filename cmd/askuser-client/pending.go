@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 
 	"askuser/socketproto"
 )
@@ -149,6 +149,5 @@ func isTerminal(r io.Reader) bool {
 	if !ok {
 		return false
 	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
+	return term.IsTerminal(int(f.Fd()))
 }

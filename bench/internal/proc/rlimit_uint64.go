@@ -1,0 +1,13 @@
+//go:build !freebsd
+
+package proc
+
+import "syscall"
+
+func raise(lim *syscall.Rlimit, n int) bool {
+	if lim.Cur >= uint64(n) {
+		return false
+	}
+	lim.Cur = min(uint64(n), lim.Max)
+	return true
+}

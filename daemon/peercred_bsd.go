@@ -1,0 +1,30 @@
+//go:build darwin || freebsd
+
+package daemon
+
+import (
+	"fmt"
+	"net"
+
+	"golang.org/x/sys/unix"
+)
+
+// peerUID reads the connecting process's uid from the kernel
+// (LOCAL_PEERCRED), which a client cannot forge, unlike anything it could send.
+func peerUID(c *net.UnixConn) (int, error) {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	var cred *unix.Xucred
+	var serr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, serr = unix.GetsockoptXucred(int(fd), unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
+	}); err != nil {
+		return -1, err
+	}
+	if serr != nil {
+		return -1, fmt.Errorf("LOCAL_PEERCRED: %w", serr)
+	}
+	return int(cred.Uid), nil
+}
