@@ -24,7 +24,11 @@ type Options struct {
 	SoftLimit int              // limits.answer_soft_limit; 0 means the default
 	Bell      bool             // ring the terminal bell on a new request
 	Editor    string           // command for Ctrl-E, e.g. "vim" or "code -w"
-	Now       func() time.Time // clock for "3m ago"; time.Now when nil
+	Now       func() time.Time // clock for "3m ago" and the input guard; time.Now when nil
+	// InputGuard is ui.input_guard: how long keys that choose, submit,
+	// decline or confirm are ignored after the question on screen changed.
+	// 0 turns the guard off.
+	InputGuard time.Duration
 }
 
 type mode int
