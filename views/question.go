@@ -48,7 +48,7 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 		}
 		row = min(row, full-len(noteLines)-ih)
 		for _, l := range noteLines {
-			put(screen, x, row, w, seg{l, "[::i]"})
+			put(screen, x, row, w, seg{l, styleNote})
 			row++
 		}
 		if editing {
@@ -59,11 +59,11 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 	var q []seg
 	if len(r.Qs) == 1 && s.Q.Header != "" {
 		for _, l := range wrap(Clean(s.Q.Header, false), w) {
-			q = append(q, seg{l, "[::b]"})
+			q = append(q, seg{l, styleStrong})
 		}
 	}
 	for _, l := range wrap(Clean(s.Q.Question, true), w) {
-		q = append(q, seg{l, "[::b]"})
+		q = append(q, seg{l, styleStrong})
 	}
 	H := bottom - y
 	if !s.HasOptions() {
@@ -117,11 +117,11 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 		for i := 0; i < qRows-1; i++ {
 			put(screen, x, y+i, w, q[qOff+i])
 		}
-		put(screen, x, y+qRows-1, w, seg{fmt.Sprintf("↕ lines %d–%d of %d, PgUp/PgDn", qOff+1, qOff+qRows-1, len(q)), "[::d]"})
+		put(screen, x, y+qRows-1, w, seg{fmt.Sprintf("↕ lines %d–%d of %d, PgUp/PgDn", qOff+1, qOff+qRows-1, len(q)), styleQuiet})
 	} else if p.qOverflow > 0 {
 		// One row: no room for the status line, so the row itself says
 		// that there is more.
-		put(screen, x, y, w, seg{truncate(q[qOff].text, w-2), q[qOff].style}, seg{" ↕", "[::d]"})
+		put(screen, x, y, w, seg{truncate(q[qOff].text, w-2), q[qOff].style}, seg{" ↕", styleQuiet})
 	} else {
 		for i := 0; i < qRows && qOff+i < len(q); i++ {
 			put(screen, x, y+i, w, q[qOff+i])
@@ -192,9 +192,9 @@ func (p *Pane) itemBlock(s *QState, it, w int) []seg {
 	}
 	head := marker + box + fmt.Sprintf("%d. ", it+1)
 	indent := width(head)
-	style := ""
+	style := stylePlain
 	if focused {
-		style = "[::rb]"
+		style = styleFocus
 	}
 	var out []seg
 	for i, l := range wrap(label, max(1, w-indent)) {
@@ -206,7 +206,7 @@ func (p *Pane) itemBlock(s *QState, it, w int) []seg {
 	}
 	if desc != "" {
 		for _, l := range wrap(desc, max(1, w-indent)) {
-			out = append(out, seg{strings.Repeat(" ", indent) + l, "[::d]"})
+			out = append(out, seg{strings.Repeat(" ", indent) + l, styleQuiet})
 		}
 	}
 	return out
@@ -256,7 +256,7 @@ func (p *Pane) drawList(screen tcell.Screen, s *QState, items []int, blocks [][]
 	last := fit(s.WinTop)
 	row := y
 	if s.WinTop > 0 {
-		put(screen, x, row, w, seg{fmt.Sprintf("  ↑ %d more…", s.WinTop), "[::d]"})
+		put(screen, x, row, w, seg{fmt.Sprintf("  ↑ %d more…", s.WinTop), styleQuiet})
 		row++
 	}
 	stop := bottom
@@ -272,7 +272,7 @@ func (p *Pane) drawList(screen tcell.Screen, s *QState, items []int, blocks [][]
 				off := min(descOff, descMax)
 				lines = append(append([]seg{}, lines[0]), lines[1+off:]...)
 				lines = lines[:room-1]
-				lines = append(lines, seg{"     ↕ more of this option (PgUp/PgDn)", "[::d]"})
+				lines = append(lines, seg{"     ↕ more of this option (PgUp/PgDn)", styleQuiet})
 			}
 		}
 		for _, l := range lines {
@@ -284,7 +284,7 @@ func (p *Pane) drawList(screen tcell.Screen, s *QState, items []int, blocks [][]
 		}
 	}
 	if last < n {
-		put(screen, x, row, w, seg{fmt.Sprintf("  ↓ %d more…", n-last), "[::d]"})
+		put(screen, x, row, w, seg{fmt.Sprintf("  ↓ %d more…", n-last), styleQuiet})
 		row++
 	}
 	return row, descMax
@@ -295,19 +295,19 @@ func (p *Pane) drawPreview(screen tcell.Screen, s *QState, pv string, x, y, w, b
 	if w < 3 || bottom-y < 2 {
 		return y
 	}
-	put(screen, x, y, w, seg{"─ Preview " + strings.Repeat("─", max(0, w-10)), "[::d]"})
+	put(screen, x, y, w, seg{"─ Preview " + strings.Repeat("─", max(0, w-10)), styleQuiet})
 	lines := wrap(pv, w)
 	h := bottom - y - 1
 	if len(lines) > h {
 		h--
 		s.PrevTop = min(s.PrevTop, len(lines)-h)
-		put(screen, x, bottom-1, w, seg{truncate(fmt.Sprintf("preview lines %d–%d of %d ({ })", s.PrevTop+1, s.PrevTop+h, len(lines)), w), "[::d]"})
+		put(screen, x, bottom-1, w, seg{truncate(fmt.Sprintf("preview lines %d–%d of %d ({ })", s.PrevTop+1, s.PrevTop+h, len(lines)), w), styleQuiet})
 	} else {
 		s.PrevTop = 0
 	}
 	end = y + 1
 	for i := 0; i < h && s.PrevTop+i < len(lines); i++ {
-		put(screen, x, y+1+i, w, seg{lines[s.PrevTop+i], ""})
+		put(screen, x, y+1+i, w, seg{lines[s.PrevTop+i], stylePlain})
 		end++
 	}
 	if len(lines) > h {
@@ -340,7 +340,7 @@ func (p *Pane) drawInput(screen tcell.Screen, s *QState, x, y, w, ih int) {
 		label = "/ "
 	}
 	lw := width(label)
-	put(screen, x, y, w, seg{label, "[::b]"})
+	put(screen, x, y, w, seg{label, styleStrong})
 	if ix, iy, iw, ih0 := p.input.GetRect(); ix != x+lw || iy != y || iw != max(1, w-lw) || ih0 != ih {
 		// The input moved or changed size (a resize, or a paste that made it
 		// taller). An offset kept from the old size could hide text that now
