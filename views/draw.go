@@ -33,6 +33,7 @@ func (p *Pane) Draw(screen tcell.Screen) {
 	}
 	now := p.opt.Now()
 	p.expireNotice(now)
+	p.scrollable, p.previewOverflow = false, false // found again by the layout below
 	defer p.scheduleWake(now)
 	p.small = w < minWidth || h < minHeight
 	if p.small {
@@ -48,26 +49,38 @@ func (p *Pane) Draw(screen tcell.Screen) {
 	top, bottom := y, y+h
 	p.drawTitle(screen, x, top, w)
 	top++
-	// Lines above the question: each kept short, so the question still fits.
-	banner := func(text string, style tcell.Style, n int) {
-		for _, l := range wrapAtMost(text, max(1, w-1), n) {
-			if top >= bottom-2 {
-				break
-			}
-			put(screen, x+1, top, w-1, seg{l, style})
+	// Lines above the question: each kept short, and all of them together
+	// leave the question its room (its text, the focused option with its
+	// description, a line of preview), cutting the least needed first.
+	type bannerLines struct {
+		lines []string
+		style tcell.Style
+	}
+	var about bannerLines
+	conn := bannerLines{wrapAtMost(prefixed("⚠ ", p.M.ConnErr), max(1, w-1), 3), styleStrong}
+	if r := p.M.Focused(); r != nil {
+		// Where the agent runs and what it attached: context.
+		about = bannerLines{wrapAtMost(requestAbout(r), max(1, w-1), 2), styleQuiet}
+	}
+	// A notice or a hint often carries a path or an error: three lines.
+	notice := bannerLines{wrapAtMost(p.M.Notice, max(1, w-1), 3), styleStrong}
+	hint := bannerLines{wrapAtMost(p.hint, max(1, w-1), 3), styleStrong}
+	budget := max(0, h-1-1-questionRows) // title, hint line, the question's room
+	total := func() int { return len(conn.lines) + len(about.lines) + len(notice.lines) + len(hint.lines) }
+	for _, b := range []*bannerLines{&about, &hint, &notice, &conn, &hint, &notice, &conn, &hint, &notice, &conn} {
+		if total() <= budget {
+			break
+		}
+		if n := len(b.lines); n > 0 {
+			b.lines = wrapAtMost(strings.Join(b.lines, " "), max(1, w-1), n-1)
+		}
+	}
+	for _, b := range []bannerLines{conn, about, notice, hint} {
+		for _, l := range b.lines {
+			put(screen, x+1, top, w-1, seg{l, b.style})
 			top++
 		}
 	}
-	if p.M.ConnErr != "" {
-		banner("⚠ "+p.M.ConnErr, styleStrong, 3)
-	}
-	if r := p.M.Focused(); r != nil && top < bottom-4 {
-		// Where the agent runs and what it attached: context.
-		banner(requestAbout(r), styleQuiet, 2)
-	}
-	// A notice or a hint often carries a path or an error: three lines.
-	banner(p.M.Notice, styleStrong, 3)
-	banner(p.hint, styleStrong, 3)
 	bottom--
 	if hintRow := bottom; hintRow >= top {
 		// Drawn last: which keys apply depends on what the layout below
@@ -191,6 +204,19 @@ func agentName(r *Req) string {
 		return Clean(name, false)
 	}
 	return "unknown agent"
+}
+
+// questionRows is the least room the question area keeps at the smallest
+// size: the tab bar, a line of the question, the focused option and a line
+// of its description (or the marker that says there is more), "↓ N more…",
+// and the preview's title and first line.
+const questionRows = 7
+
+func prefixed(prefix, s string) string {
+	if s == "" {
+		return ""
+	}
+	return prefix + s
 }
 
 // drawTooSmall says so, in as much of it as fits.

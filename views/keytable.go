@@ -227,7 +227,7 @@ var keyTable = []binding{
 		do: func(p *Pane, c keyCtx) { p.enterMulti(c.r, c.s) }},
 	{keys: rk(' '), hint: "Space toggle", keyNames: "Space", doc: "check or uncheck the focused box (never submits)", where: wMulti, guard: true,
 		do: func(p *Pane, c keyCtx) { p.toggle(c.s, c.s.Cursor) }},
-	{keys: rk('1', '2', '3', '4', '5', '6', '7', '8', '9'), hint: "1-9 choose", keyNames: "`1`–`9`", doc: "choose that option at once (toggle it in a multi-select)", where: wSingle, guard: true,
+	{keys: rk('1', '2', '3', '4', '5', '6', '7', '8', '9'), hint: "1-9 pick", keyNames: "`1`–`9`", doc: "choose that option at once", where: wSingle, guard: true,
 		do: func(p *Pane, c keyCtx) { p.number(c) }},
 	{keys: rk('1', '2', '3', '4', '5', '6', '7', '8', '9'), hint: "1-9 toggle", keyNames: "`1`–`9`", doc: "multi-select: toggle that option", where: wMulti, guard: true,
 		do: func(p *Pane, c keyCtx) { p.number(c) }},

@@ -74,7 +74,7 @@ func wrapParagraph(p string, w int) []string {
 // wrapAtMost wraps clean text like wrap, in at most n lines: the last one
 // takes the rest, cut with "…" when it does not fit.
 func wrapAtMost(s string, w, n int) []string {
-	if s == "" {
+	if s == "" || n <= 0 {
 		return nil
 	}
 	lines := wrap(s, w)
