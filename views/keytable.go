@@ -39,7 +39,7 @@ var whereNames = []struct {
 	w    where
 	name string
 }{
-	{wSingle, "list"}, {wMulti, "multi-select list"}, {wText, "text input"}, {wNote, "note"},
+	{wSingle, "single-select list"}, {wMulti, "multi-select list"}, {wText, "text input"}, {wNote, "note"},
 	{wFilter, "filter"}, {wSubmit, "Submit tab"}, {wBare, "request without questions"},
 	{wIdle, "nothing to answer"}, {wLong, "“Answer is long” prompt"}, {wDiscard, "“Discard” prompt"},
 }
@@ -229,7 +229,7 @@ var keyTable = []binding{
 		do: func(p *Pane, c keyCtx) { p.toggle(c.s, c.s.Cursor) }},
 	{keys: rk('1', '2', '3', '4', '5', '6', '7', '8', '9'), hint: "1-9 pick", keyNames: "`1`–`9`", doc: "choose that option at once", where: wSingle, guard: true,
 		do: func(p *Pane, c keyCtx) { p.number(c) }},
-	{keys: rk('1', '2', '3', '4', '5', '6', '7', '8', '9'), hint: "1-9 toggle", keyNames: "`1`–`9`", doc: "multi-select: toggle that option", where: wMulti, guard: true,
+	{keys: rk('1', '2', '3', '4', '5', '6', '7', '8', '9'), hint: "1-9 toggle", keyNames: "`1`–`9`", doc: "toggle that option", where: wMulti, guard: true,
 		do: func(p *Pane, c keyCtx) { p.number(c) }},
 	{keys: kk(tcell.KeyEnter), hint: "Enter send", keyNames: "Enter", doc: "send every answer (or go to the first one missing)", where: wSubmit, guard: true,
 		do: func(p *Pane, c keyCtx) { p.submit(c.r) }},
