@@ -148,9 +148,11 @@ func (s *QState) Summary() string {
 // not answered, else the simplest form that means the same — a label, a
 // list of labels or the typed text — so that the pending file reads as if
 // the user had typed it there; the object form when only it says it all
-// (a note, or typed text that looks like a label).
+// (a note, or typed text that looks like a label). Boxes checked in a
+// multi-select question are a draft before Enter confirms them: they are
+// options the user chose.
 func (s *QState) DraftValue() json.RawMessage {
-	if !s.Answered {
+	if !s.Answered && !(s.Q.IsMulti() && s.HasOptions() && anyChecked(s)) {
 		return json.RawMessage("null")
 	}
 	full := s.WireAnswer()
@@ -177,12 +179,18 @@ func (s *QState) DraftValue() json.RawMessage {
 	return full
 }
 
-// sameAnswer reports whether two drafts of one question are the same:
-// missing, null and blank are all "none"; JSON is compared compacted.
-func sameAnswer(a, b json.RawMessage) bool {
+// sameAnswer reports whether two drafts of the question mean the same:
+// missing, null and blank are all "none"; else what the normaliser makes of
+// them ({"selected":["A"]} and "A" are one answer), or their compact JSON.
+func (s *QState) sameAnswer(a, b json.RawMessage) bool {
 	fa, fb := filled(a), filled(b)
 	if !fa || !fb {
 		return fa == fb
+	}
+	na, oka, erra := socketproto.NormalizeAnswer(s.Q, a)
+	nb, okb, errb := socketproto.NormalizeAnswer(s.Q, b)
+	if erra == nil && errb == nil && oka && okb {
+		return reflect.DeepEqual(na, nb)
 	}
 	var ca, cb bytes.Buffer
 	if json.Compact(&ca, a) != nil || json.Compact(&cb, b) != nil {
@@ -265,7 +273,7 @@ func (r *Req) update(p socketproto.Pending) {
 		if i < len(p.Draft) {
 			d = p.Draft[i]
 		}
-		if s.inflight > 0 || sameAnswer(d, s.Known) {
+		if s.inflight > 0 || s.sameAnswer(d, s.Known) {
 			continue
 		}
 		s.takeDraft(d)

@@ -483,7 +483,7 @@ func (p *Pane) flushDrafts(rs ...*Req) {
 		}
 		for qi, s := range r.Qs {
 			v := s.DraftValue()
-			if sameAnswer(v, s.Known) {
+			if s.sameAnswer(v, s.Known) {
 				continue
 			}
 			err := p.send.Send(socketproto.DraftRequest{RequestID: r.P.RequestID, Index: qi, Answer: v, Via: socketproto.ViaPane})
