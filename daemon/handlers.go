@@ -29,6 +29,8 @@ func (s *state) handle(c *conn, msg socketproto.Message, perr *socketproto.Error
 		s.cancel(c, m)
 	case socketproto.AnswerRequest:
 		s.answer(c, m)
+	case socketproto.DraftRequest:
+		s.draft(c, m)
 	case socketproto.Subscribe:
 		s.subscribe(c, m)
 	case socketproto.ListRequest:

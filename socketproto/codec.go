@@ -242,6 +242,10 @@ func DecodeFromClient(line []byte) (Message, *Error) {
 			err = checkVia(m.Via)
 		}
 		msg = m
+	case "draft":
+		var m DraftRequest
+		m, err = decodeDraft(line)
+		msg = m
 	default:
 		err = Errf(CodeUnknownType, "type", "unknown message type %q", typ)
 	}
@@ -252,6 +256,34 @@ func DecodeFromClient(line []byte) (Message, *Error) {
 		return nil, err
 	}
 	return msg, nil
+}
+
+// decodeDraft reads a draft message. Index and answer are required: a
+// missing answer is not the same as null (which clears the draft), and a
+// missing index would silently mean the first question. Whether the index
+// names a question, and whether the answer fits it, only the daemon knows.
+func decodeDraft(line []byte) (DraftRequest, *Error) {
+	var raw struct {
+		RequestID string          `json:"requestId"`
+		Index     *int            `json:"index"`
+		Answer    json.RawMessage `json:"answer"`
+		Via       string          `json:"via"`
+	}
+	if err := decodeInto(line, &raw); err != nil {
+		return DraftRequest{}, err
+	}
+	m := DraftRequest{RequestID: raw.RequestID, Answer: raw.Answer, Via: raw.Via}
+	if err := checkRequestID("requestId", m.RequestID, true); err != nil {
+		return m, err
+	}
+	if raw.Index == nil {
+		return m, Errf(CodeInvalidRequest, "index", "missing; give the question's position, from 0")
+	}
+	m.Index = *raw.Index
+	if m.Answer == nil {
+		return m, Errf(CodeInvalidRequest, "answer", "missing; give the answer so far, or null to clear it")
+	}
+	return m, checkVia(m.Via)
 }
 
 func checkVia(via string) *Error {

@@ -23,6 +23,9 @@ func TestEncode(t *testing.T) {
 		{OK{}, `{"type":"ok"}`},
 		{ListRequest{}, `{"type":"list"}`},
 		{Wait{RequestID: "r"}, `{"type":"wait","requestId":"r"}`},
+		{DraftRequest{RequestID: "r", Index: 2, Answer: json.RawMessage(`"SQLite"`), Via: ViaPane},
+			`{"type":"draft","requestId":"r","index":2,"answer":"SQLite","via":"pane"}`},
+		{DraftRequest{RequestID: "r"}, `{"type":"draft","requestId":"r","index":0,"answer":null}`},
 		{Errf(CodeInvalidRequest, "questions[1].options", "need 2 to 4 options, got 5"),
 			`{"type":"error","code":"invalid_request","message":"questions[1].options: need 2 to 4 options, got 5","field":"questions[1].options"}`},
 		{AskUserRequest{Request: Request{RequestID: "a", Questions: []Question{{Question: "Q?", MultiSelect: boolp(true)}}}, Wait: boolp(false)},
@@ -157,6 +160,11 @@ func TestDecodeFromClientErrors(t *testing.T) {
 		{name: "cancel bad via", line: `{"type":"cancel","requestId":"r","via":"file"}`, code: CodeInvalidRequest, field: "via", reqID: "r"},
 		{name: "answer without answers", line: `{"type":"answer","requestId":"r"}`, code: CodeInvalidRequest, field: "answers", reqID: "r"},
 		{name: "answer answers not a list", line: `{"type":"answer","requestId":"r","answers":"SQLite"}`, code: CodeInvalidRequest, field: "answers", msg: "must be a list", reqID: "r"},
+		{name: "draft without index", line: `{"type":"draft","requestId":"r","answer":"x"}`, code: CodeInvalidRequest, field: "index", reqID: "r"},
+		{name: "draft index a string", line: `{"type":"draft","requestId":"r","index":"1","answer":"x"}`, code: CodeInvalidRequest, field: "index", msg: "must be a whole number", reqID: "r"},
+		{name: "draft without answer", line: `{"type":"draft","requestId":"r","index":0}`, code: CodeInvalidRequest, field: "answer", msg: "or null to clear it", reqID: "r"},
+		{name: "draft without id", line: `{"type":"draft","index":0,"answer":null}`, code: CodeInvalidRequest, field: "requestId"},
+		{name: "draft bad via", line: `{"type":"draft","requestId":"r","index":0,"answer":null,"via":"file"}`, code: CodeInvalidRequest, field: "via", reqID: "r"},
 		{name: "subscribe bad role", line: `{"type":"subscribe","role":"admin"}`, code: CodeInvalidRequest, field: "role"},
 		{name: "hello protocol a string", line: `{"type":"hello","protocol":"1"}`, code: CodeInvalidRequest, field: "protocol"},
 		{name: "hello protocol a fraction", line: `{"type":"hello","protocol":1.5}`, code: CodeInvalidRequest, field: "protocol", msg: "protocol: must be a whole number, got number 1.5"},
@@ -207,6 +215,9 @@ func TestDecodeFromClientMessages(t *testing.T) {
 		{`{"type":"answer","requestId":"r","answers":["SQLite",2,["a"],{"selected":["x"]}],"via":"pane"}`,
 			AnswerRequest{RequestID: "r", Via: ViaPane, Answers: []json.RawMessage{
 				json.RawMessage(`"SQLite"`), json.RawMessage(`2`), json.RawMessage(`["a"]`), json.RawMessage(`{"selected":["x"]}`)}}},
+		{`{"type":"draft","requestId":"r","index":1,"answer":{"selected":["x"],"notes":"n"},"via":"pane"}`,
+			DraftRequest{RequestID: "r", Index: 1, Answer: json.RawMessage(`{"selected":["x"],"notes":"n"}`), Via: ViaPane}},
+		{`{"type":"draft","requestId":"r","index":0,"answer":null}`, DraftRequest{RequestID: "r", Answer: json.RawMessage(`null`)}},
 		{`{"type":"ask_user_request","tool":"ask_user_question","questions":[{"question":"Q?","header":"H","multiSelect":false,` +
 			`"options":[{"label":"A","description":"d","preview":"p\nq"},{"label":"B"}]},{"question":"Free?","options":[]}],` +
 			`"metadata":{"k":"v"},"agent":{"id":"a1","name":"n","cwd":"/w"},"wait":false}`,

@@ -224,7 +224,7 @@ type Cancel struct {
 
 func (Cancel) MessageType() string { return "cancel" }
 
-// OK acknowledges a cancel or an answer.
+// OK acknowledges a cancel, an answer or a draft.
 type OK struct {
 	RequestID string `json:"requestId,omitempty"`
 }
@@ -238,8 +238,8 @@ type Pending struct {
 	Request
 	CreatedAt time.Time `json:"createdAt"`
 	Status    string    `json:"status"`
-	// Draft holds the answers typed into the pending file so far, one per
-	// question, null where none.
+	// Draft holds the answers given so far, in the pending file or a pane,
+	// one per question, null where none.
 	Draft []json.RawMessage `json:"draft"`
 }
 
@@ -300,6 +300,20 @@ type AnswerRequest struct {
 }
 
 func (AnswerRequest) MessageType() string { return "answer" }
+
+// DraftRequest records the answer given so far to one question of a pending
+// request (SPEC §4 "draft"): Answer is what NormalizeAnswer takes, or JSON
+// null to clear it. A pane sends one for every answer the user gives, so that
+// answers in progress live in the daemon (and the pending file), not in the
+// pane's memory.
+type DraftRequest struct {
+	RequestID string          `json:"requestId"`
+	Index     int             `json:"index"`
+	Answer    json.RawMessage `json:"answer"`
+	Via       string          `json:"via,omitempty"`
+}
+
+func (DraftRequest) MessageType() string { return "draft" }
 
 // --- events -----------------------------------------------------------------
 

@@ -121,7 +121,7 @@ func TestPaneAgainstRealDaemon(t *testing.T) {
 		strings.Join(r.Answers[0].Answer.List, "|") != "Authentication|Admin Dashboard|Use Redis too" || !r.Answers[0].WasCustom {
 		t.Fatalf("exit %d, result %+v", code, r)
 	}
-	p.waitFor("Answer to db-1 sent.", "No questions waiting")
+	p.waitFor("Answer to “Which features?” sent.", "No questions waiting")
 
 	// Answered elsewhere (the CLI) while shown: the pane says so.
 	if _, _, code := e.Client("", "ask", "--no-wait", "--request-id", "cli-1", "--question", "Pick", "--option", "A", "--option", "B"); code != 0 {
@@ -131,7 +131,7 @@ func TestPaneAgainstRealDaemon(t *testing.T) {
 	if _, errs, code := e.Client("", "answer", "cli-1", "B"); code != 0 {
 		t.Fatalf("answer: exit %d: %s", code, errs)
 	}
-	p.waitFor("Request cli-1 was answered elsewhere (cli).", "No questions waiting")
+	p.waitFor("“Pick” was answered elsewhere (cli).", "No questions waiting")
 }
 
 func TestPaneReconnectsAfterDaemonRestart(t *testing.T) {

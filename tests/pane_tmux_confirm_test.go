@@ -40,7 +40,9 @@ func TestPaneTmuxPasteLongAnswerAndDiscard(t *testing.T) {
 	p.waitGone("Discard")
 	p.keys("BTab")
 	p.waitFor("Describe [red]it[-]", "END")
-	p.keys("Tab", "1")
+	p.keys("Tab")
+	p.waitFor("Proceed?")
+	p.keys("1")
 	p.waitFor("■ Go", "■ Describe [red]it[-]", "lines 1–") // the Submit tab, scrolling at this size
 	p.keys("Enter")
 	r, code := waitClient(t, cmd, out, errb)
@@ -50,7 +52,7 @@ func TestPaneTmuxPasteLongAnswerAndDiscard(t *testing.T) {
 
 	// Esc, then y, discards: the agent hears the user declined.
 	cmd, out, errb = e.StartClient(req, "ask", "-")
-	p.waitFor("Describe [red]it[-]")
+	p.waitFor("Describe [red]it[-]", "□ About")
 	p.typeText("half")
 	p.keys("Escape")
 	p.waitFor("Discard 1 answer? [y/N]")

@@ -88,15 +88,25 @@ func (p *tmuxPane) waitFor(subs ...string) string {
 	}
 }
 
-// keys sends tmux key names (Enter, Escape, Down, Tab, C-c …).
+// keys sends tmux key names (Enter, Escape, Down, Tab, C-c …) once the pane
+// has settled: keys that answer are ignored for ui.input_guard after the
+// question on screen changes, which the hint line shows as "settling…".
 func (p *tmuxPane) keys(keys ...string) {
+	p.t.Helper()
+	p.waitGone("settling…")
+	p.rawKeys(keys...)
+}
+
+// rawKeys sends keys at once, settling or not.
+func (p *tmuxPane) rawKeys(keys ...string) {
 	p.t.Helper()
 	p.tmux(append([]string{"send-keys"}, keys...)...)
 }
 
-// typeText sends literal text.
+// typeText sends literal text once the pane has settled.
 func (p *tmuxPane) typeText(s string) {
 	p.t.Helper()
+	p.waitGone("settling…")
 	p.tmux("send-keys", "-l", s)
 }
 
@@ -104,6 +114,7 @@ func (p *tmuxPane) typeText(s string) {
 // user's paste arrives (tmux paste-buffer -p).
 func (p *tmuxPane) paste(text string) {
 	p.t.Helper()
+	p.waitGone("settling…") // a paste is typing: not taken while settling
 	f := filepath.Join(p.e.Root, "paste.txt")
 	if err := os.WriteFile(f, []byte(text), 0o600); err != nil {
 		p.t.Fatal(err)
@@ -172,8 +183,8 @@ func TestPaneTmuxAnswerOptions(t *testing.T) {
 	if code != 0 || !r.Answered || r.AnsweredVia != "pane" || r.Answers[0].Answer.Text != "SQLite" {
 		t.Fatalf("exit %d, result %+v", code, r)
 	}
-	screen := p.waitFor("No questions waiting", "sent.")
-	if strings.Contains(screen, "Which database") {
+	screen := p.waitFor("No questions waiting", "Answer to “Which database should we use?” sent.")
+	if strings.Contains(screen, "SQLite") {
 		t.Fatalf("the answered question is still on screen:\n%s", screen)
 	}
 }
@@ -217,7 +228,7 @@ func TestPaneTmuxEscCancelsAndQuitLeavesDaemon(t *testing.T) {
 	if code != 3 || !r.Cancelled {
 		t.Fatalf("exit %d, result %+v", code, r)
 	}
-	p.waitFor("cancelled", "No questions waiting")
+	p.waitFor("“Proceed?” declined.", "No questions waiting")
 
 	// A question left waiting survives the pane quitting.
 	if _, _, code := e.Client("", "ask", "--no-wait", "--request-id", "later-1", "--question", "Still there?"); code != 0 {

@@ -20,6 +20,7 @@ type App struct {
 	Pane *Pane
 
 	events   chan socketproto.Message
+	wake     chan time.Duration // the pane's next redraw by itself (0: none)
 	quit     chan struct{}
 	quitOnce sync.Once
 	stopped  chan struct{} // closed when the adapter has returned
@@ -31,12 +32,14 @@ func NewApp(s Sender, opt Options, screen tcell.Screen) *App {
 	a := &App{
 		TV:      tview.NewApplication(),
 		events:  make(chan socketproto.Message, 1024),
+		wake:    make(chan time.Duration, 1),
 		quit:    make(chan struct{}),
 		stopped: make(chan struct{}),
 	}
 	a.Pane = NewPane(s, opt)
 	a.Pane.app = a.TV
 	a.Pane.onQuit = a.Quit
+	a.Pane.onWake = a.wakeIn
 	if screen != nil {
 		a.TV.SetScreen(screen)
 	}
@@ -100,12 +103,25 @@ func (a *App) Run() error {
 	return err
 }
 
-// adapt is the one goroutine that feeds the UI. The "3m ago" label is
-// refreshed once a minute; nothing else redraws unless something happens.
+// wakeIn is called by the pane on the UI goroutine after each draw: the
+// latest wish replaces any older one.
+func (a *App) wakeIn(d time.Duration) {
+	select {
+	case <-a.wake:
+	default:
+	}
+	a.wake <- d // cannot block: the UI goroutine is the only sender
+}
+
+// adapt is the one goroutine that feeds the UI. Besides daemon events, it
+// redraws when the pane asked to be woken (the guard ends, a notice
+// expires, the "3m ago" label ticks over), with one timer; nothing redraws
+// unless something happens.
 func (a *App) adapt() {
 	defer close(a.stopped)
-	tick := time.NewTicker(time.Minute)
-	defer tick.Stop()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
 	for {
 		select {
 		case <-a.quit:
@@ -113,7 +129,12 @@ func (a *App) adapt() {
 			return
 		case msg := <-a.events:
 			a.TV.QueueUpdateDraw(func() { a.Pane.HandleEvent(msg) })
-		case <-tick.C:
+		case d := <-a.wake:
+			timer.Stop()
+			if d > 0 {
+				timer.Reset(d)
+			}
+		case <-timer.C:
 			a.TV.QueueUpdateDraw(func() {})
 		}
 	}

@@ -67,6 +67,8 @@ func (d *demoDaemon) Send(msg socketproto.Message) error {
 		ev = socketproto.RequestResolved{RequestID: m.RequestID, Outcome: socketproto.OutcomeAnswered, Via: socketproto.ViaPane}
 	case socketproto.Cancel:
 		ev = socketproto.RequestResolved{RequestID: m.RequestID, Outcome: socketproto.OutcomeCancelled, Via: socketproto.ViaPane}
+	case socketproto.DraftRequest:
+		ev = socketproto.OK{RequestID: m.RequestID} // kept nowhere: the demo forgets
 	default:
 		return fmt.Errorf("the demo does not send %s", msg.MessageType())
 	}

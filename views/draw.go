@@ -15,6 +15,10 @@ import (
 const (
 	maxListItems = 6  // options shown at once before the list scrolls (SPEC §6)
 	widePreview  = 70 // from this width the preview sits beside the list
+	// The smallest terminal the pane draws a question on (SPEC §6 "Small
+	// terminals"): below it, "terminal too small" rather than a question
+	// cut so short that a key could answer what is not on screen.
+	minWidth, minHeight = 40, 12
 )
 
 // Draw renders the whole pane. It reads the model only; the scroll positions
@@ -27,45 +31,69 @@ func (p *Pane) Draw(screen tcell.Screen) {
 		p.Bells++
 		_ = screen.Beep()
 	}
-	if w < 1 || h < 1 {
+	now := p.opt.Now()
+	p.expireNotice(now)
+	p.scrollable, p.previewOverflow = false, false // found again by the layout below
+	defer p.scheduleWake(now)
+	p.small = w < minWidth || h < minHeight
+	if p.small {
+		p.showing("")
+		p.drawTooSmall(screen, x, y, w, h)
 		return
+	}
+	if r := p.M.Focused(); r != nil && !r.Sending {
+		p.showing(fmt.Sprintf("%s\x00%d", r.P.RequestID, r.Tab))
+	} else {
+		p.showing("")
 	}
 	top, bottom := y, y+h
 	p.drawTitle(screen, x, top, w)
 	top++
-	// Lines above the question: each kept short, so the question still fits.
-	banner := func(text, style string, n int) {
-		for _, l := range wrapAtMost(text, max(1, w-1), n) {
-			if top >= bottom-2 {
-				break
-			}
-			put(screen, x+1, top, w-1, seg{l, style})
+	// Lines above the question: each kept short, and all of them together
+	// leave the question its room (its text, the focused option with its
+	// description, a line of preview), cutting the least needed first.
+	type bannerLines struct {
+		lines []string
+		style tcell.Style
+	}
+	var about bannerLines
+	conn := bannerLines{wrapAtMost(prefixed("⚠ ", p.M.ConnErr), max(1, w-1), 3), styleStrong}
+	if r := p.M.Focused(); r != nil {
+		// Where the agent runs and what it attached: context.
+		about = bannerLines{wrapAtMost(requestAbout(r), max(1, w-1), 2), styleQuiet}
+	}
+	// A notice or a hint often carries a path or an error: three lines.
+	notice := bannerLines{wrapAtMost(p.M.Notice, max(1, w-1), 3), styleStrong}
+	hint := bannerLines{wrapAtMost(p.hint, max(1, w-1), 3), styleStrong}
+	budget := max(0, h-1-1-questionRows) // title, hint line, the question's room
+	total := func() int { return len(conn.lines) + len(about.lines) + len(notice.lines) + len(hint.lines) }
+	for _, b := range []*bannerLines{&about, &hint, &notice, &conn, &hint, &notice, &conn, &hint, &notice, &conn} {
+		if total() <= budget {
+			break
+		}
+		if n := len(b.lines); n > 0 {
+			b.lines = wrapAtMost(strings.Join(b.lines, " "), max(1, w-1), n-1)
+		}
+	}
+	for _, b := range []bannerLines{conn, about, notice, hint} {
+		for _, l := range b.lines {
+			put(screen, x+1, top, w-1, seg{l, b.style})
 			top++
 		}
 	}
-	if p.M.ConnErr != "" {
-		banner("⚠ "+p.M.ConnErr, "[::b]", 3)
-	}
-	if r := p.M.Focused(); r != nil && top < bottom-4 {
-		// Where the agent runs and what it attached: context.
-		banner(requestAbout(r), "[::d]", 2)
-	}
-	// A notice or a hint often carries a path or an error: three lines.
-	banner(p.M.Notice, "[::b]", 3)
-	banner(p.hint, "[::b]", 3)
 	bottom--
 	if hintRow := bottom; hintRow >= top {
 		// Drawn last: which keys apply depends on what the layout below
 		// finds (whether anything scrolls at this size).
-		defer func() { put(screen, x, hintRow, w, seg{fitHints(p.hints(), w-1), "[::d]"}) }()
+		defer func() { put(screen, x, hintRow, w, seg{fitHints(p.hintLine(), w-1), styleQuiet}) }()
 	}
 	if p.mode == modeLong || p.mode == modeDiscard {
 		// Wrapped, not cut: "[Y/n]" at the end is the point of the line.
 		lines := wrap(p.prompt(), max(1, w-1))
 		for i := len(lines) - 1; i >= 0 && bottom > top; i-- {
 			bottom--
-			fill(screen, x, bottom, w, tcell.StyleDefault.Reverse(true))
-			put(screen, x, bottom, w, seg{" " + lines[i], "[::rb]"})
+			fill(screen, x, bottom, w, styleTitle)
+			put(screen, x, bottom, w, seg{" " + lines[i], styleFocus})
 		}
 	}
 	r := p.M.Focused()
@@ -81,7 +109,7 @@ func (p *Pane) Draw(screen tcell.Screen) {
 		top++ // a blank line under the tab bar, when there is room
 	}
 	if r.Sending {
-		put(screen, x+1, top, w-2, seg{"Sending…", "[::b]"})
+		put(screen, x+1, top, w-2, seg{"Sending…", styleStrong})
 		return
 	}
 	if r.OnSubmit() {
@@ -89,7 +117,7 @@ func (p *Pane) Draw(screen tcell.Screen) {
 		return
 	}
 	if r.Current() == nil { // a request without questions: nothing to answer, only to cancel
-		put(screen, x+1, top, w-2, seg{"This request has no questions; Esc declines it.", ""})
+		put(screen, x+1, top, w-2, seg{"This request has no questions; Esc declines it.", stylePlain})
 		return
 	}
 	p.drawQuestion(screen, r, r.Current(), x+1, top, w-2, bottom)
@@ -106,7 +134,7 @@ func (p *Pane) prompt() string {
 }
 
 func (p *Pane) drawTitle(screen tcell.Screen, x, y, w int) {
-	fill(screen, x, y, w, tcell.StyleDefault.Reverse(true))
+	fill(screen, x, y, w, styleTitle)
 	n := len(p.M.Reqs)
 	parts := []string{"askuser — " + waiting(n)}
 	if r := p.M.Focused(); r != nil {
@@ -133,7 +161,7 @@ func (p *Pane) drawTitle(screen tcell.Screen, x, y, w int) {
 		}
 		title = " " + strings.Join(parts, " · ")
 	}
-	put(screen, x, y, w, seg{truncate(title, w), "[::r]"})
+	put(screen, x, y, w, seg{truncate(title, w), styleTitle})
 }
 
 // requestAbout is the agent's working directory and the request's metadata,
@@ -178,6 +206,73 @@ func agentName(r *Req) string {
 	return "unknown agent"
 }
 
+// questionRows is the least room the question area keeps at the smallest
+// size: the tab bar, a line of the question, the focused option and a line
+// of its description (or the marker that says there is more), "↓ N more…",
+// and the preview's title and first line.
+const questionRows = 7
+
+func prefixed(prefix, s string) string {
+	if s == "" {
+		return ""
+	}
+	return prefix + s
+}
+
+// drawTooSmall says so, in as much of it as fits.
+func (p *Pane) drawTooSmall(screen tcell.Screen, x, y, w, h int) {
+	msg := fmt.Sprintf("terminal too small (%d×%d); the pane needs %d×%d. q quits.", w, h, minWidth, minHeight)
+	for i, l := range wrap(msg, max(1, w)) {
+		if i >= h {
+			break
+		}
+		put(screen, x, y+i, w, seg{l, styleStrong})
+	}
+}
+
+// scheduleWake asks the app for one redraw when something on screen will
+// change by itself: the guard ends, a notice expires, the title's age ticks
+// over. One timer, at the next such moment; nothing redraws while nothing
+// changes (an idle pane uses no CPU).
+func (p *Pane) scheduleWake(now time.Time) {
+	if p.onWake == nil {
+		return
+	}
+	var next time.Duration
+	at := func(t time.Time) {
+		if d := t.Sub(now); d > 0 && (next == 0 || d < next) {
+			next = d
+		}
+	}
+	if p.opt.InputGuard > 0 {
+		at(p.settleUntil)
+	}
+	if !p.noticeUntil.IsZero() {
+		at(p.noticeUntil)
+	}
+	if r := p.M.Focused(); r != nil && !r.P.CreatedAt.IsZero() && !p.small {
+		at(now.Add(untilAgeChanges(now.Sub(r.P.CreatedAt))))
+	}
+	if next > 0 {
+		next += 5 * time.Millisecond // past the moment, never just before it
+	}
+	p.onWake(next)
+}
+
+// untilAgeChanges is how long until age(d) reads differently.
+func untilAgeChanges(d time.Duration) time.Duration {
+	unit := 24 * time.Hour
+	switch {
+	case d < 0:
+		return -d
+	case d < time.Hour:
+		unit = time.Minute
+	case d < 48*time.Hour:
+		unit = time.Hour
+	}
+	return unit - d%unit
+}
+
 // age is "just now", "3m ago", "2h ago", "4d ago".
 func age(d time.Duration) string {
 	switch {
@@ -192,9 +287,9 @@ func age(d time.Duration) string {
 }
 
 // fitHints keeps the hints that fit, most important first, whole.
-func fitHints(h string, w int) string {
+func fitHints(h []string, w int) string {
 	out := ""
-	for _, part := range strings.Split(h, " • ") {
+	for _, part := range h {
 		next := part
 		if out != "" {
 			next = out + " • " + part
@@ -207,77 +302,17 @@ func fitHints(h string, w int) string {
 	return " " + out
 }
 
-func (p *Pane) hints() string {
-	r := p.M.Focused()
-	switch {
-	case p.mode == modeLong:
-		return "y/Enter accept • n/Esc keep editing"
-	case p.mode == modeDiscard:
-		return "y discard • n/Esc/Enter go back"
-	case p.mode == modeNote:
-		return "Enter save note • Esc leave it as it was"
-	case p.mode == modeFilter:
-		return "type to filter • ↑↓ move • Enter keep filter • Esc clear"
-	case r == nil:
-		return "q quit"
-	case r.Sending:
-		return "[ ] other request • q quit"
-	case p.mode == modeText:
-		h := "Enter submit • Ctrl-E editor • Alt-N note • Esc "
-		if s := r.Current(); s != nil && s.HasOptions() {
-			h += "back"
-		} else {
-			h += "cancel"
-		}
-		if len(r.Qs) > 1 {
-			h += " • Tab switch"
-		}
-		if len(p.M.Reqs) > 1 {
-			h += " • Ctrl-N/P request"
-		}
-		return h
-	case r.OnSubmit():
-		return "Enter submit • Tab/←→ switch • Esc cancel • [ ] request • q quit"
-	}
-	s := r.Current()
-	if s == nil {
-		return "Esc decline • q quit"
-	}
-	var h []string
-	if len(r.Qs) > 1 {
-		h = append(h, "Tab/←→ switch")
-	}
-	h = append(h, "↑↓ move")
-	if s.Q.IsMulti() {
-		h = append(h, "Space toggle", "Enter confirm")
-	} else {
-		h = append(h, "1-9 choose")
-	}
-	if s.Filter != "" {
-		h = append(h, "Esc clear filter")
-	} else {
-		h = append(h, "Esc cancel")
-	}
-	if p.scrollable {
-		h = append(h, "PgUp/PgDn scroll")
-	}
-	if len(p.M.Reqs) > 1 {
-		h = append(h, "[ ] request")
-	}
-	return strings.Join(append(h, "0 other", "/ filter", "n note", "q quit"), " • ")
-}
-
 func (p *Pane) drawEmpty(screen tcell.Screen, x, y, w, bottom int) {
 	if y >= bottom {
 		return
 	}
-	put(screen, x, y, w, seg{"No questions waiting", "[::b]"})
+	put(screen, x, y, w, seg{"No questions waiting", styleStrong})
 	y += 2
 	for _, l := range wrap("Agents ask on "+Clean(p.M.Socket, false), w) {
 		if y >= bottom {
 			break
 		}
-		put(screen, x, y, w, seg{l, ""})
+		put(screen, x, y, w, seg{l, stylePlain})
 		y++
 	}
 }
@@ -309,31 +344,31 @@ func (p *Pane) drawTabs(screen tcell.Screen, r *Req, x, y, w int) {
 		first--
 		used += width(labels[first]) + 2
 	}
-	segs := []seg{{"← ", ""}}
+	segs := []seg{{"← ", stylePlain}}
 	if first > 0 {
-		segs[0] = seg{"…", ""}
+		segs[0] = seg{"…", stylePlain}
 	}
 	for i := first; i < len(labels); i++ {
-		style := ""
+		style := stylePlain
 		if i == r.Tab {
-			style = "[::rb]"
+			style = styleFocus
 		}
-		segs = append(segs, seg{labels[i], style}, seg{"  ", ""})
+		segs = append(segs, seg{labels[i], style}, seg{"  ", stylePlain})
 	}
-	segs[len(segs)-1] = seg{" →", ""}
+	segs[len(segs)-1] = seg{" →", stylePlain}
 	total := 0
 	for _, sg := range segs {
 		total += width(sg.text)
 	}
 	put(screen, x, y, w, segs...)
 	if total > w && w > 1 {
-		put(screen, x+w-1, y, 1, seg{"…", ""}) // more tabs on the right
+		put(screen, x+w-1, y, 1, seg{"…", stylePlain}) // more tabs on the right
 	}
 }
 
 func (p *Pane) drawSubmit(screen tcell.Screen, r *Req, x, y, w, bottom int) {
 	var lines []seg
-	add := func(text, style string, indent int) {
+	add := func(text string, style tcell.Style, indent int) {
 		for _, l := range wrap(text, max(1, w-indent)) {
 			lines = append(lines, seg{strings.Repeat(" ", indent) + l, style})
 		}
@@ -343,20 +378,20 @@ func (p *Pane) drawSubmit(screen tcell.Screen, r *Req, x, y, w, bottom int) {
 		if !s.Answered {
 			mark = "□ "
 		}
-		add(mark+Clean(s.Q.Question, true), "[::b]", 0)
+		add(mark+Clean(s.Q.Question, true), styleStrong, 0)
 		if s.Answered {
-			add("→ "+Clean(s.Summary(), true), "", 2)
+			add("→ "+Clean(s.Summary(), true), stylePlain, 2)
 		} else {
-			add("(not answered)", "[::d]", 2)
+			add("(not answered)", styleQuiet, 2)
 		}
 		if s.Notes != "" {
-			add("Note: "+Clean(s.Notes, true), "[::i]", 2)
+			add("Note: "+Clean(s.Notes, true), styleNote, 2)
 		}
 		if i < len(r.Qs)-1 {
 			lines = append(lines, seg{})
 		}
 	}
-	lines = append(lines, seg{}, seg{"Press Enter to send these answers.", "[::b]"})
+	lines = append(lines, seg{}, seg{"Press Enter to send these answers.", styleStrong})
 	p.drawScrolled(screen, lines, &p.submitScroll, x, y, w, bottom)
 }
 
@@ -370,7 +405,7 @@ func (p *Pane) drawScrolled(screen tcell.Screen, lines []seg, off *int, x, y, w,
 	if len(lines) > h {
 		h--
 		*off = min(*off, len(lines)-h)
-		defer put(screen, x, y+h, w, seg{fmt.Sprintf("lines %d–%d of %d (PgUp/PgDn)", *off+1, *off+h, len(lines)), "[::d]"})
+		defer put(screen, x, y+h, w, seg{fmt.Sprintf("lines %d–%d of %d (PgUp/PgDn)", *off+1, *off+h, len(lines)), styleQuiet})
 	} else {
 		*off = 0
 	}

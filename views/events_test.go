@@ -105,8 +105,8 @@ func TestDraftDoesNotClobberTyping(t *testing.T) {
 	h.Event(socketproto.RequestUpdated{Request: withDraft(pending("req-1", nameQuestion(), dbQuestion()), `"theirs"`, `3`)})
 	h.Has("> mine")
 	h.HasNot("theirs")
-	h.Press("<Enter>") // accept "mine": the database draft (MongoDB) is there
-	h.Has("> 3. MongoDB ✓")
+	h.Press("<Enter>") // accept "mine": the database draft (MongoDB) is there, so on to Submit
+	h.Has("→ mine", "→ MongoDB")
 }
 
 func TestMultiSelectDraft(t *testing.T) {
@@ -126,10 +126,10 @@ func TestResolvedElsewhereNotices(t *testing.T) {
 		ev   socketproto.RequestResolved
 		want string
 	}{
-		{socketproto.RequestResolved{RequestID: "req-1", Outcome: "answered", Via: "file"}, "Request req-1 was answered elsewhere (file)."},
-		{socketproto.RequestResolved{RequestID: "req-1", Outcome: "answered", Via: "cli"}, "Request req-1 was answered elsewhere (cli)."},
-		{socketproto.RequestResolved{RequestID: "req-1", Outcome: "cancelled", Via: "cli"}, "Request req-1 was cancelled elsewhere (cli)."},
-		{socketproto.RequestResolved{RequestID: "req-1", Outcome: "withdrawn", Via: "agent"}, "Request req-1 was withdrawn by its agent."},
+		{socketproto.RequestResolved{RequestID: "req-1", Outcome: "answered", Via: "file"}, "“What should we name this service?” was answered elsewhere (file)."},
+		{socketproto.RequestResolved{RequestID: "req-1", Outcome: "answered", Via: "cli"}, "“What should we name this service?” was answered elsewhere (cli)."},
+		{socketproto.RequestResolved{RequestID: "req-1", Outcome: "cancelled", Via: "cli"}, "“What should we name this service?” was declined elsewhere (cli)."},
+		{socketproto.RequestResolved{RequestID: "req-1", Outcome: "withdrawn", Via: "agent"}, "“What should we name this service?” was withdrawn by its agent."},
 	}
 	for _, c := range cases {
 		t.Run(c.want, func(t *testing.T) {
@@ -161,7 +161,7 @@ func TestDaemonRefusals(t *testing.T) {
 	h.Has("The daemon refused the answer: answers[0]: no such option", "> 1. PostgreSQL (Recommended) ✓")
 	h.Press("2")
 	h.Event(&socketproto.Error{RequestID: "req-1", Code: socketproto.CodeAlreadyResolved, Message: "request req-1 is already resolved"})
-	h.Has("Request req-1 is no longer waiting", "askuser — 1 waiting")
+	h.Has("“Which database should we use?” is no longer waiting", "askuser — 1 waiting")
 	h.Event(&socketproto.Error{Code: socketproto.CodeBadJSON, Message: "not valid JSON"})
 	h.Has("Daemon: not valid JSON")
 	h.Event(socketproto.PendingFileError{Path: "/s/pending-questions.json", Error: "line 12, column 3: expected ','"})

@@ -30,10 +30,30 @@ func (f *fakeDaemon) Send(m socketproto.Message) error {
 	return nil
 }
 
+// Sent is what the pane sent apart from drafts: answers and cancels.
 func (f *fakeDaemon) Sent() []socketproto.Message {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]socketproto.Message(nil), f.sent...)
+	var out []socketproto.Message
+	for _, m := range f.sent {
+		if _, ok := m.(socketproto.DraftRequest); !ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Drafts is the draft messages the pane sent, in order.
+func (f *fakeDaemon) Drafts() []socketproto.DraftRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []socketproto.DraftRequest
+	for _, m := range f.sent {
+		if d, ok := m.(socketproto.DraftRequest); ok {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // H drives a real pane on a simulation screen.

@@ -33,9 +33,22 @@ func (p *Pane) PasteHandler() func(text string, setFocus func(p tview.Primitive)
 
 // Paste inserts pasted text where typing would go. On an options list it
 // opens Other with the text in it: pasting is typing an answer, and nothing
-// is accepted until Enter.
+// is accepted until Enter. Like typing, it is not taken while the pane
+// settles.
 func (p *Pane) Paste(text string) {
 	p.hint = ""
+	before := p.M.Focused()
+	defer func() {
+		p.sync()
+		p.flushDrafts(before, p.M.Focused())
+	}()
+	if p.small {
+		return
+	}
+	if p.settling() && p.mode != modeFilter {
+		p.hint = notTaken
+		return
+	}
 	text = CleanTyped(text)
 	if p.mode == modeList {
 		if r := p.M.Focused(); r != nil && !r.Sending {
@@ -52,35 +65,48 @@ func (p *Pane) Paste(text string) {
 		p.input.PasteHandler()(text, func(tview.Primitive) {})
 		p.editQ.Touched = true
 		if p.mode == modeFilter {
-			p.editQ.Filter = p.input.GetText()
-			p.editQ.WinTop = 0
-			p.move(p.editQ, 0)
+			p.setFilter(p.editQ, p.input.GetText())
 		}
 	case modeLong, modeDiscard:
 		p.hint = "Not pasted: answer the question at the bottom first."
 	default:
 		p.hint = "Not pasted: there is no answer to type here."
 	}
-	p.sync()
 }
 
-// Key handles one key press.
+// notTaken is the word for a key ignored while the pane settles.
+const notTaken = "Not taken: the question on screen just changed. Read it, then answer."
+
+// Key handles one key press through the key table.
 func (p *Pane) Key(ev *tcell.EventKey) {
 	p.hint = ""
-	switch p.mode {
-	case modeLong:
-		p.longKey(ev)
-	case modeDiscard:
-		p.discardKey(ev)
-	case modeText, modeNote, modeFilter:
-		p.editKey(ev)
+	before := p.M.Focused()
+	w, c := p.place()
+	c.ev = ev
+	b := p.lookup(w, c)
+	switch {
+	case b == nil:
+	case p.small && b.do != nil && !isQuit(b):
+		// Nothing of the question is on screen: no key may act on it.
+	case b.guard && p.settling():
+		p.hint = notTaken
 	default:
-		p.listKey(ev)
+		b.do(p, c)
 	}
 	p.sync()
+	p.flushDrafts(before, p.M.Focused())
 	if p.afterKey != nil {
 		p.afterKey()
 	}
+}
+
+func isQuit(b *binding) bool {
+	for _, k := range b.keys {
+		if k.k == tcell.KeyCtrlC || (k.k == tcell.KeyRune && k.r == 'q' && !k.alt) {
+			return true
+		}
+	}
+	return false
 }
 
 func isRune(ev *tcell.EventKey, rs ...rune) bool {
@@ -107,100 +133,33 @@ func (p *Pane) switchRequest(d int) {
 	p.M.Step(d)
 }
 
-func (p *Pane) listKey(ev *tcell.EventKey) {
-	r := p.M.Focused()
-	switch {
-	case isRune(ev, 'q'):
-		p.quit()
-		return
-	case isRune(ev, ']') || ev.Key() == tcell.KeyCtrlN:
-		p.switchRequest(+1)
-		return
-	case isRune(ev, '[') || ev.Key() == tcell.KeyCtrlP:
-		p.switchRequest(-1)
-		return
+// number is a number key: the option with that number, as the list shows it.
+func (p *Pane) number(c keyCtx) {
+	if i := int(c.ev.Rune() - '1'); i <= c.s.Other() {
+		p.pick(c.r, c.s, i)
 	}
-	if r == nil || r.Sending {
-		return
+}
+
+// typeKey hands a key to the open text input.
+func (p *Pane) typeKey(c keyCtx) {
+	p.input.InputHandler()(c.ev, func(tview.Primitive) {})
+	c.s.Touched = true
+	if p.mode == modeFilter {
+		p.setFilter(c.s, p.input.GetText())
 	}
-	switch {
-	case ev.Key() == tcell.KeyTab || ev.Key() == tcell.KeyRight || isRune(ev, 'l'):
-		p.setTab(r, r.Tab+1)
-		return
-	case ev.Key() == tcell.KeyBacktab || ev.Key() == tcell.KeyLeft || isRune(ev, 'h'):
-		p.setTab(r, r.Tab-1)
-		return
+}
+
+// setFilter changes the filter and puts the focus on the first option it
+// keeps: typing a filter is looking for an option, so the focus must not
+// stay on Other (or on an option the filter hides) while options match.
+func (p *Pane) setFilter(s *QState, f string) {
+	changed := s.Filter != f
+	s.Filter = f
+	s.WinTop = 0
+	if items := s.Items(); changed && len(items) > 1 && strings.TrimSpace(f) != "" {
+		s.Cursor = items[0]
 	}
-	if r.OnSubmit() {
-		switch {
-		case ev.Key() == tcell.KeyEnter:
-			p.submit(r)
-		case ev.Key() == tcell.KeyEscape:
-			p.cancelFlow(r)
-		case ev.Key() == tcell.KeyPgDn || ev.Key() == tcell.KeyDown || isRune(ev, 'j'):
-			p.submitScroll++
-		case ev.Key() == tcell.KeyPgUp || ev.Key() == tcell.KeyUp || isRune(ev, 'k'):
-			p.submitScroll = max(0, p.submitScroll-1)
-		}
-		return
-	}
-	s := r.Current()
-	if s == nil {
-		if ev.Key() == tcell.KeyEscape {
-			p.cancelFlow(r)
-		}
-		return
-	}
-	switch {
-	case ev.Key() == tcell.KeyUp || isRune(ev, 'k'):
-		p.move(s, -1)
-	case ev.Key() == tcell.KeyDown || isRune(ev, 'j'):
-		p.move(s, +1)
-	case ev.Key() == tcell.KeyHome || isRune(ev, 'g'):
-		p.move(s, -len(s.Q.Options)-1)
-	case ev.Key() == tcell.KeyEnd || isRune(ev, 'G'):
-		p.move(s, len(s.Q.Options)+1)
-	case ev.Key() == tcell.KeyPgDn:
-		s.Scroll++
-	case ev.Key() == tcell.KeyPgUp:
-		s.Scroll = max(0, s.Scroll-1)
-	case isRune(ev, '}'):
-		s.PrevTop++
-	case isRune(ev, '{'):
-		s.PrevTop = max(0, s.PrevTop-1)
-	case ev.Key() == tcell.KeyEnter:
-		if s.Q.IsMulti() {
-			p.confirmMulti(r, s)
-		} else {
-			p.choose(r, s, s.Cursor)
-		}
-	case isRune(ev, ' '):
-		if s.Q.IsMulti() {
-			p.toggle(s, s.Cursor)
-		}
-	case isRune(ev, '0'):
-		p.pick(r, s, s.Other())
-	case ev.Key() == tcell.KeyRune && ev.Rune() >= '1' && ev.Rune() <= '9':
-		if i := int(ev.Rune() - '1'); i <= s.Other() {
-			p.pick(r, s, i)
-		}
-	case isRune(ev, '/'):
-		p.startEdit(modeFilter)
-	case isRune(ev, 'n'):
-		p.startEdit(modeNote)
-	case ev.Key() == tcell.KeyCtrlE && s.Cursor == s.Other():
-		p.pick(r, s, s.Other())
-		if p.mode == modeText {
-			p.editor()
-		}
-	case ev.Key() == tcell.KeyEscape:
-		if s.Filter != "" {
-			s.Filter = ""
-			p.move(s, 0)
-			return
-		}
-		p.cancelFlow(r)
-	}
+	p.move(s, 0)
 }
 
 // move steps the focus through the options shown (the filter applies).
@@ -281,11 +240,14 @@ func anyChecked(s *QState) bool {
 	return false
 }
 
-// confirmMulti is Enter on a multi-select question. With nothing checked,
-// Enter takes the focused option, as it would on a single-select one.
-func (p *Pane) confirmMulti(r *Req, s *QState) {
-	if !anyChecked(s) {
-		s.Checked[s.Cursor] = true
+// enterMulti is Enter on a multi-select list. The question is answered only
+// with boxes the user checked: Enter on an unchecked option checks it (the
+// user sees it checked) rather than sending an option never chosen; Enter on
+// a checked one confirms the question.
+func (p *Pane) enterMulti(r *Req, s *QState) {
+	if !s.Checked[s.Cursor] {
+		p.toggle(s, s.Cursor)
+		return
 	}
 	if s.Checked[s.Other()] && strings.TrimSpace(s.Custom) == "" {
 		p.startEdit(modeText)
@@ -294,72 +256,6 @@ func (p *Pane) confirmMulti(r *Req, s *QState) {
 	s.Touched = true
 	s.Answered = true
 	p.advance(r)
-}
-
-// editKey handles keys while the text input is open.
-func (p *Pane) editKey(ev *tcell.EventKey) {
-	r, s := p.editReq, p.editQ
-	if r == nil || s == nil {
-		p.mode = modeList
-		return
-	}
-	switch ev.Key() {
-	case tcell.KeyEnter:
-		p.finishEdit(true)
-		return
-	case tcell.KeyEscape:
-		p.finishEdit(false)
-		return
-	case tcell.KeyCtrlE:
-		if p.mode != modeFilter {
-			p.editor()
-		}
-		return
-	case tcell.KeyTab, tcell.KeyBacktab:
-		if p.mode == modeText { // the text is kept, not accepted
-			d := 1
-			if ev.Key() == tcell.KeyBacktab {
-				d = -1
-			}
-			p.setTab(r, r.Tab+d)
-		}
-		return
-	case tcell.KeyPgDn:
-		s.Scroll++
-		return
-	case tcell.KeyPgUp:
-		s.Scroll = max(0, s.Scroll-1)
-		return
-	case tcell.KeyRune:
-		if ev.Modifiers()&tcell.ModAlt != 0 && (ev.Rune() == 'n' || ev.Rune() == 'N') && p.mode == modeText {
-			// Alt-N: a note for a free-text answer, where n is just a letter.
-			p.closeInput()
-			p.startEdit(modeNote)
-			return
-		}
-	case tcell.KeyCtrlN, tcell.KeyCtrlP:
-		d := 1
-		if ev.Key() == tcell.KeyCtrlP {
-			d = -1
-		}
-		p.switchRequest(d)
-		return
-	}
-	if p.mode == modeFilter && (ev.Key() == tcell.KeyUp || ev.Key() == tcell.KeyDown) {
-		d := 1
-		if ev.Key() == tcell.KeyUp {
-			d = -1
-		}
-		p.move(s, d)
-		return
-	}
-	p.input.InputHandler()(ev, func(tview.Primitive) {})
-	s.Touched = true
-	if p.mode == modeFilter {
-		s.Filter = p.input.GetText()
-		s.WinTop = 0
-		p.move(s, 0)
-	}
 }
 
 // finishEdit is Enter (accept) or Esc (leave) in the text input.
@@ -424,27 +320,6 @@ func (p *Pane) acceptText(r *Req, s *QState, text string) {
 	}
 	s.Answered = true
 	p.advance(r)
-}
-
-func (p *Pane) longKey(ev *tcell.EventKey) {
-	switch {
-	case ev.Key() == tcell.KeyEnter || isRune(ev, 'y', 'Y'):
-		p.acceptText(p.editReq, p.editQ, CleanTyped(p.input.GetText()))
-	case ev.Key() == tcell.KeyEscape || isRune(ev, 'n', 'N'):
-		p.mode = modeText // the text is still in the input, untouched
-	}
-}
-
-func (p *Pane) discardKey(ev *tcell.EventKey) {
-	r := p.M.Focused()
-	switch {
-	case isRune(ev, 'y', 'Y'):
-		if r != nil {
-			p.cancel(r)
-		}
-	case ev.Key() == tcell.KeyEscape || ev.Key() == tcell.KeyEnter || isRune(ev, 'n', 'N'):
-		p.mode = p.back
-	}
 }
 
 // editor runs the configured editor on the input's text, with the terminal

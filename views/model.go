@@ -1,7 +1,9 @@
 package views
 
 import (
+	"bytes"
 	"encoding/json"
+	"reflect"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -38,11 +40,18 @@ type QState struct {
 	Custom   string // typed text (Other, or the whole answer of a free-text question)
 	Notes    string
 	Answered bool // accepted by the user (or pre-filled from a draft)
-	Touched  bool // the user changed something here: drafts no longer overwrite it
+	Touched  bool // the user changed something here: a draft no longer fills the input
 	Filter   string
 	Scroll   int // PgUp/PgDn offset into text that does not fit
 	WinTop   int // first option shown in the list window
 	PrevTop  int // first preview line shown
+
+	// Known is the daemon's draft of this question as the pane last knew
+	// it (from an event, or the draft it sent). A draft that arrives and
+	// differs from it is a newer edit made elsewhere, and wins.
+	Known    json.RawMessage
+	inflight int    // draft messages for it not yet acknowledged
+	reqID    string // the request it belongs to
 }
 
 // NewQState starts a question with nothing chosen.
@@ -135,17 +144,83 @@ func (s *QState) Summary() string {
 	return strings.Join(parts, ", ")
 }
 
-// applyDraft pre-fills the question from the pending file's draft, unless the
-// user already worked on it here: what they typed in the pane wins.
-func (s *QState) applyDraft(raw json.RawMessage) {
-	if s.Touched || len(raw) == 0 || string(raw) == "null" {
+// DraftValue is the answer as a draft message carries it: JSON null when
+// not answered, else the simplest form that means the same — a label, a
+// list of labels or the typed text — so that the pending file reads as if
+// the user had typed it there; the object form when only it says it all
+// (a note, or typed text that looks like a label). Boxes checked in a
+// multi-select question are a draft before Enter confirms them: they are
+// options the user chose.
+func (s *QState) DraftValue() json.RawMessage {
+	if !s.Answered && !(s.Q.IsMulti() && s.HasOptions() && anyChecked(s)) {
+		return json.RawMessage("null")
+	}
+	full := s.WireAnswer()
+	want, ok, err := socketproto.NormalizeAnswer(s.Q, full)
+	if err != nil || !ok {
+		return full
+	}
+	var simple any
+	switch {
+	case s.Notes != "":
+	case !s.HasOptions() || (!s.Q.IsMulti() && s.Choice == s.Other()):
+		simple = s.Custom
+	case s.Q.IsMulti() && !s.Checked[s.Other()]:
+		simple = want.SelectedOptions
+	case !s.Q.IsMulti():
+		simple = want.SelectedOption
+	}
+	if simple != nil {
+		b, _ := json.Marshal(simple)
+		if got, ok, err := socketproto.NormalizeAnswer(s.Q, b); err == nil && ok && reflect.DeepEqual(got, want) {
+			return b
+		}
+	}
+	return full
+}
+
+// sameAnswer reports whether two drafts of the question mean the same:
+// missing, null and blank are all "none"; else what the normaliser makes of
+// them ({"selected":["A"]} and "A" are one answer), or their compact JSON.
+func (s *QState) sameAnswer(a, b json.RawMessage) bool {
+	fa, fb := filled(a), filled(b)
+	if !fa || !fb {
+		return fa == fb
+	}
+	na, oka, erra := socketproto.NormalizeAnswer(s.Q, a)
+	nb, okb, errb := socketproto.NormalizeAnswer(s.Q, b)
+	if erra == nil && errb == nil && oka && okb {
+		return reflect.DeepEqual(na, nb)
+	}
+	var ca, cb bytes.Buffer
+	if json.Compact(&ca, a) != nil || json.Compact(&cb, b) != nil {
+		return bytes.Equal(a, b)
+	}
+	return bytes.Equal(ca.Bytes(), cb.Bytes())
+}
+
+func filled(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) > 0 && string(t) != "null" && string(t) != `""`
+}
+
+// takeDraft makes the question's answer the daemon's draft: the latest edit
+// wins, wherever it was made. What only this pane has — where the focus is,
+// the filter, the scroll positions, text typed into an open input — stays.
+func (s *QState) takeDraft(raw json.RawMessage) {
+	s.Known = raw
+	fresh := NewQState(s.Q)
+	fresh.Cursor, fresh.Filter, fresh.Scroll, fresh.WinTop, fresh.PrevTop = s.Cursor, s.Filter, s.Scroll, s.WinTop, s.PrevTop
+	fresh.Known, fresh.inflight, fresh.reqID, fresh.Touched = s.Known, s.inflight, s.reqID, s.Touched
+	if !filled(raw) {
+		fresh.Custom = s.Custom // typed, not accepted: not part of any draft
+		*s = *fresh
 		return
 	}
 	a, answered, err := socketproto.NormalizeAnswer(s.Q, raw)
 	if err != nil || !answered {
 		return
 	}
-	fresh := NewQState(s.Q)
 	fresh.Notes = a.Notes
 	if s.HasOptions() {
 		for i, o := range s.Q.Options {
@@ -177,22 +252,31 @@ func newReq(p socketproto.Pending) *Req {
 	r := &Req{P: p}
 	for i, q := range p.Questions {
 		s := NewQState(q)
+		s.reqID = p.RequestID
 		if i < len(p.Draft) {
-			s.applyDraft(p.Draft[i])
+			s.takeDraft(p.Draft[i])
 		}
 		r.Qs = append(r.Qs, s)
 	}
 	return r
 }
 
-// update takes the daemon's new view of the request (a draft, a status)
-// without losing what the user did.
+// update takes the daemon's new view of the request (a draft, a status). A
+// draft that differs from the one the pane knew is an edit made elsewhere
+// (the pending file, another pane), newer than this pane's: it wins. While
+// this pane's own draft of a question is on its way, what the daemon says
+// of that question is older than it, and is not taken.
 func (r *Req) update(p socketproto.Pending) {
 	r.P = p
 	for i, s := range r.Qs {
+		var d json.RawMessage
 		if i < len(p.Draft) {
-			s.applyDraft(p.Draft[i])
+			d = p.Draft[i]
 		}
+		if s.inflight > 0 || s.sameAnswer(d, s.Known) {
+			continue
+		}
+		s.takeDraft(d)
 	}
 }
 

@@ -24,7 +24,11 @@ type Options struct {
 	SoftLimit int              // limits.answer_soft_limit; 0 means the default
 	Bell      bool             // ring the terminal bell on a new request
 	Editor    string           // command for Ctrl-E, e.g. "vim" or "code -w"
-	Now       func() time.Time // clock for "3m ago"; time.Now when nil
+	Now       func() time.Time // clock for "3m ago" and the input guard; time.Now when nil
+	// InputGuard is ui.input_guard: how long keys that choose, submit,
+	// decline or confirm are ignored after the question on screen changed.
+	// 0 turns the guard off.
+	InputGuard time.Duration
 }
 
 type mode int
@@ -58,9 +62,26 @@ type Pane struct {
 	bell       bool // ring on the next draw
 	Bells      int  // bells rung so far (tests read it)
 
-	submitScroll int
-	qOverflow    int  // question lines that did not fit at the last draw
-	scrollable   bool // PgUp/PgDn have something to scroll
+	submitScroll    int
+	qOverflow       int  // question lines that did not fit at the last draw
+	scrollable      bool // PgUp/PgDn have something to scroll
+	previewOverflow bool // { } have something to scroll
+	small           bool // the last draw said "terminal too small"
+
+	// The input guard (SPEC §6): shown is what the last draw showed (a
+	// request and its tab), and keys that answer are not taken until
+	// settleUntil after it changed.
+	shown       string
+	settleUntil time.Time
+
+	noticeUntil time.Time // when the notice goes; zero: until replaced
+	noticeFile  bool      // the notice is a pending-file error
+
+	// drafts are the draft messages sent and not yet acknowledged, oldest
+	// first: the daemon answers a connection's messages in order.
+	drafts []*QState
+	// onWake asks for a redraw after d (0: none needed); set by the app.
+	onWake func(d time.Duration)
 
 	// app is set by Run; nil in widget tests (no editor, no quitting).
 	app      *tview.Application
@@ -79,9 +100,9 @@ func NewPane(s Sender, opt Options) *Pane {
 	useTerminalColours()
 	in := tview.NewTextArea().
 		SetWrap(true).
-		SetWordWrap(false).
-		SetTextStyle(tcell.StyleDefault.Underline(true)).
-		SetPlaceholderStyle(tcell.StyleDefault.Dim(true))
+		SetWordWrap(true).
+		SetTextStyle(styleInput).
+		SetPlaceholderStyle(styleHint)
 	in.SetBackgroundColor(tcell.ColorDefault)
 	p := &Pane{Box: tview.NewBox(), opt: opt, send: s, input: in}
 	p.Box.SetBackgroundColor(tcell.ColorDefault)
@@ -120,39 +141,54 @@ func (p *Pane) HandleEvent(msg socketproto.Message) {
 	switch ev := msg.(type) {
 	case socketproto.Snapshot:
 		m.ConnErr = ""
-		if gone := m.Snapshot(ev.Pending); len(gone) > 0 {
-			m.Notice = fmt.Sprintf("%s no longer waiting (resolved while the pane was away).", plural(len(gone), "request"))
+		p.drafts = nil // a new connection: nothing of the old one is acknowledged
+		for _, r := range m.Reqs {
+			for _, s := range r.Qs {
+				s.inflight = 0
+			}
 		}
+		if gone := m.Snapshot(ev.Pending); len(gone) > 0 {
+			p.notice(fmt.Sprintf("%s no longer waiting (resolved while the pane was away).", plural(len(gone), "request")), noticeTTL)
+		}
+		defer p.flushDrafts(m.Reqs...) // answers given while the daemon was away
 	case socketproto.RequestAdded:
 		if m.Add(ev.Request) && p.opt.Bell {
 			p.bell = true
 		}
 	case socketproto.RequestUpdated:
 		m.Update(ev.Request)
+		if p.noticeFile {
+			// The daemon took something in from the file: it parses again.
+			p.clearNotice()
+		}
 	case socketproto.RequestResolved:
 		r := m.Remove(ev.RequestID)
 		if r == nil {
 			break
 		}
-		id := Clean(ev.RequestID, false)
+		p.forgetDrafts(r)
+		q := requestName(r)
 		switch {
 		case r.Sending && ev.Outcome == socketproto.OutcomeAnswered:
-			m.Notice = fmt.Sprintf("Answer to %s sent.", id)
+			p.notice(fmt.Sprintf("Answer to %s sent.", q), noticeTTL)
 		case r.Sending && ev.Outcome == socketproto.OutcomeCancelled:
-			m.Notice = fmt.Sprintf("Request %s cancelled.", id)
+			p.notice(fmt.Sprintf("%s declined.", upperFirst(q)), noticeTTL)
 		case ev.Outcome == socketproto.OutcomeWithdrawn:
-			m.Notice = fmt.Sprintf("Request %s was withdrawn by its agent.", id)
+			p.notice(fmt.Sprintf("%s was withdrawn by its agent.", upperFirst(q)), noticeTTL)
 		case ev.Outcome == socketproto.OutcomeCancelled:
-			m.Notice = fmt.Sprintf("Request %s was cancelled elsewhere (%s).", id, Clean(ev.Via, false))
+			p.notice(fmt.Sprintf("%s was declined elsewhere (%s).", upperFirst(q), Clean(ev.Via, false)), noticeTTL)
 		default:
-			m.Notice = fmt.Sprintf("Request %s was answered elsewhere (%s).", id, Clean(ev.Via, false))
+			p.notice(fmt.Sprintf("%s was answered elsewhere (%s).", upperFirst(q), Clean(ev.Via, false)), noticeTTL)
 		}
 	case socketproto.PendingFileError:
-		m.Notice = fmt.Sprintf("Pending file %s: %s", Clean(ev.Path, false), Clean(ev.Error, false))
+		p.notice(fmt.Sprintf("Pending file %s: %s", Clean(ev.Path, false), Clean(ev.Error, false)), fileErrorTTL)
+		p.noticeFile = true
 	case *socketproto.Error:
 		p.daemonError(ev)
 	case socketproto.OK:
-		// The request_resolved event that follows removes the request.
+		// For an answer or a cancel, the request_resolved event that follows
+		// removes the request; for a draft, the daemon has it.
+		p.ackDraft(ev.RequestID)
 	case connLost:
 		m.ConnErr = ev.err
 		for _, r := range m.Reqs {
@@ -165,6 +201,7 @@ func (p *Pane) HandleEvent(msg socketproto.Message) {
 // daemonError shows a refused answer or cancel; the answers stay as they were.
 func (p *Pane) daemonError(e *socketproto.Error) {
 	m := &p.M
+	p.ackDraft(e.RequestID)
 	r := m.Find(e.RequestID)
 	if r != nil {
 		r.Sending = false
@@ -179,14 +216,17 @@ func (p *Pane) daemonError(e *socketproto.Error) {
 	msg := Clean(e.Error(), false)
 	switch e.Code {
 	case socketproto.CodeAlreadyResolved, socketproto.CodeNotFound:
+		name := "Request " + Clean(e.RequestID, false)
 		if r != nil {
 			m.Remove(r.P.RequestID)
+			p.forgetDrafts(r)
+			name = upperFirst(requestName(r))
 		}
-		m.Notice = fmt.Sprintf("Request %s is no longer waiting: %s", Clean(e.RequestID, false), msg)
+		p.notice(fmt.Sprintf("%s is no longer waiting: %s", name, msg), noticeTTL)
 	case socketproto.CodeInvalidAnswer:
-		m.Notice = "The daemon refused the answer: " + msg
+		p.notice("The daemon refused the answer: "+msg, 0)
 	default:
-		m.Notice = "Daemon: " + msg
+		p.notice("Daemon: "+msg, 0)
 	}
 }
 
@@ -279,13 +319,21 @@ func (p *Pane) endEdit() {
 // --- actions ------------------------------------------------------------------
 
 // advance moves on after a question was answered: a lone question is sent at
-// once; otherwise the next tab (the last question leads to Submit).
+// once; otherwise the next question not answered yet, and Submit once every
+// question is answered (never an answered question, whose input would open).
 func (p *Pane) advance(r *Req) {
 	if len(r.Qs) == 1 {
 		p.submit(r)
 		return
 	}
-	p.setTab(r, r.Tab+1)
+	next := len(r.Qs)
+	for k := 1; k < len(r.Qs); k++ {
+		if i := (r.Tab + k) % len(r.Qs); !r.Qs[i].Answered {
+			next = i
+			break
+		}
+	}
+	p.setTab(r, next)
 }
 
 func (p *Pane) setTab(r *Req, t int) {
@@ -355,6 +403,127 @@ func (p *Pane) cancel(r *Req) {
 	p.closeInput()
 	r.Sending = true
 	p.sync()
+}
+
+// --- notices --------------------------------------------------------------------
+
+const (
+	noticeTTL = 5 * time.Second // a notice about something that happened
+	// A pending-file error stays until the daemon takes something in from
+	// the file again (it parses then), or this long: the protocol has no
+	// word for "the file parses again" when a fix changes no answer.
+	fileErrorTTL = 30 * time.Second
+)
+
+// notice shows a one-line message for ttl (0: until the next one).
+func (p *Pane) notice(text string, ttl time.Duration) {
+	p.M.Notice = text
+	p.noticeFile = false
+	p.noticeUntil = time.Time{}
+	if ttl > 0 {
+		p.noticeUntil = p.opt.Now().Add(ttl)
+	}
+}
+
+func (p *Pane) clearNotice() { p.notice("", 0) }
+
+// expireNotice drops a notice whose time is up.
+func (p *Pane) expireNotice(now time.Time) {
+	if !p.noticeUntil.IsZero() && !now.Before(p.noticeUntil) {
+		p.clearNotice()
+	}
+}
+
+// requestName is how a notice names a request: by its first question (the
+// id means nothing to the user), and how many more it had.
+func requestName(r *Req) string {
+	if len(r.P.Questions) == 0 {
+		return "the request " + Clean(r.P.RequestID, false)
+	}
+	name := "“" + truncate(Clean(r.P.Questions[0].Question, false), 48) + "”"
+	if n := len(r.P.Questions) - 1; n > 0 {
+		name += fmt.Sprintf(" (and %s)", plural(n, "more question"))
+	}
+	return name
+}
+
+func upperFirst(s string) string {
+	if strings.HasPrefix(s, "the ") {
+		return "The " + s[4:]
+	}
+	return s
+}
+
+// --- the input guard and drafts ------------------------------------------------
+
+// settling reports whether keys that answer are still ignored after the
+// question on screen changed.
+func (p *Pane) settling() bool {
+	return p.opt.InputGuard > 0 && p.opt.Now().Before(p.settleUntil)
+}
+
+// showing notes what a draw puts on screen; a change starts the guard.
+func (p *Pane) showing(what string) {
+	if what == p.shown {
+		return
+	}
+	p.shown = what
+	if what != "" && p.opt.InputGuard > 0 {
+		p.settleUntil = p.opt.Now().Add(p.opt.InputGuard)
+	}
+}
+
+// flushDrafts sends the daemon every answer of rs that differs from the
+// draft it has (SPEC §6 "Answers in progress are the daemon's"), one draft
+// message per question changed.
+func (p *Pane) flushDrafts(rs ...*Req) {
+	for i, r := range rs {
+		if r == nil || r.Sending || p.M.Find(r.P.RequestID) != r || (i > 0 && rs[i-1] == r) {
+			continue
+		}
+		for qi, s := range r.Qs {
+			v := s.DraftValue()
+			if s.sameAnswer(v, s.Known) {
+				continue
+			}
+			err := p.send.Send(socketproto.DraftRequest{RequestID: r.P.RequestID, Index: qi, Answer: v, Via: socketproto.ViaPane})
+			if err != nil {
+				// Kept here; sent with the next change, or after reconnecting.
+				if p.hint != "" {
+					return // a word about what failed already stands
+				}
+				p.hint = "Answer kept in this pane only (" + Clean(err.Error(), false) + "); it goes to the daemon when it is back."
+				return
+			}
+			s.Known = v
+			s.inflight++
+			p.drafts = append(p.drafts, s)
+		}
+	}
+}
+
+// ackDraft takes the daemon's ok or error for request id off the drafts
+// waiting for one. An ok for an answer or cancel may take a draft's place:
+// the request is leaving then, and its drafts no longer matter.
+func (p *Pane) ackDraft(id string) {
+	for i, s := range p.drafts {
+		if s.reqID == id {
+			s.inflight--
+			p.drafts = append(p.drafts[:i], p.drafts[i+1:]...)
+			return
+		}
+	}
+}
+
+// forgetDrafts drops the unacknowledged drafts of a request that left.
+func (p *Pane) forgetDrafts(r *Req) {
+	out := p.drafts[:0]
+	for _, s := range p.drafts {
+		if s.reqID != r.P.RequestID {
+			out = append(out, s)
+		}
+	}
+	p.drafts = out
 }
 
 func plural(n int, word string) string {

@@ -28,7 +28,8 @@ func TestSingleQuestionChooseWithEnter(t *testing.T) {
 	}
 	h.Has("Sending…")
 	h.Event(socketproto.RequestResolved{RequestID: "req-1", Outcome: "answered", Via: "pane"})
-	h.Has("Answer to req-1 sent.", "No questions waiting")
+	h.Has("Answer to “Which database should we use?” sent.", "No questions waiting")
+	h.HasNot("req-1")
 }
 
 func TestNumberKeysChooseAtOnce(t *testing.T) {
@@ -259,7 +260,7 @@ func TestMultiSelect(t *testing.T) {
 func TestMultiSelectUntoggle(t *testing.T) {
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", multi(question("Which?", "", "A", "B", "C")))))
-	h.Press("1", "2", "1", "<Enter>")
+	h.Press("1", "2", "1", "<Down>", "<Enter>") // Enter on the checked B confirms
 	if got := selected(t, h.Answers("req-1")[0]); len(got) != 1 || got[0] != "B" {
 		t.Fatalf("selected %v, want [B]", got)
 	}
@@ -346,7 +347,7 @@ func TestEscWithNothingAnsweredCancels(t *testing.T) {
 		t.Fatalf("sent %#v, want a cancel via pane", h.LastSent())
 	}
 	h.Event(socketproto.RequestResolved{RequestID: "req-1", Outcome: "cancelled", Via: "pane"})
-	h.Has("Request req-1 cancelled.", "No questions waiting")
+	h.Has("“Which database should we use?” (and 1 more question) declined.", "No questions waiting")
 }
 
 func TestEscWithAnswersAsks(t *testing.T) {
@@ -393,8 +394,9 @@ func TestFreeTextEscWithTextAsks(t *testing.T) {
 // TestListWindowGrowsBackAfterResize: options scrolled out of a short
 // terminal come back into view when it grows, without a stale "↑ N more…".
 func TestListWindowGrowsBackAfterResize(t *testing.T) {
-	h := newH(t, 40, 9)
-	h.Event(snap(pending("req-1", dbQuestion())))
+	h := newH(t, 40, 12)
+	h.Event(snap(pending("req-1", question("Which database should we use? "+strings.Repeat("More about it. ", 6), "Database",
+		"PostgreSQL (Recommended)=Battle-tested relational DB", "SQLite=Lightweight, file-based", "MongoDB=Document store"))))
 	h.Press("<End>")
 	h.Has("↑ ", "> 4. Other (type your answer)")
 	h.Resize(300, 80)
@@ -536,10 +538,10 @@ func TestPasteShowsItsEnd(t *testing.T) {
 // TestOneRowQuestionSaysThereIsMore: squeezed to a single row, a question
 // longer than that row still says it goes on.
 func TestOneRowQuestionSaysThereIsMore(t *testing.T) {
-	h := newH(t, 40, 6)
-	h.Event(snap(pending("req-1", question(strings.Repeat("word ", 40)+"THE-END?", "", "Yes", "No"))))
-	h.Has("word word", " ↕", "> 1. Yes")
-	for range 20 {
+	h := newH(t, 40, 12)
+	h.Event(snap(pending("req-1", question(strings.Repeat("word ", 40)+"THE-END?", "", "Yes=y\ny\ny", "No=n\nn\nn", "Maybe=m\nm\nm"))))
+	h.Has("word word", "> 1. Yes")
+	for range 30 {
 		h.Press("<PgDn>")
 	}
 	h.Has("THE-END?")

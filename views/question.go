@@ -48,7 +48,7 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 		}
 		row = min(row, full-len(noteLines)-ih)
 		for _, l := range noteLines {
-			put(screen, x, row, w, seg{l, "[::i]"})
+			put(screen, x, row, w, seg{l, styleNote})
 			row++
 		}
 		if editing {
@@ -59,11 +59,11 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 	var q []seg
 	if len(r.Qs) == 1 && s.Q.Header != "" {
 		for _, l := range wrap(Clean(s.Q.Header, false), w) {
-			q = append(q, seg{l, "[::b]"})
+			q = append(q, seg{l, styleStrong})
 		}
 	}
 	for _, l := range wrap(Clean(s.Q.Question, true), w) {
-		q = append(q, seg{l, "[::b]"})
+		q = append(q, seg{l, styleStrong})
 	}
 	H := bottom - y
 	if !s.HasOptions() {
@@ -95,7 +95,13 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 	}
 	minList := min(need, max(3, H/2))
 	if pv != "" && !wide {
-		minList = min(need+4, max(3, H*2/3))
+		// The list's focused option with a line of its description and
+		// "↓ N more…" (3), and the preview's title and a line of it (2).
+		minList = min(need+4, max(5, H*2/3))
+	}
+	noMatch := s.Filter != "" && len(items) == 1 && len(s.Q.Options) > 0
+	if noMatch {
+		minList++
 	}
 
 	// The question: whole if it fits, else a scrolled window with a status line.
@@ -117,19 +123,24 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 		for i := 0; i < qRows-1; i++ {
 			put(screen, x, y+i, w, q[qOff+i])
 		}
-		put(screen, x, y+qRows-1, w, seg{fmt.Sprintf("↕ lines %d–%d of %d, PgUp/PgDn", qOff+1, qOff+qRows-1, len(q)), "[::d]"})
+		put(screen, x, y+qRows-1, w, seg{fmt.Sprintf("↕ lines %d–%d of %d, PgUp/PgDn", qOff+1, qOff+qRows-1, len(q)), styleQuiet})
 	} else if p.qOverflow > 0 {
 		// One row: no room for the status line, so the row itself says
 		// that there is more.
-		put(screen, x, y, w, seg{truncate(q[qOff].text, w-2), q[qOff].style}, seg{" ↕", "[::d]"})
+		put(screen, x, y, w, seg{truncate(q[qOff].text, w-2), q[qOff].style}, seg{" ↕", styleQuiet})
 	} else {
 		for i := 0; i < qRows && qOff+i < len(q); i++ {
 			put(screen, x, y+i, w, q[qOff+i])
 		}
 	}
 	ly := y + qRows
-	if bottom-ly > minList {
+	if bottom-ly-1 > minList {
 		ly++ // a blank line between question and options
+	}
+	if noMatch {
+		// Said, not left blank: the filter hides every option.
+		put(screen, x, ly, w, seg{truncate("no option matches “"+Clean(s.Filter, false)+"” (Esc clears the filter)", w), styleQuiet})
+		ly++
 	}
 	descOff := max(0, s.Scroll-p.qOverflow)
 
@@ -140,11 +151,13 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 		if wide {
 			pvEnd = p.drawPreview(screen, s, pv, x+listW+2, ly, w-listW-2, bottom)
 		} else {
-			// The list keeps room for the focused option and its neighbours.
+			// The list keeps room for the focused option and its neighbours;
+			// the preview gets its title and at least one line.
 			ph := min(len(pvLines)+1, max(3, (bottom-ly)/2))
 			if bottom-ly < 10 {
 				ph = min(len(pvLines)+1, max(2, (bottom-ly)/3+1))
 			}
+			ph = max(min(ph, bottom-ly-3), min(2, bottom-ly))
 			listBottom = bottom - ph
 			pvEnd = p.drawPreview(screen, s, pv, x, listBottom, w, bottom)
 		}
@@ -192,9 +205,9 @@ func (p *Pane) itemBlock(s *QState, it, w int) []seg {
 	}
 	head := marker + box + fmt.Sprintf("%d. ", it+1)
 	indent := width(head)
-	style := ""
+	style := stylePlain
 	if focused {
-		style = "[::rb]"
+		style = styleFocus
 	}
 	var out []seg
 	for i, l := range wrap(label, max(1, w-indent)) {
@@ -206,7 +219,7 @@ func (p *Pane) itemBlock(s *QState, it, w int) []seg {
 	}
 	if desc != "" {
 		for _, l := range wrap(desc, max(1, w-indent)) {
-			out = append(out, seg{strings.Repeat(" ", indent) + l, "[::d]"})
+			out = append(out, seg{strings.Repeat(" ", indent) + l, styleQuiet})
 		}
 	}
 	return out
@@ -256,7 +269,7 @@ func (p *Pane) drawList(screen tcell.Screen, s *QState, items []int, blocks [][]
 	last := fit(s.WinTop)
 	row := y
 	if s.WinTop > 0 {
-		put(screen, x, row, w, seg{fmt.Sprintf("  ↑ %d more…", s.WinTop), "[::d]"})
+		put(screen, x, row, w, seg{fmt.Sprintf("  ↑ %d more…", s.WinTop), styleQuiet})
 		row++
 	}
 	stop := bottom
@@ -267,12 +280,20 @@ func (p *Pane) drawList(screen tcell.Screen, s *QState, items []int, blocks [][]
 		lines := blocks[k]
 		if len(lines) > stop-row { // only the focused item can be this tall
 			room := stop - row
-			if room >= 2 {
+			switch {
+			case room >= 2:
 				descMax = len(lines) - (room - 1)
 				off := min(descOff, descMax)
 				lines = append(append([]seg{}, lines[0]), lines[1+off:]...)
 				lines = lines[:room-1]
-				lines = append(lines, seg{"     ↕ more of this option (PgUp/PgDn)", "[::d]"})
+				lines = append(lines, seg{"     ↕ more of this option (PgUp/PgDn)", styleQuiet})
+			case room == 1:
+				// No row for the marker: the label's own row says it.
+				l := lines[0]
+				lines = []seg{{truncate(l.text, w-2), l.style}, {" ↕", styleQuiet}}
+				put(screen, x, row, w, lines...)
+				row++
+				continue
 			}
 		}
 		for _, l := range lines {
@@ -284,34 +305,35 @@ func (p *Pane) drawList(screen tcell.Screen, s *QState, items []int, blocks [][]
 		}
 	}
 	if last < n {
-		put(screen, x, row, w, seg{fmt.Sprintf("  ↓ %d more…", n-last), "[::d]"})
+		put(screen, x, row, w, seg{fmt.Sprintf("  ↓ %d more…", n-last), styleQuiet})
 		row++
 	}
 	return row, descMax
 }
 
-// drawPreview draws the focused option's preview in a framed panel.
+// drawPreview draws the focused option's preview in a framed panel. When it
+// does not fit, its title line says which lines show: a line of its own
+// would take the one row a short terminal has for the preview itself.
 func (p *Pane) drawPreview(screen tcell.Screen, s *QState, pv string, x, y, w, bottom int) (end int) {
+	p.previewOverflow = false
 	if w < 3 || bottom-y < 2 {
 		return y
 	}
-	put(screen, x, y, w, seg{"─ Preview " + strings.Repeat("─", max(0, w-10)), "[::d]"})
 	lines := wrap(pv, w)
 	h := bottom - y - 1
+	title := "─ Preview "
 	if len(lines) > h {
-		h--
+		p.previewOverflow = true
 		s.PrevTop = min(s.PrevTop, len(lines)-h)
-		put(screen, x, bottom-1, w, seg{truncate(fmt.Sprintf("preview lines %d–%d of %d ({ })", s.PrevTop+1, s.PrevTop+h, len(lines)), w), "[::d]"})
+		title = fmt.Sprintf("─ Preview %d–%d of %d ({ }) ", s.PrevTop+1, s.PrevTop+h, len(lines))
 	} else {
 		s.PrevTop = 0
 	}
+	put(screen, x, y, w, seg{truncate(title+strings.Repeat("─", max(0, w-width(title))), w), styleQuiet})
 	end = y + 1
 	for i := 0; i < h && s.PrevTop+i < len(lines); i++ {
-		put(screen, x, y+1+i, w, seg{lines[s.PrevTop+i], ""})
+		put(screen, x, y+1+i, w, seg{lines[s.PrevTop+i], stylePlain})
 		end++
-	}
-	if len(lines) > h {
-		end = bottom
 	}
 	return end
 }
@@ -340,7 +362,7 @@ func (p *Pane) drawInput(screen tcell.Screen, s *QState, x, y, w, ih int) {
 		label = "/ "
 	}
 	lw := width(label)
-	put(screen, x, y, w, seg{label, "[::b]"})
+	put(screen, x, y, w, seg{label, styleStrong})
 	if ix, iy, iw, ih0 := p.input.GetRect(); ix != x+lw || iy != y || iw != max(1, w-lw) || ih0 != ih {
 		// The input moved or changed size (a resize, or a paste that made it
 		// taller). An offset kept from the old size could hide text that now

@@ -74,7 +74,7 @@ func wrapParagraph(p string, w int) []string {
 // wrapAtMost wraps clean text like wrap, in at most n lines: the last one
 // takes the rest, cut with "…" when it does not fit.
 func wrapAtMost(s string, w, n int) []string {
-	if s == "" {
+	if s == "" || n <= 0 {
 		return nil
 	}
 	lines := wrap(s, w)
@@ -121,8 +121,23 @@ func truncate(s string, w int) string {
 // seg is a run of clean text with one style.
 type seg struct {
 	text  string
-	style string // the pane's own attributes in tview's tag form ("[::b]", "[::rb]"), or ""
+	style tcell.Style
 }
+
+// The pane's styles, by what they mark. They are tcell styles, not tview
+// tags parsed at draw time (where a typo silently falls back to the
+// default), and they use only the terminal's own colours: emphasis comes
+// from attributes, so the pane reads well on dark and light themes alike.
+var (
+	stylePlain  = tcell.StyleDefault
+	styleStrong = tcell.StyleDefault.Bold(true)               // the question, notices, warnings
+	styleQuiet  = tcell.StyleDefault.Dim(true)                // descriptions, markers, the hint line
+	styleNote   = tcell.StyleDefault.Italic(true)             // a note under the answer
+	styleFocus  = tcell.StyleDefault.Reverse(true).Bold(true) // the focused option, the current tab
+	styleTitle  = tcell.StyleDefault.Reverse(true)            // the title bar
+	styleInput  = tcell.StyleDefault.Underline(true)          // text being typed
+	styleHint   = tcell.StyleDefault.Dim(true)                // an input's placeholder
+)
 
 // put prints segments at (x, y), clipped to w cells, and returns the cells
 // used. It writes the cells itself instead of going through tview.Print:
@@ -132,7 +147,7 @@ type seg struct {
 func put(screen tcell.Screen, x, y, w int, segs ...seg) int {
 	used := 0
 	for _, s := range segs {
-		st := styleOf(s.style)
+		st := s.style
 		g := uniseg.NewGraphemes(s.text)
 		for g.Next() {
 			cw := g.Width()
@@ -151,27 +166,6 @@ func put(screen tcell.Screen, x, y, w int, segs ...seg) int {
 		}
 	}
 	return used
-}
-
-// styleOf turns the attribute letters of a "[::…]" tag into a style on the
-// terminal's own colours.
-func styleOf(tag string) tcell.Style {
-	st := tcell.StyleDefault
-	for _, c := range strings.TrimSuffix(strings.TrimPrefix(tag, "[::"), "]") {
-		switch c {
-		case 'b':
-			st = st.Bold(true)
-		case 'd':
-			st = st.Dim(true)
-		case 'i':
-			st = st.Italic(true)
-		case 'r':
-			st = st.Reverse(true)
-		case 'u':
-			st = st.Underline(true)
-		}
-	}
-	return st
 }
 
 // fill paints a row of cells with spaces in a style (reverse for the title).

@@ -55,10 +55,11 @@ func runPane(args []string) int {
 		return 1
 	}
 	opt := views.Options{
-		Socket:    cfg.SocketPath(*socket),
-		SoftLimit: cfg.Limits.AnswerSoftLimit,
-		Bell:      cfg.UI.Bell,
-		Editor:    cfg.Editor(),
+		Socket:     cfg.SocketPath(*socket),
+		SoftLimit:  cfg.Limits.AnswerSoftLimit,
+		Bell:       cfg.UI.Bell,
+		Editor:     cfg.Editor(),
+		InputGuard: cfg.UI.InputGuard.Duration,
 	}
 	if *split {
 		return splitPane(opt.Socket, *configPath, *demo)

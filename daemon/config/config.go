@@ -52,6 +52,10 @@ const (
 type UI struct {
 	Bell   bool   `toml:"bell"`
 	Editor string `toml:"editor"`
+	// InputGuard is how long keys that choose, submit, decline or confirm
+	// are ignored after the question on screen changes (SPEC §6), so that
+	// keys typed for one request never answer the next.
+	InputGuard Duration `toml:"input_guard"`
 }
 
 type Notify struct {
@@ -85,7 +89,7 @@ func Default() Config {
 			SyncInterval:    Duration{10 * time.Millisecond},
 		},
 		Limits: socketproto.DefaultLimits(),
-		UI:     UI{Bell: true},
+		UI:     UI{Bell: true, InputGuard: Duration{400 * time.Millisecond}},
 	}
 }
 

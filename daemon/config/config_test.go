@@ -24,6 +24,32 @@ func TestExampleIsTheDefaults(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("config.example.toml differs from the defaults:\n got %+v\nwant %+v", got, want)
 	}
+	// A key missing from the example parses as its default too: check that
+	// every key is written out, so the example documents them all.
+	ct := reflect.TypeOf(Config{})
+	for i := range ct.NumField() {
+		table := ct.Field(i).Tag.Get("toml")
+		if table == "" || table == "-" || ct.Field(i).Type.Kind() != reflect.Struct {
+			continue
+		}
+		section := string(data)
+		if _, after, ok := strings.Cut(section, "["+table+"]\n"); ok {
+			section, _, _ = strings.Cut(after, "\n[")
+		} else {
+			t.Errorf("config.example.toml has no [%s] table", table)
+			continue
+		}
+		ft := ct.Field(i).Type
+		for j := range ft.NumField() {
+			key, _, _ := strings.Cut(ft.Field(j).Tag.Get("toml"), ",")
+			if key == "" || key == "-" {
+				continue
+			}
+			if !strings.Contains("\n"+section, "\n"+key+" =") {
+				t.Errorf("config.example.toml lacks %s.%s", table, key)
+			}
+		}
+	}
 }
 
 func TestDefaults(t *testing.T) {
@@ -38,6 +64,9 @@ func TestDefaults(t *testing.T) {
 	if !c.UI.Bell {
 		t.Error("ui.bell should default to true")
 	}
+	if c.UI.InputGuard.Duration != 400*time.Millisecond {
+		t.Errorf("ui.input_guard = %v, want 400ms", c.UI.InputGuard)
+	}
 }
 
 func TestParseErrors(t *testing.T) {
@@ -46,6 +75,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown table", "[daemon]\n\n[foo]\na = 1\n", "line 3: foo: unknown key"},
 		{"wrong type int", "[limits]\nmax_pending = \"lots\"\n", "line 2: limits.max_pending: must be an integer, got a string"},
 		{"wrong type bool", "[ui]\nbell = 1\n", "line 2: ui.bell: must be a boolean"},
+		{"input_guard as a number", "[ui]\ninput_guard = 400\n", "line 2: ui.input_guard: want a duration"},
 		{"bad duration", "[daemon]\norphan_grace = \"soon\"\n", "line 2: daemon.orphan_grace: want a duration"},
 		{"duration as a number", "[daemon]\nresult_retention = 5\n", "line 2: daemon.result_retention: want a duration"},
 		{"command as a string", "[notify]\ncommand = \"notify-send\"\n", "line 2: notify.command: must be an array, got a string"},

@@ -1,0 +1,52 @@
+package daemon
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"askuser/socketproto"
+)
+
+// draft records the answer given so far to one question (SPEC §4 "draft").
+// A pane sends one for every answer the user gives, so an answer in progress
+// outlives the pane: it is journalled, written to the pending file and shown
+// in every other pane (request_updated, from setDraftByID).
+//
+// The answer is checked with the same normaliser as a final answer, so a
+// draft that could never be sent is refused now, with the reason, rather
+// than kept and refused later. A blank one ("", {"selected":[]}) clears the
+// draft, as it does in the pending file.
+func (s *state) draft(c *conn, m socketproto.DraftRequest) {
+	r, e := s.lookup(m.RequestID)
+	if e != nil {
+		s.sendErr(c, m.RequestID, e)
+		return
+	}
+	n := len(r.p.Questions)
+	if m.Index < 0 || m.Index >= n {
+		s.sendErr(c, m.RequestID, socketproto.Errf(socketproto.CodeInvalidAnswer, "index",
+			"no question %d: request %q has %d (index from 0)", m.Index, m.RequestID, n))
+		return
+	}
+	value := json.RawMessage("null")
+	_, answered, err := socketproto.NormalizeAnswer(r.p.Questions[m.Index], m.Answer)
+	if err != nil {
+		s.sendErr(c, m.RequestID, socketproto.Errf(socketproto.CodeInvalidAnswer, "answer",
+			"question %d: %s", m.Index, err.Error()))
+		return
+	}
+	if answered {
+		var buf bytes.Buffer
+		if json.Compact(&buf, m.Answer) == nil {
+			value = buf.Bytes()
+		}
+	}
+	draft := make([]json.RawMessage, n)
+	copy(draft, r.p.Draft)
+	draft[m.Index] = value
+	if e := s.setDraftByID(m.RequestID, draft); e != nil {
+		s.sendErr(c, m.RequestID, e)
+		return
+	}
+	s.send(c, socketproto.OK{RequestID: m.RequestID})
+}

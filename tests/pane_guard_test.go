@@ -1,0 +1,133 @@
+package tests
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// SPEC §6 "No answer the user has not seen", in a real terminal: with two
+// requests waiting, 1 then Enter 100 ms later answers the first and leaves
+// the second waiting; Enter once the pane has settled answers it. The guard
+// is set long here (2 s) so that a slow machine cannot make the test pass or
+// fail by timing; the default is pinned by the config's own test.
+func TestPaneTmuxGuardTwoRequests(t *testing.T) {
+	e := NewEnv(t)
+	e.WriteConfig("[ui]\ninput_guard = \"2s\"\n")
+	e.StartDaemon()
+	p := startTmuxPane(t, e, 80, 24)
+	p.waitFor("No questions waiting")
+	first, out1, err1 := e.StartClient("", "ask", "--request-id", "deploy", "--question", "Deploy to staging?", "--option", "Yes", "--option", "No")
+	p.waitFor("Deploy to staging?")
+	second, out2, err2 := e.StartClient("", "ask", "--request-id", "push", "--question", "Force-push to main?", "--option", "Yes", "--option", "No")
+	p.waitFor("askuser — 2 waiting")
+	p.waitGone("settling…")
+
+	p.rawKeys("1")
+	time.Sleep(100 * time.Millisecond)
+	p.rawKeys("Enter")
+	if r, code := waitClient(t, first, out1, err1); code != 0 || r.Answers[0].Answer.Text != "Yes" {
+		t.Fatalf("the first request: exit %d, %+v", code, r)
+	}
+	p.waitFor("Force-push to main?", "Not taken: the question on screen just changed")
+	p.waitGone("settling…")
+	if stdout, _, _ := e.Client("", "list", "--json"); !strings.Contains(stdout, `"push"`) {
+		t.Fatalf("the second request is no longer waiting:\n%s\n%s", stdout, p.capture())
+	}
+
+	p.rawKeys("Enter") // settled: the user has seen it
+	if r, code := waitClient(t, second, out2, err2); code != 0 || r.Answers[0].Answer.Text != "Yes" || r.AnsweredVia != "pane" {
+		t.Fatalf("the second request: exit %d, %+v", code, r)
+	}
+}
+
+// SPEC §6 "Answers in progress are the daemon's": an answer given in the
+// pane is in the pending file within moments, and survives q, a new pane
+// and a daemon restart, pre-filled every time.
+func TestPaneTmuxDraftSurvivesQuitReopenAndRestart(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	p := startTmuxPane(t, e, 100, 30)
+	p.waitFor("No questions waiting")
+	req := `{"requestId":"svc-1","questions":[
+	  {"question":"Which database should we use?","header":"Database","options":[{"label":"PostgreSQL"},{"label":"SQLite"}]},
+	  {"question":"What should we name this service?","header":"Name"}]}`
+	if _, errs, code := e.Client(req, "ask", "--no-wait", "-"); code != 0 {
+		t.Fatalf("ask --no-wait: exit %d: %s", code, errs)
+	}
+	p.waitFor("□ Database  □ Name")
+	p.keys("n")
+	p.typeText("keep the old table")
+	p.keys("Enter")
+	p.waitFor("Note: keep the old table")
+	p.keys("2")
+	start := time.Now()
+	p.waitFor("■ Database  □ Name")
+	fileHas(t, e.Pending, `"selected": [`)
+	fileHas(t, e.Pending, `"SQLite"`)
+	t.Logf("the pane's answer was in the pending file %v after the key", time.Since(start).Round(time.Millisecond))
+
+	reopened := func(p *tmuxPane) {
+		t.Helper()
+		p.waitFor("■ Database  □ Name", "> 2. SQLite ✓", "Note: keep the old table")
+	}
+	p.keys("q")
+	p = startTmuxPane(t, e, 100, 30)
+	reopened(p)
+
+	journaled(t, e, "keep the old table")
+	e.StopDaemon()
+	p.waitFor("Not connected to askuserd")
+	e.StartDaemon()
+	p.waitGone("Not connected")
+	p.waitFor("■ Database  □ Name", "> 2. SQLite ✓")
+	p.keys("q")
+	p = startTmuxPane(t, e, 100, 30)
+	reopened(p)
+
+	p.keys("Tab")
+	p.waitFor("What should we name this service?")
+	p.typeText("billing")
+	p.keys("Enter")
+	p.waitFor("→ SQLite", "→ billing")
+	p.keys("Enter")
+	out, errs, code := e.Client("", "wait", "svc-1")
+	if code != 0 || !strings.Contains(out, `"SQLite"`) || !strings.Contains(out, `"billing"`) || !strings.Contains(out, "keep the old table") {
+		t.Fatalf("wait: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// SPEC §6 "Small terminals" at 40×12 in a real terminal: the focused
+// option, a line of its description or a marker, and a line of its preview;
+// the preview's position never reads "1–0", however far } scrolls it.
+func TestPaneTmuxFortyByTwelve(t *testing.T) {
+	e := NewEnv(t)
+	e.StartDaemon()
+	p := startTmuxPane(t, e, 40, 12)
+	p.waitFor("No questions waiting")
+	req := `{"questions":[
+	  {"question":"Which database should we use?","header":"Database","options":[
+	    {"label":"PostgreSQL","description":"Battle-tested relational DB","preview":"one\ntwo\nthree\nfour\nfive"},
+	    {"label":"SQLite","description":"` + strings.Repeat("a long description ", 20) + `END","preview":"sqlite preview"},
+	    {"label":"MongoDB"}]},
+	  {"question":"What should we name this service?","header":"Name"}]}`
+	if _, errs, code := e.Client(req, "ask", "--no-wait", "-"); code != 0 {
+		t.Fatalf("ask --no-wait: exit %d: %s", code, errs)
+	}
+	p.waitFor("> 1. PostgreSQL", "Battle-tested", "Preview 1–", "one")
+	for range 6 {
+		p.rawKeys("}")
+	}
+	screen := p.waitFor("five", "of 5")
+	if strings.Contains(screen, "–0 of") || strings.Contains(screen, "2–1") {
+		t.Fatalf("preview position:\n%s", screen)
+	}
+	p.rawKeys("Down")
+	p.waitFor("> 2. SQLite", "↕ more of this option", "sqlite preview")
+
+	e.Client("", "ask", "--no-wait", "--question", "Small?", "--option", "Yes", "--option", "No")
+	p.tmux("resize-window", "-x", "30", "-y", "8")
+	p.waitFor("terminal too")
+	p.tmux("resize-window", "-x", "40", "-y", "12")
+	p.waitFor("> 2. SQLite")
+}

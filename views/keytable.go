@@ -1,0 +1,404 @@
+package views
+
+import (
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+// The one key table (SPEC §6 "One key table"): every binding of the pane,
+// with where it applies, what the hint line says and what the README says.
+// Key handling, the hint line and the README's table all read it, so they
+// cannot disagree (keytable_test.go checks the README). This is k9s's
+// pattern of actions with their help text, rather than a switch for the keys
+// and a separate list of hints that drift apart.
+
+// where is a set of places the pane can be in; a binding applies in some.
+type where uint16
+
+const (
+	wSingle  where = 1 << iota // the options of a single-select question
+	wMulti                     // the options of a multi-select question
+	wText                      // the text input: Other, or a free-text question
+	wNote                      // the note input
+	wFilter                    // the filter input
+	wSubmit                    // the Submit tab
+	wBare                      // a request without questions
+	wIdle                      // nothing to answer: no request, or one being sent
+	wLong                      // "Answer is long … [Y/n]"
+	wDiscard                   // "Discard N answers? [y/N]"
+
+	wOptions  = wSingle | wMulti
+	wInputs   = wText | wNote | wFilter
+	wRequest  = wOptions | wSubmit | wBare // a request on screen, no input open
+	wBrowsing = wRequest | wIdle
+)
+
+// whereNames say in the README where a binding applies.
+var whereNames = []struct {
+	w    where
+	name string
+}{
+	{wSingle, "single-select list"}, {wMulti, "multi-select list"}, {wText, "text input"}, {wNote, "note"},
+	{wFilter, "filter"}, {wSubmit, "Submit tab"}, {wBare, "request without questions"},
+	{wIdle, "nothing to answer"}, {wLong, "“Answer is long” prompt"}, {wDiscard, "“Discard” prompt"},
+}
+
+func (w where) String() string {
+	switch w {
+	case wBrowsing | wInputs:
+		return "everywhere"
+	case wBrowsing:
+		return "no input open"
+	case wRequest:
+		return "any question, Submit tab"
+	case wOptions:
+		return "options list"
+	}
+	var out []string
+	for _, n := range whereNames {
+		if w&n.w != 0 {
+			out = append(out, n.name)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// key is one key a binding answers to. alt marks Alt-<rune>.
+type key struct {
+	k   tcell.Key
+	r   rune
+	alt bool
+}
+
+func rk(rs ...rune) []key {
+	out := make([]key, len(rs))
+	for i, r := range rs {
+		out[i] = key{k: tcell.KeyRune, r: r}
+	}
+	return out
+}
+
+func kk(ks ...tcell.Key) []key {
+	out := make([]key, len(ks))
+	for i, k := range ks {
+		out[i] = key{k: k}
+	}
+	return out
+}
+
+func join(lists ...[]key) []key {
+	var out []key
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
+func (k key) matches(ev *tcell.EventKey) bool {
+	if ev.Key() != k.k {
+		return false
+	}
+	if k.k != tcell.KeyRune {
+		return true
+	}
+	return ev.Rune() == k.r && (ev.Modifiers()&tcell.ModAlt != 0) == k.alt
+}
+
+// keyCtx is what an action works on: the request and question on screen.
+type keyCtx struct {
+	r  *Req
+	s  *QState // nil on the Submit tab and with no request
+	ev *tcell.EventKey
+}
+
+// binding is one row of the table.
+type binding struct {
+	keys []key // nil: any key not taken by an earlier binding (typing)
+	// hint is what the hint line says, e.g. "↑↓ move"; "" keeps the binding
+	// out of the hint line (it is still in the README).
+	hint string
+	// keyNames and doc are the README's columns: the keys and what they do.
+	keyNames, doc string
+	where         where
+	// guard marks a key that chooses, submits, declines or confirms: it is
+	// ignored while the pane settles after the question on screen changed.
+	guard bool
+	// when narrows where the binding applies (e.g. only with several
+	// requests waiting); nil means always. The hint line shows a binding only
+	// when it applies, so a hint never offers a key that does nothing.
+	when func(p *Pane, c keyCtx) bool
+	do   func(p *Pane, c keyCtx)
+}
+
+func severalQuestions(_ *Pane, c keyCtx) bool { return c.r != nil && len(c.r.Qs) > 1 }
+func severalRequests(p *Pane, _ keyCtx) bool  { return len(p.M.Reqs) > 1 }
+func scrollable(p *Pane, _ keyCtx) bool       { return p.scrollable }
+func filtered(_ *Pane, c keyCtx) bool         { return c.s != nil && c.s.Filter != "" }
+func notFiltered(_ *Pane, c keyCtx) bool      { return c.s == nil || c.s.Filter == "" }
+func previewScrolls(p *Pane, _ keyCtx) bool   { return p.previewOverflow }
+func onOther(_ *Pane, c keyCtx) bool          { return c.s != nil && c.s.Cursor == c.s.Other() }
+func freeText(_ *Pane, c keyCtx) bool         { return c.s != nil && !c.s.HasOptions() }
+func multiOther(_ *Pane, c keyCtx) bool       { return c.s != nil && c.s.HasOptions() && c.s.Q.IsMulti() }
+
+// loneQuestion: answering it sends the request.
+func loneQuestion(_ *Pane, c keyCtx) bool { return c.r != nil && len(c.r.Qs) == 1 }
+
+func and(fs ...func(*Pane, keyCtx) bool) func(*Pane, keyCtx) bool {
+	return func(p *Pane, c keyCtx) bool {
+		for _, f := range fs {
+			if !f(p, c) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+func not(f func(*Pane, keyCtx) bool) func(*Pane, keyCtx) bool {
+	return func(p *Pane, c keyCtx) bool { return !f(p, c) }
+}
+
+// keyTable is every binding, most important first: the hint line keeps as
+// many as fit in this order, and the first binding that matches a key in
+// the place the pane is in handles it.
+var keyTable = []binding{
+	// The prompts take every key while they are up.
+	{keys: join(kk(tcell.KeyEnter), rk('y', 'Y')), hint: "y/Enter accept", keyNames: "`y`, Enter", doc: "accept the long answer", where: wLong,
+		do: func(p *Pane, c keyCtx) { p.acceptText(p.editReq, p.editQ, CleanTyped(p.input.GetText())) }},
+	{keys: join(kk(tcell.KeyEscape), rk('n', 'N')), hint: "n/Esc keep editing", keyNames: "`n`, Esc", doc: "back to editing, the text intact", where: wLong,
+		do: func(p *Pane, c keyCtx) { p.mode = modeText }},
+	{keys: rk('y', 'Y'), hint: "y discard", keyNames: "`y`", doc: "discard the answers and decline the request", where: wDiscard,
+		do: func(p *Pane, c keyCtx) {
+			if c.r != nil {
+				p.cancel(c.r)
+			}
+		}},
+	{keys: join(kk(tcell.KeyEscape, tcell.KeyEnter), rk('n', 'N')), hint: "n/Esc/Enter go back", keyNames: "`n`, Esc, Enter", doc: "back to the questions, every answer intact", where: wDiscard,
+		do: func(p *Pane, c keyCtx) { p.mode = p.back }},
+
+	// Settling or not, a request can always be left, switched and quit.
+	{keys: kk(tcell.KeyCtrlC), keyNames: "Ctrl-C", doc: "quit the pane; the daemon, its queue and every draft go on", where: wBrowsing | wInputs,
+		do: func(p *Pane, c keyCtx) { p.quit() }},
+
+	// The text inputs: Other, a free-text question, a note, the filter.
+	{keys: kk(tcell.KeyEnter), hint: "Enter send", keyNames: "Enter", doc: "accept the typed answer; a lone question is sent", where: wText, guard: true,
+		when: and(loneQuestion, not(multiOther)), do: func(p *Pane, c keyCtx) { p.finishEdit(true) }},
+	{keys: kk(tcell.KeyEnter), hint: "Enter accept", keyNames: "Enter", doc: "accept the typed answer and move on", where: wText, guard: true,
+		when: not(multiOther), do: func(p *Pane, c keyCtx) { p.finishEdit(true) }},
+	{keys: kk(tcell.KeyEnter), hint: "Enter keep text", keyNames: "Enter", doc: "multi-select Other: keep the text and check Other; Enter on the list confirms", where: wText, guard: true,
+		do: func(p *Pane, c keyCtx) { p.finishEdit(true) }},
+	{keys: kk(tcell.KeyEnter), hint: "Enter save note", keyNames: "Enter", doc: "save the note", where: wNote, guard: true,
+		do: func(p *Pane, c keyCtx) { p.finishEdit(true) }},
+	{keys: kk(tcell.KeyEnter), hint: "Enter keep filter", keyNames: "Enter", doc: "keep the filter and go back to the list", where: wFilter,
+		do: func(p *Pane, c keyCtx) { p.finishEdit(true) }},
+	{keys: kk(tcell.KeyUp, tcell.KeyDown), hint: "↑↓ move", keyNames: "↑ ↓", doc: "move among the options the filter keeps", where: wFilter,
+		do: func(p *Pane, c keyCtx) { p.move(c.s, arrow(c.ev)) }},
+	{keys: kk(tcell.KeyEscape), hint: "Esc back", keyNames: "Esc", doc: "back to the list; the text is kept", where: wText,
+		when: not(freeText), do: func(p *Pane, c keyCtx) { p.finishEdit(false) }},
+	{keys: kk(tcell.KeyEscape), hint: "Esc cancel", keyNames: "Esc", doc: "free text: decline the request (asks first when answers would be lost)", where: wText, guard: true,
+		do: func(p *Pane, c keyCtx) { p.finishEdit(false) }},
+	{keys: kk(tcell.KeyEscape), hint: "Esc leave it as it was", keyNames: "Esc", doc: "leave the note as it was", where: wNote,
+		do: func(p *Pane, c keyCtx) { p.finishEdit(false) }},
+	{keys: kk(tcell.KeyEscape), hint: "Esc clear", keyNames: "Esc", doc: "clear the filter", where: wFilter,
+		do: func(p *Pane, c keyCtx) { p.finishEdit(false) }},
+	{keys: kk(tcell.KeyCtrlE), hint: "Ctrl-E editor", keyNames: "Ctrl-E", doc: "write the answer or note in `$EDITOR`", where: wText | wNote, guard: true,
+		do: func(p *Pane, c keyCtx) { p.editor() }},
+	{keys: []key{{k: tcell.KeyRune, r: 'n', alt: true}, {k: tcell.KeyRune, r: 'N', alt: true}}, hint: "Alt-N note", keyNames: "Alt-N", doc: "attach a note (where `n` is just a letter)", where: wText, guard: true,
+		do: func(p *Pane, c keyCtx) {
+			p.closeInput()
+			p.startEdit(modeNote)
+		}},
+	{keys: kk(tcell.KeyTab, tcell.KeyBacktab), hint: "Tab switch", keyNames: "Tab, Shift-Tab", doc: "to the next / previous question; the text is kept, not accepted", where: wText,
+		when: severalQuestions, do: func(p *Pane, c keyCtx) { p.setTab(c.r, c.r.Tab+tabStep(c.ev)) }},
+
+	// Moving between questions and requests.
+	{keys: join(kk(tcell.KeyTab, tcell.KeyBacktab, tcell.KeyRight, tcell.KeyLeft), rk('l', 'h')), hint: "Tab/←→ switch", keyNames: "Tab, Shift-Tab, ← →, `h` `l`", doc: "switch between the questions of a request; the last tab is Submit", where: wRequest,
+		when: severalQuestions, do: func(p *Pane, c keyCtx) { p.setTab(c.r, c.r.Tab+tabStep(c.ev)) }},
+	{keys: join(kk(tcell.KeyUp, tcell.KeyDown), rk('k', 'j')), hint: "↑↓ move", keyNames: "↑ ↓, `j` `k`", doc: "move between options", where: wOptions,
+		do: func(p *Pane, c keyCtx) { p.move(c.s, arrow(c.ev)) }},
+	{keys: join(kk(tcell.KeyUp, tcell.KeyDown, tcell.KeyPgUp, tcell.KeyPgDn), rk('k', 'j')), hint: "↑↓ scroll", keyNames: "↑ ↓, `j` `k`, PgUp PgDn", doc: "scroll the list of answers", where: wSubmit,
+		do: func(p *Pane, c keyCtx) { p.submitScroll = max(0, p.submitScroll+arrow(c.ev)) }},
+
+	// Answering.
+	{keys: kk(tcell.KeyEnter), hint: "Enter choose", keyNames: "Enter", doc: "choose the focused option (Other opens the text input)", where: wSingle, guard: true,
+		do: func(p *Pane, c keyCtx) { p.choose(c.r, c.s, c.s.Cursor) }},
+	{keys: kk(tcell.KeyEnter), hint: "Enter check/confirm", keyNames: "Enter", doc: "check the focused option; on a checked one, confirm the question", where: wMulti, guard: true,
+		do: func(p *Pane, c keyCtx) { p.enterMulti(c.r, c.s) }},
+	{keys: rk(' '), hint: "Space toggle", keyNames: "Space", doc: "check or uncheck the focused box (never submits)", where: wMulti, guard: true,
+		do: func(p *Pane, c keyCtx) { p.toggle(c.s, c.s.Cursor) }},
+	{keys: rk('1', '2', '3', '4', '5', '6', '7', '8', '9'), hint: "1-9 pick", keyNames: "`1`–`9`", doc: "choose that option at once", where: wSingle, guard: true,
+		do: func(p *Pane, c keyCtx) { p.number(c) }},
+	{keys: rk('1', '2', '3', '4', '5', '6', '7', '8', '9'), hint: "1-9 toggle", keyNames: "`1`–`9`", doc: "toggle that option", where: wMulti, guard: true,
+		do: func(p *Pane, c keyCtx) { p.number(c) }},
+	{keys: kk(tcell.KeyEnter), hint: "Enter send", keyNames: "Enter", doc: "send every answer (or go to the first one missing)", where: wSubmit, guard: true,
+		do: func(p *Pane, c keyCtx) { p.submit(c.r) }},
+	{keys: kk(tcell.KeyEscape), hint: "Esc clear filter", keyNames: "Esc", doc: "with a filter: clear it", where: wOptions,
+		when: filtered, do: func(p *Pane, c keyCtx) {
+			c.s.Filter = ""
+			p.move(c.s, 0)
+		}},
+	{keys: kk(tcell.KeyEscape), hint: "Esc cancel", keyNames: "Esc", doc: "decline the request (asks first when answers would be discarded)", where: wRequest, guard: true,
+		when: notFiltered, do: func(p *Pane, c keyCtx) { p.cancelFlow(c.r) }},
+
+	// Scrolling.
+	{keys: kk(tcell.KeyPgUp, tcell.KeyPgDn), hint: "PgUp/PgDn scroll", keyNames: "PgUp PgDn", doc: "scroll a long question or description", where: wOptions | wText | wNote | wFilter,
+		when: scrollable, do: func(p *Pane, c keyCtx) { c.s.Scroll = max(0, c.s.Scroll+arrow(c.ev)) }},
+	{keys: rk('{', '}'), hint: "{ } preview", keyNames: "`{` `}`", doc: "scroll the focused option's preview", where: wSingle,
+		when: previewScrolls, do: func(p *Pane, c keyCtx) {
+			if c.ev.Rune() == '}' {
+				c.s.PrevTop++
+			} else {
+				c.s.PrevTop = max(0, c.s.PrevTop-1)
+			}
+		}},
+	{keys: join(kk(tcell.KeyHome, tcell.KeyEnd), rk('g', 'G')), keyNames: "Home End, `g` `G`", doc: "first / last option", where: wOptions,
+		do: func(p *Pane, c keyCtx) {
+			if c.ev.Key() == tcell.KeyHome || c.ev.Rune() == 'g' {
+				p.move(c.s, -len(c.s.Q.Options)-1)
+			} else {
+				p.move(c.s, len(c.s.Q.Options)+1)
+			}
+		}},
+
+	{keys: join(rk('[', ']'), kk(tcell.KeyCtrlP, tcell.KeyCtrlN)), hint: "[ ] request", keyNames: "`[` `]`, Ctrl-P Ctrl-N", doc: "previous / next waiting request (oldest first); what you typed is kept", where: wBrowsing,
+		when: severalRequests, do: func(p *Pane, c keyCtx) { p.switchRequest(requestStep(c.ev)) }},
+	{keys: kk(tcell.KeyCtrlP, tcell.KeyCtrlN), hint: "Ctrl-N/P request", keyNames: "Ctrl-P Ctrl-N", doc: "previous / next waiting request", where: wInputs,
+		when: severalRequests, do: func(p *Pane, c keyCtx) { p.switchRequest(requestStep(c.ev)) }},
+
+	// Opening the inputs.
+	{keys: rk('0'), hint: "0 other", keyNames: "`0`", doc: "Other: type your own answer", where: wOptions, guard: true,
+		do: func(p *Pane, c keyCtx) { p.pick(c.r, c.s, c.s.Other()) }},
+	{keys: kk(tcell.KeyCtrlE), keyNames: "Ctrl-E", doc: "on Other: write the answer in `$EDITOR`", where: wOptions, guard: true,
+		when: onOther, do: func(p *Pane, c keyCtx) {
+			p.pick(c.r, c.s, c.s.Other())
+			if p.mode == modeText {
+				p.editor()
+			}
+		}},
+	{keys: rk('/'), hint: "/ filter", keyNames: "`/`", doc: "filter the options as you type; the numbers keep pointing at the original options", where: wOptions,
+		do: func(p *Pane, c keyCtx) { p.startEdit(modeFilter) }},
+	{keys: rk('n'), hint: "n note", keyNames: "`n`", doc: "attach a note to the answer", where: wOptions, guard: true,
+		do: func(p *Pane, c keyCtx) { p.startEdit(modeNote) }},
+	{keys: rk('q'), hint: "q quit", keyNames: "`q`", doc: "quit the pane; the daemon, its queue and every draft go on", where: wBrowsing,
+		do: func(p *Pane, c keyCtx) { p.quit() }},
+
+	// Whatever else is typed goes into the open input.
+	{hint: "", keyNames: "other keys", doc: "type into the answer or the note", where: wText | wNote, guard: true,
+		do: func(p *Pane, c keyCtx) { p.typeKey(c) }},
+	{hint: "", keyNames: "other keys", doc: "type the filter", where: wFilter,
+		do: func(p *Pane, c keyCtx) { p.typeKey(c) }},
+}
+
+func arrow(ev *tcell.EventKey) int {
+	switch ev.Key() {
+	case tcell.KeyUp, tcell.KeyPgUp:
+		return -1
+	case tcell.KeyRune:
+		if ev.Rune() == 'k' {
+			return -1
+		}
+	}
+	return 1
+}
+
+func tabStep(ev *tcell.EventKey) int {
+	switch ev.Key() {
+	case tcell.KeyBacktab, tcell.KeyLeft:
+		return -1
+	case tcell.KeyRune:
+		if ev.Rune() == 'h' {
+			return -1
+		}
+	}
+	return 1
+}
+
+func requestStep(ev *tcell.EventKey) int {
+	if ev.Key() == tcell.KeyCtrlP || (ev.Key() == tcell.KeyRune && ev.Rune() == '[') {
+		return -1
+	}
+	return 1
+}
+
+// place is where the pane is, for the key table.
+func (p *Pane) place() (where, keyCtx) {
+	r := p.M.Focused()
+	c := keyCtx{r: r}
+	if r != nil {
+		c.s = r.Current()
+	}
+	switch p.mode {
+	case modeLong:
+		c.r, c.s = p.editReq, p.editQ
+		return wLong, c
+	case modeDiscard:
+		return wDiscard, c
+	case modeText, modeNote, modeFilter:
+		c.r, c.s = p.editReq, p.editQ
+		if c.s == nil {
+			break
+		}
+		return map[mode]where{modeText: wText, modeNote: wNote, modeFilter: wFilter}[p.mode], c
+	}
+	switch {
+	case r == nil || r.Sending:
+		return wIdle, c
+	case r.OnSubmit():
+		return wSubmit, c
+	case c.s == nil:
+		return wBare, c
+	case c.s.Q.IsMulti() && c.s.HasOptions():
+		return wMulti, c
+	case c.s.HasOptions():
+		return wSingle, c
+	}
+	// A free-text question whose input is not open (it opens on the next
+	// sync); only the keys that work anywhere apply.
+	return wIdle, c
+}
+
+// lookup finds the binding for ev in place w.
+func (p *Pane) lookup(w where, c keyCtx) *binding {
+	for i := range keyTable {
+		b := &keyTable[i]
+		if b.where&w == 0 || (b.when != nil && !b.when(p, c)) {
+			continue
+		}
+		if b.keys == nil {
+			return b
+		}
+		for _, k := range b.keys {
+			if k.matches(c.ev) {
+				return b
+			}
+		}
+	}
+	return nil
+}
+
+// hintLine is the bindings that apply here, in the table's order. While the
+// pane settles, only the keys that work now are offered.
+func (p *Pane) hintLine() []string {
+	w, c := p.place()
+	var out []string
+	settling := p.settling()
+	if settling {
+		out = append(out, "settling…")
+	}
+	seen := map[string]bool{}
+	for i := range keyTable {
+		b := &keyTable[i]
+		if b.hint == "" || b.where&w == 0 || (b.when != nil && !b.when(p, c)) || (settling && b.guard) {
+			continue
+		}
+		// The first binding of a key wins; a later one for the same key
+		// (another help for Enter, say) is not shown.
+		if seen[b.keyNames] && b.keys != nil {
+			continue
+		}
+		seen[b.keyNames] = true
+		out = append(out, b.hint)
+	}
+	return out
+}
