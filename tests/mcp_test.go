@@ -198,7 +198,8 @@ func TestMCPEndToEndAnsweredFromTheCLI(t *testing.T) {
 	if err := json.Unmarshal([]byte(mcpFirstText(t, res)), &shape); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"answers": map[string]any{"Which database should we use?": "SQLite"}}
+	want := map[string]any{"answers": map[string]any{"Which database should we use?": "SQLite"},
+		"summary": `Asked "Which database should we use?"; the user chose SQLite.`}
 	if !reflect.DeepEqual(shape, want) || !reflect.DeepEqual(res.StructuredContent, want) {
 		t.Errorf("result %v / structured %v, want %v", shape, res.StructuredContent, want)
 	}
@@ -233,6 +234,10 @@ func TestMCPEndToEndDeclinedAndRefused(t *testing.T) {
 	}
 	if len(res.Content) < 2 || res.Content[1].(*mcp.TextContent).Text != socketproto.DeclinedSentence {
 		t.Errorf("the declined sentence is missing: %#v", res.Content)
+	}
+	// Claude Code and Codex show the model the structured content alone.
+	if sc, _ := res.StructuredContent.(map[string]any); sc["summary"] != socketproto.DeclinedSentence || sc["cancelled"] != true {
+		t.Errorf("the structured result lacks the declined sentence: %v", res.StructuredContent)
 	}
 
 	// A strict call with five options is refused as a tool error naming the field.

@@ -227,12 +227,23 @@ func (s *mcpServer) describeError(err error) string {
 // (ask_user), as JSON text for the model and as structured content for
 // clients that read it. A cancel is a normal result, not an error: the
 // model is told to carry on without the answers.
+//
+// Claude Code and Codex hand the model the structured content alone when a
+// result has one (SPEC §8), so everything the model must read is in it too:
+// the summary, and for a decline the sentence that says what to do.
 func mcpResult(tool string, resp socketproto.Response) *mcp.CallToolResult {
 	var shape map[string]any
 	if tool == socketproto.ToolAskUserQuestion {
 		shape = socketproto.ClaudeShape(resp)
 	} else {
 		shape = socketproto.PiShape(resp)
+	}
+	summary := resp.Summary
+	if resp.Cancelled {
+		summary = socketproto.DeclinedSentence
+	}
+	if summary != "" {
+		shape["summary"] = summary
 	}
 	text, err := json.Marshal(shape)
 	if err != nil {
