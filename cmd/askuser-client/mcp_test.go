@@ -229,7 +229,7 @@ func mcpStrictArgs() map[string]any {
 	}
 }
 
-func TestMCPListsBothToolsWithTheSchemaOfRecord(t *testing.T) {
+func TestMCPListsTheToolsWithTheSchemaOfRecord(t *testing.T) {
 	cs := mcpSession(t, mcpTestConfig(filepath.Join(t.TempDir(), "none.sock")), nil)
 	init := cs.InitializeResult()
 	if init == nil || init.ServerInfo == nil || init.ServerInfo.Name != "askuser" {
@@ -246,9 +246,14 @@ func TestMCPListsBothToolsWithTheSchemaOfRecord(t *testing.T) {
 	for _, tool := range list.Tools {
 		got[tool.Name] = tool
 	}
-	if len(got) != 2 || got["ask_user"] == nil || got["ask_user_question"] == nil {
+	if len(got) != 3 || got["ask_user"] == nil || got["ask_user_question"] == nil || got["permission_prompt"] == nil {
 		t.Fatalf("tools: %v", mcpKeys(got))
 	}
+	perm := got["permission_prompt"].InputSchema.(map[string]any)
+	if !mcpContains(perm["required"], "tool_name") || !mcpContains(perm["required"], "input") {
+		t.Errorf("permission_prompt: required = %v, want tool_name and input", perm["required"])
+	}
+	delete(got, "permission_prompt")
 	for name, tool := range got {
 		if tool.Description != socketproto.ToolDescription(name) {
 			t.Errorf("%s: description differs from socketproto.ToolDescription", name)
