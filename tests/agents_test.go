@@ -181,7 +181,7 @@ type agentLatency struct {
 // playScript answers each step's question as it arrives and checks what the
 // model received. It returns the time from each answer to the model
 // holding it.
-func playScript(t *testing.T, e *Env, w *socketproto.Conn, model *fakeModel, agent *agentRun, steps []agentStep) []agentLatency {
+func playScript(t *testing.T, e *Env, w *socketproto.Conn, model *fakeModel, agent *agentRun, agentName string, steps []agentStep) []agentLatency {
 	t.Helper()
 	var lat []agentLatency
 	for i, s := range steps {
@@ -214,6 +214,9 @@ func playScript(t *testing.T, e *Env, w *socketproto.Conn, model *fakeModel, age
 		}
 		if len(p.Questions) == 0 || p.Questions[0].Question != s.question {
 			t.Fatalf("step %d (%s): asked %+v, want %q", i, s.Tool, p.Questions, s.question)
+		}
+		if agentName != "" && p.Agent.DisplayName() != agentName {
+			t.Errorf("step %d (%s): the pane names the agent %q, want %q", i, s.Tool, p.Agent.DisplayName(), agentName)
 		}
 		start := time.Now()
 		s.do(t, e, p)
@@ -376,7 +379,7 @@ func TestAgentClaudeCodeMCPAndHook(t *testing.T) {
 	model := newFakeModel(t, fs...)
 	home, mcpConfig, settings := claudeSetup(t, e, true, 86400)
 	agent := startAgent(t, e.Root, claudeEnv(e, home, model), claude, claudeArgs(mcpConfig, settings)...)
-	lat := playScript(t, e, w, model, agent, steps)
+	lat := playScript(t, e, w, model, agent, "claude-code", steps)
 	agent.wait(t)
 	logLatency(t, lat)
 }
@@ -414,7 +417,7 @@ func TestAgentClaudeCodePermissionPrompt(t *testing.T) {
 	model := newFakeModel(t, fs...)
 	home, mcpConfig, settings := claudeSetup(t, e, false, 0)
 	agent := startAgent(t, e.Root, claudeEnv(e, home, model), claude, claudeArgs(mcpConfig, settings)...)
-	lat := playScript(t, e, w, model, agent, steps)
+	lat := playScript(t, e, w, model, agent, "claude-code", steps)
 	agent.wait(t)
 	logLatency(t, lat)
 	if _, err := os.Stat(filepath.Join(e.Root, "allowed.txt")); err != nil {
@@ -427,3 +430,74 @@ func TestAgentClaudeCodePermissionPrompt(t *testing.T) {
 
 var _ = context.Background
 var _ = bytes.NewReader
+
+// --- pi ---------------------------------------------------------------------
+
+// piSetup writes pi's models.json (a provider at the fake model) into a fresh
+// HOME and returns the HOME and pi's environment.
+func piSetup(t *testing.T, e *Env, model *fakeModel) (home string, env []string) {
+	t.Helper()
+	home = filepath.Join(e.Root, "home")
+	dir := filepath.Join(home, ".pi", "agent")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(map[string]any{"providers": map[string]any{"fake": map[string]any{
+		"baseUrl": model.URL() + "/v1",
+		"api":     "openai-completions",
+		"apiKey":  "dummy",
+		"compat":  map[string]any{"supportsDeveloperRole": false, "supportsReasoningEffort": false},
+		"models":  []any{map[string]any{"id": "fake-model"}},
+	}}})
+	if err := os.WriteFile(filepath.Join(dir, "models.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home, e.Environ("HOME="+home, "PI_SKIP_VERSION_CHECK=1")
+}
+
+// piExtension is the extension as shipped.
+func piExtension(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", "integrations", "pi", "askuser.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestAgentPiAskUser: pi with the askuser extension, in print mode, asks
+// through its ask_user tool; the model reads the answers, the typed text,
+// the multi-select and the decline.
+func TestAgentPiAskUser(t *testing.T) {
+	pi := agentBinary(t, "pi")
+	t.Parallel()
+	e := NewEnv(t)
+	e.StartDaemon()
+	w := watcher(t, e)
+	steps := []agentStep{
+		{fakeStep: fakeStep{"ask_user", agentQuestions(agentDBQuestion, agentNameQuestion)},
+			question: "Which database should we use?",
+			do:       answerCLI(`[{"selected":["SQLite"],"notes":"keep it small"}, "order-processor"]`),
+			want: []string{`"answered":true`, `"answer":"SQLite"`, `"selectedOption":"SQLite"`, `"notes":"keep it small"`,
+				`"answer":"order-processor"`, `"wasCustom":true`}},
+		{fakeStep: fakeStep{"ask_user", agentQuestions(agentFeaturesQuestion)},
+			question: "Which features should we include?",
+			do:       answerFile(`["REST API", "Use Redis too"]`),
+			want:     []string{`"answer":["REST API","Use Redis too"]`, `"selectedOptions":["REST API"]`, `"custom":"Use Redis too"`}},
+		{fakeStep: fakeStep{"ask_user", agentQuestions(agentNameQuestion)},
+			question: "What should we name this service?",
+			do:       declineCLI,
+			want:     []string{`"cancelled":true`, socketproto.DeclinedSentence}},
+	}
+	fs := make([]fakeStep, len(steps))
+	for i, s := range steps {
+		fs[i] = s.fakeStep
+	}
+	model := newFakeModel(t, fs...)
+	_, env := piSetup(t, e, model)
+	agent := startAgent(t, e.Root, env, pi, "-p", "--offline", "--no-session", "--model", "fake/fake-model",
+		"-e", piExtension(t), "Set up the new service; ask me what you need to know.")
+	lat := playScript(t, e, w, model, agent, "pi", steps)
+	agent.wait(t)
+	logLatency(t, lat)
+}
