@@ -2,10 +2,9 @@ package tests
 
 import (
 	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -92,10 +91,15 @@ type agentRun struct {
 
 func startAgent(t *testing.T, dir string, env []string, name string, args ...string) *agentRun {
 	t.Helper()
+	return startAgentWithStdin(t, dir, env, nil, name, args...)
+}
+
+func startAgentWithStdin(t *testing.T, dir string, env []string, stdin io.Reader, name string, args ...string) *agentRun {
+	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
 	cmd.Env = env
-	cmd.Stdin = nil
+	cmd.Stdin = stdin
 	r := &agentRun{cmd: cmd, out: &logBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = r.out, r.out
 	// Its own process group, so that the MCP servers and hooks it started
@@ -185,33 +189,7 @@ func playScript(t *testing.T, e *Env, w *socketproto.Conn, model *fakeModel, age
 	t.Helper()
 	var lat []agentLatency
 	for i, s := range steps {
-		var p socketproto.Pending
-		got := make(chan socketproto.Pending, 1)
-		go func() {
-			for {
-				_ = w.NetConn().SetReadDeadline(time.Now().Add(agentWait))
-				m, err := w.Recv()
-				if err != nil {
-					close(got)
-					return
-				}
-				if a, ok := m.(socketproto.RequestAdded); ok {
-					got <- a.Request
-					return
-				}
-			}
-		}()
-		select {
-		case pp, ok := <-got:
-			if !ok {
-				t.Fatalf("step %d (%s): no question reached askuser within %v; agent output:\n%s\nmodel requests:\n%s",
-					i, s.Tool, agentWait, agent.out, model.requests())
-			}
-			p = pp
-		case <-agent.done:
-			t.Fatalf("step %d (%s): the agent exited before asking: %v; output:\n%s\nmodel requests:\n%s",
-				i, s.Tool, agent.err, agent.out, model.requests())
-		}
+		p := nextAddedWithin(t, w, agent)
 		if len(p.Questions) == 0 || p.Questions[0].Question != s.question {
 			t.Fatalf("step %d (%s): asked %+v, want %q", i, s.Tool, p.Questions, s.question)
 		}
@@ -428,9 +406,6 @@ func TestAgentClaudeCodePermissionPrompt(t *testing.T) {
 	}
 }
 
-var _ = context.Background
-var _ = bytes.NewReader
-
 // --- pi ---------------------------------------------------------------------
 
 // piSetup writes pi's models.json (a provider at the fake model) into a fresh
@@ -500,4 +475,131 @@ func TestAgentPiAskUser(t *testing.T) {
 	lat := playScript(t, e, w, model, agent, "pi", steps)
 	agent.wait(t)
 	logLatency(t, lat)
+}
+
+// expectWithdrawn waits until the question is withdrawn by its asker.
+func expectWithdrawn(w *socketproto.Conn, id string) func(*testing.T) time.Duration {
+	return func(t *testing.T) time.Duration {
+		t.Helper()
+		start := time.Now()
+		for {
+			m := RecvType(t, w, "request_resolved", agentWait).(socketproto.RequestResolved)
+			if m.RequestID != id {
+				continue
+			}
+			if m.Outcome != socketproto.OutcomeWithdrawn {
+				t.Fatalf("request %s was %s, want withdrawn", id, m.Outcome)
+			}
+			return time.Since(start)
+		}
+	}
+}
+
+// TestAgentClaudeCodeTimeoutsWithdrawTheQuestion: when Claude Code gives up
+// on a call (its MCP tool timeout, its hook timeout), the question leaves the
+// pane; after the hook's timeout Claude Code asks through its fallback, the
+// permission prompt, which askuser answers too.
+func TestAgentClaudeCodeTimeoutsWithdrawTheQuestion(t *testing.T) {
+	claude := agentBinary(t, "claude-code")
+	t.Parallel()
+	e := NewEnv(t)
+	e.StartDaemon()
+	w := watcher(t, e)
+	steps := []agentStep{
+		{fakeStep: fakeStep{"mcp__askuser__ask_user_question", agentQuestions(agentDBQuestion)},
+			question: "Which database should we use?",
+			do: func(t *testing.T, e *Env, p socketproto.Pending) {
+				d := expectWithdrawn(w, p.RequestID)(t)
+				t.Logf("MCP_TOOL_TIMEOUT=2000: withdrawn %v after it was asked", d.Round(time.Millisecond))
+			},
+			wantErr: true},
+		{fakeStep: fakeStep{"AskUserQuestion", agentQuestions(agentDBQuestion)},
+			question: "Which database should we use?",
+			do: func(t *testing.T, e *Env, p socketproto.Pending) {
+				d := expectWithdrawn(w, p.RequestID)(t)
+				t.Logf("hook timeout 2 s: withdrawn %v after it was asked", d.Round(time.Millisecond))
+				again := nextAdded(t, w)
+				if again.Questions[0].Question != "Which database should we use?" {
+					t.Fatalf("after the hook's timeout: asked %+v", again.Questions)
+				}
+				answerCLI(`["PostgreSQL (Recommended)"]`)(t, e, again)
+			},
+			want: []string{`"Which database should we use?"="PostgreSQL (Recommended)"`}},
+	}
+	fs := make([]fakeStep, len(steps))
+	for i, s := range steps {
+		fs[i] = s.fakeStep
+	}
+	model := newFakeModel(t, fs...)
+	home, mcpConfig, settings := claudeSetup(t, e, true, 2)
+	agent := startAgent(t, e.Root, claudeEnv(e, home, model, "MCP_TOOL_TIMEOUT=2000"), claude, claudeArgs(mcpConfig, settings)...)
+	playScript(t, e, w, model, agent, "claude-code", steps)
+	agent.wait(t)
+}
+
+// TestAgentPiAbortWithdrawsTheQuestion: an aborted pi turn (RPC mode's
+// abort, as Esc in the terminal) withdraws the question from the pane.
+func TestAgentPiAbortWithdrawsTheQuestion(t *testing.T) {
+	pi := agentBinary(t, "pi")
+	t.Parallel()
+	e := NewEnv(t)
+	e.StartDaemon()
+	w := watcher(t, e)
+	model := newFakeModel(t, fakeStep{"ask_user", agentQuestions(agentDBQuestion)})
+	_, env := piSetup(t, e, model)
+	stdinR, stdin := io.Pipe()
+	t.Cleanup(func() { stdin.Close() })
+	agent := startAgentWithStdin(t, e.Root, env, stdinR, pi, "--mode", "rpc", "--offline", "--no-session",
+		"--model", "fake/fake-model", "-e", piExtension(t))
+	send := func(cmd string) {
+		t.Helper()
+		if _, err := io.WriteString(stdin, cmd+"\n"); err != nil {
+			t.Fatalf("writing to pi: %v; output:\n%s", err, agent.out)
+		}
+	}
+	send(`{"id":"1","type":"prompt","message":"Set up the new service; ask me what you need to know."}`)
+	p := nextAddedWithin(t, w, agent)
+	send(`{"id":"2","type":"abort"}`)
+	d := expectWithdrawn(w, p.RequestID)(t)
+	t.Logf("abort: withdrawn %v after the abort was sent", d.Round(time.Millisecond))
+	stdin.Close()
+	select {
+	case <-agent.done:
+	case <-time.After(agentWait):
+		t.Errorf("pi did not exit within %v of its stdin closing", agentWait)
+	}
+	if out, _, _ := e.Client("", "list", "--json"); strings.Contains(out, p.RequestID) {
+		t.Errorf("the question is still listed after the abort:\n%s", out)
+	}
+}
+
+// nextAddedWithin is nextAdded, failing early when the agent exits first.
+func nextAddedWithin(t *testing.T, w *socketproto.Conn, agent *agentRun) socketproto.Pending {
+	t.Helper()
+	got := make(chan socketproto.Pending, 1)
+	go func() {
+		defer close(got)
+		_ = w.NetConn().SetReadDeadline(time.Now().Add(agentWait))
+		for {
+			m, err := w.Recv()
+			if err != nil {
+				return
+			}
+			if a, ok := m.(socketproto.RequestAdded); ok {
+				got <- a.Request
+				return
+			}
+		}
+	}()
+	select {
+	case p, ok := <-got:
+		if !ok {
+			t.Fatalf("no question reached askuser within %v; agent output:\n%s", agentWait, agent.out)
+		}
+		_ = w.NetConn().SetReadDeadline(time.Time{})
+		return p
+	case <-agent.done:
+		t.Fatalf("the agent exited before asking: %v; output:\n%s", agent.err, agent.out)
+	}
+	return socketproto.Pending{}
 }
