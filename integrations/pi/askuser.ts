@@ -64,8 +64,11 @@ Guidelines:
 
 const DECLINED = "The user declined to answer; proceed without these answers.";
 
+// `askuser-client integrate pi --write` writes this line with the client's absolute path.
+const defaultClient = "askuser-client";
+
 function client(): string {
-	return process.env.ASKUSER_CLIENT || "askuser-client";
+	return process.env.ASKUSER_CLIENT || defaultClient;
 }
 
 interface Run {
