@@ -355,8 +355,12 @@ func TestAgentClaudeCodeMCPAndHook(t *testing.T) {
 		fs[i] = s.fakeStep
 	}
 	model := newFakeModel(t, fs...)
-	home, mcpConfig, settings := claudeSetup(t, e, true, 86400)
-	agent := startAgent(t, e.Root, claudeEnv(e, home, model), claude, claudeArgs(mcpConfig, settings)...)
+	// Set up as a user would: `askuser-client integrate claude --write`.
+	home := filepath.Join(e.Root, "home")
+	env := claudeEnv(e, home, model)
+	integrateAgent(t, env, "claude")
+	agent := startAgent(t, e.Root, env, claude, "-p", "--model", "claude-sonnet-4-5",
+		"--permission-prompt-tool", "mcp__askuser__permission_prompt", "Set up the new service; ask me what you need to know.")
 	lat := playScript(t, e, w, model, agent, "claude-code", steps)
 	agent.wait(t)
 	logLatency(t, lat)
@@ -403,6 +407,17 @@ func TestAgentClaudeCodePermissionPrompt(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(e.Root, "denied.txt")); err == nil {
 		t.Errorf("the denied command ran")
+	}
+}
+
+// integrateAgent runs `askuser-client integrate AGENT --write` in env (whose
+// HOME is the agent's private one).
+func integrateAgent(t *testing.T, env []string, agent string) {
+	t.Helper()
+	cmd := exec.Command(bin("askuser-client"), "integrate", agent, "--write")
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("askuser-client integrate %s --write: %v\n%s", agent, err, out)
 	}
 }
 
@@ -470,8 +485,11 @@ func TestAgentPiAskUser(t *testing.T) {
 	}
 	model := newFakeModel(t, fs...)
 	_, env := piSetup(t, e, model)
+	// Set up as a user would: the extension written by
+	// `askuser-client integrate pi --write`, found by pi on its own.
+	integrateAgent(t, env, "pi")
 	agent := startAgent(t, e.Root, env, pi, "-p", "--offline", "--no-session", "--model", "fake/fake-model",
-		"-e", piExtension(t), "Set up the new service; ask me what you need to know.")
+		"Set up the new service; ask me what you need to know.")
 	lat := playScript(t, e, w, model, agent, "pi", steps)
 	agent.wait(t)
 	logLatency(t, lat)
