@@ -621,3 +621,67 @@ func nextAddedWithin(t *testing.T, w *socketproto.Conn, agent *agentRun) socketp
 	}
 	return socketproto.Pending{}
 }
+
+// --- Codex ------------------------------------------------------------------
+
+// codexSetup writes Codex's config.toml (a provider at the fake model) into a
+// fresh CODEX_HOME and returns Codex's environment.
+func codexSetup(t *testing.T, e *Env, model *fakeModel) []string {
+	t.Helper()
+	home := filepath.Join(e.Root, "home")
+	codexHome := filepath.Join(home, ".codex")
+	if err := os.MkdirAll(codexHome, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf(`model = "fake-model"
+model_provider = "fake"
+approval_policy = "never"
+
+# Nothing but the fake model: no plugin sync from the network.
+[features]
+plugins = false
+
+[model_providers.fake]
+name = "fake"
+base_url = %q
+wire_api = "responses"
+env_key = "FAKE_API_KEY"
+`, model.URL()+"/v1")
+	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return e.Environ("HOME="+home, "CODEX_HOME="+codexHome, "FAKE_API_KEY=dummy", "RUST_LOG=warn")
+}
+
+// TestAgentCodexMCP: Codex, set up by `askuser-client integrate codex
+// --write`, reaches the same daemon as the pane (its MCP servers get a
+// reduced environment: the config passes the XDG variables through), and the
+// model reads the answer and the decline.
+func TestAgentCodexMCP(t *testing.T) {
+	codex := agentBinary(t, "codex")
+	t.Parallel()
+	e := NewEnv(t)
+	e.StartDaemon()
+	w := watcher(t, e)
+	steps := []agentStep{
+		{fakeStep: fakeStep{"mcp__askuser__ask_user_question", agentQuestions(agentDBQuestion)},
+			question: "Which database should we use?",
+			do:       answerCLI(`[{"selected":["SQLite"],"notes":"keep it small"}]`),
+			want:     []string{`"Which database should we use?":"SQLite"`, "keep it small"}},
+		{fakeStep: fakeStep{"mcp__askuser__ask_user_question", agentQuestions(agentDBQuestion)},
+			question: "Which database should we use?",
+			do:       declineCLI,
+			want:     []string{socketproto.DeclinedSentence}},
+	}
+	fs := make([]fakeStep, len(steps))
+	for i, s := range steps {
+		fs[i] = s.fakeStep
+	}
+	model := newFakeModel(t, fs...)
+	env := codexSetup(t, e, model)
+	integrateAgent(t, env, "codex")
+	agent := startAgent(t, e.Root, env, codex, "exec", "--skip-git-repo-check", "Set up the new service; ask me what you need to know.")
+	lat := playScript(t, e, w, model, agent, "", steps)
+	agent.wait(t)
+	logLatency(t, lat)
+}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -119,6 +120,9 @@ func (m *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	m.mu.Lock()
 	m.log = append(m.log, r.Method+" "+r.URL.Path)
+	if os.Getenv("ASKUSER_FAKE_MODEL_DUMP") != "" {
+		_ = os.WriteFile(fmt.Sprintf("%s-%d.json", os.Getenv("ASKUSER_FAKE_MODEL_DUMP"), len(m.log)), body, 0o600)
+	}
 	m.mu.Unlock()
 	switch {
 	case strings.HasSuffix(r.URL.Path, "/messages/count_tokens"):
@@ -127,6 +131,8 @@ func (m *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 		m.anthropic(w, body)
 	case strings.HasSuffix(r.URL.Path, "/chat/completions"):
 		m.openAIChat(w, body)
+	case strings.HasSuffix(r.URL.Path, "/responses"):
+		m.openAIResponses(w, body)
 	default:
 		http.NotFound(w, r)
 	}
@@ -349,4 +355,77 @@ func (m *fakeModel) openAIChat(w http.ResponseWriter, body []byte) {
 	chunk(map[string]any{"index": 0, "delta": map[string]any{}, "finish_reason": finish}, nil)
 	chunk(nil, map[string]any{"usage": usage})
 	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// --- OpenAI Responses (Codex) -----------------------------------------------
+
+type openAIResponsesRequest struct {
+	Model string            `json:"model"`
+	Input []json.RawMessage `json:"input"`
+	Tools []json.RawMessage `json:"tools"`
+}
+
+func (m *fakeModel) openAIResponses(w http.ResponseWriter, body []byte) {
+	var req openAIResponsesRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	now := time.Now()
+	results := map[string]fakeResult{}
+	for _, raw := range req.Input {
+		var item struct {
+			Type   string          `json:"type"`
+			CallID string          `json:"call_id"`
+			Output json.RawMessage `json:"output"`
+		}
+		if json.Unmarshal(raw, &item) != nil || item.Type != "function_call_output" {
+			continue
+		}
+		text := openAIText(item.Output)
+		var structured struct {
+			Content string `json:"content"`
+		}
+		if json.Unmarshal(item.Output, &structured) == nil && structured.Content != "" {
+			text = structured.Content
+		}
+		results[item.CallID] = fakeResult{Text: text, At: now}
+	}
+	next := -1
+	if len(req.Tools) > 0 {
+		next = m.record(results)
+	}
+	var item map[string]any
+	if next >= 0 {
+		args, _ := json.Marshal(m.steps[next].Input)
+		// Codex offers an MCP server's tools in a namespace (mcp__askuser)
+		// and expects the call to name it apart from the tool.
+		name, ns := m.steps[next].Tool, ""
+		if strings.HasPrefix(name, "mcp__") {
+			if i := strings.LastIndex(name, "__"); i > len("mcp") {
+				ns, name = name[:i], name[i+2:]
+			}
+		}
+		item = map[string]any{"type": "function_call", "id": "fc_" + fakeToolUseID(next), "call_id": fakeToolUseID(next),
+			"name": name, "arguments": string(args)}
+		if ns != "" {
+			item["namespace"] = ns
+		}
+	} else {
+		item = map[string]any{"type": "message", "role": "assistant", "id": "msg_fake", "status": "completed",
+			"content": []any{map[string]any{"type": "output_text", "text": "Done.", "annotations": []any{}}}}
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	ev := func(data map[string]any) {
+		b, _ := json.Marshal(data)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", data["type"], b)
+	}
+	resp := map[string]any{"id": "resp_fake", "object": "response", "created_at": now.Unix(), "model": req.Model, "status": "in_progress", "output": []any{}}
+	ev(map[string]any{"type": "response.created", "response": resp})
+	ev(map[string]any{"type": "response.output_item.added", "output_index": 0, "item": item})
+	ev(map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item})
+	done := map[string]any{"id": "resp_fake", "object": "response", "created_at": now.Unix(), "model": req.Model, "status": "completed",
+		"output": []any{item}, "usage": map[string]any{"input_tokens": 10, "output_tokens": 10, "total_tokens": 20,
+			"input_tokens_details": map[string]any{"cached_tokens": 0}, "output_tokens_details": map[string]any{"reasoning_tokens": 0}}}
+	ev(map[string]any{"type": "response.completed", "response": done})
 }
