@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"askuser/socketproto"
+
+	"github.com/gdamore/tcell/v2"
 )
 
 // End to end with the real agent programs (SPEC §11): Claude Code and pi, the
@@ -306,7 +308,10 @@ var (
 			map[string]any{"label": "REST API", "description": "OpenAPI spec included"},
 			map[string]any{"label": "Admin Dashboard", "description": "Internal tools"},
 		}}
-	agentNameQuestion = map[string]any{"question": "What should we name this service?"}
+	agentNameQuestion   = map[string]any{"question": "What should we name this service?"}
+	agentChecksQuestion = map[string]any{
+		"question": "Which checks should CI run?", "header": "CI", "multiSelect": true,
+		"options": []any{map[string]any{"label": "Lint"}, map[string]any{"label": "Unit tests"}, map[string]any{"label": "Race detector"}}}
 )
 
 func agentQuestions(qs ...map[string]any) map[string]any {
@@ -456,14 +461,15 @@ func piExtension(t *testing.T) string {
 }
 
 // TestAgentPiAskUser: pi with the askuser extension, in print mode, asks
-// through its ask_user tool; the model reads the answers, the typed text,
-// the multi-select and the decline.
+// through its ask_user tool; the model reads the answers given with the CLI,
+// the pending file and the pane: typed text, multi-select, notes, decline.
 func TestAgentPiAskUser(t *testing.T) {
 	pi := agentBinary(t, "pi")
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	w := watcher(t, e)
+	pane := startSimPane(t, e, 80, 24)
 	steps := []agentStep{
 		{fakeStep: fakeStep{"ask_user", agentQuestions(agentDBQuestion, agentNameQuestion)},
 			question: "Which database should we use?",
@@ -474,6 +480,21 @@ func TestAgentPiAskUser(t *testing.T) {
 			question: "Which features should we include?",
 			do:       answerFile(`["REST API", "Use Redis too"]`),
 			want:     []string{`"answer":["REST API","Use Redis too"]`, `"selectedOptions":["REST API"]`, `"custom":"Use Redis too"`}},
+		{fakeStep: fakeStep{"ask_user", agentQuestions(agentChecksQuestion)},
+			question: "Which checks should CI run?",
+			do: func(t *testing.T, e *Env, p socketproto.Pending) {
+				pane.waitFor("Which checks should CI run?", "[ ] 1. Lint")
+				pane.key(tcell.KeyRune, '1')
+				pane.key(tcell.KeyRune, '3')
+				pane.key(tcell.KeyRune, '0')
+				for _, r := range "fuzz nightly" {
+					pane.key(tcell.KeyRune, r)
+				}
+				pane.key(tcell.KeyEnter, 0) // accepts the Other text
+				pane.waitFor("[x] 4. Other: fuzz nightly")
+				pane.key(tcell.KeyEnter, 0) // confirms the question: sent
+			},
+			want: []string{`"answer":["Lint","Race detector","fuzz nightly"]`, `"selectedOptions":["Lint","Race detector"]`}},
 		{fakeStep: fakeStep{"ask_user", agentQuestions(agentNameQuestion)},
 			question: "What should we name this service?",
 			do:       declineCLI,
