@@ -706,3 +706,24 @@ func TestAgentCodexMCP(t *testing.T) {
 	agent.wait(t)
 	logLatency(t, lat)
 }
+
+// TestAgentPiKilledWithdrawsTheQuestion: pi told to stop (SIGTERM to pi
+// alone, as a harness or a closed terminal does) while its question waits:
+// the question leaves the pane instead of waiting for nobody.
+func TestAgentPiKilledWithdrawsTheQuestion(t *testing.T) {
+	pi := agentBinary(t, "pi")
+	t.Parallel()
+	e := NewEnv(t)
+	e.StartDaemon()
+	w := watcher(t, e)
+	model := newFakeModel(t, fakeStep{"ask_user", agentQuestions(agentDBQuestion)})
+	_, env := piSetup(t, e, model)
+	agent := startAgent(t, e.Root, env, pi, "-p", "--offline", "--no-session", "--model", "fake/fake-model",
+		"-e", piExtension(t), "Set up the new service; ask me what you need to know.")
+	p := nextAddedWithin(t, w, agent)
+	if err := agent.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	d := expectWithdrawn(w, p.RequestID)(t)
+	t.Logf("SIGTERM to pi: withdrawn %v later", d.Round(time.Millisecond))
+}

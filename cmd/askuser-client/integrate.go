@@ -13,7 +13,7 @@ import (
 )
 
 func init() {
-	register("integrate", "connect an agent (claude, codex, gemini, pi) to askuser: print, or --write, its config", runIntegrate)
+	register("integrate", "connect an agent (claude, codex, gemini, pi): print, or --write, its settings", runIntegrate)
 }
 
 const integrateSynopsis = `integrate claude|codex|gemini|pi [--write] [--command PATH]

@@ -78,10 +78,17 @@ interface Run {
 	stderr: string;
 }
 
+/** The askuser-clients still running: pi's exit ends them, so their questions are withdrawn rather than left waiting for nobody. */
+const children = new Set<ReturnType<typeof spawn>>();
+process.once("exit", () => {
+	for (const child of children) child.kill("SIGTERM");
+});
+
 /** Runs askuser-client with input on stdin; an abort ends it with SIGTERM, on which it withdraws its question. */
 function run(args: string[], input: string | null, signal?: AbortSignal): Promise<Run> {
 	return new Promise((resolve, reject) => {
 		const child = spawn(client(), args, { stdio: ["pipe", "pipe", "pipe"], env: process.env });
+		children.add(child);
 		let stdout = "";
 		let stderr = "";
 		child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
@@ -92,10 +99,12 @@ function run(args: string[], input: string | null, signal?: AbortSignal): Promis
 			else signal.addEventListener("abort", abort, { once: true });
 		}
 		child.on("error", (err) => {
+			children.delete(child);
 			signal?.removeEventListener("abort", abort);
 			reject(new Error(`askuser: cannot run ${client()}: ${err.message} (install it with 'go install', or set ASKUSER_CLIENT)`));
 		});
 		child.on("close", (code, sig) => {
+			children.delete(child);
 			signal?.removeEventListener("abort", abort);
 			resolve({ code, signal: sig, stdout, stderr });
 		});
