@@ -18,7 +18,8 @@ import (
 
 // Claude Code's own AskUserQuestion answered from askuser: the PreToolUse hook
 // and the permission_prompt MCP tool, fed the inputs Claude Code sends
-// (testdata/claude), against a real daemon.
+// (testdata/claude: as recorded from Claude Code 2.1.330, with the questions,
+// ids and paths of an example), against a real daemon.
 
 func claudeTestdata(t *testing.T, name string) []byte {
 	t.Helper()
