@@ -61,6 +61,13 @@ func newMCPServer(base context.Context, cfg mcpConfig) *mcp.Server {
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: mcpPtr(false)},
 		}, s.handler(tool, schema))
 	}
+	srv.AddTool(&mcp.Tool{
+		Name:        permissionPromptTool,
+		Title:       "Ask the user for permission",
+		Description: permissionPromptDescription,
+		InputSchema: json.RawMessage(permissionPromptSchema),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: mcpPtr(false)},
+	}, s.permissionPrompt)
 	return srv
 }
 
@@ -84,12 +91,8 @@ func mcpVersion() string {
 // handler is one tool's call: validate, ask the daemon, wait, shape the result.
 func (s *mcpServer) handler(tool string, schema json.RawMessage) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		defer context.AfterFunc(s.base, cancel)()
-
-		// A sub-agent is refused whatever it asks: its question belongs to
-		// its parent.
+		// A sub-agent hears that it may not ask before any complaint
+		// about how it asked.
 		agent := s.agent(req.ClientInfo())
 		if perr := socketproto.CheckSubagent(&agent); perr != nil {
 			return mcpToolError(mcpErrorText(perr)), nil
@@ -98,25 +101,47 @@ func (s *mcpServer) handler(tool string, schema json.RawMessage) mcp.ToolHandler
 		if perr != nil {
 			return mcpToolError(mcpErrorText(perr)), nil
 		}
-		ask.Agent = &agent
-
-		prog := startMCPProgress(ctx, req)
-		resp, err := askclient.Ask(ctx, s.cfg.Client, ask, prog.queued)
-		prog.stop()
-		if err != nil {
-			if s.base.Err() != nil {
-				// The process was told to stop; the client may still read.
-				return mcpToolError("askuser-client mcp was stopped while waiting; the question was withdrawn"), nil
-			}
-			if ctx.Err() != nil {
-				// The MCP client cancelled the call or went away: Ask has
-				// withdrawn the request, and nobody reads a result.
-				return nil, ctx.Err()
-			}
-			return mcpToolError(s.describeError(err)), nil
+		resp, failed, err := s.ask(ctx, req, ask)
+		if failed != nil || err != nil {
+			return failed, err
 		}
 		return mcpResult(tool, resp), nil
 	}
+}
+
+// ask asks the daemon and waits for the result, with progress notifications
+// while it waits. A refusal or an unreachable daemon is a tool error for the
+// model (failed); a call the client cancelled is err, and its request has
+// been withdrawn.
+func (s *mcpServer) ask(ctx context.Context, req *mcp.CallToolRequest, ask socketproto.AskUserRequest) (resp socketproto.Response, failed *mcp.CallToolResult, err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.base, cancel)()
+
+	// A sub-agent is refused whatever it asks: its question belongs to
+	// its parent.
+	agent := s.agent(req.ClientInfo())
+	if perr := socketproto.CheckSubagent(&agent); perr != nil {
+		return resp, mcpToolError(mcpErrorText(perr)), nil
+	}
+	ask.Agent = &agent
+
+	prog := startMCPProgress(ctx, req)
+	resp, err = askclient.Ask(ctx, s.cfg.Client, ask, prog.queued)
+	prog.stop()
+	if err != nil {
+		if s.base.Err() != nil {
+			// The process was told to stop; the client may still read.
+			return resp, mcpToolError("askuser-client mcp was stopped while waiting; the question was withdrawn"), nil
+		}
+		if ctx.Err() != nil {
+			// The MCP client cancelled the call or went away: Ask has
+			// withdrawn the request, and nobody reads a result.
+			return resp, nil, ctx.Err()
+		}
+		return resp, mcpToolError(s.describeError(err)), nil
+	}
+	return resp, nil, nil
 }
 
 // agent is who asks: named after the MCP client, with an id that adds this
@@ -227,12 +252,23 @@ func (s *mcpServer) describeError(err error) string {
 // (ask_user), as JSON text for the model and as structured content for
 // clients that read it. A cancel is a normal result, not an error: the
 // model is told to carry on without the answers.
+//
+// Claude Code and Codex hand the model the structured content alone when a
+// result has one (SPEC §8), so everything the model must read is in it too:
+// the summary, and for a decline the sentence that says what to do.
 func mcpResult(tool string, resp socketproto.Response) *mcp.CallToolResult {
 	var shape map[string]any
 	if tool == socketproto.ToolAskUserQuestion {
 		shape = socketproto.ClaudeShape(resp)
 	} else {
 		shape = socketproto.PiShape(resp)
+	}
+	summary := resp.Summary
+	if resp.Cancelled {
+		summary = socketproto.DeclinedSentence
+	}
+	if summary != "" {
+		shape["summary"] = summary
 	}
 	text, err := json.Marshal(shape)
 	if err != nil {

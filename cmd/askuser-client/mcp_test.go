@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -228,7 +229,7 @@ func mcpStrictArgs() map[string]any {
 	}
 }
 
-func TestMCPListsBothToolsWithTheSchemaOfRecord(t *testing.T) {
+func TestMCPListsTheToolsWithTheSchemaOfRecord(t *testing.T) {
 	cs := mcpSession(t, mcpTestConfig(filepath.Join(t.TempDir(), "none.sock")), nil)
 	init := cs.InitializeResult()
 	if init == nil || init.ServerInfo == nil || init.ServerInfo.Name != "askuser" {
@@ -245,9 +246,14 @@ func TestMCPListsBothToolsWithTheSchemaOfRecord(t *testing.T) {
 	for _, tool := range list.Tools {
 		got[tool.Name] = tool
 	}
-	if len(got) != 2 || got["ask_user"] == nil || got["ask_user_question"] == nil {
+	if len(got) != 3 || got["ask_user"] == nil || got["ask_user_question"] == nil || got["permission_prompt"] == nil {
 		t.Fatalf("tools: %v", mcpKeys(got))
 	}
+	perm := got["permission_prompt"].InputSchema.(map[string]any)
+	if !mcpContains(perm["required"], "tool_name") || !mcpContains(perm["required"], "input") {
+		t.Errorf("permission_prompt: required = %v, want tool_name and input", perm["required"])
+	}
+	delete(got, "permission_prompt")
 	for name, tool := range got {
 		if tool.Description != socketproto.ToolDescription(name) {
 			t.Errorf("%s: description differs from socketproto.ToolDescription", name)
@@ -445,6 +451,7 @@ func TestMCPAnsweredCallReturnsTheToolsShape(t *testing.T) {
 		want := map[string]any{
 			"answers":     map[string]any{"Which database should we use?": "SQLite"},
 			"annotations": map[string]any{"Which database should we use?": map[string]any{"notes": "keep it small"}},
+			"summary":     `Asked "Which database should we use?"; the user chose SQLite. Note: keep it small.`,
 		}
 		var text any
 		if err := json.Unmarshal([]byte(mcpText(t, res, 0)), &text); err != nil {
@@ -485,7 +492,7 @@ func TestMCPAnsweredCallReturnsTheToolsShape(t *testing.T) {
 			t.Errorf("pi shape: %s", mcpText(t, res, 0))
 		}
 		sc, _ := res.StructuredContent.(map[string]any)
-		if sc["answered"] != true {
+		if sc["answered"] != true || !strings.HasPrefix(fmt.Sprint(sc["summary"]), `Asked "Which features?"; the user chose Authentication and REST API.`) {
 			t.Errorf("structuredContent = %v", res.StructuredContent)
 		}
 	})
@@ -517,8 +524,13 @@ func TestMCPUserCancelIsAResultNotAnError(t *testing.T) {
 			if got := mcpText(t, res, 1); got != "The user declined to answer; proceed without these answers." {
 				t.Errorf("second block = %q", got)
 			}
-			if sc, _ := res.StructuredContent.(map[string]any); sc["cancelled"] != true {
-				t.Errorf("structuredContent = %v", res.StructuredContent)
+			// Claude Code and Codex hand the model the structured content
+			// alone: the sentence must be in it.
+			if sc, _ := res.StructuredContent.(map[string]any); sc["cancelled"] != true || sc["summary"] != socketproto.DeclinedSentence {
+				t.Errorf("structuredContent = %v, want cancelled and the declined sentence as summary", res.StructuredContent)
+			}
+			if shape["summary"] != socketproto.DeclinedSentence {
+				t.Errorf("text = %v, want the declined sentence as summary", shape)
 			}
 		})
 	}

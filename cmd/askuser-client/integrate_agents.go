@@ -1,0 +1,386 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"askuser/integrations"
+)
+
+// agentPlans are the agents `askuser-client integrate` knows (SPEC §11):
+// each plans the files it changes and says what else the user should know.
+var agentPlans = map[string]func(integrateEnv) ([]fileChange, []string, error){
+	"claude": planClaude,
+	"codex":  planCodex,
+	"gemini": planGemini,
+	"pi":     planPi,
+}
+
+// A day: long enough for any person to answer, where the agent wants a limit.
+const (
+	integrateTimeoutSec = 86400
+	integrateTimeoutMS  = 86400000
+)
+
+// codexEnvVars are the variables Codex must pass to the MCP server: it
+// starts MCP servers with a reduced environment, and without these the
+// client finds another socket and state dir than the pane's.
+var codexEnvVars = []string{"XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_CONFIG_HOME"}
+
+// jsonPlan merges into the JSON object file at path with merge, and shows
+// snippet as what is added.
+func jsonPlan(path string, snippet *jsonObject, merge func(root *jsonObject) error) (fileChange, error) {
+	old, err := readConfigFile(path)
+	if err != nil {
+		return fileChange{}, err
+	}
+	root, err := parseJSONObject(old)
+	if err != nil {
+		return fileChange{}, fmt.Errorf("%s: %v; fix it, or add the settings by hand", path, err)
+	}
+	if err := merge(root); err != nil {
+		return fileChange{}, fmt.Errorf("%s: %v; add the settings by hand", path, err)
+	}
+	next, err := jsonIndent(root)
+	if err != nil {
+		return fileChange{}, err
+	}
+	// A file already holding exactly this is left byte for byte, whatever
+	// its own indentation.
+	if old != nil {
+		if same, err := parseJSONObject(old); err == nil {
+			a, _ := jsonIndent(same)
+			if bytes.Equal(a, next) {
+				next = old
+			}
+		}
+	}
+	show, err := jsonIndent(snippet)
+	if err != nil {
+		return fileChange{}, err
+	}
+	return fileChange{path: path, old: old, new: next, mode: 0o600, snippet: string(show)}, nil
+}
+
+// setKeys sets each key of want in o, keeping o's other keys.
+func setKeys(o, want *jsonObject) {
+	for _, k := range want.keys {
+		o.Set(k, want.vals[k])
+	}
+}
+
+// mcpServerEntry merges askuser's entry into root's "mcpServers".
+func mcpServerEntry(root *jsonObject, entry *jsonObject) error {
+	servers, err := root.Object("mcpServers", "mcpServers")
+	if err != nil {
+		return err
+	}
+	cur, err := servers.Object("askuser", "mcpServers.askuser")
+	if err != nil {
+		return err
+	}
+	setKeys(cur, entry)
+	return nil
+}
+
+// --- Claude Code ------------------------------------------------------------
+
+func planClaude(env integrateEnv) ([]fileChange, []string, error) {
+	dir := os.Getenv("CLAUDE_CONFIG_DIR")
+	mcpFile := filepath.Join(env.home, ".claude.json")
+	settingsFile := filepath.Join(env.home, ".claude", "settings.json")
+	if dir != "" {
+		mcpFile = filepath.Join(dir, ".claude.json")
+		settingsFile = filepath.Join(dir, "settings.json")
+	}
+
+	// The MCP server at user scope, as `claude mcp add --scope user` writes it.
+	entry := jsonObj("type", "stdio", "command", env.client, "args", []any{"mcp"})
+	mcp, err := jsonPlan(mcpFile, jsonObj("mcpServers", jsonObj("askuser", jsonObj("type", "stdio", "command", env.client, "args", []any{"mcp"}, "env", newJSONObject()))),
+		func(root *jsonObject) error {
+			if err := mcpServerEntry(root, entry); err != nil {
+				return err
+			}
+			cur, _ := root.vals["mcpServers"].(*jsonObject).vals["askuser"].(*jsonObject)
+			if _, ok := cur.Get("env"); !ok {
+				cur.Set("env", newJSONObject())
+			}
+			return nil
+		})
+	if err != nil {
+		return nil, nil, err
+	}
+
+	// The hook for Claude Code's own AskUserQuestion. Hook commands run in a
+	// shell; the default timeout (60 s) would cut a person off.
+	hookCmd := shellQuote(env.client) + " claude-hook"
+	hook := jsonObj("type", "command", "command", hookCmd, "timeout", json.Number(strconv.Itoa(integrateTimeoutSec)))
+	allow := []string{"mcp__askuser__ask_user_question", "mcp__askuser__ask_user"}
+	allowAny := make([]any, len(allow))
+	for i, a := range allow {
+		allowAny[i] = a
+	}
+	snippet := jsonObj(
+		"hooks", jsonObj("PreToolUse", []any{jsonObj("matcher", claudeAskTool, "hooks", []any{hook})}),
+		"permissions", jsonObj("allow", allowAny),
+	)
+	settings, err := jsonPlan(settingsFile, snippet, func(root *jsonObject) error {
+		hooks, err := root.Object("hooks", "hooks")
+		if err != nil {
+			return err
+		}
+		pre, err := hooks.List("PreToolUse", "hooks.PreToolUse")
+		if err != nil {
+			return err
+		}
+		found := false
+		for i, e := range pre {
+			eo, ok := e.(*jsonObject)
+			if !ok {
+				continue
+			}
+			if m, _ := eo.Get("matcher"); m != claudeAskTool {
+				continue
+			}
+			list, err := eo.List("hooks", fmt.Sprintf("hooks.PreToolUse[%d].hooks", i))
+			if err != nil {
+				return err
+			}
+			for _, h := range list {
+				ho, ok := h.(*jsonObject)
+				if !ok {
+					continue
+				}
+				if c, _ := ho.Get("command"); isAskuserHook(c) {
+					setKeys(ho, hook)
+					found = true
+				}
+			}
+		}
+		if !found {
+			hooks.Set("PreToolUse", append(pre, jsonObj("matcher", claudeAskTool, "hooks", []any{hook})))
+		}
+		perms, err := root.Object("permissions", "permissions")
+		if err != nil {
+			return err
+		}
+		have, err := perms.List("allow", "permissions.allow")
+		if err != nil {
+			return err
+		}
+		for _, a := range allow {
+			present := false
+			for _, h := range have {
+				if h == a {
+					present = true
+				}
+			}
+			if !present {
+				have = append(have, a)
+			}
+		}
+		perms.Set("allow", have)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	notes := []string{
+		"In a headless run (claude -p), add: --permission-prompt-tool mcp__askuser__permission_prompt",
+		"  (Claude Code's own questions, and every permission prompt, then wait in askuser as a question).",
+	}
+	return []fileChange{mcp, settings}, notes, nil
+}
+
+// isAskuserHook recognises askuser's hook command, wherever the binary is.
+func isAskuserHook(c any) bool {
+	s, _ := c.(string)
+	return strings.Contains(s, "askuser-client") && strings.HasSuffix(strings.TrimSpace(s), " claude-hook")
+}
+
+// --- Gemini CLI -------------------------------------------------------------
+
+func planGemini(env integrateEnv) ([]fileChange, []string, error) {
+	path := filepath.Join(env.home, ".gemini", "settings.json")
+	entry := jsonObj("command", env.client, "args", []any{"mcp"}, "timeout", json.Number(strconv.Itoa(integrateTimeoutMS)))
+	c, err := jsonPlan(path, jsonObj("mcpServers", jsonObj("askuser", entry)), func(root *jsonObject) error {
+		return mcpServerEntry(root, entry)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return []fileChange{c}, nil, nil
+}
+
+// --- Codex ------------------------------------------------------------------
+
+var (
+	tomlTableLine   = regexp.MustCompile(`^\s*\[`)
+	tomlAskuserLine = regexp.MustCompile(`^\s*\[\s*mcp_servers\s*\.\s*"?askuser"?\s*\]\s*(#.*)?$`)
+	tomlKeyLine     = regexp.MustCompile(`^\s*([A-Za-z0-9_-]+)\s*=`)
+)
+
+// codexBlock is the [mcp_servers.askuser] table: its keys in order and their
+// TOML values.
+func codexBlock(client string) ([]string, map[string]string) {
+	quoted := make([]string, len(codexEnvVars))
+	for i, v := range codexEnvVars {
+		quoted[i] = strconv.Quote(v)
+	}
+	keys := []string{"command", "args", "env_vars", "tool_timeout_sec"}
+	return keys, map[string]string{
+		"command":          strconv.Quote(client),
+		"args":             `["mcp"]`,
+		"env_vars":         "[" + strings.Join(quoted, ", ") + "]",
+		"tool_timeout_sec": strconv.Itoa(integrateTimeoutSec),
+	}
+}
+
+func planCodex(env integrateEnv) ([]fileChange, []string, error) {
+	dir := os.Getenv("CODEX_HOME")
+	if dir == "" {
+		dir = filepath.Join(env.home, ".codex")
+	}
+	path := filepath.Join(dir, "config.toml")
+	old, err := readConfigFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	keys, vals := codexBlock(env.client)
+	var block strings.Builder
+	block.WriteString("[mcp_servers.askuser]\n")
+	for _, k := range keys {
+		block.WriteString(k + " = " + vals[k] + "\n")
+	}
+	var parsed map[string]any
+	if _, err := toml.Decode(string(old), &parsed); err != nil {
+		return nil, nil, fmt.Errorf("%s: %v; fix it, or add this by hand:\n%s", path, err, block.String())
+	}
+	if codexHasAskuser(parsed, env.client) {
+		return []fileChange{{path: path, old: old, new: old, snippet: block.String()}}, nil, nil
+	}
+	var next string
+	if _, present := codexServers(parsed)["askuser"]; !present {
+		text := string(old)
+		if text != "" && !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		if text != "" {
+			text += "\n"
+		}
+		next = text + block.String()
+	} else {
+		// Rewrite our keys inside the existing table and keep the rest.
+		lines := strings.SplitAfter(string(old), "\n")
+		start := -1
+		for i, l := range lines {
+			if tomlAskuserLine.MatchString(strings.TrimRight(l, "\r\n")) {
+				start = i
+				break
+			}
+		}
+		if start < 0 {
+			return nil, nil, fmt.Errorf("%s: mcp_servers.askuser is written in a form this command does not rewrite; replace it with:\n%s", path, block.String())
+		}
+		end := len(lines)
+		for i := start + 1; i < len(lines); i++ {
+			if tomlTableLine.MatchString(lines[i]) {
+				end = i
+				break
+			}
+		}
+		var out []string
+		out = append(out, lines[:start+1]...)
+		for _, k := range keys {
+			out = append(out, k+" = "+vals[k]+"\n")
+		}
+		for _, l := range lines[start+1 : end] {
+			if m := tomlKeyLine.FindStringSubmatch(l); m != nil {
+				if _, ours := vals[m[1]]; ours {
+					continue
+				}
+			}
+			out = append(out, l)
+		}
+		out = append(out, lines[end:]...)
+		next = strings.Join(out, "")
+	}
+	// The merge is checked, not trusted: a value spread over several lines
+	// would have been cut.
+	var check map[string]any
+	if _, err := toml.Decode(next, &check); err != nil || !codexHasAskuser(check, env.client) {
+		return nil, nil, fmt.Errorf("%s: mcp_servers.askuser could not be merged line by line; replace it with:\n%s", path, block.String())
+	}
+	return []fileChange{{path: path, old: old, new: []byte(next), mode: 0o600, snippet: block.String()}}, nil, nil
+}
+
+func codexServers(parsed map[string]any) map[string]any {
+	s, _ := parsed["mcp_servers"].(map[string]any)
+	return s
+}
+
+// codexHasAskuser reports whether the parsed config already has askuser's
+// table with every value askuser sets.
+func codexHasAskuser(parsed map[string]any, client string) bool {
+	cur, ok := codexServers(parsed)["askuser"].(map[string]any)
+	if !ok {
+		return false
+	}
+	keys, vals := codexBlock(client)
+	for _, k := range keys {
+		var want map[string]any
+		if _, err := toml.Decode("v = "+vals[k], &want); err != nil {
+			return false
+		}
+		a, _ := json.Marshal(want["v"])
+		b, _ := json.Marshal(cur[k])
+		if !bytes.Equal(a, b) {
+			return false
+		}
+	}
+	return true
+}
+
+// --- pi ---------------------------------------------------------------------
+
+// piDefaultClient is the line of the extension that names the client; the
+// written copy names the absolute path instead.
+const piDefaultClient = `const defaultClient = "askuser-client";`
+
+// piExtensionText is the extension as written for this client.
+func piExtensionText(client string) ([]byte, error) {
+	src := integrations.PiExtension
+	if !bytes.Contains(src, []byte(piDefaultClient)) {
+		return nil, fmt.Errorf("the embedded pi extension has no line %q", piDefaultClient)
+	}
+	line := "const defaultClient = " + strconv.Quote(client) + ";"
+	return bytes.Replace(src, []byte(piDefaultClient), []byte(line), 1), nil
+}
+
+func planPi(env integrateEnv) ([]fileChange, []string, error) {
+	dir := os.Getenv("PI_CODING_AGENT_DIR")
+	if dir == "" {
+		dir = filepath.Join(env.home, ".pi", "agent")
+	}
+	path := filepath.Join(dir, "extensions", "askuser.ts")
+	old, err := readConfigFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	text, err := piExtensionText(env.client)
+	if err != nil {
+		return nil, nil, err
+	}
+	snippet := fmt.Sprintf("the askuser extension (%d lines): pi's ask_user tool and /questions, asking through %s\n",
+		bytes.Count(text, []byte("\n")), env.client)
+	notes := []string{"pi loads it at its next start (or /reload in a running pi)."}
+	return []fileChange{{path: path, old: old, new: text, mode: 0o644, snippet: snippet}}, notes, nil
+}

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// jsonObject is a JSON object that keeps its keys in the order the file had
+// them, so that merging askuser's settings into an agent's file changes
+// nothing else, not even the order a person wrote things in.
+type jsonObject struct {
+	keys []string
+	vals map[string]any // *jsonObject, []any, json.Number, string, bool or nil
+}
+
+func newJSONObject() *jsonObject { return &jsonObject{vals: map[string]any{}} }
+
+func (o *jsonObject) Get(k string) (any, bool) {
+	v, ok := o.vals[k]
+	return v, ok
+}
+
+// Set replaces k's value where it stands, or appends k.
+func (o *jsonObject) Set(k string, v any) {
+	if _, ok := o.vals[k]; !ok {
+		o.keys = append(o.keys, k)
+	}
+	o.vals[k] = v
+}
+
+// Object is k's value as an object, made (and set) if k is absent. A k that
+// holds something else is an error naming it.
+func (o *jsonObject) Object(k, path string) (*jsonObject, error) {
+	v, ok := o.vals[k]
+	if !ok || v == nil {
+		c := newJSONObject()
+		o.Set(k, c)
+		return c, nil
+	}
+	c, ok := v.(*jsonObject)
+	if !ok {
+		return nil, fmt.Errorf("%s: must be an object, got %s", path, jsonKind(v))
+	}
+	return c, nil
+}
+
+// List is k's value as a list (nil if absent). A k that holds something else
+// is an error naming it.
+func (o *jsonObject) List(k, path string) ([]any, error) {
+	v, ok := o.vals[k]
+	if !ok || v == nil {
+		return nil, nil
+	}
+	l, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: must be a list, got %s", path, jsonKind(v))
+	}
+	return l, nil
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case *jsonObject:
+		return "an object"
+	case []any:
+		return "a list"
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return "null"
+}
+
+func (o *jsonObject) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, err := jsonEncode(k)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(kb)
+		b.WriteByte(':')
+		vb, err := jsonEncode(o.vals[k])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(vb)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// jsonEncode is json.Marshal without escaping <, > and &, which a person
+// editing the file would not expect to see as \u003c.
+func jsonEncode(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// jsonIndent is the file's new text: two-space indentation, a final newline.
+func jsonIndent(o *jsonObject) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(o); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// parseJSONObject reads a whole file holding one JSON object. An empty file
+// is an empty object. Errors say where, as line and column.
+func parseJSONObject(data []byte) (*jsonObject, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return newJSONObject(), nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	v, err := jsonValue(dec)
+	if err == nil {
+		if _, extra := dec.Token(); extra != io.EOF {
+			err = errors.New("more than one JSON value")
+		}
+	}
+	if err != nil {
+		line, col := jsonLineCol(data, dec.InputOffset())
+		return nil, fmt.Errorf("line %d, column %d: %v", line, col, err)
+	}
+	o, ok := v.(*jsonObject)
+	if !ok {
+		return nil, fmt.Errorf("must hold a JSON object, got %s", jsonKind(v))
+	}
+	return o, nil
+}
+
+func jsonValue(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			o := newJSONObject()
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				k, ok := kt.(string)
+				if !ok {
+					return nil, fmt.Errorf("expected a key, got %v", kt)
+				}
+				v, err := jsonValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				o.Set(k, v)
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, err
+			}
+			return o, nil
+		case '[':
+			l := []any{}
+			for dec.More() {
+				v, err := jsonValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				l = append(l, v)
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, err
+			}
+			return l, nil
+		}
+		return nil, fmt.Errorf("unexpected %v", t)
+	}
+	return tok, nil
+}
+
+func jsonLineCol(data []byte, off int64) (int, int) {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	before := data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := int(off) - bytes.LastIndexByte(before, '\n')
+	return line, col
+}
+
+// jsonObj is an object with keys and values given in turn, in that order.
+func jsonObj(kv ...any) *jsonObject {
+	o := newJSONObject()
+	for i := 0; i+1 < len(kv); i += 2 {
+		o.Set(kv[i].(string), kv[i+1])
+	}
+	return o
+}

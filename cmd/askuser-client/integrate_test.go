@@ -1,0 +1,295 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/BurntSushi/toml"
+)
+
+// integrateIn runs `integrate args…` with HOME at home and the agents'
+// directory variables unset.
+func integrateIn(t *testing.T, home string, args ...string) (string, string, int) {
+	t.Helper()
+	t.Setenv("HOME", home)
+	for _, k := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "PI_CODING_AGENT_DIR"} {
+		t.Setenv(k, "")
+	}
+	var out, errb bytes.Buffer
+	code := dispatch(append([]string{"integrate"}, args...), nil, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func writeTestFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readTestFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func backups(t *testing.T, path string) []string {
+	t.Helper()
+	m, _ := filepath.Glob(path + ".bak-*")
+	return m
+}
+
+const testClient = "/opt/askuser/bin/askuser-client"
+
+func TestIntegratePrintsAndWritesNothingWithoutWrite(t *testing.T) {
+	for _, agent := range []string{"claude", "codex", "gemini", "pi"} {
+		t.Run(agent, func(t *testing.T) {
+			home := t.TempDir()
+			out, errOut, code := integrateIn(t, home, agent, "--command", testClient)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if !strings.Contains(out, "--write would merge") || !strings.Contains(out, home) {
+				t.Errorf("output:\n%s", out)
+			}
+			var files []string
+			_ = filepath.Walk(home, func(p string, info os.FileInfo, err error) error {
+				if err == nil && !info.IsDir() {
+					files = append(files, p)
+				}
+				return nil
+			})
+			if len(files) > 0 {
+				t.Errorf("wrote %v without --write", files)
+			}
+		})
+	}
+}
+
+func TestIntegrateWriteIsIdempotent(t *testing.T) {
+	for _, agent := range []string{"claude", "codex", "gemini", "pi"} {
+		t.Run(agent, func(t *testing.T) {
+			home := t.TempDir()
+			if _, errOut, code := integrateIn(t, home, agent, "--write", "--command", testClient); code != 0 {
+				t.Fatalf("first --write: exit %d: %s", code, errOut)
+			}
+			snapshot := map[string]string{}
+			_ = filepath.Walk(home, func(p string, info os.FileInfo, err error) error {
+				if err == nil && !info.IsDir() {
+					snapshot[p] = readTestFile(t, p)
+				}
+				return nil
+			})
+			out, errOut, code := integrateIn(t, home, agent, "--write", "--command", testClient)
+			if code != 0 {
+				t.Fatalf("second --write: exit %d: %s", code, errOut)
+			}
+			if strings.Contains(out, "updated") || strings.Contains(out, "created") || !strings.Contains(out, "already set up") {
+				t.Errorf("second --write says:\n%s", out)
+			}
+			after := 0
+			_ = filepath.Walk(home, func(p string, info os.FileInfo, err error) error {
+				if err == nil && !info.IsDir() {
+					after++
+					if readTestFile(t, p) != snapshot[p] {
+						t.Errorf("%s changed on the second run", p)
+					}
+				}
+				return nil
+			})
+			if after != len(snapshot) {
+				t.Errorf("the second run left %d files, the first %d (a backup of an unchanged file?)", after, len(snapshot))
+			}
+			out, _, _ = integrateIn(t, home, agent, "--command", testClient)
+			if !strings.Contains(out, "already set up for askuser; nothing to add") {
+				t.Errorf("printing after --write:\n%s", out)
+			}
+		})
+	}
+}
+
+func TestIntegrateClaudeKeepsOtherSettings(t *testing.T) {
+	home := t.TempDir()
+	settings := filepath.Join(home, ".claude", "settings.json")
+	orig := `{
+  "model": "opus",
+  "permissions": {"allow": ["Bash(git status)"], "deny": ["Read(.env)"]},
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "Bash", "hooks": [{"type": "command", "command": "lint-bash <&0"}]},
+      {"matcher": "AskUserQuestion", "hooks": [{"type": "command", "command": "/old/path/askuser-client claude-hook"}]}
+    ],
+    "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]
+  },
+  "env": {"FOO": "bar"}
+}
+`
+	writeTestFile(t, settings, orig)
+	claudeJSON := filepath.Join(home, ".claude.json")
+	writeTestFile(t, claudeJSON, `{"numStartups": 7, "mcpServers": {"other": {"type": "stdio", "command": "other-mcp", "args": []}}}`)
+
+	out, errOut, code := integrateIn(t, home, "claude", "--write", "--command", testClient)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "updated "+settings) || !strings.Contains(out, "--permission-prompt-tool mcp__askuser__permission_prompt") {
+		t.Errorf("output:\n%s", out)
+	}
+	if b := backups(t, settings); len(b) != 1 || readTestFile(t, b[0]) != orig {
+		t.Errorf("backups of settings.json: %v", b)
+	}
+	got, err := parseJSONObject([]byte(readTestFile(t, settings)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got.keys, ",") != "model,permissions,hooks,env" {
+		t.Errorf("key order %v, want the file's", got.keys)
+	}
+	var s struct {
+		Model       string
+		Permissions struct{ Allow, Deny []string }
+		Hooks       map[string][]struct {
+			Matcher string
+			Hooks   []map[string]any
+		}
+		Env map[string]string
+	}
+	if err := json.Unmarshal([]byte(readTestFile(t, settings)), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Model != "opus" || s.Env["FOO"] != "bar" || len(s.Permissions.Deny) != 1 || len(s.Hooks["Stop"]) != 1 {
+		t.Errorf("other settings lost: %+v", s)
+	}
+	if want := []string{"Bash(git status)", "mcp__askuser__ask_user_question", "mcp__askuser__ask_user"}; strings.Join(s.Permissions.Allow, "|") != strings.Join(want, "|") {
+		t.Errorf("permissions.allow = %v, want %v", s.Permissions.Allow, want)
+	}
+	pre := s.Hooks["PreToolUse"]
+	if len(pre) != 2 || pre[0].Hooks[0]["command"] != "lint-bash <&0" {
+		t.Fatalf("PreToolUse = %+v: the Bash hook must stay, and the old askuser hook be updated in place", pre)
+	}
+	h := pre[1].Hooks[0]
+	if h["command"] != testClient+" claude-hook" || h["timeout"] != 86400.0 || h["type"] != "command" {
+		t.Errorf("askuser hook = %v", h)
+	}
+
+	var cj struct {
+		NumStartups int                       `json:"numStartups"`
+		MCPServers  map[string]map[string]any `json:"mcpServers"`
+	}
+	if err := json.Unmarshal([]byte(readTestFile(t, claudeJSON)), &cj); err != nil {
+		t.Fatal(err)
+	}
+	a := cj.MCPServers["askuser"]
+	if cj.NumStartups != 7 || cj.MCPServers["other"] == nil || a["command"] != testClient || a["type"] != "stdio" {
+		t.Errorf(".claude.json = %+v", cj)
+	}
+}
+
+func TestIntegrateRefusesAFileItCannotRead(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, ".gemini", "settings.json")
+	writeTestFile(t, path, "{\n  \"theme\": \"dark\",\n  \"mcpServers\": {\n}\n,}\n")
+	_, errOut, code := integrateIn(t, home, "gemini", "--write")
+	if code != exitFailed || !strings.Contains(errOut, path+": line 5, column") {
+		t.Errorf("exit %d, stderr %q; want 1 and the file's line and column", code, errOut)
+	}
+	if readTestFile(t, path) != "{\n  \"theme\": \"dark\",\n  \"mcpServers\": {\n}\n,}\n" || len(backups(t, path)) != 0 {
+		t.Errorf("a file that does not parse was touched")
+	}
+
+	writeTestFile(t, path, `{"mcpServers": []}`)
+	_, errOut, code = integrateIn(t, home, "gemini", "--write")
+	if code != exitFailed || !strings.Contains(errOut, "mcpServers: must be an object, got a list") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestIntegrateCodexMergesIntoTheTOML(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, ".codex", "config.toml")
+	orig := `# my codex settings
+model = "gpt-5"
+
+[mcp_servers.askuser]
+command = "askuser-client"
+args = ["mcp"]
+startup_timeout_sec = 20 # slow disk
+
+[mcp_servers.askuser.env]
+ASKUSER_AGENT_ID = "codex"
+
+[mcp_servers.other]
+command = "other"
+`
+	writeTestFile(t, path, orig)
+	if _, errOut, code := integrateIn(t, home, "codex", "--write", "--command", testClient); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	text := readTestFile(t, path)
+	var cfg struct {
+		Model      string
+		MCPServers map[string]struct {
+			Command           string
+			Args              []string
+			EnvVars           []string `toml:"env_vars"`
+			ToolTimeoutSec    int      `toml:"tool_timeout_sec"`
+			StartupTimeoutSec int      `toml:"startup_timeout_sec"`
+			Env               map[string]string
+		} `toml:"mcp_servers"`
+	}
+	if _, err := toml.Decode(text, &cfg); err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	a := cfg.MCPServers["askuser"]
+	if cfg.Model != "gpt-5" || cfg.MCPServers["other"].Command != "other" || a.Command != testClient ||
+		strings.Join(a.EnvVars, ",") != "XDG_RUNTIME_DIR,XDG_STATE_HOME,XDG_CONFIG_HOME" || a.ToolTimeoutSec != 86400 ||
+		a.StartupTimeoutSec != 20 || a.Env["ASKUSER_AGENT_ID"] != "codex" {
+		t.Errorf("merged config:\n%s", text)
+	}
+	if !strings.Contains(text, "# my codex settings") || !strings.Contains(text, "# slow disk") {
+		t.Errorf("comments lost:\n%s", text)
+	}
+	if b := backups(t, path); len(b) != 1 || readTestFile(t, b[0]) != orig {
+		t.Errorf("backups: %v", b)
+	}
+}
+
+func TestIntegratePiWritesTheEmbeddedExtension(t *testing.T) {
+	home := t.TempDir()
+	if _, errOut, code := integrateIn(t, home, "pi", "--write", "--command", testClient); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	text := readTestFile(t, filepath.Join(home, ".pi", "agent", "extensions", "askuser.ts"))
+	shipped := readTestFile(t, filepath.Join("..", "..", "integrations", "pi", "askuser.ts"))
+	want := strings.Replace(shipped, piDefaultClient, `const defaultClient = "`+testClient+`";`, 1)
+	if text != want || text == shipped {
+		t.Errorf("the written extension is not the shipped one with the client's path")
+	}
+}
+
+// The README's snippets are what integrate writes.
+func TestIntegrateReadmeSnippets(t *testing.T) {
+	readme := readTestFile(t, filepath.Join("..", "..", "README.md"))
+	keys, vals := codexBlock("askuser-client")
+	for _, k := range keys {
+		if line := k + " = " + vals[k]; !strings.Contains(readme, line) {
+			t.Errorf("README lacks the Codex line %q", line)
+		}
+	}
+	for _, cmd := range []string{"askuser-client integrate claude --write", "askuser-client integrate codex --write",
+		"askuser-client integrate gemini --write", "askuser-client integrate pi --write", `"timeout": 86400`} {
+		if !strings.Contains(readme, cmd) {
+			t.Errorf("README lacks %q", cmd)
+		}
+	}
+}

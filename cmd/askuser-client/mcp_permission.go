@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+
+	"askuser/socketproto"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The permission_prompt tool (SPEC §8, §11) serves Claude Code's
+// --permission-prompt-tool in headless runs (claude -p): Claude Code calls it
+// instead of showing a permission dialog. AskUserQuestion's questions are
+// asked as they are and its call is allowed with the answers; any other
+// tool becomes a yes/no question in the pane.
+
+const permissionPromptTool = "permission_prompt"
+
+const permissionPromptDescription = "Claude Code's permission prompt, answered by the user in askuser. " +
+	"Use with: claude -p --permission-prompt-tool mcp__askuser__permission_prompt. " +
+	"AskUserQuestion's questions are asked as they are; any other tool is a yes/no question (Allow / Deny) with its input shown. " +
+	`The result text is {"behavior":"allow","updatedInput":{…}} or {"behavior":"deny","message":"…"}.`
+
+const permissionPromptSchema = `{
+  "type": "object",
+  "properties": {
+    "tool_name": {"type": "string", "description": "The tool that asks for permission"},
+    "input": {"type": "object", "description": "The tool's input", "additionalProperties": true},
+    "tool_use_id": {"type": "string", "description": "The tool call's id"}
+  },
+  "required": ["tool_name", "input"],
+  "additionalProperties": true
+}`
+
+// permissionPromptArgs is what Claude Code passes.
+type permissionPromptArgs struct {
+	ToolName  string          `json:"tool_name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+}
+
+func (s *mcpServer) permissionPrompt(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var args permissionPromptArgs
+	if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
+		return mcpToolError("the arguments must be a JSON object with \"tool_name\" and \"input\": " + err.Error()), nil
+	}
+	if args.ToolName == "" {
+		return mcpToolError("tool_name: missing; give the name of the tool that asks for permission"), nil
+	}
+	args.Input = mcpUnquoteJSON(args.Input)
+	if len(args.Input) == 0 || string(args.Input) == "null" {
+		args.Input = json.RawMessage("{}")
+	}
+
+	var decision map[string]any
+	if args.ToolName == claudeAskTool {
+		reqs, perr := claudeNativeRequests(args.Input, s.cfg.Limits)
+		if perr != nil {
+			return mcpToolError(mcpErrorText(perr)), nil
+		}
+		resp, failed, err := s.ask(ctx, req, reqs[0])
+		if failed != nil || err != nil {
+			return failed, err
+		}
+		updated, err := claudeNativeInput(args.Input, reqs[0].Questions, resp)
+		if err != nil {
+			return mcpToolError("input: " + err.Error()), nil
+		}
+		decision = map[string]any{"behavior": "allow", "updatedInput": updated}
+	} else {
+		ask := permissionRequest(args.ToolName, args.Input)
+		if perr := socketproto.ValidateRequest(ask.Request, s.cfg.Limits); perr != nil {
+			return mcpToolError(mcpErrorText(perr)), nil
+		}
+		resp, failed, err := s.ask(ctx, req, ask)
+		if failed != nil || err != nil {
+			return failed, err
+		}
+		decision = permissionDecision(args.ToolName, args.Input, resp)
+	}
+	text, err := json.Marshal(decision)
+	if err != nil {
+		return mcpToolError("askuser: encoding the decision: " + err.Error()), nil
+	}
+	// Text only: Claude Code reads the decision from the text.
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}, nil
+}
