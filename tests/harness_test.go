@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"askuser/daemon"
 	"askuser/socketproto"
 )
 
@@ -95,7 +96,27 @@ func NewEnv(t *testing.T) *Env {
 	}
 	e.Socket = filepath.Join(e.Runtime, "askuser", "askuserd.sock")
 	e.Pending = filepath.Join(e.State, "askuser", "pending-questions.json")
+	// Registered after the RemoveAll above, so it runs first.
+	t.Cleanup(e.stopStrayDaemon)
 	return e
+}
+
+// stopStrayDaemon ends a daemon that some client of this Env started in the
+// background (autostart) and the test did not stop: whatever holds the lock
+// beside the Env's socket gets SIGTERM, then SIGKILL. No test leaves a
+// daemon running on a deleted directory.
+func (e *Env) stopStrayDaemon() {
+	pid, held, err := daemon.ReadLock(e.Socket)
+	if err != nil || !held || pid <= 1 {
+		return
+	}
+	_ = syscall.Kill(pid, syscall.SIGTERM)
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, held, _ := daemon.ReadLock(e.Socket); !held {
+			return
+		}
+	}
+	_ = syscall.Kill(pid, syscall.SIGKILL)
 }
 
 // Environ is the process environment for binaries in this Env.

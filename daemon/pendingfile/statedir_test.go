@@ -127,3 +127,38 @@ func TestTooLargeFileIsKeptAsRejected(t *testing.T) {
 	}
 	r.fileWith("a") // and the daemon's own file is back
 }
+
+// The file a previous daemon wrote, found at start, is its view: a draft
+// its journal holds that the file had not caught up with yet (it died
+// between the two) wins over the file. A file the user saved is still taken in.
+func TestFileThePreviousDaemonWroteIsNotTheUsersSave(t *testing.T) {
+	r := newRig(t)
+	r.ask("a", nameQuestion)
+	r.fileWith("a")
+	r.s.Close()
+
+	// The journal moved on: a draft given in a pane, not yet in the file.
+	withDraft := pending("a", nameQuestion)
+	withDraft.Draft[0] = []byte(`"from-the-pane"`)
+	r.q.mu.Lock()
+	r.q.pending[0] = withDraft
+	r.q.mu.Unlock()
+
+	again := New(Options{Path: r.path, Queue: r.q, Report: func(msg string) { r.reports <- msg }})
+	r.q.changed = again.Changed
+	if err := again.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	deadline := time.Now().Add(wait)
+	for !strings.Contains(string(r.read()), `"from-the-pane"`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the draft never reached the file:\n%s", r.read())
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	r.waitDraft("a", `"from-the-pane"`)
+	if r.q.applies != 0 {
+		t.Errorf("the previous daemon's file was taken in %d times as a save", r.q.applies)
+	}
+}

@@ -2,11 +2,14 @@ package pendingfile
 
 import (
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -107,6 +110,12 @@ type Syncer struct {
 	// to read back.
 	ownBig fileID
 	quiet  time.Duration // quietPeriod; tests that drive read by hand set 0
+	// inherited holds the hashes of the last files the previous daemon
+	// wrote, as kept in oursPath: a file found at start that it wrote is its
+	// view, perhaps older than the drafts its journal holds, and must not be
+	// taken in as the user's save. Forgotten once this daemon has written.
+	inherited [][32]byte
+	oursPath  string
 }
 
 // fileID tells files apart without reading them.
@@ -139,6 +148,7 @@ func New(o Options) *Syncer {
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
 	}
+	s.oursPath = filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".ours")
 	if s.report == nil {
 		s.report = func(string) {}
 	}
@@ -159,6 +169,7 @@ func (s *Syncer) Rewrites() int64 { return s.rewrites.Load() }
 // a watch (inotify exhausted) the file is still written; Start says why.
 func (s *Syncer) Start() error {
 	s.removeLeftovers()
+	s.loadOurs()
 	var werr error
 	if w, err := newDirWatch(filepath.Dir(s.path)); err != nil {
 		werr = err
@@ -171,6 +182,50 @@ func (s *Syncer) Start() error {
 	s.wantWrite = true
 	go s.loop()
 	return werr
+}
+
+// loadOurs reads the hashes of the files the previous daemon wrote.
+func (s *Syncer) loadOurs() {
+	data, _, err := readRegular(s.oursPath)
+	if err != nil {
+		return
+	}
+	for _, field := range strings.Fields(string(data)) {
+		var h [32]byte
+		if b, err := hex.DecodeString(field); err == nil && len(b) == len(h) {
+			copy(h[:], b)
+			s.inherited = append(s.inherited, h)
+		}
+	}
+}
+
+// noteOurs records, before a rewrite, the hashes of the file on disk (if it
+// is the daemon's) and of the one about to replace it: a crash on either
+// side of the swap leaves a file the next start knows as the daemon's.
+func (s *Syncer) noteOurs(next [32]byte) {
+	keep := [][32]byte{next}
+	if cur := s.onDisk; cur != ([32]byte{}) && (cur == s.lastWritten || slices.Contains(s.inherited, cur)) {
+		keep = append(keep, cur) // still what is on disk until the swap
+	}
+	var b strings.Builder
+	for _, h := range keep {
+		b.WriteString(hex.EncodeToString(h[:]))
+		b.WriteByte('\n')
+	}
+	if fi, err := os.Lstat(s.oursPath); err == nil && !fi.Mode().IsRegular() {
+		return // not ours to replace; at worst the next start reads a stale file
+	}
+	// Through a temporary file and a rename: a crash mid-write must leave
+	// the old list, not an empty one (the rewrite comes right after an
+	// acknowledged draft, exactly when a crash is tested for). Its name is
+	// one removeLeftovers cleans up.
+	tmp, err := writeTemp(s.path, []byte(b.String()))
+	if err != nil {
+		return
+	}
+	if err := os.Rename(tmp, s.oursPath); err != nil {
+		os.Remove(tmp)
+	}
 }
 
 // removeLeftovers deletes the temporary files of rewrites a crash cut short:
@@ -338,7 +393,7 @@ func (s *Syncer) read(settled bool) {
 	s.unblock()
 	h := sha256.Sum256(data)
 	s.onDisk = h
-	if h == s.lastWritten {
+	if h == s.lastWritten || slices.Contains(s.inherited, h) {
 		s.settling = false
 		return
 	}
@@ -530,6 +585,7 @@ func (s *Syncer) write() {
 	}
 	before := s.onDisk
 	start := time.Now()
+	s.noteOurs(h)
 	prev, err := swapIn(s.path, out)
 	switch {
 	case errors.Is(err, errNotSynced):
@@ -552,6 +608,7 @@ func (s *Syncer) write() {
 		s.logf("pending file: %s written again", s.path)
 	}
 	s.lastWritten, s.onDisk = h, h
+	s.inherited = nil
 	s.ownBig = fileID{}
 	if len(out) > maxFileBytes {
 		if fi, err := os.Lstat(s.path); err == nil {
