@@ -109,18 +109,6 @@ func isQuit(b *binding) bool {
 	return false
 }
 
-func isRune(ev *tcell.EventKey, rs ...rune) bool {
-	if ev.Key() != tcell.KeyRune {
-		return false
-	}
-	for _, r := range rs {
-		if ev.Rune() == r {
-			return true
-		}
-	}
-	return false
-}
-
 func (p *Pane) quit() {
 	if p.onQuit != nil {
 		p.onQuit()
