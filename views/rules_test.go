@@ -387,3 +387,19 @@ func TestStylesAreNamed(t *testing.T) {
 	}
 	_ = json.RawMessage(nil)
 }
+
+// A draft from the file reaches a free-text input that shows an accepted
+// answer (nothing typed since it opened): the latest edit wins there too.
+func TestDraftReachesAnAcceptedInput(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", nameQuestion(), dbQuestion())))
+	h.Press("svc", "<Enter>", "<BackTab>")
+	h.Has("> svc")
+	h.Event(socketproto.OK{RequestID: "req-1"})
+	h.Event(socketproto.RequestUpdated{Request: withDraft(pending("req-1", nameQuestion(), dbQuestion()), `"billing"`)})
+	h.Has("> billing")
+	h.Press("<Enter>", "1", "<Enter>")
+	if a := h.Answers("req-1"); a[0]["custom"] != "billing" {
+		t.Fatalf("answers %v", a)
+	}
+}
