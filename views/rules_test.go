@@ -240,6 +240,10 @@ func TestFortyByTwelvePreviewAndDescription(t *testing.T) {
 		h.HasNot("–0 of", "1–0", "2–1")
 	}
 	h.Has("preview line 5")
+	// Every banner at once: they give way to the question.
+	h.Event(connLost{err: "Not connected to askuserd at /run/user/1000/askuser/askuserd.sock (connection refused); retrying every second."})
+	h.On(func() { h.A.Pane.hint = notTaken })
+	h.Has("⚠ Not connected", "Which database", "> 1. PostgreSQL (Recommended)", "Battle-tested", "preview line")
 	// A description taller than the room: a marker says there is more.
 	q := dbQuestion()
 	q.Options[0].Description = strings.Repeat("a long description ", 20) + "END"
