@@ -23,6 +23,8 @@ func FuzzDecodeFromClient(f *testing.F) {
 		`{"type":"ask_user_request","metadata":{ "a" : [1, 2.50, "<&>"] },"questions":[{"question":"Q?"}]}`,
 		`{"type":"answer","requestId":"r","answers":["a",1,["b"],{"selected":["c"]}]}`,
 		`{"type":"cancel","requestId":"r","via":"pane"}`,
+		`{"type":"draft","requestId":"r","index":1,"answer":{"selected":["c"],"notes":"n"},"via":"pane"}`,
+		`{"type":"draft","requestId":"r","index":0,"answer":null}`,
 		`{"type":"subscribe","role":"pane"}`,
 		`{"type":"wait","requestId":"r"}`,
 		`{"type":"list"}`, `{"type":"status"}`, `{"type":5}`, `null`, `[]`, `{`, "\xff",

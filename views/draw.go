@@ -67,14 +67,19 @@ func (p *Pane) Draw(screen tcell.Screen) {
 	hint := bannerLines{wrapAtMost(p.hint, max(1, w-1), 3), styleStrong}
 	budget := max(0, h-1-1-questionRows) // title, hint line, the question's room
 	total := func() int { return len(conn.lines) + len(about.lines) + len(notice.lines) + len(hint.lines) }
-	for _, b := range []*bannerLines{&about, &hint, &notice, &conn, &hint, &notice, &conn, &hint, &notice, &conn} {
-		if total() <= budget {
-			break
-		}
-		if n := len(b.lines); n > 0 {
-			b.lines = wrapAtMost(strings.Join(b.lines, " "), max(1, w-1), n-1)
+	cut := func(b *bannerLines, keep int) {
+		for len(b.lines) > keep && total() > budget {
+			b.lines = wrapAtMost(strings.Join(b.lines, " "), max(1, w-1), len(b.lines)-1)
 		}
 	}
+	// The context goes first, then each word down to one line, then those.
+	cut(&about, 0)
+	cut(&hint, 1)
+	cut(&notice, 1)
+	cut(&conn, 1)
+	cut(&hint, 0)
+	cut(&notice, 0)
+	cut(&conn, 0)
 	for _, b := range []bannerLines{conn, about, notice, hint} {
 		for _, l := range b.lines {
 			put(screen, x+1, top, w-1, seg{l, b.style})

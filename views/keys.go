@@ -63,7 +63,7 @@ func (p *Pane) Paste(text string) {
 	switch p.mode {
 	case modeText, modeNote, modeFilter:
 		p.input.PasteHandler()(text, func(tview.Primitive) {})
-		p.editQ.Touched = true
+		p.typed = true
 		if p.mode == modeFilter {
 			p.setFilter(p.editQ, p.input.GetText())
 		}
@@ -109,18 +109,6 @@ func isQuit(b *binding) bool {
 	return false
 }
 
-func isRune(ev *tcell.EventKey, rs ...rune) bool {
-	if ev.Key() != tcell.KeyRune {
-		return false
-	}
-	for _, r := range rs {
-		if ev.Rune() == r {
-			return true
-		}
-	}
-	return false
-}
-
 func (p *Pane) quit() {
 	if p.onQuit != nil {
 		p.onQuit()
@@ -143,7 +131,7 @@ func (p *Pane) number(c keyCtx) {
 // typeKey hands a key to the open text input.
 func (p *Pane) typeKey(c keyCtx) {
 	p.input.InputHandler()(c.ev, func(tview.Primitive) {})
-	c.s.Touched = true
+	p.typed = true
 	if p.mode == modeFilter {
 		p.setFilter(c.s, p.input.GetText())
 	}
@@ -176,7 +164,6 @@ func (p *Pane) move(s *QState, d int) {
 		s.PrevTop = 0
 	}
 	s.Cursor = items[pos]
-	s.Touched = true
 }
 
 func indexOf(xs []int, v int) int {
@@ -192,7 +179,6 @@ func indexOf(xs []int, v int) int {
 // (multi-select); Other opens the text input.
 func (p *Pane) pick(r *Req, s *QState, i int) {
 	s.Cursor = i
-	s.Touched = true
 	if s.Q.IsMulti() {
 		if i == s.Other() {
 			s.Checked[i] = true
@@ -207,7 +193,6 @@ func (p *Pane) pick(r *Req, s *QState, i int) {
 
 // choose answers a single-select question with item i.
 func (p *Pane) choose(r *Req, s *QState, i int) {
-	s.Touched = true
 	s.Cursor = i
 	if i == s.Other() {
 		p.startEdit(modeText)
@@ -219,7 +204,6 @@ func (p *Pane) choose(r *Req, s *QState, i int) {
 }
 
 func (p *Pane) toggle(s *QState, i int) {
-	s.Touched = true
 	s.Cursor = i
 	s.Checked[i] = !s.Checked[i]
 	if i == s.Other() && s.Checked[i] {
@@ -253,7 +237,6 @@ func (p *Pane) enterMulti(r *Req, s *QState) {
 		p.startEdit(modeText)
 		return
 	}
-	s.Touched = true
 	s.Answered = true
 	p.advance(r)
 }
@@ -308,7 +291,6 @@ func (p *Pane) finishEdit(accept bool) {
 // acceptText makes typed text the question's answer (or its Other part).
 func (p *Pane) acceptText(r *Req, s *QState, text string) {
 	s.Custom = text
-	s.Touched = true
 	p.endEdit()
 	p.mode = modeList
 	switch {
@@ -359,7 +341,5 @@ func (p *Pane) editor() {
 	// Editors end files with a newline the user did not mean as part of the answer.
 	text := strings.TrimRight(CleanTyped(string(b)), "\n")
 	p.input.SetText(text, true)
-	if p.editQ != nil {
-		p.editQ.Touched = true
-	}
+	p.typed = true
 }

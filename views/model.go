@@ -40,7 +40,6 @@ type QState struct {
 	Custom   string // typed text (Other, or the whole answer of a free-text question)
 	Notes    string
 	Answered bool // accepted by the user (or pre-filled from a draft)
-	Touched  bool // the user changed something here: a draft no longer fills the input
 	Filter   string
 	Scroll   int // PgUp/PgDn offset into text that does not fit
 	WinTop   int // first option shown in the list window
@@ -211,7 +210,7 @@ func (s *QState) takeDraft(raw json.RawMessage) {
 	s.Known = raw
 	fresh := NewQState(s.Q)
 	fresh.Cursor, fresh.Filter, fresh.Scroll, fresh.WinTop, fresh.PrevTop = s.Cursor, s.Filter, s.Scroll, s.WinTop, s.PrevTop
-	fresh.Known, fresh.inflight, fresh.reqID, fresh.Touched = s.Known, s.inflight, s.reqID, s.Touched
+	fresh.Known, fresh.inflight, fresh.reqID = s.Known, s.inflight, s.reqID
 	if !filled(raw) {
 		fresh.Custom = s.Custom // typed, not accepted: not part of any draft
 		*s = *fresh

@@ -56,6 +56,7 @@ type Pane struct {
 	back       mode    // where a dialog returns to
 	editReq    *Req    // what the text input is editing
 	editQ      *QState // (nil when not editing)
+	typed      bool    // the user typed into the input since it opened
 	hint       string  // a word about the last key (cleared by the next one)
 	discardN   int
 	discardReq *Req
@@ -244,8 +245,8 @@ func (p *Pane) sync() {
 	if p.mode == modeDiscard && p.M.Focused() != p.discardReq {
 		p.mode = modeList // the request being discarded left (or lost the focus)
 	}
-	if p.mode == modeText && p.editQ != nil && !p.editQ.Touched && p.input.GetText() != p.editQ.Custom {
-		p.input.SetText(p.editQ.Custom, true) // a new draft for an input not typed in yet
+	if p.mode == modeText && p.editQ != nil && !p.typed && p.input.GetText() != p.editQ.Custom {
+		p.input.SetText(p.editQ.Custom, true) // a new draft for an input not typed in since it opened
 	}
 	r := p.M.Focused()
 	if r == nil || r.Sending {
@@ -282,6 +283,7 @@ func (p *Pane) startEdit(md mode) {
 	p.input.SetText(text, true)
 	p.input.Focus(nil)
 	p.mode = md
+	p.typed = false
 }
 
 // commitEdit keeps what is in the input without accepting it as an answer:

@@ -240,6 +240,10 @@ func TestFortyByTwelvePreviewAndDescription(t *testing.T) {
 		h.HasNot("–0 of", "1–0", "2–1")
 	}
 	h.Has("preview line 5")
+	// Every banner at once: they give way to the question.
+	h.Event(connLost{err: "Not connected to askuserd at /run/user/1000/askuser/askuserd.sock (connection refused); retrying every second."})
+	h.On(func() { h.A.Pane.hint = notTaken })
+	h.Has("⚠ Not connected", "Which database", "> 1. PostgreSQL (Recommended)", "Battle-tested", "preview line")
 	// A description taller than the room: a marker says there is more.
 	q := dbQuestion()
 	q.Options[0].Description = strings.Repeat("a long description ", 20) + "END"
@@ -386,4 +390,20 @@ func TestStylesAreNamed(t *testing.T) {
 		t.Fatalf("focus %v want %v; description %v want %v", focus, styleFocus, desc, styleQuiet)
 	}
 	_ = json.RawMessage(nil)
+}
+
+// A draft from the file reaches a free-text input that shows an accepted
+// answer (nothing typed since it opened): the latest edit wins there too.
+func TestDraftReachesAnAcceptedInput(t *testing.T) {
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", nameQuestion(), dbQuestion())))
+	h.Press("svc", "<Enter>", "<BackTab>")
+	h.Has("> svc")
+	h.Event(socketproto.OK{RequestID: "req-1"})
+	h.Event(socketproto.RequestUpdated{Request: withDraft(pending("req-1", nameQuestion(), dbQuestion()), `"billing"`)})
+	h.Has("> billing")
+	h.Press("<Enter>", "1", "<Enter>")
+	if a := h.Answers("req-1"); a[0]["custom"] != "billing" {
+		t.Fatalf("answers %v", a)
+	}
 }
