@@ -119,7 +119,15 @@ func startAgentWithStdin(t *testing.T, dir string, env []string, stdin io.Reader
 		case <-r.done:
 		default:
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-r.done
+		}
+		// Wait returns only once the copy into the agent's stdin ends.
+		if c, ok := stdin.(io.Closer); ok {
+			c.Close()
+		}
+		select {
+		case <-r.done:
+		case <-time.After(agentWait):
+			t.Errorf("%s was killed but never reaped", filepath.Base(cmd.Path))
 		}
 		// Whatever it left in its group.
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
@@ -726,4 +734,48 @@ func TestAgentPiKilledWithdrawsTheQuestion(t *testing.T) {
 	}
 	d := expectWithdrawn(w, p.RequestID)(t)
 	t.Logf("SIGTERM to pi: withdrawn %v later", d.Round(time.Millisecond))
+}
+
+// TestAgentPiQuestionsCommand: pi's /questions shows what waits in askuser,
+// and /questions clear declines this session's question, which the model
+// then reads as declined.
+func TestAgentPiQuestionsCommand(t *testing.T) {
+	pi := agentBinary(t, "pi")
+	t.Parallel()
+	e := NewEnv(t)
+	e.StartDaemon()
+	w := watcher(t, e)
+	model := newFakeModel(t, fakeStep{"ask_user", agentQuestions(agentNameQuestion)})
+	_, env := piSetup(t, e, model)
+	stdinR, stdin := io.Pipe()
+	t.Cleanup(func() { stdin.Close() })
+	agent := startAgentWithStdin(t, e.Root, env, stdinR, pi, "--mode", "rpc", "--offline", "--no-session",
+		"--model", "fake/fake-model", "-e", piExtension(t))
+	send := func(cmd string) {
+		t.Helper()
+		if _, err := io.WriteString(stdin, cmd+"\n"); err != nil {
+			t.Fatalf("writing to pi: %v; output:\n%s", err, agent.out)
+		}
+	}
+	// outputHas waits until pi's output (RPC events, one JSON per line) has s.
+	outputHas := func(s string) {
+		t.Helper()
+		deadline := time.Now().Add(agentWait)
+		for !strings.Contains(agent.out.String(), s) {
+			if time.Now().After(deadline) {
+				t.Fatalf("pi never printed %q; output:\n%s", s, agent.out)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	send(`{"id":"1","type":"prompt","message":"Name the service; ask me."}`)
+	p := nextAddedWithin(t, w, agent)
+	send(`{"id":"2","type":"prompt","message":"/questions"}`)
+	outputHas(p.RequestID) // `askuser-client pending`, shown with ctx.ui.notify
+	send(`{"id":"3","type":"prompt","message":"/questions clear"}`)
+	outputHas("Declined 1 question of this session.")
+	r := model.Result(0, agentWait)
+	if !strings.Contains(r.Text, socketproto.DeclinedSentence) {
+		t.Errorf("the model received %q, want the declined sentence", r.Text)
+	}
 }
