@@ -779,3 +779,26 @@ func TestAgentPiQuestionsCommand(t *testing.T) {
 		t.Errorf("the model received %q, want the declined sentence", r.Text)
 	}
 }
+
+// TestAgentPiRefusalNamesTheField: questions askuser refuses reach pi's
+// model as a tool error that names the field and the rule, and nothing
+// waits in the pane.
+func TestAgentPiRefusalNamesTheField(t *testing.T) {
+	pi := agentBinary(t, "pi")
+	t.Parallel()
+	e := NewEnv(t)
+	e.StartDaemon()
+	model := newFakeModel(t, fakeStep{"ask_user", agentQuestions(agentNameQuestion, agentNameQuestion)})
+	_, env := piSetup(t, e, model)
+	agent := startAgent(t, e.Root, env, pi, "-p", "--offline", "--no-session", "--model", "fake/fake-model",
+		"-e", piExtension(t), "Name the service; ask me.")
+	r := model.Result(0, agentWait)
+	t.Logf("the model received: %s", r.Text)
+	if want := "questions[1].question: duplicate of questions[0].question"; !strings.Contains(r.Text, want) {
+		t.Errorf("the model received %q, want %q", r.Text, want)
+	}
+	agent.wait(t)
+	if out, _, _ := e.Client("", "list", "--json"); strings.Contains(out, "requestId") {
+		t.Errorf("a refused request is listed:\n%s", out)
+	}
+}
