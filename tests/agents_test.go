@@ -710,7 +710,7 @@ func TestAgentCodexMCP(t *testing.T) {
 	env := codexSetup(t, e, model)
 	integrateAgent(t, env, "codex")
 	agent := startAgent(t, e.Root, env, codex, "exec", "--skip-git-repo-check", "Set up the new service; ask me what you need to know.")
-	lat := playScript(t, e, w, model, agent, "", steps)
+	lat := playScript(t, e, w, model, agent, "codex-mcp-client", steps)
 	agent.wait(t)
 	logLatency(t, lat)
 }
