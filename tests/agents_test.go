@@ -235,6 +235,16 @@ func logLatency(t *testing.T, lat []agentLatency) {
 	}
 }
 
+// agentTmp is the agent's TMPDIR, inside the test's directory, so that what
+// an agent leaves in its temporary directory goes with the test.
+func agentTmp(e *Env) string {
+	dir := filepath.Join(e.Root, "tmp")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		e.T.Fatal(err)
+	}
+	return dir
+}
+
 // --- Claude Code ------------------------------------------------------------
 
 // claudeEnv is Claude Code's environment: a private HOME, the fake model, no
@@ -251,6 +261,7 @@ func claudeEnv(e *Env, home string, model *fakeModel, extra ...string) []string 
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"ENABLE_TOOL_SEARCH=false",
 		"IS_SANDBOX=1",
+		"TMPDIR="+agentTmp(e),
 	)
 	var out []string
 	for _, kv := range env {
@@ -455,7 +466,7 @@ func piSetup(t *testing.T, e *Env, model *fakeModel) (home string, env []string)
 	if err := os.WriteFile(filepath.Join(dir, "models.json"), b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return home, e.Environ("HOME="+home, "PI_SKIP_VERSION_CHECK=1")
+	return home, e.Environ("HOME="+home, "PI_SKIP_VERSION_CHECK=1", "TMPDIR="+agentTmp(e))
 }
 
 // piExtension is the extension as shipped.
@@ -679,7 +690,7 @@ env_key = "FAKE_API_KEY"
 	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return e.Environ("HOME="+home, "CODEX_HOME="+codexHome, "FAKE_API_KEY=dummy", "RUST_LOG=warn")
+	return e.Environ("HOME="+home, "CODEX_HOME="+codexHome, "FAKE_API_KEY=dummy", "RUST_LOG=warn", "TMPDIR="+agentTmp(e))
 }
 
 // TestAgentCodexMCP: Codex, set up by `askuser-client integrate codex
