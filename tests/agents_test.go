@@ -119,7 +119,15 @@ func startAgentWithStdin(t *testing.T, dir string, env []string, stdin io.Reader
 		case <-r.done:
 		default:
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-r.done
+		}
+		// Wait returns only once the copy into the agent's stdin ends.
+		if c, ok := stdin.(io.Closer); ok {
+			c.Close()
+		}
+		select {
+		case <-r.done:
+		case <-time.After(agentWait):
+			t.Errorf("%s was killed but never reaped", filepath.Base(cmd.Path))
 		}
 		// Whatever it left in its group.
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
@@ -227,6 +235,16 @@ func logLatency(t *testing.T, lat []agentLatency) {
 	}
 }
 
+// agentTmp is the agent's TMPDIR, inside the test's directory, so that what
+// an agent leaves in its temporary directory goes with the test.
+func agentTmp(e *Env) string {
+	dir := filepath.Join(e.Root, "tmp")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		e.T.Fatal(err)
+	}
+	return dir
+}
+
 // --- Claude Code ------------------------------------------------------------
 
 // claudeEnv is Claude Code's environment: a private HOME, the fake model, no
@@ -243,6 +261,7 @@ func claudeEnv(e *Env, home string, model *fakeModel, extra ...string) []string 
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"ENABLE_TOOL_SEARCH=false",
 		"IS_SANDBOX=1",
+		"TMPDIR="+agentTmp(e),
 	)
 	var out []string
 	for _, kv := range env {
@@ -447,7 +466,7 @@ func piSetup(t *testing.T, e *Env, model *fakeModel) (home string, env []string)
 	if err := os.WriteFile(filepath.Join(dir, "models.json"), b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return home, e.Environ("HOME="+home, "PI_SKIP_VERSION_CHECK=1")
+	return home, e.Environ("HOME="+home, "PI_SKIP_VERSION_CHECK=1", "TMPDIR="+agentTmp(e))
 }
 
 // piExtension is the extension as shipped.
@@ -671,7 +690,7 @@ env_key = "FAKE_API_KEY"
 	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return e.Environ("HOME="+home, "CODEX_HOME="+codexHome, "FAKE_API_KEY=dummy", "RUST_LOG=warn")
+	return e.Environ("HOME="+home, "CODEX_HOME="+codexHome, "FAKE_API_KEY=dummy", "RUST_LOG=warn", "TMPDIR="+agentTmp(e))
 }
 
 // TestAgentCodexMCP: Codex, set up by `askuser-client integrate codex
@@ -702,7 +721,7 @@ func TestAgentCodexMCP(t *testing.T) {
 	env := codexSetup(t, e, model)
 	integrateAgent(t, env, "codex")
 	agent := startAgent(t, e.Root, env, codex, "exec", "--skip-git-repo-check", "Set up the new service; ask me what you need to know.")
-	lat := playScript(t, e, w, model, agent, "", steps)
+	lat := playScript(t, e, w, model, agent, "codex-mcp-client", steps)
 	agent.wait(t)
 	logLatency(t, lat)
 }
@@ -726,4 +745,71 @@ func TestAgentPiKilledWithdrawsTheQuestion(t *testing.T) {
 	}
 	d := expectWithdrawn(w, p.RequestID)(t)
 	t.Logf("SIGTERM to pi: withdrawn %v later", d.Round(time.Millisecond))
+}
+
+// TestAgentPiQuestionsCommand: pi's /questions shows what waits in askuser,
+// and /questions clear declines this session's question, which the model
+// then reads as declined.
+func TestAgentPiQuestionsCommand(t *testing.T) {
+	pi := agentBinary(t, "pi")
+	t.Parallel()
+	e := NewEnv(t)
+	e.StartDaemon()
+	w := watcher(t, e)
+	model := newFakeModel(t, fakeStep{"ask_user", agentQuestions(agentNameQuestion)})
+	_, env := piSetup(t, e, model)
+	stdinR, stdin := io.Pipe()
+	t.Cleanup(func() { stdin.Close() })
+	agent := startAgentWithStdin(t, e.Root, env, stdinR, pi, "--mode", "rpc", "--offline", "--no-session",
+		"--model", "fake/fake-model", "-e", piExtension(t))
+	send := func(cmd string) {
+		t.Helper()
+		if _, err := io.WriteString(stdin, cmd+"\n"); err != nil {
+			t.Fatalf("writing to pi: %v; output:\n%s", err, agent.out)
+		}
+	}
+	// outputHas waits until pi's output (RPC events, one JSON per line) has s.
+	outputHas := func(s string) {
+		t.Helper()
+		deadline := time.Now().Add(agentWait)
+		for !strings.Contains(agent.out.String(), s) {
+			if time.Now().After(deadline) {
+				t.Fatalf("pi never printed %q; output:\n%s", s, agent.out)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	send(`{"id":"1","type":"prompt","message":"Name the service; ask me."}`)
+	p := nextAddedWithin(t, w, agent)
+	send(`{"id":"2","type":"prompt","message":"/questions"}`)
+	outputHas(p.RequestID) // `askuser-client pending`, shown with ctx.ui.notify
+	send(`{"id":"3","type":"prompt","message":"/questions clear"}`)
+	outputHas("Declined 1 question of this session.")
+	r := model.Result(0, agentWait)
+	if !strings.Contains(r.Text, socketproto.DeclinedSentence) {
+		t.Errorf("the model received %q, want the declined sentence", r.Text)
+	}
+}
+
+// TestAgentPiRefusalNamesTheField: questions askuser refuses reach pi's
+// model as a tool error that names the field and the rule, and nothing
+// waits in the pane.
+func TestAgentPiRefusalNamesTheField(t *testing.T) {
+	pi := agentBinary(t, "pi")
+	t.Parallel()
+	e := NewEnv(t)
+	e.StartDaemon()
+	model := newFakeModel(t, fakeStep{"ask_user", agentQuestions(agentNameQuestion, agentNameQuestion)})
+	_, env := piSetup(t, e, model)
+	agent := startAgent(t, e.Root, env, pi, "-p", "--offline", "--no-session", "--model", "fake/fake-model",
+		"-e", piExtension(t), "Name the service; ask me.")
+	r := model.Result(0, agentWait)
+	t.Logf("the model received: %s", r.Text)
+	if want := "questions[1].question: duplicate of questions[0].question"; !strings.Contains(r.Text, want) {
+		t.Errorf("the model received %q, want %q", r.Text, want)
+	}
+	agent.wait(t)
+	if out, _, _ := e.Client("", "list", "--json"); strings.Contains(out, "requestId") {
+		t.Errorf("a refused request is listed:\n%s", out)
+	}
 }

@@ -74,12 +74,11 @@ func runClaudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, "askuser-client claude-hook:", err)
 		return exitOK
 	}
-	reqs, perr := claudeNativeRequests(in.ToolInput, r.cfg.Limits)
+	req, perr := claudeNativeRequest(in.ToolInput, r.cfg.Limits)
 	if perr != nil {
 		fmt.Fprintf(stderr, "askuser-client claude-hook: tool_input.%s\n", perr.Message)
 		return exitOK
 	}
-	req := reqs[0]
 	req.RequestID = askclient.NewRequestID()
 	req.Agent = claudeHookAgent(in)
 

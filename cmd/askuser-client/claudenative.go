@@ -28,21 +28,22 @@ type claudeNativeQuestion struct {
 	} `json:"options"`
 }
 
-// claudeNativeRequests turns AskUserQuestion's input into the request to
+// claudeNativeRequest turns AskUserQuestion's input into the request to
 // ask: the strict profile first, as the model meant it; when the strict
 // rules refuse it (a header over 12 characters, say) the flexible one, so
 // the user is still asked rather than the question lost. The error names the
 // field and the rule.
-func claudeNativeRequests(input json.RawMessage, lim socketproto.Limits) ([]socketproto.AskUserRequest, *socketproto.Error) {
+func claudeNativeRequest(input json.RawMessage, lim socketproto.Limits) (socketproto.AskUserRequest, *socketproto.Error) {
+	var none socketproto.AskUserRequest
 	var in struct {
 		Questions json.RawMessage `json:"questions"`
 	}
 	if err := json.Unmarshal(input, &in); err != nil {
-		return nil, socketproto.Errf(socketproto.CodeInvalidRequest, "input", "must be AskUserQuestion's input, a JSON object with \"questions\": %v", err)
+		return none, socketproto.Errf(socketproto.CodeInvalidRequest, "input", "must be AskUserQuestion's input, a JSON object with \"questions\": %v", err)
 	}
 	var qs []claudeNativeQuestion
 	if err := json.Unmarshal(mcpUnquoteJSON(in.Questions), &qs); err != nil || len(qs) == 0 {
-		return nil, socketproto.Errf(socketproto.CodeInvalidRequest, "input.questions", "must be a list of at least one question")
+		return none, socketproto.Errf(socketproto.CodeInvalidRequest, "input.questions", "must be a list of at least one question")
 	}
 	questions := make([]socketproto.Question, len(qs))
 	for i, q := range qs {
@@ -53,21 +54,17 @@ func claudeNativeRequests(input json.RawMessage, lim socketproto.Limits) ([]sock
 		}
 	}
 	var first *socketproto.Error
-	var out []socketproto.AskUserRequest
 	for _, tool := range []string{socketproto.ToolAskUserQuestion, socketproto.ToolAskUser} {
 		r := socketproto.AskUserRequest{Request: socketproto.Request{Tool: tool, Questions: questions}}
-		if perr := socketproto.ValidateRequest(r.Request, lim); perr != nil {
-			if first == nil {
-				first = perr
-			}
-			continue
+		perr := socketproto.ValidateRequest(r.Request, lim)
+		if perr == nil {
+			return r, nil
 		}
-		out = append(out, r)
+		if first == nil {
+			first = perr
+		}
 	}
-	if len(out) == 0 {
-		return nil, first
-	}
-	return out[:1], nil
+	return none, first
 }
 
 // claudeNativeInput is AskUserQuestion's input as given, plus "answers"

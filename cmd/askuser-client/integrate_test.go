@@ -293,3 +293,29 @@ func TestIntegrateReadmeSnippets(t *testing.T) {
 		}
 	}
 }
+
+func TestIntegrateFollowsTheAgentsDirectoryVariables(t *testing.T) {
+	cases := []struct{ agent, env, file string }{
+		{"claude", "CLAUDE_CONFIG_DIR", "settings.json"},
+		{"claude", "CLAUDE_CONFIG_DIR", ".claude.json"},
+		{"codex", "CODEX_HOME", "config.toml"},
+		{"pi", "PI_CODING_AGENT_DIR", filepath.Join("extensions", "askuser.ts")},
+	}
+	for _, c := range cases {
+		t.Run(c.agent+" "+c.file, func(t *testing.T) {
+			home, dir := t.TempDir(), t.TempDir()
+			t.Setenv("HOME", home)
+			for _, k := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "PI_CODING_AGENT_DIR"} {
+				t.Setenv(k, "")
+			}
+			t.Setenv(c.env, dir)
+			var out, errb bytes.Buffer
+			if code := dispatch([]string{"integrate", c.agent, "--write"}, nil, &out, &errb); code != 0 {
+				t.Fatalf("exit %d: %s", code, errb.String())
+			}
+			if _, err := os.Stat(filepath.Join(dir, c.file)); err != nil {
+				t.Errorf("with %s set: %v\n%s", c.env, err, out.String())
+			}
+		})
+	}
+}

@@ -17,7 +17,7 @@ func init() {
 	register("mcp", "serve the ask tools to an MCP client on stdio", runMCP)
 }
 
-// runMCP serves ask_user_question and ask_user (SPEC §8) on stdin/stdout
+// runMCP serves ask_user_question, ask_user and permission_prompt (SPEC §8) on stdin/stdout
 // until the MCP client closes stdin or the process is told to stop.
 func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("askuser-client mcp", flag.ContinueOnError)
@@ -29,8 +29,9 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	subagent := fs.Bool("subagent", false, "this server serves a sub-agent: refuse every call (also ASKUSER_SUBAGENT=1)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: askuser-client mcp [--socket PATH] [--config PATH] [--subagent] [--no-autostart]")
-		fmt.Fprintln(stderr, "\nAn MCP server on stdio with the tools ask_user_question (strict) and ask_user (flexible).")
-		fmt.Fprintln(stderr, "Register it with your agent, e.g.: claude mcp add askuser -- askuser-client mcp")
+		fmt.Fprintln(stderr, "\nAn MCP server on stdio with the tools ask_user_question (strict) and ask_user (flexible),")
+		fmt.Fprintln(stderr, "and permission_prompt for Claude Code's --permission-prompt-tool mcp__askuser__permission_prompt.")
+		fmt.Fprintln(stderr, "Register it with your agent: askuser-client integrate claude|codex|gemini --write")
 		fmt.Fprintln(stderr, "\nflags:")
 		fs.PrintDefaults()
 	}

@@ -55,15 +55,15 @@ func (s *mcpServer) permissionPrompt(ctx context.Context, req *mcp.CallToolReque
 
 	var decision map[string]any
 	if args.ToolName == claudeAskTool {
-		reqs, perr := claudeNativeRequests(args.Input, s.cfg.Limits)
+		ask, perr := claudeNativeRequest(args.Input, s.cfg.Limits)
 		if perr != nil {
 			return mcpToolError(mcpErrorText(perr)), nil
 		}
-		resp, failed, err := s.ask(ctx, req, reqs[0])
+		resp, failed, err := s.ask(ctx, req, ask)
 		if failed != nil || err != nil {
 			return failed, err
 		}
-		updated, err := claudeNativeInput(args.Input, reqs[0].Questions, resp)
+		updated, err := claudeNativeInput(args.Input, ask.Questions, resp)
 		if err != nil {
 			return mcpToolError("input: " + err.Error()), nil
 		}
