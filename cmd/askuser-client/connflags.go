@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 
 	"askuser/daemon/config"
@@ -53,7 +52,7 @@ func (cf *connFlags) resolve(autostart bool) (resolved, error) {
 		MaxMessageBytes: cfg.Limits.MaxMessageBytes,
 		Autostart:       autostart && !cf.noAutostart,
 		ConfigPath:      cf.config,
-		DaemonLog:       filepath.Join(cfg.StateDir(), "askuserd.log"),
+		DaemonLog:       cfg.DaemonLogPath(),
 	}}, nil
 }
 

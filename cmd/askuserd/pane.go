@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -8,11 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
-	"time"
 
 	"askuser/daemon/config"
-	"askuser/socketproto"
+	"askuser/socketproto/askclient"
 	"askuser/views"
 )
 
@@ -71,7 +70,7 @@ func runPane(args []string) int {
 		}
 		return 0
 	}
-	if err := ensureDaemon(opt.Socket, *configPath, cfg.StateDir()); err != nil {
+	if err := ensureDaemon(opt.Socket, *configPath, cfg); err != nil {
 		fmt.Fprintf(os.Stderr, "askuserd: %v\n", err)
 		return 1
 	}
@@ -111,58 +110,24 @@ func splitPane(socket, configPath string, demo bool) int {
 	return 0
 }
 
-// ensureDaemon starts `askuserd serve` in the background when nothing
-// answers on the socket, and waits until it does.
-func ensureDaemon(socket, configPath, stateDir string) error {
-	if c, err := socketproto.Dial(socket, 0); err == nil {
-		c.Close()
-		return nil
-	}
+// ensureDaemon starts `askuserd serve` (this same binary) in the background
+// when nothing answers on the socket, and waits until it does: the same
+// autostart askuser-client uses.
+func ensureDaemon(socket, configPath string, cfg config.Config) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(stateDir, 0o700); err != nil {
-		return fmt.Errorf("state dir: %w", err)
-	}
-	logPath := filepath.Join(stateDir, "askuserd.log")
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	c, err := askclient.Connect(context.Background(), askclient.Options{
+		SocketPath:      socket,
+		MaxMessageBytes: cfg.Limits.MaxMessageBytes,
+		Autostart:       true,
+		DaemonBinary:    exe,
+		ConfigPath:      configPath,
+		DaemonLog:       cfg.DaemonLogPath(),
+	})
 	if err != nil {
-		return fmt.Errorf("daemon log: %w", err)
+		return err
 	}
-	defer logf.Close()
-	argv := []string{"serve", "--socket", socket}
-	if configPath != "" {
-		argv = append(argv, "--config", configPath)
-	}
-	cmd := exec.Command(exe, argv...)
-	cmd.Stdin = nil
-	cmd.Stdout, cmd.Stderr = logf, logf
-	// Its own session: the daemon outlives this pane and its terminal.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("starting askuserd serve: %w", err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }() // reap it if it dies while the pane runs
-	var exitErr error
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if c, err := socketproto.Dial(socket, 0); err == nil {
-			c.Close()
-			return nil
-		}
-		select {
-		case err := <-exited:
-			// Another pane may have started a daemon at the same moment, and
-			// ours stepped aside: keep waiting for that one to answer.
-			exitErr = fmt.Errorf("askuserd serve exited (%v)", err)
-			exited = nil
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	if exitErr != nil {
-		return fmt.Errorf("%v and nothing answers on %s; see %s", exitErr, socket, logPath)
-	}
-	return fmt.Errorf("askuserd serve did not answer on %s within 10s; see %s", socket, logPath)
+	return c.Close()
 }

@@ -47,6 +47,13 @@ func (c Config) PendingFilePath() string {
 	return filepath.Join(c.StateDir(), "pending-questions.json")
 }
 
+// DaemonLogPath is where a daemon started in the background (by a pane or a
+// client) writes its output: <state dir>/askuserd.log, beside the state it
+// describes, so that "see askuserd.log" in an error names one place.
+func (c Config) DaemonLogPath() string {
+	return filepath.Join(c.StateDir(), "askuserd.log")
+}
+
 // Editor is ui.editor, else $VISUAL, else $EDITOR, else vi.
 func (c Config) Editor() string {
 	for _, e := range []string{c.UI.Editor, os.Getenv("VISUAL"), os.Getenv("EDITOR")} {

@@ -371,7 +371,7 @@ func TestConnectAutostartFailingDaemon(t *testing.T) {
 	dir := t.TempDir()
 	starts := filepath.Join(dir, "starts")
 	script := filepath.Join(dir, "askuserd")
-	body := "#!/bin/sh\necho \"$@ $ASKUSER_SOCKET\" >> " + starts + "\nexit 3\n"
+	body := "#!/bin/sh\necho \"$@\" >> " + starts + "\nexit 3\n"
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -386,7 +386,7 @@ func TestConnectAutostartFailingDaemon(t *testing.T) {
 	if len(lines) < 1 || len(lines) > maxStarts {
 		t.Errorf("started %d times, want 1 to %d", len(lines), maxStarts)
 	}
-	if lines[0] != "serve --config /cfg.toml "+sock {
+	if lines[0] != "serve --socket "+sock+" --config /cfg.toml" {
 		t.Errorf("started as %q", lines[0])
 	}
 }

@@ -25,21 +25,29 @@ type Options struct {
 	Autostart       bool   // start `askuserd serve` when nothing answers
 	DaemonBinary    string // "" = askuserd next to os.Executable(), else on PATH
 	ConfigPath      string // passed to askuserd as --config when set
-	// DaemonLog receives an autostarted daemon's output; "" = /dev/null.
+	// DaemonLog receives an autostarted daemon's output (config's
+	// DaemonLogPath); "" = /dev/null.
 	DaemonLog string
 }
 
-// How long Connect keeps trying after starting a daemon: a cold start with a
-// race-instrumented binary on a busy machine can take a few seconds.
-var autostartWait = 5 * time.Second
+// How long Connect keeps trying after starting a daemon. 10 s rather than
+// less: a daemon replaying a long journal, or a race-instrumented binary on a
+// busy machine, can take seconds to listen, and the caller is about to wait
+// for a person anyway, so giving up early only turns a slow start into a
+// failure.
+var autostartWait = 10 * time.Second
 
-// maxStarts bounds how often one Connect starts askuserd: a daemon that keeps
-// exiting (a broken config) is reported, not respawned in a loop.
+// maxStarts bounds how often one Connect starts askuserd. More than one: a
+// daemon started while the previous one is still shutting down (its lock
+// not yet released) steps aside, and the next start succeeds. Not
+// unbounded: a daemon that keeps exiting (a broken config) is reported, not
+// respawned in a loop.
 const maxStarts = 4
 
 // Connect dials the daemon. When nothing answers and o.Autostart is set, it
 // starts `askuserd serve` detached from this process (its own session, stdio
-// to /dev/null or o.DaemonLog) and retries for up to about 5 s.
+// to /dev/null or o.DaemonLog) and retries for up to autostartWait. The pane
+// and askuser-client both start the daemon through it.
 func Connect(ctx context.Context, o Options) (*socketproto.Conn, error) {
 	if o.SocketPath == "" {
 		return nil, fmt.Errorf("%w: no socket path", ErrUnreachable)
@@ -129,23 +137,32 @@ func daemonBinary(o Options) (string, error) {
 // startDaemon launches `askuserd serve` in its own session so that it
 // outlives this process and no terminal signal (Ctrl-C in the agent's shell)
 // reaches it. The returned channel yields its exit status if it ends; a
-// goroutine reaps it so that a long-lived client (the MCP server) does not
-// collect zombies. Concurrent clients may each start one: all but one find
-// the daemon's lock and exit, and every client then dials the survivor.
+// goroutine reaps it so that a long-lived client (the MCP server, a pane)
+// does not collect zombies. Concurrent clients may each start one: all but
+// one find the daemon's lock and exit, and every client then dials the
+// survivor.
 func startDaemon(o Options) (<-chan error, error) {
 	binPath, err := daemonBinary(o)
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"serve"}
+	// The socket is passed as --socket, the first of the daemon's path
+	// rules: it then listens exactly where this client dials, whatever
+	// config.toml or an inherited ASKUSER_SOCKET says, and `ps` shows where.
+	args := []string{"serve", "--socket", o.SocketPath}
 	if o.ConfigPath != "" {
-		args = append(args, "--config", o.ConfigPath)
+		// Absolute, because the daemon does not run in this directory.
+		cfgPath, err := filepath.Abs(o.ConfigPath)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, "--config", cfgPath)
 	}
 	cmd := exec.Command(binPath, args...)
-	// The socket travels in the environment, which the daemon's path rules
-	// rank right after its own flag: the daemon then listens exactly where
-	// this client dials, whatever config.toml says.
-	cmd.Env = append(os.Environ(), "ASKUSER_SOCKET="+o.SocketPath)
+	// The daemon runs in / rather than in the caller's directory: it lives
+	// on after its starter, and a daemon sitting in a project directory
+	// would keep that directory busy (an unmount fails, a deleted checkout
+	// stays its working directory) for as long as it runs.
 	cmd.Dir = "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	devnull, err := os.Open(os.DevNull)
@@ -154,6 +171,8 @@ func startDaemon(o Options) (<-chan error, error) {
 	}
 	defer devnull.Close()
 	cmd.Stdin = devnull
+	// Without its log the daemon still runs; only its start-up error would
+	// go unseen, and then the caller reports the exit status instead.
 	out := devnull
 	if o.DaemonLog != "" {
 		if err := os.MkdirAll(filepath.Dir(o.DaemonLog), 0o700); err == nil {
