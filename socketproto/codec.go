@@ -294,72 +294,57 @@ func checkVia(via string) *Error {
 	return Errf(CodeInvalidRequest, "via", "must be %q or %q, got %q", ViaPane, ViaCLI, via)
 }
 
-// DecodeFromDaemon decodes a line the daemon sent to a client.
+// ErrUnknownMessage is returned by DecodeFromDaemon (and so Conn.Recv) for a
+// line whose type this client does not know, as a newer daemon may send: the
+// connection is fine, and a client skips the line.
+var ErrUnknownMessage = errors.New("unknown message type")
+
+// ErrMalformedMessage is returned by DecodeFromDaemon for a line that is not
+// a message of its type (not JSON, a field of the wrong type): that line is
+// lost, the connection is fine.
+var ErrMalformedMessage = errors.New("malformed message")
+
+// fromDaemon decodes each message type a daemon sends.
+var fromDaemon = map[string]func(line []byte) (Message, error){
+	"hello":              decodeAs[Hello],
+	"ask_user_queued":    decodeAs[Queued],
+	"ask_user_response":  decodeAs[Response],
+	"ok":                 decodeAs[OK],
+	"snapshot":           decodeAs[Snapshot],
+	"list":               decodeAs[List],
+	"status":             decodeAs[Status],
+	"request_added":      decodeAs[RequestAdded],
+	"request_updated":    decodeAs[RequestUpdated],
+	"request_resolved":   decodeAs[RequestResolved],
+	"state":              decodeAs[StateEvent],
+	"pending_file_error": decodeAs[PendingFileError],
+	"error":              decodeAs[*Error], // a pointer, as *Error is the Go error
+}
+
+// decodeAs unmarshals line as a message of type M.
+func decodeAs[M Message](line []byte) (Message, error) {
+	var m M
+	if err := json.Unmarshal(line, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// DecodeFromDaemon decodes a line the daemon sent to a client. Its errors
+// wrap ErrUnknownMessage or ErrMalformedMessage: a line lost, never a
+// connection (see Broken).
 func DecodeFromDaemon(line []byte) (Message, error) {
 	typ, _, perr := sniff(line)
 	if perr != nil {
-		return nil, perr
+		return nil, fmt.Errorf("%w from daemon: %w", ErrMalformedMessage, perr)
 	}
-	var msg Message
-	var err error
-	switch typ {
-	case "hello":
-		var m Hello
-		err = json.Unmarshal(line, &m)
-		msg = m
-	case "ask_user_queued":
-		var m Queued
-		err = json.Unmarshal(line, &m)
-		msg = m
-	case "ask_user_response":
-		var m Response
-		err = json.Unmarshal(line, &m)
-		msg = m
-	case "ok":
-		var m OK
-		err = json.Unmarshal(line, &m)
-		msg = m
-	case "snapshot":
-		var m Snapshot
-		err = json.Unmarshal(line, &m)
-		msg = m
-	case "list":
-		var m List
-		err = json.Unmarshal(line, &m)
-		msg = m
-	case "status":
-		var m Status
-		err = json.Unmarshal(line, &m)
-		msg = m
-	case "request_added":
-		var m RequestAdded
-		err = json.Unmarshal(line, &m)
-		msg = m
-	case "request_updated":
-		var m RequestUpdated
-		err = json.Unmarshal(line, &m)
-		msg = m
-	case "request_resolved":
-		var m RequestResolved
-		err = json.Unmarshal(line, &m)
-		msg = m
-	case "state":
-		var m StateEvent
-		err = json.Unmarshal(line, &m)
-		msg = m
-	case "pending_file_error":
-		var m PendingFileError
-		err = json.Unmarshal(line, &m)
-		msg = m
-	case "error":
-		var m Error
-		err = json.Unmarshal(line, &m)
-		msg = &m
-	default:
-		return nil, fmt.Errorf("unknown message type %q from daemon", typ)
+	decode, ok := fromDaemon[typ]
+	if !ok {
+		return nil, fmt.Errorf("%w %q from daemon", ErrUnknownMessage, typ)
 	}
+	msg, err := decode(line)
 	if err != nil {
-		return nil, fmt.Errorf("decoding %s from daemon: %w", typ, err)
+		return nil, fmt.Errorf("%w from daemon: decoding %s: %w", ErrMalformedMessage, typ, err)
 	}
 	return msg, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -272,11 +273,18 @@ func TestDecodeFromDaemonRoundTrip(t *testing.T) {
 			t.Fatalf("round trip\n got: %s\nwant: %s", b2, b)
 		}
 	}
-	if _, err := DecodeFromDaemon([]byte(`{"type":"bogus"}`)); err == nil {
-		t.Fatal("unknown daemon message accepted")
+	if _, err := DecodeFromDaemon([]byte(`{"type":"bogus"}`)); !errors.Is(err, ErrUnknownMessage) || Broken(err) {
+		t.Fatalf("unknown daemon message: %v, want ErrUnknownMessage, the connection not broken", err)
 	}
-	if _, err := DecodeFromDaemon([]byte(`{"type":"ok","requestId":5}`)); err == nil {
-		t.Fatal("wrongly typed daemon message accepted")
+	for _, line := range []string{`{"type":"ok","requestId":5}`, `not json`, `{"no":"type"}`} {
+		if _, err := DecodeFromDaemon([]byte(line)); !errors.Is(err, ErrMalformedMessage) || Broken(err) {
+			t.Fatalf("%s: %v, want ErrMalformedMessage, the connection not broken", line, err)
+		}
+	}
+	for _, err := range []error{io.EOF, io.ErrUnexpectedEOF, net.ErrClosed, ErrTooLarge, os.ErrDeadlineExceeded} {
+		if !Broken(err) {
+			t.Errorf("Broken(%v) = false", err)
+		}
 	}
 }
 

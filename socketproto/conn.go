@@ -1,6 +1,7 @@
 package socketproto
 
 import (
+	"errors"
 	"net"
 	"time"
 )
@@ -42,7 +43,9 @@ func NewConn(nc net.Conn, maxBytes int) *Conn {
 func (c *Conn) Send(msg Message) error { return c.w.Write(msg) }
 
 // Recv reads the next message from the daemon. An error message from the
-// daemon is returned as a *Error value (not as the error result).
+// daemon is returned as a *Error value (not as the error result). After an
+// error, Broken says whether the connection is done for or only that line
+// was not understood.
 func (c *Conn) Recv() (Message, error) {
 	line, err := c.r.ReadLine()
 	if err != nil {
@@ -59,3 +62,12 @@ func (c *Conn) ReadLimit() int { return c.r.max }
 
 // NetConn exposes the underlying connection (deadlines, half-close).
 func (c *Conn) NetConn() net.Conn { return c.nc }
+
+// Broken reports whether err, from Recv or Send, means the connection can
+// carry no more messages: anything but a line that could not be decoded
+// (ErrUnknownMessage, ErrMalformedMessage), after which the next line reads
+// fine. Both the pane and askuser-client decide with it whether to skip a
+// line or to reconnect.
+func Broken(err error) bool {
+	return err != nil && !errors.Is(err, ErrUnknownMessage) && !errors.Is(err, ErrMalformedMessage)
+}

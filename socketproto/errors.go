@@ -25,6 +25,12 @@ const SubagentMessage = "only the parent conversation can ask the user questions
 
 // Error is the protocol's error message; it is also a Go error so that rules
 // can return it directly.
+//
+// Message is the sentence exactly as it travels, and it names the field
+// itself where one is at fault ("questions[1].options: need 2 to 4 options,
+// got 5", written so by Errf); Field repeats the field for programs. The
+// sentence is composed once, so nothing downstream adds the field again or
+// cuts it off.
 type Error struct {
 	RequestID string `json:"requestId,omitempty"`
 	Code      string `json:"code"`
@@ -34,14 +40,13 @@ type Error struct {
 
 func (Error) MessageType() string { return "error" }
 
+// Error is the message as sent; the code only when there is none.
 func (e *Error) Error() string {
-	if e.Field != "" && !startsWith(e.Message, e.Field) {
-		return e.Field + ": " + e.Message
+	if e.Message == "" {
+		return e.Code
 	}
 	return e.Message
 }
-
-func startsWith(s, prefix string) bool { return len(s) >= len(prefix) && s[:len(prefix)] == prefix }
 
 // Errf builds an Error whose message starts with the field it names, the way
 // users read them: "questions[1].options: need 2 to 4 options, got 5".

@@ -3,8 +3,6 @@ package views
 import (
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"sync"
 	"time"
 
@@ -91,17 +89,11 @@ func (l *Link) session(stop <-chan struct{}, deliver func(socketproto.Message)) 
 	for {
 		msg, err := c.Recv()
 		if err != nil {
-			if isBroken(err) {
+			if socketproto.Broken(err) {
 				return err
 			}
 			continue // a message this pane does not know: not a reason to drop the link
 		}
 		deliver(msg)
 	}
-}
-
-func isBroken(err error) bool {
-	var ne net.Error
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, socketproto.ErrTooLarge) || errors.Is(err, net.ErrClosed) || errors.As(err, &ne)
 }

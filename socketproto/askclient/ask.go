@@ -86,7 +86,7 @@ func openSession(ctx context.Context, o Options) (*session, error) {
 func (s *session) read() {
 	for {
 		m, err := s.conn.Recv()
-		if err != nil && !isTransport(err) {
+		if err != nil && !socketproto.Broken(err) {
 			continue // a message type this client does not know
 		}
 		select {

@@ -2,10 +2,7 @@ package askclient
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 
 	"askuser/socketproto"
 )
@@ -33,7 +30,7 @@ func Call(ctx context.Context, o Options, msg socketproto.Message) (socketproto.
 			return nil, ctx.Err()
 		}
 		if err != nil {
-			if isTransport(err) {
+			if socketproto.Broken(err) {
 				return nil, fmt.Errorf("%w: waiting for the reply to %s: %w", ErrConnectionLost, msg.MessageType(), err)
 			}
 			continue // a message this client does not know: not for it
@@ -59,13 +56,4 @@ func Park(ctx context.Context, o Options, req socketproto.AskUserRequest) (socke
 		return socketproto.Queued{}, fmt.Errorf("askuserd answered ask_user_request with %s", m.MessageType())
 	}
 	return q, nil
-}
-
-// isTransport tells a broken connection from a line this client cannot decode
-// (a newer daemon's message type), which is skipped rather than fatal.
-func isTransport(err error) bool {
-	var op *net.OpError
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, net.ErrClosed) || errors.Is(err, socketproto.ErrTooLarge) ||
-		errors.As(err, &op)
 }
