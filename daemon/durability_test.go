@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"askuser/internal/testdaemon"
 	"context"
 	"errors"
 	"os"
@@ -17,30 +18,30 @@ import (
 // first agent's wait can never receive an answer to someone else's question.
 func TestResolvedRequestIDStaysTaken(t *testing.T) {
 	sock := testDaemon(t, nil)
-	a := dialRaw(t, sock)
-	a.send(ask1)
-	a.expect("ask_user_queued requestId=r1")
-	b := dialRaw(t, sock)
-	b.send(answer1)
-	b.expect("ok requestId=r1")
-	a.expect("ask_user_response requestId=r1 answers.0.answer=SQLite")
+	a := testdaemon.DialRaw(t, sock)
+	a.Send(ask1)
+	a.Expect("ask_user_queued requestId=r1")
+	b := testdaemon.DialRaw(t, sock)
+	b.Send(answer1)
+	b.Expect("ok requestId=r1")
+	a.Expect("ask_user_response requestId=r1 answers.0.answer=SQLite")
 
-	c := dialRaw(t, sock)
-	c.send(strings.Replace(ask1, "Which database?", "Delete the production data?", 1))
-	c.expect("error code=duplicate_request_id requestId=r1 field=requestId")
-	c.send(`{"type":"wait","requestId":"r1"}` + "\n")
-	c.expect("ask_user_response requestId=r1 answers.0.answer=SQLite")
+	c := testdaemon.DialRaw(t, sock)
+	c.Send(strings.Replace(ask1, "Which database?", "Delete the production data?", 1))
+	c.Expect("error code=duplicate_request_id requestId=r1 field=requestId")
+	c.Send(`{"type":"wait","requestId":"r1"}` + "\n")
+	c.Expect("ask_user_response requestId=r1 answers.0.answer=SQLite")
 }
 
 // Two daemons on different sockets never share one state dir: the second
 // refuses to start and names the first's pid and socket.
 func TestSecondDaemonOnTheSameStateDirIsRefused(t *testing.T) {
-	root := shortRoot(t)
+	root := testdaemon.ShortRoot(t)
 	first, _ := daemonAt(t, root, nil)
 	c := config.Default()
 	c.Daemon.StateDir = filepath.Join(root, "state")
 	other := filepath.Join(root, "other", "askuserd.sock")
-	err := Run(context.Background(), Options{Config: c, SocketPath: other, Logger: testLogger(t)})
+	err := Run(context.Background(), Options{Config: c, SocketPath: other, Logger: testdaemon.TestLogger(t)})
 	if !errors.Is(err, ErrAlreadyRunning) || !strings.Contains(err.Error(), first) ||
 		!strings.Contains(err.Error(), "pid ") || !strings.Contains(err.Error(), c.Daemon.StateDir) {
 		t.Fatalf("second daemon: %v", err)
@@ -54,7 +55,7 @@ func TestSecondDaemonOnTheSameStateDirIsRefused(t *testing.T) {
 // cause, nothing is queued, other clients go on, and once there is room the
 // same ask is accepted. Needs root (a small tmpfs).
 func TestFullStateDirRefusesWhatItCannotKeep(t *testing.T) {
-	root := shortRoot(t)
+	root := testdaemon.ShortRoot(t)
 	state := filepath.Join(root, "state")
 	os.MkdirAll(state, 0o700)
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", state).CombinedOutput(); err != nil {
@@ -67,17 +68,17 @@ func TestFullStateDirRefusesWhatItCannotKeep(t *testing.T) {
 	f.Write(make([]byte, 128<<10)) // fills it: the write stops at the limit
 	f.Close()
 
-	a := dialRaw(t, sock)
+	a := testdaemon.DialRaw(t, sock)
 	// Larger than a page, so that it cannot fit in the journal's last one.
-	a.send(strings.Replace(ask1, `"requestId":"r1",`, `"requestId":"r1","metadata":{"pad":"`+strings.Repeat("x", 10000)+`"},`, 1))
-	m := a.expect("error code=state_unavailable requestId=r1")
-	if msg := lookup(m, "message"); !strings.Contains(msg, "no space left") {
+	a.Send(strings.Replace(ask1, `"requestId":"r1",`, `"requestId":"r1","metadata":{"pad":"`+strings.Repeat("x", 10000)+`"},`, 1))
+	m := a.Expect("error code=state_unavailable requestId=r1")
+	if msg := testdaemon.Lookup(m, "message"); !strings.Contains(msg, "no space left") {
 		t.Errorf("message: %s", msg)
 	}
-	a.send(`{"type":"list"}` + "\n")
-	a.expect("list pending=[]")
+	a.Send(`{"type":"list"}` + "\n")
+	a.Expect("list pending=[]")
 
 	os.Remove(filler)
-	a.send(ask1)
-	a.expect("ask_user_queued requestId=r1")
+	a.Send(ask1)
+	a.Expect("ask_user_queued requestId=r1")
 }

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"askuser/internal/testdaemon"
 	"fmt"
 	"testing"
 )
@@ -11,18 +12,18 @@ import (
 // `go run ./bench/daemon`.
 func BenchmarkHop(b *testing.B) {
 	sock := testDaemon(b, nil)
-	sub, asker, answerer := dialRaw(b, sock), dialRaw(b, sock), dialRaw(b, sock)
-	sub.send(`{"type":"subscribe","role":"watch"}` + "\n")
-	sub.expect("snapshot")
+	sub, asker, answerer := testdaemon.DialRaw(b, sock), testdaemon.DialRaw(b, sock), testdaemon.DialRaw(b, sock)
+	sub.Send(`{"type":"subscribe","role":"watch"}` + "\n")
+	sub.Expect("snapshot")
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		id := fmt.Sprintf("b%d", i)
-		asker.send(`{"type":"ask_user_request","requestId":"` + id + `",` + q1 + "}\n")
-		asker.expect("ask_user_queued")
-		sub.until("request_added")
-		answerer.send(`{"type":"answer","requestId":"` + id + `","answers":["1"]}` + "\n")
-		answerer.expect("ok")
-		asker.expect("ask_user_response answered=true")
+		asker.Send(`{"type":"ask_user_request","requestId":"` + id + `",` + q1 + "}\n")
+		asker.Expect("ask_user_queued")
+		sub.Until("request_added")
+		answerer.Send(`{"type":"answer","requestId":"` + id + `","answers":["1"]}` + "\n")
+		answerer.Expect("ok")
+		asker.Expect("ask_user_response answered=true")
 	}
 	b.StopTimer()
 }

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"askuser/internal/testdaemon"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,17 +20,17 @@ func ask(id, extra string) string {
 
 // listUntil lists until key has value (the change comes from another
 // connection, so it may take a moment); safety net 10 s.
-func listUntil(c *rawClient, key, value string) {
-	c.t.Helper()
+func listUntil(c *testdaemon.Raw, key, value string) {
+	c.T.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		c.send(`{"type":"list"}` + "\n")
-		m := c.recv()
-		if lookup(m, key) == value {
+		c.Send(`{"type":"list"}` + "\n")
+		m := c.Recv()
+		if testdaemon.Lookup(m, key) == value {
 			return
 		}
 		if time.Now().After(deadline) {
-			c.t.Fatalf("list never had %s=%s: %v", key, value, m)
+			c.T.Fatalf("list never had %s=%s: %v", key, value, m)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -38,52 +39,52 @@ func listUntil(c *rawClient, key, value string) {
 // A request waiting when the daemon stops comes back orphaned: listed, in
 // the pending file, and its agent's "wait" gets the answer given afterwards.
 func TestPendingRequestSurvivesRestart(t *testing.T) {
-	root := shortRoot(t)
+	root := testdaemon.ShortRoot(t)
 	sock, stop := daemonAt(t, root, nil)
-	a := dialRaw(t, sock)
-	a.send(ask("r1", ""))
-	a.expect("ask_user_queued requestId=r1")
+	a := testdaemon.DialRaw(t, sock)
+	a.Send(ask("r1", ""))
+	a.Expect("ask_user_queued requestId=r1")
 	stop()
 
 	sock, _ = daemonAt(t, root, nil)
-	c := dialRaw(t, sock)
-	c.send(`{"type":"list"}` + "\n")
-	c.expect("list pending.0.requestId=r1 pending.0.status=orphaned pending.0.agent.id=agent-7 pending.0.metadata.repo=askuser pending.0.questions.0.options.1.label=SQLite")
+	c := testdaemon.DialRaw(t, sock)
+	c.Send(`{"type":"list"}` + "\n")
+	c.Expect("list pending.0.requestId=r1 pending.0.status=orphaned pending.0.agent.id=agent-7 pending.0.metadata.repo=askuser pending.0.questions.0.options.1.label=SQLite")
 	eventually(t, filepath.Join(root, "state", "pending-questions.json"),
 		func(s string) bool { return strings.Contains(s, `"r1"`) })
 
-	w := dialRaw(t, sock)
-	w.send(wait1)
+	w := testdaemon.DialRaw(t, sock)
+	w.Send(wait1)
 	listUntil(c, "pending.0.status", "waiting")
-	c.send(answer1)
-	c.expect("ok requestId=r1")
-	w.expect("ask_user_response requestId=r1 answered=true answers.0.answer=SQLite answeredVia=cli")
+	c.Send(answer1)
+	c.Expect("ok requestId=r1")
+	w.Expect("ask_user_response requestId=r1 answered=true answers.0.answer=SQLite answeredVia=cli")
 }
 
 // An answer given while the agent is away (parked, answered) reaches the
 // agent's "wait" after a restart; a parked request comes back parked.
 func TestAnswerGivenWhileAwaySurvivesRestart(t *testing.T) {
-	root := shortRoot(t)
+	root := testdaemon.ShortRoot(t)
 	sock, stop := daemonAt(t, root, nil)
-	a := dialRaw(t, sock)
-	a.send(ask("r1", `,"wait":false`))
-	a.expect("ask_user_queued requestId=r1")
-	a.send(park2)
-	a.expect("ask_user_queued requestId=r2")
-	a.nc.Close()
-	b := dialRaw(t, sock)
-	b.send(answer1)
-	b.expect("ok requestId=r1")
+	a := testdaemon.DialRaw(t, sock)
+	a.Send(ask("r1", `,"wait":false`))
+	a.Expect("ask_user_queued requestId=r1")
+	a.Send(park2)
+	a.Expect("ask_user_queued requestId=r2")
+	a.Conn.Close()
+	b := testdaemon.DialRaw(t, sock)
+	b.Send(answer1)
+	b.Expect("ok requestId=r1")
 	stop()
 
 	sock, _ = daemonAt(t, root, nil)
-	w := dialRaw(t, sock)
-	w.send(wait1)
-	w.expect("ask_user_response requestId=r1 answered=true answers.0.answer=SQLite answeredVia=cli")
-	w.send(`{"type":"list"}` + "\n")
-	w.expect("list pending.0.requestId=r2 pending.0.status=parked")
-	w.send(answer1)
-	w.expect("error code=already_resolved requestId=r1")
+	w := testdaemon.DialRaw(t, sock)
+	w.Send(wait1)
+	w.Expect("ask_user_response requestId=r1 answered=true answers.0.answer=SQLite answeredVia=cli")
+	w.Send(`{"type":"list"}` + "\n")
+	w.Expect("list pending.0.requestId=r2 pending.0.status=parked")
+	w.Send(answer1)
+	w.Expect("error code=already_resolved requestId=r1")
 }
 
 // An answer typed into the pending file while no daemon runs is taken in by
@@ -91,12 +92,12 @@ func TestAnswerGivenWhileAwaySurvivesRestart(t *testing.T) {
 // before the pending file is first read, or the save would name a request
 // nobody knows and be dropped.
 func TestPendingFileSavedWhileStoppedAnswersTheRestoredRequest(t *testing.T) {
-	root := shortRoot(t)
+	root := testdaemon.ShortRoot(t)
 	pending := filepath.Join(root, "state", "pending-questions.json")
 	sock, stop := daemonAt(t, root, nil)
-	a := dialRaw(t, sock)
-	a.send(ask("r1", `,"wait":false`))
-	a.expect("ask_user_queued requestId=r1")
+	a := testdaemon.DialRaw(t, sock)
+	a.Send(ask("r1", `,"wait":false`))
+	a.Expect("ask_user_queued requestId=r1")
 	before := eventually(t, pending, func(s string) bool { return strings.Contains(s, `"r1"`) })
 	stop()
 
@@ -109,9 +110,9 @@ func TestPendingFileSavedWhileStoppedAnswersTheRestoredRequest(t *testing.T) {
 	}
 
 	sock, _ = daemonAt(t, root, nil)
-	w := dialRaw(t, sock)
-	w.send(wait1)
-	w.expect("ask_user_response requestId=r1 answered=true answers.0.answer=SQLite answeredVia=file")
+	w := testdaemon.DialRaw(t, sock)
+	w.Send(wait1)
+	w.Expect("ask_user_response requestId=r1 answered=true answers.0.answer=SQLite answeredVia=file")
 }
 
 const park2 = `{"type":"ask_user_request","requestId":"r2","wait":false,` + q2 + "}\n"
@@ -119,43 +120,43 @@ const park2 = `{"type":"ask_user_request","requestId":"r2","wait":false,` + q2 +
 // The same agent asking exactly the same questions again gets the kept,
 // undelivered answer at once, under its new id, once; also after a restart.
 func TestSameAgentSameQuestionsGetsTheKeptAnswer(t *testing.T) {
-	root := shortRoot(t)
+	root := testdaemon.ShortRoot(t)
 	sock, stop := daemonAt(t, root, nil)
-	a := dialRaw(t, sock)
-	a.send(ask("r1", ""))
-	a.expect("ask_user_queued requestId=r1")
-	a.nc.Close() // the agent goes away; its request is orphaned
-	b := dialRaw(t, sock)
-	b.send(`{"type":"list"}` + "\n")
-	b.expect("list pending.0.requestId=r1")
+	a := testdaemon.DialRaw(t, sock)
+	a.Send(ask("r1", ""))
+	a.Expect("ask_user_queued requestId=r1")
+	a.Conn.Close() // the agent goes away; its request is orphaned
+	b := testdaemon.DialRaw(t, sock)
+	b.Send(`{"type":"list"}` + "\n")
+	b.Expect("list pending.0.requestId=r1")
 	listUntil(b, "pending.0.status", "orphaned")
-	b.send(answer1)
-	b.expect("ok requestId=r1")
+	b.Send(answer1)
+	b.Expect("ok requestId=r1")
 	stop()
 
 	sock, _ = daemonAt(t, root, nil)
-	w := dialRaw(t, sock)
-	w.send(`{"type":"subscribe","role":"watch"}` + "\n")
-	w.expect("snapshot state=idle")
-	c := dialRaw(t, sock)
+	w := testdaemon.DialRaw(t, sock)
+	w.Send(`{"type":"subscribe","role":"watch"}` + "\n")
+	w.Expect("snapshot state=idle")
+	c := testdaemon.DialRaw(t, sock)
 	// Other questions, or another agent: asked as usual.
-	c.send(strings.Replace(ask("x1", `,"wait":false`), "Which database?", "Which cache?", 1))
-	c.expect("ask_user_queued requestId=x1 position=1")
-	c.send(strings.Replace(ask("x2", `,"wait":false`), "agent-7", "agent-8", 1))
-	c.expect("ask_user_queued requestId=x2 position=2")
+	c.Send(strings.Replace(ask("x1", `,"wait":false`), "Which database?", "Which cache?", 1))
+	c.Expect("ask_user_queued requestId=x1 position=1")
+	c.Send(strings.Replace(ask("x2", `,"wait":false`), "agent-7", "agent-8", 1))
+	c.Expect("ask_user_queued requestId=x2 position=2")
 	// The same agent and questions: answered from r1 at once.
-	c.send(ask("r9", ""))
-	c.expect("ask_user_queued requestId=r9")
-	c.expect("ask_user_response requestId=r9 answered=true answers.0.answer=SQLite answeredVia=cli")
-	c.send(`{"type":"wait","requestId":"r9"}` + "\n")
-	c.expect("ask_user_response requestId=r9 answered=true answers.0.answer=SQLite")
+	c.Send(ask("r9", ""))
+	c.Expect("ask_user_queued requestId=r9")
+	c.Expect("ask_user_response requestId=r9 answered=true answers.0.answer=SQLite answeredVia=cli")
+	c.Send(`{"type":"wait","requestId":"r9"}` + "\n")
+	c.Expect("ask_user_response requestId=r9 answered=true answers.0.answer=SQLite")
 	// Only once: the next identical request is queued like any other.
-	c.send(ask("r10", `,"wait":false`))
-	c.expect("ask_user_queued requestId=r10 position=3")
+	c.Send(ask("r10", `,"wait":false`))
+	c.Expect("ask_user_queued requestId=r10 position=3")
 	// r9 went through the queue like any request: added, then resolved at once.
 	for _, id := range []string{"x1", "x2", "r9", "r10"} {
-		if m := w.until("request_added"); lookup(m, "request.requestId") != id {
-			t.Fatalf("request_added for %s, want %s", lookup(m, "request.requestId"), id)
+		if m := w.Until("request_added"); testdaemon.Lookup(m, "request.requestId") != id {
+			t.Fatalf("request_added for %s, want %s", testdaemon.Lookup(m, "request.requestId"), id)
 		}
 	}
 
@@ -170,27 +171,27 @@ func TestSameAgentSameQuestionsGetsTheKeptAnswer(t *testing.T) {
 
 // A result its agent already received is not handed out again.
 func TestDeliveredAnswerIsNotReused(t *testing.T) {
-	root := shortRoot(t)
+	root := testdaemon.ShortRoot(t)
 	sock, _ := daemonAt(t, root, nil)
-	a := dialRaw(t, sock)
-	a.send(ask("r1", ""))
-	a.expect("ask_user_queued requestId=r1")
-	b := dialRaw(t, sock)
-	b.send(answer1)
-	b.expect("ok requestId=r1")
-	a.expect("ask_user_response requestId=r1")
-	a.send(ask("r2", ""))
-	a.expect("ask_user_queued requestId=r2 position=1")
-	a.quiet()
+	a := testdaemon.DialRaw(t, sock)
+	a.Send(ask("r1", ""))
+	a.Expect("ask_user_queued requestId=r1")
+	b := testdaemon.DialRaw(t, sock)
+	b.Send(answer1)
+	b.Expect("ok requestId=r1")
+	a.Expect("ask_user_response requestId=r1")
+	a.Send(ask("r2", ""))
+	a.Expect("ask_user_queued requestId=r2 position=1")
+	a.Quiet()
 }
 
 // A journal cut short mid-line by a crash loses only that line.
 func TestTornJournalTailRecovers(t *testing.T) {
-	root := shortRoot(t)
+	root := testdaemon.ShortRoot(t)
 	sock, stop := daemonAt(t, root, nil)
-	a := dialRaw(t, sock)
-	a.send(park1)
-	a.expect("ask_user_queued requestId=r1")
+	a := testdaemon.DialRaw(t, sock)
+	a.Send(park1)
+	a.Expect("ask_user_queued requestId=r1")
 	stop()
 	path := filepath.Join(root, "state", journal.StateFile)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
@@ -201,11 +202,11 @@ func TestTornJournalTailRecovers(t *testing.T) {
 	f.Close()
 
 	sock, _ = daemonAt(t, root, nil)
-	c := dialRaw(t, sock)
-	c.send(`{"type":"list"}` + "\n")
-	c.expect("list pending.0.requestId=r1 pending.0.status=parked")
-	c.send(`{"type":"status"}` + "\n")
-	c.expect("status pending=1")
+	c := testdaemon.DialRaw(t, sock)
+	c.Send(`{"type":"list"}` + "\n")
+	c.Expect("list pending.0.requestId=r1 pending.0.status=parked")
+	c.Send(`{"type":"status"}` + "\n")
+	c.Expect("status pending=1")
 	if data, _ := os.ReadFile(path); strings.Contains(string(data), `"r2"`) {
 		t.Errorf("the torn line survived compaction:\n%s", data)
 	}
@@ -214,20 +215,20 @@ func TestTornJournalTailRecovers(t *testing.T) {
 // A restored orphaned request whose agent never comes back is withdrawn
 // after orphan_grace, counted from the daemon's start.
 func TestRestoredOrphanIsWithdrawnAfterGrace(t *testing.T) {
-	root := shortRoot(t)
+	root := testdaemon.ShortRoot(t)
 	grace := func(c *config.Config) { c.Daemon.OrphanGrace.Duration = time.Hour }
 	sock, stop := daemonAt(t, root, grace)
-	a := dialRaw(t, sock)
-	a.send(ask("r1", ""))
-	a.expect("ask_user_queued requestId=r1")
+	a := testdaemon.DialRaw(t, sock)
+	a.Send(ask("r1", ""))
+	a.Expect("ask_user_queued requestId=r1")
 	stop()
 
 	sock, _ = daemonAt(t, root, func(c *config.Config) { c.Daemon.OrphanGrace.Duration = 50 * time.Millisecond })
-	w := dialRaw(t, sock)
-	w.send(`{"type":"subscribe","role":"watch"}` + "\n")
-	if m := w.recv(); lookup(m, "pending.0.requestId") == "r1" {
-		w.expect("request_resolved requestId=r1 outcome=withdrawn via=agent")
+	w := testdaemon.DialRaw(t, sock)
+	w.Send(`{"type":"subscribe","role":"watch"}` + "\n")
+	if m := w.Recv(); testdaemon.Lookup(m, "pending.0.requestId") == "r1" {
+		w.Expect("request_resolved requestId=r1 outcome=withdrawn via=agent")
 	}
-	w.send(wait1)
-	w.until("error")
+	w.Send(wait1)
+	w.Until("error")
 }

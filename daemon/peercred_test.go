@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"askuser/internal/testdaemon"
 	"bufio"
 	"errors"
 	"fmt"
@@ -60,9 +61,9 @@ func TestPeerCredRefusesOtherUsers(t *testing.T) {
 		t.Fatalf("another user's connection: %v\n%s", err, out)
 	}
 	// The daemon goes on serving its own user.
-	c := dialRaw(t, sock)
-	c.send(`{"type":"status"}` + "\n")
-	c.expect("status")
+	c := testdaemon.DialRaw(t, sock)
+	c.Send(`{"type":"status"}` + "\n")
+	c.Expect("status")
 }
 
 // TestPeerCredHelper is the other user's side of TestPeerCredRefusesOtherUsers.

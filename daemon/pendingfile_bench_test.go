@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"askuser/internal/testdaemon"
 	"bytes"
 	"encoding/json"
 	"os"
@@ -21,7 +22,7 @@ import (
 // does not keep every iteration's journal on disk.
 func benchDaemon(b *testing.B) (sock, pending string, stop func()) {
 	b.Helper()
-	dir := shortRoot(b)
+	dir := testdaemon.ShortRoot(b)
 	sock, stopDaemon := daemonAt(b, dir, nil)
 	pending = filepath.Join(dir, "state", "pending-questions.json")
 	stop = func() {

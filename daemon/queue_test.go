@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"askuser/internal/testdaemon"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -20,7 +21,7 @@ type step struct {
 }
 
 const (
-	q1      = `"questions":[{"question":"Which database?","options":[{"label":"PostgreSQL"},{"label":"SQLite"}]}]`
+	q1      = testdaemon.DBQuestions
 	q2      = `"questions":[{"question":"Name?"},{"question":"Port?"}]`
 	ask1    = `{"type":"ask_user_request","requestId":"r1",` + q1 + "}\n"
 	ask2    = `{"type":"ask_user_request","requestId":"r2",` + q2 + "}\n"
@@ -203,32 +204,32 @@ func TestQueueScenarios(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			sock := testDaemon(t, tc.cfg)
-			conns := map[string]*rawClient{}
+			conns := map[string]*testdaemon.Raw{}
 			for i, st := range tc.steps {
 				c := conns[st.on]
 				if c == nil {
-					c = dialRaw(t, sock)
+					c = testdaemon.DialRaw(t, sock)
 					conns[st.on] = c
 				}
 				switch st.send {
 				case "":
 				case "CLOSE":
-					c.nc.Close()
+					c.Conn.Close()
 				case "SHUT_WR":
-					_ = c.nc.CloseWrite()
+					_ = c.Conn.CloseWrite()
 				default:
-					c.send(st.send)
+					c.Send(st.send)
 				}
 				for _, want := range st.expect {
-					m := c.recv()
-					if msg := mismatch(m, want); msg != "" {
+					m := c.Recv()
+					if msg := testdaemon.Mismatch(m, want); msg != "" {
 						t.Fatalf("step %d on %s: want %q, got %v (%s)", i, st.on, want, m, msg)
 					}
 				}
 			}
 			// Nothing unexpected is left for anyone.
 			for name, c := range conns {
-				if m, err := c.tryRecv(50 * time.Millisecond); err == nil {
+				if m, err := c.TryRecv(50 * time.Millisecond); err == nil {
 					t.Errorf("%s: unexpected message %v", name, m)
 				}
 			}

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"askuser/internal/testdaemon"
 	"context"
 	"errors"
 	"fmt"
@@ -154,9 +155,9 @@ func TestRunRemovesTheSocketOnStop(t *testing.T) {
 			PendingFilePath: filepath.Join(dir, "pending.json"), Ready: func() { close(ready) }})
 	}()
 	<-ready
-	c := dialRaw(t, sock)
-	c.send(ask1)
-	c.expect("ask_user_queued")
+	c := testdaemon.DialRaw(t, sock)
+	c.Send(ask1)
+	c.Expect("ask_user_queued")
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -164,7 +165,7 @@ func TestRunRemovesTheSocketOnStop(t *testing.T) {
 	if _, err := os.Stat(sock); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("socket still there after stop: %v", err)
 	}
-	if _, err := c.tryRecv(10e9); err == nil {
+	if _, err := c.TryRecv(10e9); err == nil {
 		t.Error("the connection stayed open after stop")
 	}
 }

@@ -1,0 +1,26 @@
+package testdaemon
+
+// DBQuestions is the questions field of the request most tests ask: one
+// single-select question with two options.
+const DBQuestions = `"questions":[{"question":"Which database?","options":[{"label":"PostgreSQL"},{"label":"SQLite"}]}]`
+
+// AskLine is an ask_user_request for DBQuestions with id; extra is inserted
+// before the questions as given (e.g. `"wait":false,`).
+func AskLine(id, extra string) string {
+	return `{"type":"ask_user_request","requestId":"` + id + `",` + extra + DBQuestions + "}\n"
+}
+
+// AnswerLine answers the single question of request id with answer.
+func AnswerLine(id, answer string) string {
+	return `{"type":"answer","requestId":"` + id + `","answers":["` + answer + `"]}` + "\n"
+}
+
+// StrictAskLine is an ask_user_question request with the given questions list.
+func StrictAskLine(questions string) string {
+	return `{"type":"ask_user_request","tool":"ask_user_question","questions":` + questions + "}\n"
+}
+
+// StrictQuestion is one valid ask_user_question question with the given options.
+func StrictQuestion(text, options string) string {
+	return `{"question":"` + text + `","header":"H","multiSelect":false,"options":[` + options + `]}`
+}
