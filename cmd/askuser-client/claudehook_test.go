@@ -1,6 +1,7 @@
 package main
 
 import (
+	"askuser/internal/testdaemon/inproc"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -83,7 +84,7 @@ func hookUpdatedInput(t *testing.T, stdout string) map[string]any {
 }
 
 func TestClaudeHookAnswersAskUserQuestion(t *testing.T) {
-	sock := mcpTestDaemon(t)
+	sock := inproc.Start(t, nil).Socket
 	watch := mcpWatch(t, sock)
 	input := claudeTestdata(t, "pretooluse-askuserquestion.json")
 	var recorded struct {
@@ -165,7 +166,7 @@ func TestClaudeHookWithoutDaemonLeavesClaudeCodeToAsk(t *testing.T) {
 }
 
 func TestClaudeHookTooStrictQuestionsAreAskedFlexibly(t *testing.T) {
-	sock := mcpTestDaemon(t)
+	sock := inproc.Start(t, nil).Socket
 	watch := mcpWatch(t, sock)
 	input := `{"hook_event_name":"PreToolUse","tool_name":"AskUserQuestion","tool_input":{"questions":[` +
 		`{"question":"Which deployment target suits this service?","header":"Deployment target","multiSelect":false,` +
@@ -209,7 +210,7 @@ func permissionResult(t *testing.T, ch <-chan mcpCallResult) map[string]any {
 }
 
 func TestPermissionPromptAskUserQuestion(t *testing.T) {
-	sock := mcpTestDaemon(t)
+	sock := inproc.Start(t, nil).Socket
 	watch := mcpWatch(t, sock)
 	cs := mcpSession(t, mcpTestConfig(sock), nil)
 	input := claudeTestdata(t, "permission-askuserquestion.json")
@@ -247,7 +248,7 @@ func TestPermissionPromptAskUserQuestion(t *testing.T) {
 }
 
 func TestPermissionPromptOtherToolsAreAYesNoQuestion(t *testing.T) {
-	sock := mcpTestDaemon(t)
+	sock := inproc.Start(t, nil).Socket
 	watch := mcpWatch(t, sock)
 	cs := mcpSession(t, mcpTestConfig(sock), nil)
 	input := claudeTestdata(t, "permission-bash.json")

@@ -3,10 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -16,8 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"askuser/daemon"
-	"askuser/daemon/config"
+	"askuser/internal/testdaemon/inproc"
 	"askuser/socketproto"
 	"askuser/socketproto/askclient"
 
@@ -28,64 +24,6 @@ import (
 // in-memory transports, against a real daemon on a real socket.
 
 const mcpWait = 10 * time.Second // a safety net, never a measured threshold
-
-// mcpTestDaemon runs the daemon in-process on a socket in a fresh directory.
-func mcpTestDaemon(t *testing.T) string {
-	t.Helper()
-	sock, _ := mcpTestDaemonStoppable(t)
-	return sock
-}
-
-// mcpTestDaemonStoppable is mcpTestDaemon with a way to stop the daemon early.
-func mcpTestDaemonStoppable(t *testing.T) (string, func()) {
-	t.Helper()
-	dir := t.TempDir()
-	sock := filepath.Join(dir, "run", "askuserd.sock")
-	cfg := config.Default()
-	cfg.Daemon.StateDir = filepath.Join(dir, "state")
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- daemon.Run(ctx, daemon.Options{
-			Config:          cfg,
-			SocketPath:      sock,
-			PendingFilePath: filepath.Join(dir, "state", "pending-questions.json"),
-			Logger:          slog.New(slog.NewTextHandler(io.Discard, nil)),
-			Version:         "test",
-		})
-	}()
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
-			cancel()
-			select {
-			case err := <-done:
-				if err != nil && !errors.Is(err, context.Canceled) {
-					t.Errorf("daemon: %v", err)
-				}
-			case <-time.After(mcpWait):
-				t.Errorf("daemon did not stop within %v", mcpWait)
-			}
-		})
-	}
-	t.Cleanup(stop)
-	deadline := time.Now().Add(mcpWait)
-	for {
-		select {
-		case err := <-done:
-			t.Fatalf("daemon stopped before answering: %v", err)
-		default:
-		}
-		if c, err := socketproto.Dial(sock, 0); err == nil {
-			c.Close()
-			return sock, stop
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("daemon did not answer on %s within %v", sock, mcpWait)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
 
 // mcpTestConfig points the server at sock without autostart (a test never
 // starts a stray daemon).
@@ -425,7 +363,7 @@ func TestMCPUnreachableDaemonSaysHowToStartIt(t *testing.T) {
 }
 
 func TestMCPAnsweredCallReturnsTheToolsShape(t *testing.T) {
-	sock := mcpTestDaemon(t)
+	sock := inproc.Start(t, nil).Socket
 	watch := mcpWatch(t, sock)
 	cs := mcpSession(t, mcpTestConfig(sock), nil)
 
@@ -499,7 +437,7 @@ func TestMCPAnsweredCallReturnsTheToolsShape(t *testing.T) {
 }
 
 func TestMCPUserCancelIsAResultNotAnError(t *testing.T) {
-	sock := mcpTestDaemon(t)
+	sock := inproc.Start(t, nil).Socket
 	watch := mcpWatch(t, sock)
 	cs := mcpSession(t, mcpTestConfig(sock), nil)
 	for _, tool := range []string{"ask_user_question", "ask_user"} {
@@ -541,7 +479,7 @@ func TestMCPProgressWhileWaiting(t *testing.T) {
 	mcpProgressInterval = 10 * time.Millisecond
 	t.Cleanup(func() { mcpProgressInterval = old })
 
-	sock := mcpTestDaemon(t)
+	sock := inproc.Start(t, nil).Socket
 	watch := mcpWatch(t, sock)
 	var mu sync.Mutex
 	var got []*mcp.ProgressNotificationParams
@@ -615,7 +553,7 @@ func TestMCPProgressWhileWaiting(t *testing.T) {
 }
 
 func TestMCPCancellationWithdrawsTheRequest(t *testing.T) {
-	sock := mcpTestDaemon(t)
+	sock := inproc.Start(t, nil).Socket
 	watch := mcpWatch(t, sock)
 	cs := mcpSession(t, mcpTestConfig(sock), nil)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -633,7 +571,7 @@ func TestMCPCancellationWithdrawsTheRequest(t *testing.T) {
 }
 
 func TestMCPServerStopWithdrawsCallsInFlight(t *testing.T) {
-	sock := mcpTestDaemon(t)
+	sock := inproc.Start(t, nil).Socket
 	watch := mcpWatch(t, sock)
 	// A session whose server context is cancelled the way a signal cancels it.
 	base, stop := context.WithCancel(context.Background())
@@ -680,7 +618,7 @@ func TestMCPAgentSlug(t *testing.T) {
 }
 
 func TestMCPConcurrentCallsGetTheirOwnAnswers(t *testing.T) {
-	sock := mcpTestDaemon(t)
+	sock := inproc.Start(t, nil).Socket
 	watch := mcpWatch(t, sock)
 	cs := mcpSession(t, mcpTestConfig(sock), nil)
 	question := func(text string) map[string]any {
@@ -712,7 +650,8 @@ func TestMCPDaemonGoneForGoodIsAToolError(t *testing.T) {
 	askclient.ReconnectWindow = 200 * time.Millisecond
 	t.Cleanup(func() { askclient.ReconnectWindow = old })
 
-	sock, stopDaemon := mcpTestDaemonStoppable(t)
+	d := inproc.Start(t, nil)
+	sock, stopDaemon := d.Socket, d.Stop
 	watch := mcpWatch(t, sock)
 	cs := mcpSession(t, mcpTestConfig(sock), nil)
 	ch := mcpCallAsync(context.Background(), cs, &mcp.CallToolParams{Name: "ask_user", Arguments: mcpStrictArgs()})
