@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"askuser/internal/testdaemon"
 	"bufio"
 	"encoding/json"
 	"fmt"
@@ -86,7 +87,7 @@ func agentBinary(t *testing.T, name string) string {
 // test ends if still running.
 type agentRun struct {
 	cmd  *exec.Cmd
-	out  *logBuffer
+	out  *testdaemon.LogBuffer
 	done chan struct{}
 	err  error
 }
@@ -102,7 +103,7 @@ func startAgentWithStdin(t *testing.T, dir string, env []string, stdin io.Reader
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdin = stdin
-	r := &agentRun{cmd: cmd, out: &logBuffer{}, done: make(chan struct{})}
+	r := &agentRun{cmd: cmd, out: &testdaemon.LogBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = r.out, r.out
 	// Its own process group, so that the MCP servers and hooks it started
 	// go with it.

@@ -370,7 +370,7 @@ func TestClientNoWaitThenWait(t *testing.T) {
 func TestClientAutostart(t *testing.T) {
 	e := NewEnv(t)
 	ask, out, errb := e.StartClient("", "ask", "--question", "Started?", "--request-id", "auto-1", "--format", "text")
-	t.Cleanup(func() { stopAutostarted(t, e) })
+	t.Cleanup(func() { e.StopAutostarted() })
 	deadline := time.Now().Add(3 * clientWait)
 	for {
 		_, _, code := e.Client("", "answer", "auto-1", "yes")
@@ -391,46 +391,6 @@ func TestClientAutostart(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.State, "askuser", "askuserd.log")); err != nil {
 		t.Errorf("the autostarted daemon's log: %v", err)
 	}
-}
-
-// stopAutostarted finds a daemon that no test started through its lock file
-// and stops it with SIGTERM.
-func stopAutostarted(t *testing.T, e *Env) {
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(e.Socket), "askuserd.lock"))
-	if err != nil {
-		return
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0])) // pid, then socket
-	if err != nil || pid <= 1 {
-		t.Errorf("lock file holds %q", b)
-		return
-	}
-	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
-		return
-	}
-	deadline := time.Now().Add(clientWait)
-	for time.Now().Before(deadline) {
-		if !alive(pid) {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	_ = syscall.Kill(pid, syscall.SIGKILL)
-	t.Errorf("autostarted askuserd (pid %d) did not stop on SIGTERM", pid)
-}
-
-// alive is false once pid is gone or a zombie (its parent, the client, has
-// exited, so whoever reaps it may be slow).
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return syscall.Kill(pid, 0) == nil
-	}
-	s := string(b)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] != 'Z'
-	}
-	return true
 }
 
 // --no-autostart with nothing listening: exit 4 and a connectionLost result.
@@ -849,7 +809,7 @@ func TestClientReconnectAutostartsDaemon(t *testing.T) {
 	ask, out, errb := e.StartClient("", "ask", "--question", "Who restarts?", "--request-id", "auto-1", "--format", "text")
 	nextAdded(t, w)
 	w.Close()
-	t.Cleanup(func() { stopAutostarted(t, e) })
+	t.Cleanup(func() { e.StopAutostarted() })
 	// Runs first: a client left behind by a failure must not start yet
 	// another daemon once the autostarted one is stopped.
 	t.Cleanup(func() { _ = ask.Process.Kill() })

@@ -1,13 +1,11 @@
 package tests
 
 import (
-	"bufio"
+	"askuser/internal/testdaemon"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,107 +17,6 @@ import (
 
 	"askuser/socketproto"
 )
-
-// dmConn is a raw connection to the daemon: it writes bytes exactly as given
-// (bad JSON, half lines, invalid UTF-8) and reads replies as generic JSON.
-type dmConn struct {
-	t  *testing.T
-	nc net.Conn
-	br *bufio.Reader
-}
-
-func dmDial(t *testing.T, e *Env) *dmConn {
-	t.Helper()
-	nc, err := net.Dial("unix", e.Socket)
-	if err != nil {
-		t.Fatalf("dial %s: %v", e.Socket, err)
-	}
-	t.Cleanup(func() { nc.Close() })
-	return &dmConn{t: t, nc: nc, br: bufio.NewReaderSize(nc, 1<<16)}
-}
-
-func (c *dmConn) send(s string) {
-	c.t.Helper()
-	if _, err := io.WriteString(c.nc, s); err != nil {
-		c.t.Fatalf("write: %v", err)
-	}
-}
-
-func (c *dmConn) read(timeout time.Duration) (map[string]any, error) {
-	_ = c.nc.SetReadDeadline(time.Now().Add(timeout))
-	defer c.nc.SetReadDeadline(time.Time{})
-	line, err := c.br.ReadBytes('\n')
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	if err := json.Unmarshal(line, &m); err != nil {
-		return nil, fmt.Errorf("invalid JSON from the daemon %q: %v", line, err)
-	}
-	return m, nil
-}
-
-// expect reads one message and checks "type key=value …" (dotted keys).
-func (c *dmConn) expect(want string) map[string]any {
-	c.t.Helper()
-	m, err := c.read(10 * time.Second)
-	if err != nil {
-		c.t.Fatalf("waiting for %q: %v", want, err)
-	}
-	parts := strings.Fields(want)
-	ok := m["type"] == parts[0]
-	for _, kv := range parts[1:] {
-		k, v, _ := strings.Cut(kv, "=")
-		ok = ok && dmLookup(m, k) == v
-	}
-	if !ok {
-		b, _ := json.Marshal(m)
-		c.t.Fatalf("want %q, got %s", want, b)
-	}
-	return m
-}
-
-func dmLookup(m map[string]any, path string) string {
-	var cur any = m
-	for _, k := range strings.Split(path, ".") {
-		switch v := cur.(type) {
-		case map[string]any:
-			cur = v[k]
-		case []any:
-			var i int
-			if _, err := fmt.Sscan(k, &i); err != nil || i >= len(v) {
-				return "<missing>"
-			}
-			cur = v[i]
-		default:
-			return "<missing>"
-		}
-	}
-	if s, ok := cur.(string); ok {
-		return s
-	}
-	b, _ := json.Marshal(cur)
-	return string(b)
-}
-
-func dmAsk(id string, extra string) string {
-	return `{"type":"ask_user_request","requestId":"` + id + `",` + extra +
-		`"questions":[{"question":"Which database?","options":[{"label":"PostgreSQL"},{"label":"SQLite"}]}]}` + "\n"
-}
-
-// strictAsk is an ask_user_question request with the given questions list.
-func strictAsk(questions string) string {
-	return `{"type":"ask_user_request","tool":"ask_user_question","questions":` + questions + "}\n"
-}
-
-// strictQ is one valid ask_user_question question with the given options.
-func strictQ(text, options string) string {
-	return `{"question":"` + text + `","header":"H","multiSelect":false,"options":[` + options + `]}`
-}
-
-func dmAnswer(id, answer string) string {
-	return `{"type":"answer","requestId":"` + id + `","answers":["` + answer + `"]}` + "\n"
-}
 
 // dmServeFails runs `askuserd serve` expecting it to fail; it returns the output.
 func dmServeFails(t *testing.T, e *Env, args ...string) string {
@@ -174,9 +71,9 @@ func TestDaemonFreshStartPermissionsAndSecondDaemon(t *testing.T) {
 		t.Errorf("second daemon said %q, want %q", out, want)
 	}
 	// The first one is unharmed.
-	c := dmDial(t, e)
-	c.send(`{"type":"hello","protocol":1,"client":"test/1"}` + "\n")
-	c.expect("hello protocol=1 server=askuserd/0.1.0 pendingFile=" + e.Pending)
+	c := testdaemon.DialRaw(t, e.Socket)
+	c.Send(`{"type":"hello","protocol":1,"client":"test/1"}` + "\n")
+	c.Expect("hello protocol=1 server=askuserd/0.1.0 pendingFile=" + e.Pending)
 }
 
 func TestDaemonStaleSocketAndSIGTERM(t *testing.T) {
@@ -191,15 +88,15 @@ func TestDaemonStaleSocketAndSIGTERM(t *testing.T) {
 		t.Fatalf("after a crash the socket should still be there: %v", err)
 	}
 	e.StartDaemon()
-	c := dmDial(t, e)
-	c.send(`{"type":"status"}` + "\n")
-	c.expect("status state=idle pending=0 socket=" + e.Socket)
+	c := testdaemon.DialRaw(t, e.Socket)
+	c.Send(`{"type":"status"}` + "\n")
+	c.Expect("status state=idle pending=0 socket=" + e.Socket)
 
 	e.StopDaemon() // SIGTERM; fails the test on a non-zero exit
 	if _, err := os.Stat(e.Socket); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("socket still there after SIGTERM: %v", err)
 	}
-	if _, err := c.read(10 * time.Second); err == nil {
+	if _, err := c.TryRecv(10 * time.Second); err == nil {
 		t.Error("the connection stayed open after SIGTERM")
 	}
 }
@@ -209,9 +106,9 @@ func TestDaemonStaleSocketAndSIGTERM(t *testing.T) {
 func TestDaemonSIGINT(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
-	c := dmDial(t, e)
-	c.send(dmAsk("int-1", ""))
-	c.expect("ask_user_queued")
+	c := testdaemon.DialRaw(t, e.Socket)
+	c.Send(testdaemon.AskLine("int-1", ""))
+	c.Expect("ask_user_queued")
 	cmd := e.daemon
 	e.daemon = nil
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
@@ -232,7 +129,7 @@ func TestDaemonSIGINT(t *testing.T) {
 	if _, err := os.Stat(e.Socket); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("socket still there after SIGINT: %v", err)
 	}
-	if _, err := c.read(10 * time.Second); err == nil {
+	if _, err := c.TryRecv(10 * time.Second); err == nil {
 		t.Error("the asker's connection stayed open after SIGINT")
 	}
 	e.StartDaemon() // the lock was released
@@ -268,110 +165,110 @@ func TestDaemonRefusesUnsafeDirAndBadConfig(t *testing.T) {
 func TestDaemonAskAnswerCancel(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := dmDial(t, e)
-	w.send(`{"type":"subscribe","role":"watch"}` + "\n")
-	w.expect("snapshot state=idle pending=[]")
+	w := testdaemon.DialRaw(t, e.Socket)
+	w.Send(`{"type":"subscribe","role":"watch"}` + "\n")
+	w.Expect("snapshot state=idle pending=[]")
 
 	// ask → queued → answer from another connection → response.
-	a := dmDial(t, e)
-	a.send(dmAsk("r1", ""))
-	a.expect("ask_user_queued requestId=r1 position=1 pendingFile=" + e.Pending)
-	w.expect("request_added request.requestId=r1 request.status=waiting request.draft=[null]")
-	w.expect("state state=waiting_for_user pending.0.requestId=r1")
-	b := dmDial(t, e)
-	b.send(dmAnswer("r1", "sqlite"))
-	b.expect("ok requestId=r1")
-	a.expect("ask_user_response requestId=r1 answered=true answeredVia=cli answers.0.answer=SQLite answers.0.selectedOption=SQLite")
-	w.expect("request_resolved requestId=r1 outcome=answered via=cli")
-	w.expect("state state=idle pending=[]")
+	a := testdaemon.DialRaw(t, e.Socket)
+	a.Send(testdaemon.AskLine("r1", ""))
+	a.Expect("ask_user_queued requestId=r1 position=1 pendingFile=" + e.Pending)
+	w.Expect("request_added request.requestId=r1 request.status=waiting request.draft=[null]")
+	w.Expect("state state=waiting_for_user pending.0.requestId=r1")
+	b := testdaemon.DialRaw(t, e.Socket)
+	b.Send(testdaemon.AnswerLine("r1", "sqlite"))
+	b.Expect("ok requestId=r1")
+	a.Expect("ask_user_response requestId=r1 answered=true answeredVia=cli answers.0.answer=SQLite answers.0.selectedOption=SQLite")
+	w.Expect("request_resolved requestId=r1 outcome=answered via=cli")
+	w.Expect("state state=idle pending=[]")
 
 	// cancel from the asker: withdrawn.
-	a.send(dmAsk("r2", ""))
-	a.expect("ask_user_queued requestId=r2")
-	w.expect("request_added request.requestId=r2")
-	w.expect("state")
-	a.send(`{"type":"cancel","requestId":"r2"}` + "\n")
-	a.expect("ok requestId=r2")
-	w.expect("request_resolved requestId=r2 outcome=withdrawn")
-	w.expect("state state=idle")
+	a.Send(testdaemon.AskLine("r2", ""))
+	a.Expect("ask_user_queued requestId=r2")
+	w.Expect("request_added request.requestId=r2")
+	w.Expect("state")
+	a.Send(`{"type":"cancel","requestId":"r2"}` + "\n")
+	a.Expect("ok requestId=r2")
+	w.Expect("request_resolved requestId=r2 outcome=withdrawn")
+	w.Expect("state state=idle")
 
 	// cancel from elsewhere: the user declined.
-	a.send(dmAsk("r3", ""))
-	a.expect("ask_user_queued requestId=r3")
-	b.send(`{"type":"cancel","requestId":"r3","via":"cli"}` + "\n")
-	b.expect("ok requestId=r3")
-	a.expect("ask_user_response requestId=r3 answered=false cancelled=true answers=[]")
-	w.expect("request_added request.requestId=r3")
-	w.expect("state")
-	w.expect("request_resolved requestId=r3 outcome=cancelled via=cli")
-	w.expect("state state=idle")
+	a.Send(testdaemon.AskLine("r3", ""))
+	a.Expect("ask_user_queued requestId=r3")
+	b.Send(`{"type":"cancel","requestId":"r3","via":"cli"}` + "\n")
+	b.Expect("ok requestId=r3")
+	a.Expect("ask_user_response requestId=r3 answered=false cancelled=true answers=[]")
+	w.Expect("request_added request.requestId=r3")
+	w.Expect("state")
+	w.Expect("request_resolved requestId=r3 outcome=cancelled via=cli")
+	w.Expect("state state=idle")
 
 	// Later resolutions of any of them: already_resolved.
 	for _, id := range []string{"r1", "r2", "r3"} {
-		b.send(dmAnswer(id, "1"))
-		b.expect("error code=already_resolved field=requestId requestId=" + id)
+		b.Send(testdaemon.AnswerLine(id, "1"))
+		b.Expect("error code=already_resolved field=requestId requestId=" + id)
 	}
 }
 
 func TestDaemonParkedAndOrphaned(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon() // the default orphan_grace, 10m: the wait below is in time however slow the machine
-	w := dmDial(t, e)
-	w.send(`{"type":"subscribe","role":"watch"}` + "\n")
-	w.expect("snapshot")
+	w := testdaemon.DialRaw(t, e.Socket)
+	w.Send(`{"type":"subscribe","role":"watch"}` + "\n")
+	w.Expect("snapshot")
 
 	// Parked: the asker leaves at once; a later wait collects the answer.
-	p := dmDial(t, e)
-	p.send(dmAsk("park", `"wait":false,`))
-	p.expect("ask_user_queued requestId=park")
-	p.nc.Close()
-	w.expect("request_added request.status=parked")
-	w.expect("state")
-	b := dmDial(t, e)
-	b.send(dmAnswer("park", "PostgreSQL"))
-	b.expect("ok")
-	w.expect("request_resolved outcome=answered")
-	w.expect("state state=idle")
-	p2 := dmDial(t, e)
-	p2.send(`{"type":"wait","requestId":"park"}` + "\n")
-	p2.expect("ask_user_response requestId=park answered=true answers.0.answer=PostgreSQL")
+	p := testdaemon.DialRaw(t, e.Socket)
+	p.Send(testdaemon.AskLine("park", `"wait":false,`))
+	p.Expect("ask_user_queued requestId=park")
+	p.Conn.Close()
+	w.Expect("request_added request.status=parked")
+	w.Expect("state")
+	b := testdaemon.DialRaw(t, e.Socket)
+	b.Send(testdaemon.AnswerLine("park", "PostgreSQL"))
+	b.Expect("ok")
+	w.Expect("request_resolved outcome=answered")
+	w.Expect("state state=idle")
+	p2 := testdaemon.DialRaw(t, e.Socket)
+	p2.Send(`{"type":"wait","requestId":"park"}` + "\n")
+	p2.Expect("ask_user_response requestId=park answered=true answers.0.answer=PostgreSQL")
 
 	// Orphaned, then taken back by a wait within the grace.
-	a := dmDial(t, e)
-	a.send(dmAsk("orph", ""))
-	a.expect("ask_user_queued")
-	w.expect("request_added request.status=waiting")
-	w.expect("state")
-	a.nc.Close()
-	w.expect("request_updated request.requestId=orph request.status=orphaned")
-	a2 := dmDial(t, e)
-	a2.send(`{"type":"wait","requestId":"orph"}` + "\n")
-	w.expect("request_updated request.status=waiting")
-	b.send(dmAnswer("orph", "2"))
-	b.expect("ok")
-	a2.expect("ask_user_response requestId=orph answered=true answers.0.answer=SQLite")
-	w.expect("request_resolved outcome=answered")
-	w.expect("state state=idle")
+	a := testdaemon.DialRaw(t, e.Socket)
+	a.Send(testdaemon.AskLine("orph", ""))
+	a.Expect("ask_user_queued")
+	w.Expect("request_added request.status=waiting")
+	w.Expect("state")
+	a.Conn.Close()
+	w.Expect("request_updated request.requestId=orph request.status=orphaned")
+	a2 := testdaemon.DialRaw(t, e.Socket)
+	a2.Send(`{"type":"wait","requestId":"orph"}` + "\n")
+	w.Expect("request_updated request.status=waiting")
+	b.Send(testdaemon.AnswerLine("orph", "2"))
+	b.Expect("ok")
+	a2.Expect("ask_user_response requestId=orph answered=true answers.0.answer=SQLite")
+	w.Expect("request_resolved outcome=answered")
+	w.Expect("state state=idle")
 
 	// Orphaned and never taken back: withdrawn after orphan_grace.
 	e = NewEnv(t)
 	e.WriteConfig("[daemon]\norphan_grace = \"1s\"\n")
 	e.StartDaemon()
-	w = dmDial(t, e)
-	w.send(`{"type":"subscribe","role":"watch"}` + "\n")
-	w.expect("snapshot")
-	b = dmDial(t, e)
-	a3 := dmDial(t, e)
-	a3.send(dmAsk("gone", ""))
-	a3.expect("ask_user_queued")
-	w.expect("request_added")
-	w.expect("state")
-	a3.nc.Close()
-	w.expect("request_updated request.status=orphaned")
-	w.expect("request_resolved requestId=gone outcome=withdrawn")
-	w.expect("state state=idle")
-	b.send(`{"type":"wait","requestId":"gone"}` + "\n")
-	b.expect("error code=not_found requestId=gone")
+	w = testdaemon.DialRaw(t, e.Socket)
+	w.Send(`{"type":"subscribe","role":"watch"}` + "\n")
+	w.Expect("snapshot")
+	b = testdaemon.DialRaw(t, e.Socket)
+	a3 := testdaemon.DialRaw(t, e.Socket)
+	a3.Send(testdaemon.AskLine("gone", ""))
+	a3.Expect("ask_user_queued")
+	w.Expect("request_added")
+	w.Expect("state")
+	a3.Conn.Close()
+	w.Expect("request_updated request.status=orphaned")
+	w.Expect("request_resolved requestId=gone outcome=withdrawn")
+	w.Expect("state state=idle")
+	b.Send(`{"type":"wait","requestId":"gone"}` + "\n")
+	b.Expect("error code=not_found requestId=gone")
 }
 
 func TestDaemonFirstResolutionWins(t *testing.T) {
@@ -379,17 +276,17 @@ func TestDaemonFirstResolutionWins(t *testing.T) {
 	e.StartDaemon()
 	for round := 0; round < 10; round++ {
 		id := fmt.Sprintf("race%d", round)
-		a := dmDial(t, e)
-		a.send(dmAsk(id, ""))
-		a.expect("ask_user_queued")
-		x, y := dmDial(t, e), dmDial(t, e)
+		a := testdaemon.DialRaw(t, e.Socket)
+		a.Send(testdaemon.AskLine(id, ""))
+		a.Expect("ask_user_queued")
+		x, y := testdaemon.DialRaw(t, e.Socket), testdaemon.DialRaw(t, e.Socket)
 		var wg sync.WaitGroup
 		wg.Add(2)
-		go func() { defer wg.Done(); _, _ = io.WriteString(x.nc, dmAnswer(id, "PostgreSQL")) }()
-		go func() { defer wg.Done(); _, _ = io.WriteString(y.nc, dmAnswer(id, "SQLite")) }()
+		go func() { defer wg.Done(); _, _ = io.WriteString(x.Conn, testdaemon.AnswerLine(id, "PostgreSQL")) }()
+		go func() { defer wg.Done(); _, _ = io.WriteString(y.Conn, testdaemon.AnswerLine(id, "SQLite")) }()
 		wg.Wait()
-		mx, errx := x.read(10 * time.Second)
-		my, erry := y.read(10 * time.Second)
+		mx, errx := x.TryRecv(10 * time.Second)
+		my, erry := y.TryRecv(10 * time.Second)
 		if errx != nil || erry != nil {
 			t.Fatal(errx, erry)
 		}
@@ -409,7 +306,7 @@ func TestDaemonFirstResolutionWins(t *testing.T) {
 		default:
 			t.Fatalf("round %d: %v and %v", round, mx, my)
 		}
-		a.expect("ask_user_response answers.0.answer=" + winner)
+		a.Expect("ask_user_response answers.0.answer=" + winner)
 	}
 }
 
@@ -417,28 +314,28 @@ func TestDaemonRefusals(t *testing.T) {
 	e := NewEnv(t)
 	e.WriteConfig("[limits]\nmax_pending = 3\n")
 	e.StartDaemon()
-	a := dmDial(t, e)
-	a.send(dmAsk("sub", `"agent":{"id":"child","subagent":true},`))
-	m := a.expect("error code=subagent_not_allowed requestId=sub")
+	a := testdaemon.DialRaw(t, e.Socket)
+	a.Send(testdaemon.AskLine("sub", `"agent":{"id":"child","subagent":true},`))
+	m := a.Expect("error code=subagent_not_allowed requestId=sub")
 	if m["message"] != socketproto.SubagentMessage {
 		t.Errorf("sub-agent message %q", m["message"])
 	}
-	a.send(dmAsk("sub2", `"agent":{"id":"child","parentId":"main"},`))
-	if m := a.expect("error code=subagent_not_allowed requestId=sub2"); m["message"] != socketproto.SubagentMessage {
+	a.Send(testdaemon.AskLine("sub2", `"agent":{"id":"child","parentId":"main"},`))
+	if m := a.Expect("error code=subagent_not_allowed requestId=sub2"); m["message"] != socketproto.SubagentMessage {
 		t.Errorf("sub-agent message %q", m["message"])
 	}
 
 	for i := 1; i <= 3; i++ {
-		a.send(dmAsk(fmt.Sprintf("q%d", i), `"wait":false,`))
-		a.expect(fmt.Sprintf("ask_user_queued position=%d", i))
+		a.Send(testdaemon.AskLine(fmt.Sprintf("q%d", i), `"wait":false,`))
+		a.Expect(fmt.Sprintf("ask_user_queued position=%d", i))
 	}
-	b := dmDial(t, e)
-	b.send(dmAsk("q4", ""))
-	b.expect("error code=queue_full requestId=q4")
-	b.send(dmAnswer("q1", "1"))
-	b.expect("ok")
-	b.send(dmAsk("q4", `"wait":false,`))
-	b.expect("ask_user_queued requestId=q4 position=3")
+	b := testdaemon.DialRaw(t, e.Socket)
+	b.Send(testdaemon.AskLine("q4", ""))
+	b.Expect("error code=queue_full requestId=q4")
+	b.Send(testdaemon.AnswerLine("q1", "1"))
+	b.Expect("ok")
+	b.Send(testdaemon.AskLine("q4", `"wait":false,`))
+	b.Expect("ask_user_queued requestId=q4 position=3")
 }
 
 // TestDaemonBadInput sends each kind of bad input on one connection; after
@@ -448,17 +345,17 @@ func TestDaemonBadInput(t *testing.T) {
 	e.WriteConfig("[limits]\nmax_message_bytes = 4096\n")
 	e.StartDaemon()
 
-	silent := dmDial(t, e) // connects and never sends anything
-	half := dmDial(t, e)
-	half.send(`{"type":"ask_user_request","questions":[{"question":"Wh`)
+	silent := testdaemon.DialRaw(t, e.Socket) // connects and never sends anything
+	half := testdaemon.DialRaw(t, e.Socket)
+	half.Send(`{"type":"ask_user_request","questions":[{"question":"Wh`)
 
-	setup := dmDial(t, e)
-	setup.send(dmAsk("dup", `"wait":false,`))
-	setup.expect("ask_user_queued")
-	setup.send(dmAsk("done", `"wait":false,`))
-	setup.expect("ask_user_queued")
-	setup.send(dmAnswer("done", "1"))
-	setup.expect("ok")
+	setup := testdaemon.DialRaw(t, e.Socket)
+	setup.Send(testdaemon.AskLine("dup", `"wait":false,`))
+	setup.Expect("ask_user_queued")
+	setup.Send(testdaemon.AskLine("done", `"wait":false,`))
+	setup.Expect("ask_user_queued")
+	setup.Send(testdaemon.AnswerLine("done", "1"))
+	setup.Expect("ok")
 
 	const ab = `{"label":"a"},{"label":"b"}`
 	cases := []struct {
@@ -470,14 +367,14 @@ func TestDaemonBadInput(t *testing.T) {
 		{"unknown type", `{"type":"make_coffee"}` + "\n", "error code=unknown_type field=type"},
 		{"wrongly typed field", `{"type":"ask_user_request","questions":[{"question":"q","options":"a,b"}]}` + "\n",
 			"error code=invalid_request field=questions[0].options"},
-		{"wrongly typed wait", dmAsk("w1", `"wait":"no",`), "error code=invalid_request field=wait"},
+		{"wrongly typed wait", testdaemon.AskLine("w1", `"wait":"no",`), "error code=invalid_request field=wait"},
 		{"invalid UTF-8", "{\"type\":\"ask_user_request\",\"questions\":[{\"question\":\"\xc3\x28\"}]}\n", "error code=bad_json"},
 		{"rule broken", `{"type":"ask_user_request","tool":"ask_user_question","questions":[{"question":"q","header":"h","multiSelect":false,"options":[{"label":"a"}]}]}` + "\n",
 			"error code=invalid_request field=questions[0].options"},
-		{"bad request id", dmAsk("has space", ""), "error code=invalid_request field=requestId"},
-		{"duplicate request id", dmAsk("dup", ""), "error code=duplicate_request_id field=requestId requestId=dup"},
-		{"answer for an unknown request", dmAnswer("nope", "1"), "error code=not_found field=requestId requestId=nope"},
-		{"answer for a resolved request", dmAnswer("done", "1"), "error code=already_resolved requestId=done"},
+		{"bad request id", testdaemon.AskLine("has space", ""), "error code=invalid_request field=requestId"},
+		{"duplicate request id", testdaemon.AskLine("dup", ""), "error code=duplicate_request_id field=requestId requestId=dup"},
+		{"answer for an unknown request", testdaemon.AnswerLine("nope", "1"), "error code=not_found field=requestId requestId=nope"},
+		{"answer for a resolved request", testdaemon.AnswerLine("done", "1"), "error code=already_resolved requestId=done"},
 		{"cancel for an unknown request", `{"type":"cancel","requestId":"nope"}` + "\n", "error code=not_found requestId=nope"},
 		{"wait for an unknown request", `{"type":"wait","requestId":"nope"}` + "\n", "error code=not_found requestId=nope"},
 		{"answer count", `{"type":"answer","requestId":"dup","answers":[]}` + "\n", "error code=invalid_answer requestId=dup"},
@@ -485,10 +382,10 @@ func TestDaemonBadInput(t *testing.T) {
 		{"second option for a single-select question", `{"type":"answer","requestId":"dup","answers":[["PostgreSQL","SQLite"]]}` + "\n",
 			"error code=invalid_answer field=answers[0] requestId=dup"},
 		{"cancel for a resolved request", `{"type":"cancel","requestId":"done"}` + "\n", "error code=already_resolved requestId=done"},
-		{"strict: no questions", strictAsk(`[]`), "error code=invalid_request field=questions"},
-		{"strict: 5 questions", strictAsk(`[` + strictQ("Q1", ab) + `,` + strictQ("Q2", ab) + `,` + strictQ("Q3", ab) + `,` + strictQ("Q4", ab) + `,` + strictQ("Q5", ab) + `]`),
+		{"strict: no questions", testdaemon.StrictAskLine(`[]`), "error code=invalid_request field=questions"},
+		{"strict: 5 questions", testdaemon.StrictAskLine(`[` + testdaemon.StrictQuestion("Q1", ab) + `,` + testdaemon.StrictQuestion("Q2", ab) + `,` + testdaemon.StrictQuestion("Q3", ab) + `,` + testdaemon.StrictQuestion("Q4", ab) + `,` + testdaemon.StrictQuestion("Q5", ab) + `]`),
 			"error code=invalid_request field=questions"},
-		{"strict: 5 options", strictAsk(`[` + strictQ("Q", `{"label":"a"},{"label":"b"},{"label":"c"},{"label":"d"},{"label":"e"}`) + `]`),
+		{"strict: 5 options", testdaemon.StrictAskLine(`[` + testdaemon.StrictQuestion("Q", `{"label":"a"},{"label":"b"},{"label":"c"},{"label":"d"},{"label":"e"}`) + `]`),
 			"error code=invalid_request field=questions[0].options"},
 		{"strict: header over 12", `{"type":"ask_user_request","tool":"ask_user_question","questions":[{"question":"Q","header":"Thirteen char","multiSelect":false,"options":[{"label":"a"},{"label":"b"}]}]}` + "\n",
 			"error code=invalid_request field=questions[0].header"},
@@ -501,38 +398,38 @@ func TestDaemonBadInput(t *testing.T) {
 		{"control character", `{"type":"ask_user_request","questions":[{"question":"Q\u001b[2J"}]}` + "\n",
 			"error code=invalid_request field=questions[0].question"},
 	}
-	c := dmDial(t, e)
+	c := testdaemon.DialRaw(t, e.Socket)
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c.t = t
-			c.send(tc.line)
-			c.expect(tc.want)
-			c.send(`{"type":"status"}` + "\n")
-			c.expect("status")
-			other := dmDial(t, e)
-			other.send(dmAsk(fmt.Sprintf("other%d", i), `"wait":false,`))
-			other.expect("ask_user_queued")
-			other.send(dmAnswer(fmt.Sprintf("other%d", i), "1"))
-			other.expect("ok")
+			c.T = t
+			c.Send(tc.line)
+			c.Expect(tc.want)
+			c.Send(`{"type":"status"}` + "\n")
+			c.Expect("status")
+			other := testdaemon.DialRaw(t, e.Socket)
+			other.Send(testdaemon.AskLine(fmt.Sprintf("other%d", i), `"wait":false,`))
+			other.Expect("ask_user_queued")
+			other.Send(testdaemon.AnswerLine(fmt.Sprintf("other%d", i), "1"))
+			other.Expect("ok")
 		})
 	}
 
 	// A line over the limit: the error, then the connection closes.
-	big := dmDial(t, e)
-	big.send(`{"type":"status","pad":"` + strings.Repeat("x", 5000) + "\"}\n")
-	big.expect("error code=message_too_large")
-	if m, err := big.read(10 * time.Second); err != io.EOF {
+	big := testdaemon.DialRaw(t, e.Socket)
+	big.Send(`{"type":"status","pad":"` + strings.Repeat("x", 5000) + "\"}\n")
+	big.Expect("error code=message_too_large")
+	if m, err := big.TryRecv(10 * time.Second); err != io.EOF {
 		t.Errorf("after message_too_large: %v %v, want the connection closed", m, err)
 	}
-	half.nc.Close() // disconnects mid-line
-	a := dmDial(t, e)
-	a.send(dmAsk("after", ""))
-	a.expect("ask_user_queued")
-	b := dmDial(t, e)
-	b.send(dmAnswer("after", "2"))
-	b.expect("ok")
-	a.expect("ask_user_response answered=true")
-	if m, err := silent.read(100 * time.Millisecond); err == nil {
+	half.Conn.Close() // disconnects mid-line
+	a := testdaemon.DialRaw(t, e.Socket)
+	a.Send(testdaemon.AskLine("after", ""))
+	a.Expect("ask_user_queued")
+	b := testdaemon.DialRaw(t, e.Socket)
+	b.Send(testdaemon.AnswerLine("after", "2"))
+	b.Expect("ok")
+	a.Expect("ask_user_response answered=true")
+	if m, err := silent.TryRecv(100 * time.Millisecond); err == nil {
 		t.Errorf("a silent client was sent %v", m)
 	}
 }
@@ -540,25 +437,23 @@ func TestDaemonBadInput(t *testing.T) {
 func TestDaemonSlowSubscriberDisconnected(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
-	slow := dmDial(t, e)
-	slow.send(`{"type":"subscribe","role":"pane"}` + "\n")
-	slow.expect("snapshot")
+	slow := testdaemon.DialRaw(t, e.Socket)
+	slow.Send(`{"type":"subscribe","role":"pane"}` + "\n")
+	slow.Expect("snapshot")
 	// Make the slow subscriber's kernel buffers small so the test floods
 	// the daemon's bounded backlog with few events.
-	if uc, ok := slow.nc.(*net.UnixConn); ok {
-		_ = uc.SetReadBuffer(4096)
-	}
-	fast := dmDial(t, e)
-	fast.send(`{"type":"subscribe","role":"watch"}` + "\n")
-	fast.expect("snapshot")
+	_ = slow.Conn.SetReadBuffer(4096)
+	fast := testdaemon.DialRaw(t, e.Socket)
+	fast.Send(`{"type":"subscribe","role":"watch"}` + "\n")
+	fast.Expect("snapshot")
 
 	const n = 2500
-	asker := dmDial(t, e)
+	asker := testdaemon.DialRaw(t, e.Socket)
 	done := make(chan int)
 	go func() {
 		added := 0
 		for added < n {
-			m, err := fast.read(30 * time.Second)
+			m, err := fast.TryRecv(30 * time.Second)
 			if err != nil {
 				break
 			}
@@ -570,24 +465,24 @@ func TestDaemonSlowSubscriberDisconnected(t *testing.T) {
 	}()
 	go func() {
 		for i := 0; i < n; i++ {
-			if _, err := io.WriteString(asker.nc, dmAsk(fmt.Sprintf("f%d", i), `"wait":false,`)); err != nil {
+			if _, err := io.WriteString(asker.Conn, testdaemon.AskLine(fmt.Sprintf("f%d", i), `"wait":false,`)); err != nil {
 				return
 			}
 		}
 	}()
 	for i := 0; i < n; i++ {
-		asker.expect("ask_user_queued")
+		asker.Expect("ask_user_queued")
 	}
 	if added := <-done; added != n {
 		t.Fatalf("the reading subscriber saw %d of %d requests", added, n)
 	}
-	st := dmDial(t, e)
-	st.send(`{"type":"status"}` + "\n")
-	st.expect(fmt.Sprintf("status pending=%d panes=0", n))
+	st := testdaemon.DialRaw(t, e.Socket)
+	st.Send(`{"type":"status"}` + "\n")
+	st.Expect(fmt.Sprintf("status pending=%d panes=0", n))
 
 	var last map[string]any
 	for {
-		m, err := slow.read(15 * time.Second)
+		m, err := slow.TryRecv(15 * time.Second)
 		if err == io.EOF {
 			break
 		}
@@ -617,12 +512,12 @@ func TestDaemonNetcatClient(t *testing.T) {
 	}
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := dmDial(t, e)
-	w.send(`{"type":"subscribe","role":"watch"}` + "\n")
-	w.expect("snapshot")
+	w := testdaemon.DialRaw(t, e.Socket)
+	w.Send(`{"type":"subscribe","role":"watch"}` + "\n")
+	w.Expect("snapshot")
 
 	cmd := exec.Command(nc, "-N", "-U", e.Socket)
-	cmd.Stdin = strings.NewReader(dmAsk("nc1", ""))
+	cmd.Stdin = strings.NewReader(testdaemon.AskLine("nc1", ""))
 	var out strings.Builder
 	cmd.Stdout = &out
 	if err := cmd.Start(); err != nil {
@@ -636,10 +531,10 @@ func TestDaemonNetcatClient(t *testing.T) {
 			<-done
 		}
 	})
-	w.expect("request_added request.requestId=nc1")
-	b := dmDial(t, e)
-	b.send(dmAnswer("nc1", "1"))
-	b.expect("ok")
+	w.Expect("request_added request.requestId=nc1")
+	b := testdaemon.DialRaw(t, e.Socket)
+	b.Send(testdaemon.AnswerLine("nc1", "1"))
+	b.Expect("ok")
 	select {
 	case err := <-done:
 		if err != nil {

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"askuser/internal/testdaemon"
 	"fmt"
 	"testing"
 )
@@ -11,37 +12,37 @@ import (
 func TestDraftMessage(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
-	a := dmDial(t, e)
-	a.send(`{"type":"ask_user_request","requestId":"d1","wait":false,"questions":[` +
+	a := testdaemon.DialRaw(t, e.Socket)
+	a.Send(`{"type":"ask_user_request","requestId":"d1","wait":false,"questions":[` +
 		`{"question":"Which database?","options":[{"label":"PostgreSQL"},{"label":"SQLite"}]},` +
 		`{"question":"Name?"}]}` + "\n")
-	a.expect("ask_user_queued requestId=d1")
-	w := dmDial(t, e)
-	w.send(`{"type":"subscribe","role":"watch"}` + "\n")
-	w.expect("snapshot")
+	a.Expect("ask_user_queued requestId=d1")
+	w := testdaemon.DialRaw(t, e.Socket)
+	w.Send(`{"type":"subscribe","role":"watch"}` + "\n")
+	w.Expect("snapshot")
 
-	p := dmDial(t, e)
-	p.send(`{"type":"draft","requestId":"d1","index":0,"answer":{"selected":["SQLite"],"notes":"small"},"via":"pane"}` + "\n")
-	p.expect("ok requestId=d1")
-	w.expect(`request_updated request.requestId=d1 request.draft.0.selected.0=SQLite request.draft.0.notes=small request.draft.1=null`)
+	p := testdaemon.DialRaw(t, e.Socket)
+	p.Send(`{"type":"draft","requestId":"d1","index":0,"answer":{"selected":["SQLite"],"notes":"small"},"via":"pane"}` + "\n")
+	p.Expect("ok requestId=d1")
+	w.Expect(`request_updated request.requestId=d1 request.draft.0.selected.0=SQLite request.draft.0.notes=small request.draft.1=null`)
 	fileHas(t, e.Pending, `"notes": "small"`)
 
-	p.send(`{"type":"draft","requestId":"d1","index":2,"answer":"x"}` + "\n")
-	p.expect("error code=invalid_answer field=index requestId=d1")
-	p.send(`{"type":"draft","requestId":"d1","index":0,"answer":{"selected":["Oracle"]}}` + "\n")
-	m := p.expect("error code=invalid_answer field=answer requestId=d1")
+	p.Send(`{"type":"draft","requestId":"d1","index":2,"answer":"x"}` + "\n")
+	p.Expect("error code=invalid_answer field=index requestId=d1")
+	p.Send(`{"type":"draft","requestId":"d1","index":0,"answer":{"selected":["Oracle"]}}` + "\n")
+	m := p.Expect("error code=invalid_answer field=answer requestId=d1")
 	if msg, _ := m["message"].(string); msg != `answer: question 0: selected[0]: "Oracle" is not an option of this question` {
 		t.Errorf("message %q", msg)
 	}
-	p.send(`{"type":"draft","requestId":"nope","index":0,"answer":null}` + "\n")
-	p.expect("error code=not_found requestId=nope")
+	p.Send(`{"type":"draft","requestId":"nope","index":0,"answer":null}` + "\n")
+	p.Expect("error code=not_found requestId=nope")
 
-	p.send(`{"type":"draft","requestId":"d1","index":0,"answer":null}` + "\n")
-	p.expect("ok requestId=d1")
-	w.expect(`request_updated request.draft.0=null request.draft.1=null`)
-	p.send(`{"type":"draft","requestId":"d1","index":1,"answer":"billing"}` + "\n")
-	p.expect("ok requestId=d1")
-	w.expect(`request_updated request.draft.0=null request.draft.1=billing`)
+	p.Send(`{"type":"draft","requestId":"d1","index":0,"answer":null}` + "\n")
+	p.Expect("ok requestId=d1")
+	w.Expect(`request_updated request.draft.0=null request.draft.1=null`)
+	p.Send(`{"type":"draft","requestId":"d1","index":1,"answer":"billing"}` + "\n")
+	p.Expect("ok requestId=d1")
+	w.Expect(`request_updated request.draft.0=null request.draft.1=billing`)
 
 	// The ok came after the journal write: a crash at once loses nothing,
 	// even if the pending file has not caught up (the file the previous
@@ -59,13 +60,13 @@ func TestDraftMessage(t *testing.T) {
 func TestDraftAcknowledgedThenKilled(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
-	a := dmDial(t, e)
-	a.send(`{"type":"ask_user_request","requestId":"d1","wait":false,"questions":[{"question":"Name?"},{"question":"Owner?"}]}` + "\n")
-	a.expect("ask_user_queued requestId=d1")
+	a := testdaemon.DialRaw(t, e.Socket)
+	a.Send(`{"type":"ask_user_request","requestId":"d1","wait":false,"questions":[{"question":"Name?"},{"question":"Owner?"}]}` + "\n")
+	a.Expect("ask_user_queued requestId=d1")
 	for i := range 20 {
-		p := dmDial(t, e)
-		p.send(fmt.Sprintf(`{"type":"draft","requestId":"d1","index":%d,"answer":"v%d"}`, i%2, i) + "\n")
-		p.expect("ok requestId=d1")
+		p := testdaemon.DialRaw(t, e.Socket)
+		p.Send(fmt.Sprintf(`{"type":"draft","requestId":"d1","index":%d,"answer":"v%d"}`, i%2, i) + "\n")
+		p.Expect("ok requestId=d1")
 		e.killDaemon()
 		e.StartDaemon()
 		got := listedAs(t, e, "d1", "parked")

@@ -3,18 +3,17 @@
 package tests
 
 import (
+	"askuser/internal/testdaemon"
 	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"askuser/daemon"
 	"askuser/socketproto"
 )
 
@@ -52,27 +51,7 @@ type Env struct {
 	Socket    string
 	Pending   string
 	daemon    *exec.Cmd
-	daemonLog *logBuffer
-}
-
-// logBuffer collects a process's output. os/exec copies the output from its
-// own goroutine while a test may read it (DaemonLog, a failure message), so
-// every access takes the lock.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	daemonLog *testdaemon.LogBuffer
 }
 
 // NewEnv makes the temporary directories; nothing runs yet.
@@ -102,21 +81,16 @@ func NewEnv(t *testing.T) *Env {
 }
 
 // stopStrayDaemon ends a daemon that some client of this Env started in the
-// background (autostart) and the test did not stop: whatever holds the lock
-// beside the Env's socket gets SIGTERM, then SIGKILL. No test leaves a
-// daemon running on a deleted directory.
-func (e *Env) stopStrayDaemon() {
-	pid, held, err := daemon.ReadLock(e.Socket)
-	if err != nil || !held || pid <= 1 {
-		return
+// background (autostart) and the test did not stop. No test leaves a daemon
+// running on a deleted directory.
+func (e *Env) stopStrayDaemon() { _ = testdaemon.StopAutostarted(e.Socket) }
+
+// StopAutostarted stops the daemon a client of this Env started in the
+// background; one that does not stop on SIGTERM fails the test.
+func (e *Env) StopAutostarted() {
+	if err := testdaemon.StopAutostarted(e.Socket); err != nil {
+		e.T.Error(err)
 	}
-	_ = syscall.Kill(pid, syscall.SIGTERM)
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if _, held, _ := daemon.ReadLock(e.Socket); !held {
-			return
-		}
-	}
-	_ = syscall.Kill(pid, syscall.SIGKILL)
 }
 
 // Environ is the process environment for binaries in this Env.
@@ -155,7 +129,7 @@ func (e *Env) StartDaemon(extraArgs ...string) {
 	e.T.Helper()
 	cmd := exec.Command(bin("askuserd"), append([]string{"serve"}, extraArgs...)...)
 	cmd.Env = e.Environ()
-	e.daemonLog = &logBuffer{}
+	e.daemonLog = &testdaemon.LogBuffer{}
 	cmd.Stdout, cmd.Stderr = e.daemonLog, e.daemonLog
 	if err := cmd.Start(); err != nil {
 		e.T.Fatal(err)

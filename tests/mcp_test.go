@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"askuser/internal/testdaemon"
 	"bufio"
 	"context"
 	"encoding/json"
@@ -29,7 +30,7 @@ import (
 type mcpProcess struct {
 	cs     *mcp.ClientSession
 	cmd    *exec.Cmd
-	stderr *logBuffer
+	stderr *testdaemon.LogBuffer
 }
 
 // mcpSpawn starts `askuser-client mcp args…` in e and connects to it as
@@ -46,7 +47,7 @@ func mcpSpawn(t *testing.T, e *Env, clientName string, args ...string) *mcpProce
 // and connects to it as clientName.
 func mcpSpawnCmd(t *testing.T, cmd *exec.Cmd, clientName string) *mcpProcess {
 	t.Helper()
-	p := &mcpProcess{cmd: cmd, stderr: &logBuffer{}}
+	p := &mcpProcess{cmd: cmd, stderr: &testdaemon.LogBuffer{}}
 	cmd.Stderr = p.stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "1.0"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -69,11 +70,11 @@ func mcpSpawnCmd(t *testing.T, cmd *exec.Cmd, clientName string) *mcpProcess {
 // stdin and stdout, for tests that close one of them the way a quitting agent
 // does. exited receives the process's end once; a test that takes it puts it
 // back for the cleanup, which kills the process and waits for it.
-func mcpStartPiped(t *testing.T, e *Env) (*exec.Cmd, io.WriteCloser, io.ReadCloser, *logBuffer, chan error) {
+func mcpStartPiped(t *testing.T, e *Env) (*exec.Cmd, io.WriteCloser, io.ReadCloser, *testdaemon.LogBuffer, chan error) {
 	t.Helper()
 	cmd := exec.Command(bin("askuser-client"), "mcp")
 	cmd.Env = e.Environ()
-	stderr := &logBuffer{}
+	stderr := &testdaemon.LogBuffer{}
 	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -411,7 +412,7 @@ func TestMCPEndToEndDaemonMissing(t *testing.T) {
 	// and waits on it.
 	p = mcpSpawn(t, e, "cursor")
 	ch := mcpCallInBackground(context.Background(), p, "ask_user", mcpDatabaseQuestion)
-	t.Cleanup(func() { mcpStopAutostarted(t, e) })
+	t.Cleanup(func() { e.StopAutostarted() })
 	var id string
 	deadline := time.Now().Add(10 * time.Second)
 	for id == "" && time.Now().Before(deadline) {
@@ -456,25 +457,4 @@ func mcpAwaitPendingFile(t *testing.T, e *Env, id string, held bool) {
 			t.Fatalf("after 10s, the pending file holding %s is still %v (%v):\n%s", id, !held, err, b)
 		}
 	}
-}
-
-// mcpStopAutostarted stops a daemon the client started, found through the
-// pid its lock file holds.
-func mcpStopAutostarted(t *testing.T, e *Env) {
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(e.Socket), "askuserd.lock"))
-	if err != nil {
-		return
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0])) // pid, then socket
-	if err != nil || pid <= 0 {
-		return
-	}
-	_ = syscall.Kill(pid, syscall.SIGTERM)
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if syscall.Kill(pid, 0) != nil {
-			return
-		}
-	}
-	_ = syscall.Kill(pid, syscall.SIGKILL)
-	t.Errorf("autostarted askuserd (pid %d) did not stop within 10s of SIGTERM", pid)
 }

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"askuser/internal/testdaemon"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -244,7 +245,7 @@ func TestPaneTmuxEscCancelsAndQuitLeavesDaemon(t *testing.T) {
 	pid := p.pid()
 	p.keys("q")
 	deadline := time.Now().Add(10 * time.Second)
-	for processAlive(pid) {
+	for testdaemon.Alive(pid) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the pane did not quit on q:\n%s", p.capture())
 		}
@@ -254,16 +255,6 @@ func TestPaneTmuxEscCancelsAndQuitLeavesDaemon(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "later-2") {
 		t.Fatalf("after quitting the pane, list says (exit %d):\n%s", code, stdout)
 	}
-}
-
-func processAlive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// A zombie (state Z) has exited; tmux has not reaped it yet.
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	return len(f) > 0 && f[0] != "Z"
 }
 
 func TestPaneTmuxStartsDaemonAndSplitNeedsTmux(t *testing.T) {
@@ -294,10 +285,10 @@ func TestPaneTmuxStartsDaemonAndSplitNeedsTmux(t *testing.T) {
 			// It is not our child: wait for it to go, so it does not outlive
 			// the test or write into a state dir being removed.
 			deadline := time.Now().Add(10 * time.Second)
-			for processAlive(pid) && time.Now().Before(deadline) {
+			for testdaemon.Alive(pid) && time.Now().Before(deadline) {
 				time.Sleep(20 * time.Millisecond)
 			}
-			if processAlive(pid) {
+			if testdaemon.Alive(pid) {
 				t.Errorf("the daemon the pane started (pid %d) did not stop on SIGINT", pid)
 			}
 		}
