@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"askuser/internal/testdaemon"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"askuser/daemon/config"
+	"askuser/internal/testdaemon"
 )
 
 func TestLineTooLargeClosesAfterTheError(t *testing.T) {

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"askuser/internal/testdaemon"
 	"context"
 	"errors"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"askuser/daemon/config"
+	"askuser/internal/testdaemon"
 )
 
 // A requestId names one request for as long as its result is kept: asking

@@ -1,9 +1,10 @@
 package daemon
 
 import (
-	"askuser/internal/testdaemon"
 	"fmt"
 	"testing"
+
+	"askuser/internal/testdaemon"
 )
 
 // BenchmarkHop is one question's trip through an in-process daemon: ask →

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"askuser/internal/testdaemon"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"askuser/daemon/config"
 	"askuser/daemon/journal"
+	"askuser/internal/testdaemon"
 )
 
 const agentAsk = `{"type":"ask_user_request","requestId":"%s","agent":{"id":"agent-7","name":"claude"},"metadata":{"repo":"askuser"},` + q1 + `%s}` + "\n"

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"askuser/internal/testdaemon"
 	"bufio"
 	"errors"
 	"fmt"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"askuser/internal/testdaemon"
 )
 
 // TestPeerCredRefusesOtherUsers connects as another user (the test binary

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"askuser/internal/testdaemon"
 	"bytes"
 	"encoding/json"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"askuser/daemon/pendingfile"
+	"askuser/internal/testdaemon"
 	"askuser/socketproto"
 
 	"github.com/fsnotify/fsnotify"

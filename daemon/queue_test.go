@@ -1,13 +1,13 @@
 package daemon
 
 import (
-	"askuser/internal/testdaemon"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"askuser/daemon/config"
+	"askuser/internal/testdaemon"
 	"askuser/socketproto"
 )
 

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"askuser/internal/testdaemon"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"askuser/daemon/config"
+	"askuser/internal/testdaemon"
 )
 
 func TestCheckSocketDir(t *testing.T) {

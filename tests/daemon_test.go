@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"askuser/internal/testdaemon"
 	"bytes"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"askuser/internal/testdaemon"
 	"askuser/socketproto"
 )
 

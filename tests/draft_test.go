@@ -1,9 +1,10 @@
 package tests
 
 import (
-	"askuser/internal/testdaemon"
 	"fmt"
 	"testing"
+
+	"askuser/internal/testdaemon"
 )
 
 // The draft message of SPEC §4 through the real daemon: an answer given so

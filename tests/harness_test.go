@@ -3,17 +3,16 @@
 package tests
 
 import (
-	"askuser/internal/testdaemon"
 	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"askuser/internal/testdaemon"
 	"askuser/socketproto"
 )
 
@@ -27,9 +26,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binDir = dir
-	build := exec.Command("go", "build", "-race", "-o", dir, "../cmd/askuserd", "../cmd/askuser-client")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	if err := testdaemon.Build(dir, true, "../cmd/askuserd", "../cmd/askuser-client"); err != nil {
 		fmt.Fprintln(os.Stderr, "building binaries:", err)
 		os.RemoveAll(dir)
 		os.Exit(1)
@@ -127,45 +124,20 @@ func (e *Env) WriteConfig(text string) {
 // daemon is stopped (SIGTERM, then SIGKILL) when the test ends.
 func (e *Env) StartDaemon(extraArgs ...string) {
 	e.T.Helper()
-	cmd := exec.Command(bin("askuserd"), append([]string{"serve"}, extraArgs...)...)
-	cmd.Env = e.Environ()
-	e.daemonLog = &testdaemon.LogBuffer{}
-	cmd.Stdout, cmd.Stderr = e.daemonLog, e.daemonLog
-	if err := cmd.Start(); err != nil {
-		e.T.Fatal(err)
-	}
-	e.daemon = cmd
+	e.daemon, e.daemonLog = testdaemon.StartBinary(e.T, bin("askuserd"), e.Environ(), e.Socket, extraArgs...)
 	e.T.Cleanup(e.StopDaemon)
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if c, err := socketproto.Dial(e.Socket, 0); err == nil {
-			c.Close()
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	e.T.Fatalf("askuserd did not answer on %s within 10s; its output:\n%s", e.Socket, e.daemonLog)
 }
 
-// StopDaemon sends SIGTERM and waits for a clean exit; it returns the exit error.
+// StopDaemon sends SIGTERM and waits for a clean exit; anything else fails
+// the test.
 func (e *Env) StopDaemon() {
 	if e.daemon == nil || e.daemon.Process == nil {
 		return
 	}
 	cmd := e.daemon
 	e.daemon = nil
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			e.T.Errorf("askuserd exited with %v after SIGTERM; output:\n%s", err, e.daemonLog)
-		}
-	case <-time.After(10 * time.Second):
-		_ = cmd.Process.Kill()
-		<-done
-		e.T.Errorf("askuserd did not stop within 10s of SIGTERM; output:\n%s", e.daemonLog)
+	if err := testdaemon.StopBinary(cmd); err != nil {
+		e.T.Errorf("%v; output:\n%s", err, e.daemonLog)
 	}
 }
 

@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"askuser/internal/testdaemon"
 	"bufio"
 	"context"
 	"encoding/json"
@@ -17,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"askuser/internal/testdaemon"
 	"askuser/socketproto"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"

@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"askuser/internal/testdaemon"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"askuser/internal/testdaemon"
 	"askuser/socketproto"
 )
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"askuser/internal/testdaemon/inproc"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"askuser/internal/testdaemon/inproc"
 	"askuser/socketproto"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
