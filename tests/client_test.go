@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"askuser/internal/testdaemon"
 	"askuser/socketproto"
 )
 
@@ -738,7 +739,7 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 	t.Helper()
 	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
+		testdaemon.Missing(t, "no pseudo-terminals here ("+err.Error()+"): this test needs /dev/ptmx to give the client a terminal")
 	}
 	fd := int(m.Fd())
 	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {

@@ -505,10 +505,10 @@ func TestDaemonSlowSubscriberDisconnected(t *testing.T) {
 func TestDaemonNetcatClient(t *testing.T) {
 	nc, err := exec.LookPath("nc")
 	if err != nil {
-		t.Skip("nc not installed")
+		testdaemon.Missing(t, "nc is not installed: this test runs SPEC §4's smallest client, `nc -N -U`; install OpenBSD netcat (apt-get install netcat-openbsd) or run .ci/run")
 	}
 	if out, _ := exec.Command(nc, "-h").CombinedOutput(); !strings.Contains(string(out), "OpenBSD") {
-		t.Skip("needs OpenBSD netcat (-N, -U)")
+		testdaemon.Missing(t, nc+" is not OpenBSD netcat, which this test needs for -N and -U; install it (apt-get install netcat-openbsd) or run .ci/run")
 	}
 	e := NewEnv(t)
 	e.StartDaemon()
