@@ -125,6 +125,7 @@ const twoQuestions = `{
 // An ask from a file, answered by `askuser-client answer` in another process
 // with positional answers (an option's number and free text).
 func TestClientAskFromFileAnsweredByCLI(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	w := watcher(t, e)
@@ -158,6 +159,7 @@ func TestClientAskFromFileAnsweredByCLI(t *testing.T) {
 // An ask of a bare questions list from stdin, answered with --answers (a
 // multiSelect list with typed text).
 func TestClientAskFromStdinAnsweredWithJSONList(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	w := watcher(t, e)
@@ -186,6 +188,7 @@ func TestClientAskFromStdinAnsweredWithJSONList(t *testing.T) {
 
 // One question from flags, answered over a raw socket, in every --format.
 func TestClientAskFromFlagsEachFormat(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	w := watcher(t, e)
@@ -250,6 +253,7 @@ func TestClientAskFromFlagsEachFormat(t *testing.T) {
 
 // The user declines: exit 3 and the cancelled shape.
 func TestClientAskCancelled(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	w := watcher(t, e)
@@ -280,6 +284,7 @@ func TestClientAskCancelled(t *testing.T) {
 // Refusals exit 1 naming the field; bad input exits 2 with line and column;
 // nothing is queued.
 func TestClientAskRefusedAndUsage(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	five := []string{"ask", "--tool", "ask_user_question", "--question", "Pick?", "--header", "H",
@@ -338,6 +343,7 @@ func TestClientAskRefusedAndUsage(t *testing.T) {
 
 // --no-wait parks the request and says how to answer; wait collects it.
 func TestClientNoWaitThenWait(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	out := mustClient(t, e, "", "ask", "--no-wait", "--request-id", "park-1",
@@ -369,6 +375,7 @@ func TestClientNoWaitThenWait(t *testing.T) {
 
 // With no daemon running, ask starts one (found beside the client).
 func TestClientAutostart(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	ask, out, errb := e.StartClient("", "ask", "--question", "Started?", "--request-id", "auto-1", "--format", "text")
 	t.Cleanup(func() { e.StopAutostarted() })
@@ -396,6 +403,7 @@ func TestClientAutostart(t *testing.T) {
 
 // --no-autostart with nothing listening: exit 4 and a connectionLost result.
 func TestClientNoAutostartUnreachable(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	out, errOut, code := e.Client("", "ask", "--question", "Anyone?", "--no-autostart")
 	if code != 4 || !strings.Contains(errOut, "could not be reached") {
@@ -423,6 +431,7 @@ func TestClientNoAutostartUnreachable(t *testing.T) {
 // ask reconnects, finds the request gone, and asks it again under the same
 // id, so the user still sees it and the answer still reaches the agent.
 func TestClientReconnectsAfterDaemonRestart(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	w := watcher(t, e)
@@ -533,6 +542,7 @@ func (p *proxy) sentOn(i int) string {
 // The connection drops but the daemon keeps the request (orphaned): ask
 // reconnects, resumes with wait, and delivers the answer given afterwards.
 func TestClientResumesWithWaitAfterDrop(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	w := watcher(t, e)
@@ -558,6 +568,7 @@ func TestClientResumesWithWaitAfterDrop(t *testing.T) {
 // pending shows the file and the questions; pending clear cancels them all,
 // but only with --yes when stdin is not a terminal.
 func TestClientPendingAndClear(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	w := watcher(t, e)
@@ -600,6 +611,7 @@ func TestClientPendingAndClear(t *testing.T) {
 }
 
 func TestClientListAndStatus(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	var st socketproto.Status
@@ -646,6 +658,7 @@ func TestClientListAndStatus(t *testing.T) {
 // watch prints one JSON event per line: the snapshot, request_added, ...,
 // request_resolved.
 func TestClientWatch(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	cmd := exec.Command(bin("askuser-client"), "watch")
@@ -710,6 +723,7 @@ func TestClientWatch(t *testing.T) {
 }
 
 func TestClientSchema(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	for _, tool := range []string{"", "ask_user", "ask_user_question"} {
 		args := []string{"schema"}
@@ -764,6 +778,7 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 
 // On a terminal, pending clear asks first: "n" keeps everything, "y" cancels.
 func TestClientPendingClearAsksOnATerminal(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	mustClient(t, e, "", "ask", "--no-wait", "--request-id", "tty-1", "--question", "Keep me?")
@@ -804,6 +819,7 @@ func TestClientPendingClearAsksOnATerminal(t *testing.T) {
 // new one itself, resumes there, finds the request gone with the old daemon,
 // asks it again, and delivers the answer given to the new daemon.
 func TestClientReconnectAutostartsDaemon(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	w := watcher(t, e)
@@ -844,6 +860,7 @@ func TestClientReconnectAutostartsDaemon(t *testing.T) {
 
 // An interrupted ask withdraws its request before exiting 130.
 func TestClientInterruptedAskWithdraws(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	w := watcher(t, e)
@@ -863,6 +880,7 @@ func TestClientInterruptedAskWithdraws(t *testing.T) {
 
 // An interrupted wait leaves the parked request for a later wait.
 func TestClientInterruptedWaitKeepsRequest(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	mustClient(t, e, "", "ask", "--no-wait", "--request-id", "keep-1", "--question", "Later?")

@@ -16,6 +16,7 @@ import (
 // one resolution, nothing is resolved twice, and every resolved request is
 // in history.jsonl exactly once. bench/crashloop runs the same as a soak.
 func TestCrashLoopLosesNothingAcknowledged(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"batch", "always"} {
 		t.Run(mode, func(t *testing.T) {
 			root, err := os.MkdirTemp("", "au-cl-")

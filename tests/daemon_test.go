@@ -57,6 +57,7 @@ func dmMode(t *testing.T, path string) os.FileMode {
 }
 
 func TestDaemonFreshStartPermissionsAndSecondDaemon(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	if m := dmMode(t, filepath.Dir(e.Socket)); m != 0o700 {
@@ -77,6 +78,7 @@ func TestDaemonFreshStartPermissionsAndSecondDaemon(t *testing.T) {
 }
 
 func TestDaemonStaleSocketAndSIGTERM(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	// A crash leaves the socket behind.
@@ -104,6 +106,7 @@ func TestDaemonStaleSocketAndSIGTERM(t *testing.T) {
 // SIGINT (Ctrl-C on a foreground `askuserd serve`) stops it as cleanly as
 // SIGTERM: exit 0, the socket removed, the lock free for the next daemon.
 func TestDaemonSIGINT(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	c := testdaemon.DialRaw(t, e.Socket)
@@ -136,6 +139,7 @@ func TestDaemonSIGINT(t *testing.T) {
 }
 
 func TestDaemonRefusesUnsafeDirAndBadConfig(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	dir := filepath.Dir(e.Socket)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -163,6 +167,7 @@ func TestDaemonRefusesUnsafeDirAndBadConfig(t *testing.T) {
 }
 
 func TestDaemonAskAnswerCancel(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	w := testdaemon.DialRaw(t, e.Socket)
@@ -211,6 +216,7 @@ func TestDaemonAskAnswerCancel(t *testing.T) {
 }
 
 func TestDaemonParkedAndOrphaned(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon() // the default orphan_grace, 10m: the wait below is in time however slow the machine
 	w := testdaemon.DialRaw(t, e.Socket)
@@ -272,6 +278,7 @@ func TestDaemonParkedAndOrphaned(t *testing.T) {
 }
 
 func TestDaemonFirstResolutionWins(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	for round := 0; round < 10; round++ {
@@ -311,6 +318,7 @@ func TestDaemonFirstResolutionWins(t *testing.T) {
 }
 
 func TestDaemonRefusals(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.WriteConfig("[limits]\nmax_pending = 3\n")
 	e.StartDaemon()
@@ -341,6 +349,7 @@ func TestDaemonRefusals(t *testing.T) {
 // TestDaemonBadInput sends each kind of bad input on one connection; after
 // each, the same connection and another agent's ask must still work.
 func TestDaemonBadInput(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.WriteConfig("[limits]\nmax_message_bytes = 4096\n")
 	e.StartDaemon()
@@ -435,6 +444,7 @@ func TestDaemonBadInput(t *testing.T) {
 }
 
 func TestDaemonSlowSubscriberDisconnected(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	slow := testdaemon.DialRaw(t, e.Socket)
@@ -503,6 +513,7 @@ func TestDaemonSlowSubscriberDisconnected(t *testing.T) {
 // TestDaemonNetcatClient is SPEC §4's smallest client: one line into
 // `nc -N -U`, then lines out until the answer, and nc exits by itself.
 func TestDaemonNetcatClient(t *testing.T) {
+	t.Parallel()
 	nc, err := exec.LookPath("nc")
 	if err != nil {
 		testdaemon.Missing(t, "nc is not installed: this test runs SPEC §4's smallest client, `nc -N -U`; install OpenBSD netcat (apt-get install netcat-openbsd) or run .ci/run")

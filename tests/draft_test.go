@@ -11,6 +11,7 @@ import (
 // far reaches every subscriber and the pending file, a bad index or answer is
 // refused naming the field, null clears it, and it outlives the daemon.
 func TestDraftMessage(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	a := testdaemon.DialRaw(t, e.Socket)
@@ -59,6 +60,7 @@ func TestDraftMessage(t *testing.T) {
 // An acknowledged draft survives a SIGKILL the instant after its ok, however
 // far behind the pending file is: twenty times over.
 func TestDraftAcknowledgedThenKilled(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	a := testdaemon.DialRaw(t, e.Socket)

@@ -88,6 +88,7 @@ var deployQ = []string{"--question", "Deploy now?", "--option", "yes", "--option
 // A request whose agent waits when the daemon is killed comes back orphaned:
 // in list, in the pending file; answered, "wait" delivers it.
 func TestDurablePendingSurvivesSIGKILL(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	c := e.Dial()
@@ -127,6 +128,7 @@ func TestDurablePendingSurvivesSIGKILL(t *testing.T) {
 // is delivered by "wait" after the restart; a new request from the same agent
 // with the same questions gets a kept answer at once.
 func TestDurableAnswerWhileAwayAndSameQuestions(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	ask := append([]string{"ask", "--no-wait", "--no-autostart", "--agent-id", "agent-p"}, deployQ...)
@@ -168,6 +170,7 @@ func TestDurableAnswerWhileAwayAndSameQuestions(t *testing.T) {
 // The answer given in the pane or CLI while an asking client is cut off from
 // a restarted daemon reaches that client when it reconnects.
 func TestDurableAnswerBeforeTheAgentReconnects(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	w := watcher(t, e)
@@ -187,6 +190,7 @@ func TestDurableAnswerBeforeTheAgentReconnects(t *testing.T) {
 // A daemon that lost its state dir forgets the question; the client asks it
 // again under the same id (the fallback in askclient).
 func TestLostStateDirFallsBackToAskingAgain(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	w := watcher(t, e)
@@ -209,6 +213,7 @@ func TestLostStateDirFallsBackToAskingAgain(t *testing.T) {
 // A journal torn by a crash mid-append, or with garbage in it, never stops
 // the daemon: what was good comes back, a damaged file is kept aside.
 func TestDurableDamagedJournal(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	mustClient(t, e, "", append([]string{"ask", "--no-wait", "--no-autostart", "--request-id", "d1"}, deployQ...)...)
@@ -238,6 +243,7 @@ func TestDurableDamagedJournal(t *testing.T) {
 
 // askuser-client history reads history.jsonl, with or without a daemon.
 func TestHistoryEndToEnd(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	out := mustClient(t, e, "", "history")
 	if out != "No history yet.\n" {

@@ -74,6 +74,11 @@ func NewEnv(t *testing.T) *Env {
 	e.Pending = filepath.Join(e.State, "askuser", "pending-questions.json")
 	// Registered after the RemoveAll above, so it runs first.
 	t.Cleanup(e.stopStrayDaemon)
+	t.Cleanup(func() {
+		if t.Failed() && e.DaemonLog() != "" {
+			t.Logf("askuserd's output:\n%s", e.DaemonLog())
+		}
+	})
 	return e
 }
 

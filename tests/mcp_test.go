@@ -150,6 +150,7 @@ var mcpDatabaseQuestion = map[string]any{
 }
 
 func TestMCPEndToEndAnsweredFromTheCLI(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	events := watcher(t, e)
@@ -218,6 +219,7 @@ func TestMCPEndToEndAnsweredFromTheCLI(t *testing.T) {
 }
 
 func TestMCPEndToEndDeclinedAndRefused(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	events := watcher(t, e)
@@ -268,6 +270,7 @@ func TestMCPEndToEndDeclinedAndRefused(t *testing.T) {
 }
 
 func TestMCPEndToEndAgentGoneWithdrawsTheQuestion(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	events := watcher(t, e)
@@ -380,6 +383,7 @@ func TestMCPEndToEndAgentGoneWithdrawsTheQuestion(t *testing.T) {
 }
 
 func TestMCPEndToEndDaemonMissing(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 
 	// --no-autostart: a tool error saying how to start the daemon.

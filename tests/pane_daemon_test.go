@@ -98,6 +98,7 @@ func (p *simPane) waitFor(subs ...string) {
 func (p *simPane) key(k tcell.Key, r rune) { p.scr.InjectKey(k, r, tcell.ModNone) }
 
 func TestPaneAgainstRealDaemon(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	p := startSimPane(t, e, 80, 24)
@@ -135,6 +136,7 @@ func TestPaneAgainstRealDaemon(t *testing.T) {
 }
 
 func TestPaneReconnectsAfterDaemonRestart(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	p := startSimPane(t, e, 80, 24)
@@ -175,6 +177,7 @@ func TestPaneReconnectsAfterDaemonRestart(t *testing.T) {
 // Without a terminal (no controlling tty) the pane cannot open its screen: it
 // says why and exits 1, and the daemon it found goes on.
 func TestPaneWithoutTerminalExitsWithError(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

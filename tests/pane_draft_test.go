@@ -14,6 +14,7 @@ import (
 // file (saved the way editors do, by rename) shows pre-filled in the pane,
 // and the pane sends it with the rest.
 func TestPaneShowsDraftFromPendingFile(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	p := startSimPane(t, e, 80, 24)

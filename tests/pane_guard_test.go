@@ -12,6 +12,7 @@ import (
 // is set long here (2 s) so that a slow machine cannot make the test pass or
 // fail by timing; the default is pinned by the config's own test.
 func TestPaneTmuxGuardTwoRequests(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.WriteConfig("[ui]\ninput_guard = \"2s\"\n")
 	e.StartDaemon()
@@ -47,6 +48,7 @@ func TestPaneTmuxGuardTwoRequests(t *testing.T) {
 // pane is in the pending file within moments, and survives q, a new pane
 // and a daemon restart, pre-filled every time.
 func TestPaneTmuxDraftSurvivesQuitReopenAndRestart(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	p := startTmuxPane(t, e, 100, 30)
@@ -103,6 +105,7 @@ func TestPaneTmuxDraftSurvivesQuitReopenAndRestart(t *testing.T) {
 // option, a line of its description or a marker, and a line of its preview;
 // the preview's position never reads "1–0", however far } scrolls it.
 func TestPaneTmuxFortyByTwelve(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	p := startTmuxPane(t, e, 40, 12)

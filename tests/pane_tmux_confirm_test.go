@@ -11,6 +11,7 @@ import (
 // and Enter there goes back with the answer intact. Agent text with tview
 // tags shows as sent.
 func TestPaneTmuxPasteLongAnswerAndDiscard(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	p := startTmuxPane(t, e, 40, 12)

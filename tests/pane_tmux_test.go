@@ -169,6 +169,7 @@ func waitClient(t *testing.T, cmd *exec.Cmd, out, errb *bytes.Buffer) (socketpro
 }
 
 func TestPaneTmuxAnswerOptions(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	p := startTmuxPane(t, e, 100, 30)
@@ -191,6 +192,7 @@ func TestPaneTmuxAnswerOptions(t *testing.T) {
 }
 
 func TestPaneTmuxTabsFreeTextAndNote(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	p := startTmuxPane(t, e, 100, 30)
@@ -218,6 +220,7 @@ func TestPaneTmuxTabsFreeTextAndNote(t *testing.T) {
 }
 
 func TestPaneTmuxEscCancelsAndQuitLeavesDaemon(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	p := startTmuxPane(t, e, 80, 24)
@@ -258,6 +261,7 @@ func TestPaneTmuxEscCancelsAndQuitLeavesDaemon(t *testing.T) {
 }
 
 func TestPaneTmuxStartsDaemonAndSplitNeedsTmux(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	// No daemon yet: the pane starts one in the background.
 	p := startTmuxPane(t, e, 80, 24)
@@ -305,6 +309,7 @@ func TestPaneTmuxStartsDaemonAndSplitNeedsTmux(t *testing.T) {
 }
 
 func TestPaneTmuxSplit(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	shell := startTmux(t, e, 160, 30, "sh")

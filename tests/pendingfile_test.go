@@ -98,6 +98,7 @@ var (
 )
 
 func TestPendingFileAnswersAWaitingAgent(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	w := watcher(t, e)
@@ -141,6 +142,7 @@ func TestPendingFileAnswersAWaitingAgent(t *testing.T) {
 }
 
 func TestPendingFileClientAskAnsweredInTheFile(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	w := watcher(t, e)
@@ -160,6 +162,7 @@ func TestPendingFileClientAskAnsweredInTheFile(t *testing.T) {
 }
 
 func TestPendingFileCancelAndFirstResolutionWins(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	w := watcher(t, e)
@@ -190,6 +193,7 @@ func TestPendingFileCancelAndFirstResolutionWins(t *testing.T) {
 }
 
 func TestPendingFileSyntaxErrorThenCorrected(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	w := watcher(t, e)
@@ -223,6 +227,7 @@ func TestPendingFileSyntaxErrorThenCorrected(t *testing.T) {
 }
 
 func TestPendingFileTruncateThenWriteInPlace(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	c := pfAsk(t, e, "req-1", pfDB)
@@ -249,6 +254,13 @@ func TestPendingFileTruncateThenWriteInPlace(t *testing.T) {
 	}
 }
 
+// TestPendingFileDirectoryDeleted: the state dir deleted under the daemon is
+// made again, and a save into it is still taken in.
+//
+// Not parallel: under load (several of these at once) the daemon misses the
+// save into the re-created directory now and then, before and after the
+// tests ran in parallel; it is a daemon race still to be fixed, and running
+// this test alone keeps it as rare as it was.
 func TestPendingFileDirectoryDeleted(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
@@ -271,6 +283,7 @@ func TestPendingFileDirectoryDeleted(t *testing.T) {
 // the file; a parked one stays, and an orphaned one stays while its agent
 // may still come back.
 func TestPendingFileFollowsWithdrawAndOrphan(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.WriteConfig("[daemon]\norphan_grace = \"1s\"\n")
 	e.StartDaemon()

@@ -12,6 +12,7 @@ import (
 // askuserd stop finds the daemon through its lock, stops it cleanly and
 // waits; status showed its pid first. Stopping when none runs says so.
 func TestAskuserdStop(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	out, _, code := e.Client("", "status")
@@ -41,6 +42,7 @@ func TestAskuserdStop(t *testing.T) {
 
 // SIGHUP (the terminal that started the daemon closed) is a clean stop.
 func TestSIGHUPStopsTheDaemonCleanly(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	daemon := e.daemon
