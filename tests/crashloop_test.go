@@ -19,6 +19,7 @@ func TestCrashLoopLosesNothingAcknowledged(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []string{"batch", "always"} {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel() // each mode has its own daemon and directory
 			root, err := os.MkdirTemp("", "au-cl-")
 			if err != nil {
 				t.Fatal(err)
