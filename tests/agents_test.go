@@ -539,7 +539,7 @@ func expectWithdrawn(w *socketproto.Conn, id string) func(*testing.T) time.Durat
 		t.Helper()
 		start := time.Now()
 		for {
-			m := RecvType(t, w, "request_resolved", agentWait).(socketproto.RequestResolved)
+			m := testdaemon.RecvType(t, w, "request_resolved", agentWait).(socketproto.RequestResolved)
 			if m.RequestID != id {
 				continue
 			}

@@ -30,18 +30,13 @@ const clientWait = 10 * time.Second
 // moment the daemon queues it.
 func watcher(t *testing.T, e *Env) *socketproto.Conn {
 	t.Helper()
-	c := e.Dial()
-	if err := c.Send(socketproto.Subscribe{Role: socketproto.RoleWatch}); err != nil {
-		t.Fatal(err)
-	}
-	RecvType(t, c, "snapshot", clientWait)
-	return c
+	return testdaemon.Watch(t, e.Socket)
 }
 
 // nextAdded waits for the next request_added on a watcher.
 func nextAdded(t *testing.T, w *socketproto.Conn) socketproto.Pending {
 	t.Helper()
-	return RecvType(t, w, "request_added", clientWait).(socketproto.RequestAdded).Request
+	return testdaemon.RecvType(t, w, "request_added", clientWait).(socketproto.RequestAdded).Request
 }
 
 // finish waits for a background client and returns its exit code.
@@ -240,7 +235,7 @@ func TestClientAskFromFlagsEachFormat(t *testing.T) {
 				Answers: []json.RawMessage{ans}, Via: socketproto.ViaPane}); err != nil {
 				t.Fatal(err)
 			}
-			if m := Recv(t, raw, clientWait); m.MessageType() != "ok" {
+			if m := testdaemon.Recv(t, raw, clientWait); m.MessageType() != "ok" {
 				t.Fatalf("raw answer got %#v", m)
 			}
 			if code := finish(t, ask); code != 0 {
@@ -869,7 +864,7 @@ func TestClientInterruptedAskWithdraws(t *testing.T) {
 	if err := ask.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	r := RecvType(t, w, "request_resolved", clientWait).(socketproto.RequestResolved)
+	r := testdaemon.RecvType(t, w, "request_resolved", clientWait).(socketproto.RequestResolved)
 	if r.RequestID != p.RequestID || r.Outcome != socketproto.OutcomeWithdrawn {
 		t.Errorf("resolved %+v, want %s withdrawn", r, p.RequestID)
 	}
@@ -887,7 +882,7 @@ func TestClientInterruptedWaitKeepsRequest(t *testing.T) {
 	w := watcher(t, e)
 	waitCmd, _, errb := e.StartClient("", "wait", "keep-1")
 	// Once wait has taken the request over, the watcher sees it change.
-	RecvType(t, w, "request_updated", clientWait)
+	testdaemon.RecvType(t, w, "request_updated", clientWait)
 	if err := waitCmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"askuser/internal/testdaemon"
 	"askuser/socketproto"
 )
 
@@ -63,7 +64,7 @@ func listedAs(t *testing.T, e *Env, id string, status socketproto.RequestStatus)
 		if err := c.Send(socketproto.ListRequest{}); err != nil {
 			t.Fatal(err)
 		}
-		last = RecvType(t, c, "list", clientWait).(socketproto.List).Pending
+		last = testdaemon.RecvType(t, c, "list", clientWait).(socketproto.List).Pending
 		for _, p := range last {
 			if p.RequestID == id && p.Status == status {
 				return p
@@ -97,7 +98,7 @@ func TestDurablePendingSurvivesSIGKILL(t *testing.T) {
 		Agent:     &socketproto.Agent{ID: "agent-k", Name: "sh"}}}); err != nil {
 		t.Fatal(err)
 	}
-	RecvType(t, c, "ask_user_queued", clientWait)
+	testdaemon.RecvType(t, c, "ask_user_queued", clientWait)
 	journaled(t, e, `"id":"k1"`)
 	e.killDaemon()
 	c.Close()

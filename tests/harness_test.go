@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"askuser/internal/testdaemon"
 	"askuser/socketproto"
@@ -157,12 +156,7 @@ func (e *Env) DaemonLog() string {
 // Dial connects to the daemon.
 func (e *Env) Dial() *socketproto.Conn {
 	e.T.Helper()
-	c, err := socketproto.Dial(e.Socket, 0)
-	if err != nil {
-		e.T.Fatalf("dial %s: %v", e.Socket, err)
-	}
-	e.T.Cleanup(func() { c.Close() })
-	return c
+	return testdaemon.Dial(e.T, e.Socket)
 }
 
 // Client runs askuser-client with args and stdin; it returns stdout, stderr and
@@ -203,34 +197,6 @@ func (e *Env) StartClient(stdin string, args ...string) (*exec.Cmd, *bytes.Buffe
 		}
 	})
 	return cmd, &out, &errb
-}
-
-// Recv reads the next message within timeout, failing the test otherwise.
-func Recv(t *testing.T, c *socketproto.Conn, timeout time.Duration) socketproto.Message {
-	t.Helper()
-	_ = c.NetConn().SetReadDeadline(time.Now().Add(timeout))
-	defer c.NetConn().SetReadDeadline(time.Time{})
-	m, err := c.Recv()
-	if err != nil {
-		t.Fatalf("recv: %v", err)
-	}
-	return m
-}
-
-// RecvType reads messages until one of type typ arrives (skipping others).
-func RecvType(t *testing.T, c *socketproto.Conn, typ string, timeout time.Duration) socketproto.Message {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		left := time.Until(deadline)
-		if left <= 0 {
-			t.Fatalf("no %s message within %v", typ, timeout)
-		}
-		m := Recv(t, c, left)
-		if m.MessageType() == typ {
-			return m
-		}
-	}
 }
 
 // The race runtime sleeps a second at every exit (GORACE atexit_sleep_ms,

@@ -191,7 +191,7 @@ func TestMCPEndToEndAnsweredFromTheCLI(t *testing.T) {
 	}
 
 	ch := mcpCallInBackground(context.Background(), p, "ask_user_question", mcpDatabaseQuestion)
-	added := RecvType(t, events, "request_added", 10*time.Second).(socketproto.RequestAdded).Request
+	added := testdaemon.RecvType(t, events, "request_added", 10*time.Second).(socketproto.RequestAdded).Request
 	wantAgent := "claude-code-" + strconv.Itoa(p.cmd.Process.Pid)
 	if added.Agent == nil || added.Agent.ID != wantAgent || added.Agent.Name != "claude-code" {
 		t.Errorf("agent = %+v, want id %s", added.Agent, wantAgent)
@@ -212,7 +212,7 @@ func TestMCPEndToEndAnsweredFromTheCLI(t *testing.T) {
 	if !reflect.DeepEqual(shape, want) || !reflect.DeepEqual(res.StructuredContent, want) {
 		t.Errorf("result %v / structured %v, want %v", shape, res.StructuredContent, want)
 	}
-	r := RecvType(t, events, "request_resolved", 10*time.Second).(socketproto.RequestResolved)
+	r := testdaemon.RecvType(t, events, "request_resolved", 10*time.Second).(socketproto.RequestResolved)
 	if r.Outcome != socketproto.OutcomeAnswered || r.Via != socketproto.ViaCLI {
 		t.Errorf("resolved = %+v", r)
 	}
@@ -227,7 +227,7 @@ func TestMCPEndToEndDeclinedAndRefused(t *testing.T) {
 
 	// The user declines with `askuser-client cancel`: a normal result.
 	ch := mcpCallInBackground(context.Background(), p, "ask_user", mcpDatabaseQuestion)
-	added := RecvType(t, events, "request_added", 10*time.Second).(socketproto.RequestAdded).Request
+	added := testdaemon.RecvType(t, events, "request_added", 10*time.Second).(socketproto.RequestAdded).Request
 	if out, errOut, code := e.Client("", "cancel", added.RequestID); code != 0 {
 		t.Fatalf("askuser-client cancel: exit %d\n%s%s", code, out, errOut)
 	}
@@ -287,9 +287,9 @@ func TestMCPEndToEndAgentGoneWithdrawsTheQuestion(t *testing.T) {
 		}
 		p := &mcpProcess{cs: cs, cmd: cmd, stderr: stderr}
 		ch := mcpCallInBackground(context.Background(), p, "ask_user", mcpDatabaseQuestion)
-		added := RecvType(t, events, "request_added", 10*time.Second).(socketproto.RequestAdded).Request
+		added := testdaemon.RecvType(t, events, "request_added", 10*time.Second).(socketproto.RequestAdded).Request
 		_ = stdin.Close()
-		r := RecvType(t, events, "request_resolved", 10*time.Second).(socketproto.RequestResolved)
+		r := testdaemon.RecvType(t, events, "request_resolved", 10*time.Second).(socketproto.RequestResolved)
 		if r.RequestID != added.RequestID || r.Outcome != socketproto.OutcomeWithdrawn {
 			t.Errorf("resolved = %+v, want %s withdrawn", r, added.RequestID)
 		}
@@ -322,11 +322,11 @@ func TestMCPEndToEndAgentGoneWithdrawsTheQuestion(t *testing.T) {
 		}
 		send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 		send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask_user","arguments":{"questions":[{"question":"Still there?"}]}}}`)
-		added := RecvType(t, events, "request_added", 10*time.Second).(socketproto.RequestAdded).Request
+		added := testdaemon.RecvType(t, events, "request_added", 10*time.Second).(socketproto.RequestAdded).Request
 		_ = stdout.Close()
 		// A call refused at once makes the server write.
 		send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ask_user","arguments":{}}}`)
-		r := RecvType(t, events, "request_resolved", 10*time.Second).(socketproto.RequestResolved)
+		r := testdaemon.RecvType(t, events, "request_resolved", 10*time.Second).(socketproto.RequestResolved)
 		if r.RequestID != added.RequestID || r.Outcome != socketproto.OutcomeWithdrawn {
 			t.Errorf("resolved = %+v, want %s withdrawn", r, added.RequestID)
 		}
@@ -347,10 +347,10 @@ func TestMCPEndToEndAgentGoneWithdrawsTheQuestion(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		ch := mcpCallInBackground(ctx, p, "ask_user", mcpDatabaseQuestion)
-		added := RecvType(t, events, "request_added", 10*time.Second).(socketproto.RequestAdded).Request
+		added := testdaemon.RecvType(t, events, "request_added", 10*time.Second).(socketproto.RequestAdded).Request
 		mcpAwaitPendingFile(t, e, added.RequestID, true)
 		cancel() // the SDK's client sends notifications/cancelled
-		r := RecvType(t, events, "request_resolved", 10*time.Second).(socketproto.RequestResolved)
+		r := testdaemon.RecvType(t, events, "request_resolved", 10*time.Second).(socketproto.RequestResolved)
 		if r.RequestID != added.RequestID || r.Outcome != socketproto.OutcomeWithdrawn {
 			t.Errorf("resolved = %+v, want %s withdrawn", r, added.RequestID)
 		}
@@ -365,9 +365,9 @@ func TestMCPEndToEndAgentGoneWithdrawsTheQuestion(t *testing.T) {
 	t.Run("SIGTERM", func(t *testing.T) {
 		p := mcpSpawn(t, e, "gemini-cli")
 		ch := mcpCallInBackground(context.Background(), p, "ask_user", mcpDatabaseQuestion)
-		added := RecvType(t, events, "request_added", 10*time.Second).(socketproto.RequestAdded).Request
+		added := testdaemon.RecvType(t, events, "request_added", 10*time.Second).(socketproto.RequestAdded).Request
 		_ = p.cmd.Process.Signal(syscall.SIGTERM)
-		r := RecvType(t, events, "request_resolved", 10*time.Second).(socketproto.RequestResolved)
+		r := testdaemon.RecvType(t, events, "request_resolved", 10*time.Second).(socketproto.RequestResolved)
 		if r.RequestID != added.RequestID || r.Outcome != socketproto.OutcomeWithdrawn {
 			t.Errorf("resolved = %+v, want %s withdrawn", r, added.RequestID)
 		}
@@ -422,7 +422,7 @@ func TestMCPEndToEndDaemonMissing(t *testing.T) {
 	for id == "" && time.Now().Before(deadline) {
 		if c, err := socketproto.Dial(e.Socket, 0); err == nil {
 			_ = c.Send(socketproto.ListRequest{})
-			if m, ok := Recv(t, c, 10*time.Second).(socketproto.List); ok && len(m.Pending) == 1 {
+			if m, ok := testdaemon.Recv(t, c, 10*time.Second).(socketproto.List); ok && len(m.Pending) == 1 {
 				id = m.Pending[0].RequestID
 			}
 			c.Close()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"askuser/daemon/pendingfile"
+	"askuser/internal/testdaemon"
 	"askuser/socketproto"
 )
 
@@ -23,7 +24,7 @@ func pfAsk(t *testing.T, e *Env, id string, qs ...socketproto.Question) *socketp
 		Agent: &socketproto.Agent{ID: "agent-1", Name: "claude-main"}}}); err != nil {
 		t.Fatal(err)
 	}
-	q, ok := RecvType(t, c, "ask_user_queued", clientWait).(socketproto.Queued)
+	q, ok := testdaemon.RecvType(t, c, "ask_user_queued", clientWait).(socketproto.Queued)
 	if !ok || q.PendingFile != e.Pending {
 		t.Fatalf("queued %+v, want pendingFile %s", q, e.Pending)
 	}
@@ -88,7 +89,7 @@ func pfRename(t *testing.T, e *Env, data []byte) {
 
 func pfResponse(t *testing.T, c *socketproto.Conn) socketproto.Response {
 	t.Helper()
-	return RecvType(t, c, "ask_user_response", clientWait).(socketproto.Response)
+	return testdaemon.RecvType(t, c, "ask_user_response", clientWait).(socketproto.Response)
 }
 
 var (
@@ -115,7 +116,7 @@ func TestPendingFileAnswersAWaitingAgent(t *testing.T) {
 
 	// A first save answers one question: a draft, shown to subscribers.
 	pfSave(t, e, f, "req-123", "", `"order-processor"`)
-	upd := RecvType(t, w, "request_updated", clientWait).(socketproto.RequestUpdated)
+	upd := testdaemon.RecvType(t, w, "request_updated", clientWait).(socketproto.RequestUpdated)
 	if len(upd.Request.Draft) != 2 || string(upd.Request.Draft[1]) != `"order-processor"` {
 		t.Errorf("draft %s", upd.Request.Draft)
 	}
@@ -131,7 +132,7 @@ func TestPendingFileAnswersAWaitingAgent(t *testing.T) {
 		resp.AnswersByQuestion[pfName.Question] != "order-processor" {
 		t.Errorf("response %+v", resp)
 	}
-	res := RecvType(t, w, "request_resolved", clientWait).(socketproto.RequestResolved)
+	res := testdaemon.RecvType(t, w, "request_resolved", clientWait).(socketproto.RequestResolved)
 	if res.RequestID != "req-123" || res.Outcome != socketproto.OutcomeAnswered || res.Via != socketproto.ViaFile {
 		t.Errorf("resolved %+v", res)
 	}
@@ -175,7 +176,7 @@ func TestPendingFileCancelAndFirstResolutionWins(t *testing.T) {
 	if err := cli.Send(socketproto.AnswerRequest{RequestID: "two", Answers: []json.RawMessage{json.RawMessage(`"from the cli"`)}, Via: "cli"}); err != nil {
 		t.Fatal(err)
 	}
-	RecvType(t, cli, "ok", clientWait)
+	testdaemon.RecvType(t, cli, "ok", clientWait)
 	if r := pfResponse(t, c2); r.AnsweredVia != "cli" {
 		t.Errorf("two: %+v", r)
 	}
@@ -185,7 +186,7 @@ func TestPendingFileCancelAndFirstResolutionWins(t *testing.T) {
 	if r := pfResponse(t, c1); !r.Cancelled || r.Answered {
 		t.Errorf("one: %+v, want cancelled", r)
 	}
-	pfe := RecvType(t, w, "pending_file_error", clientWait).(socketproto.PendingFileError)
+	pfe := testdaemon.RecvType(t, w, "pending_file_error", clientWait).(socketproto.PendingFileError)
 	if pfe.Path != e.Pending || !strings.Contains(pfe.Error, `request "two" is not waiting`) {
 		t.Errorf("pending_file_error %+v", pfe)
 	}
@@ -203,7 +204,7 @@ func TestPendingFileSyntaxErrorThenCorrected(t *testing.T) {
 	good = bytes.Replace(good, []byte(`"answer": null`), []byte(`"answer": "orders"`), 1)
 	bad := bytes.Replace(good, []byte(`"orders"`), []byte(`"orders",`), 1)
 	pfRename(t, e, bad)
-	pfe := RecvType(t, w, "pending_file_error", clientWait).(socketproto.PendingFileError)
+	pfe := testdaemon.RecvType(t, w, "pending_file_error", clientWait).(socketproto.PendingFileError)
 	rejected := e.Pending + ".rejected"
 	if !strings.HasPrefix(pfe.Error, "line ") || !strings.Contains(pfe.Error, ", column ") ||
 		!strings.Contains(pfe.Error, "kept as "+rejected) {
@@ -294,7 +295,7 @@ func TestPendingFileFollowsWithdrawAndOrphan(t *testing.T) {
 	if err := parked.Send(socketproto.AskUserRequest{Request: socketproto.Request{RequestID: "parked", Questions: []socketproto.Question{pfName}}, Wait: &wait}); err != nil {
 		t.Fatal(err)
 	}
-	RecvType(t, parked, "ask_user_queued", clientWait)
+	testdaemon.RecvType(t, parked, "ask_user_queued", clientWait)
 	parked.Close()
 
 	withdrawn := pfAsk(t, e, "withdrawn", pfName)
@@ -304,19 +305,19 @@ func TestPendingFileFollowsWithdrawAndOrphan(t *testing.T) {
 	if err := withdrawn.Send(socketproto.Cancel{RequestID: "withdrawn"}); err != nil {
 		t.Fatal(err)
 	}
-	RecvType(t, withdrawn, "ok", clientWait)
+	testdaemon.RecvType(t, withdrawn, "ok", clientWait)
 	pfFile(t, e, "parked", "orphan")
 
 	orphan.Close()
 	for {
-		u := RecvType(t, w, "request_updated", clientWait).(socketproto.RequestUpdated)
+		u := testdaemon.RecvType(t, w, "request_updated", clientWait).(socketproto.RequestUpdated)
 		if u.Request.RequestID == "orphan" && u.Request.Status == socketproto.StatusOrphaned {
 			break
 		}
 	}
 	pfFile(t, e, "parked", "orphan") // still shown while it may come back
 	for {
-		r := RecvType(t, w, "request_resolved", clientWait).(socketproto.RequestResolved)
+		r := testdaemon.RecvType(t, w, "request_resolved", clientWait).(socketproto.RequestResolved)
 		if r.RequestID == "orphan" {
 			if r.Outcome != socketproto.OutcomeWithdrawn {
 				t.Errorf("orphan: %+v", r)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"askuser/internal/testdaemon"
 	"askuser/internal/testdaemon/inproc"
 	"askuser/socketproto"
 
@@ -103,7 +104,7 @@ func TestClaudeHookAnswersAskUserQuestion(t *testing.T) {
 		if p.Agent == nil || p.Agent.ID != "claude-code-5d1c2b7e-8a41-4f0e-9a53-0c6e2d4f1b9a" || p.Agent.Cwd != "/home/you/app" {
 			t.Errorf("agent = %+v", p.Agent)
 		}
-		mcpSendAs(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI, Answers: []json.RawMessage{
+		testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI, Answers: []json.RawMessage{
 			json.RawMessage(`{"selected":["SQLite"],"notes":"keep it small"}`),
 			json.RawMessage(`{"selected":["Authentication","Admin Dashboard"],"custom":"Use Redis too"}`),
 		}})
@@ -125,7 +126,7 @@ func TestClaudeHookAnswersAskUserQuestion(t *testing.T) {
 	t.Run("declined: answers that say so", func(t *testing.T) {
 		ch := runHookAsync(sock, input)
 		p := watch("request_added").(socketproto.RequestAdded).Request
-		mcpSendAs(t, sock, socketproto.Cancel{RequestID: p.RequestID, Via: socketproto.ViaCLI})
+		testdaemon.SendOK(t, sock, socketproto.Cancel{RequestID: p.RequestID, Via: socketproto.ViaCLI})
 		got := hookUpdatedInput(t, awaitHook(t, ch).stdout)
 		want := map[string]any{
 			"Which database should we use?":     socketproto.DeclinedSentence,
@@ -176,7 +177,7 @@ func TestClaudeHookTooStrictQuestionsAreAskedFlexibly(t *testing.T) {
 	if p.Tool != socketproto.ToolAskUser {
 		t.Errorf("tool = %q, want the flexible profile for a 17-character header and 5 options", p.Tool)
 	}
-	mcpSendAs(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI, Answers: []json.RawMessage{json.RawMessage(`5`)}})
+	testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI, Answers: []json.RawMessage{json.RawMessage(`5`)}})
 	got := hookUpdatedInput(t, awaitHook(t, ch).stdout)
 	if a, _ := got["answers"].(map[string]any); a["Which deployment target suits this service?"] != "Cloud Run" {
 		t.Errorf("answers = %v", got["answers"])
@@ -226,7 +227,7 @@ func TestPermissionPromptAskUserQuestion(t *testing.T) {
 	if p.Tool != socketproto.ToolAskUserQuestion || len(p.Questions) != 1 || p.Questions[0].Question != "Which database should we use?" {
 		t.Fatalf("queued: %+v", p)
 	}
-	mcpSendAs(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI, Answers: []json.RawMessage{json.RawMessage(`"I'd rather use DynamoDB"`)}})
+	testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI, Answers: []json.RawMessage{json.RawMessage(`"I'd rather use DynamoDB"`)}})
 	got := permissionResult(t, ch)
 	want := map[string]any{"behavior": "allow", "updatedInput": map[string]any{
 		"questions": recorded.Input["questions"],
@@ -239,7 +240,7 @@ func TestPermissionPromptAskUserQuestion(t *testing.T) {
 	// A decline is answers that say so, as in the hook.
 	ch = permissionCall(t, cs, input)
 	p = watch("request_added").(socketproto.RequestAdded).Request
-	mcpSendAs(t, sock, socketproto.Cancel{RequestID: p.RequestID, Via: socketproto.ViaCLI})
+	testdaemon.SendOK(t, sock, socketproto.Cancel{RequestID: p.RequestID, Via: socketproto.ViaCLI})
 	got = permissionResult(t, ch)
 	upd, _ := got["updatedInput"].(map[string]any)
 	if got["behavior"] != "allow" || !reflect.DeepEqual(upd["answers"], map[string]any{"Which database should we use?": socketproto.DeclinedSentence}) {
@@ -278,9 +279,9 @@ func TestPermissionPromptOtherToolsAreAYesNoQuestion(t *testing.T) {
 				t.Fatalf("question: %+v", q)
 			}
 			if c.answer == "" {
-				mcpSendAs(t, sock, socketproto.Cancel{RequestID: p.RequestID, Via: socketproto.ViaCLI})
+				testdaemon.SendOK(t, sock, socketproto.Cancel{RequestID: p.RequestID, Via: socketproto.ViaCLI})
 			} else {
-				mcpSendAs(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI, Answers: []json.RawMessage{json.RawMessage(c.answer)}})
+				testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI, Answers: []json.RawMessage{json.RawMessage(c.answer)}})
 			}
 			if got := permissionResult(t, ch); !reflect.DeepEqual(got, c.want) {
 				t.Errorf("decision:\n got %v\nwant %v", got, c.want)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"askuser/internal/testdaemon"
 	"askuser/internal/testdaemon/inproc"
 	"askuser/socketproto"
 	"askuser/socketproto/askclient"
@@ -63,50 +64,10 @@ func mcpSession(t *testing.T, cfg mcpConfig, opts *mcp.ClientOptions) *mcp.Clien
 // reads until a message of the given type arrives.
 func mcpWatch(t *testing.T, sock string) func(typ string) socketproto.Message {
 	t.Helper()
-	c, err := socketproto.Dial(sock, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	if err := c.Send(socketproto.Subscribe{Role: socketproto.RoleWatch}); err != nil {
-		t.Fatal(err)
-	}
-	next := func(typ string) socketproto.Message {
+	c := testdaemon.Watch(t, sock)
+	return func(typ string) socketproto.Message {
 		t.Helper()
-		_ = c.NetConn().SetReadDeadline(time.Now().Add(mcpWait))
-		for {
-			m, err := c.Recv()
-			if err != nil {
-				t.Fatalf("waiting for %s: %v", typ, err)
-			}
-			if m.MessageType() == typ {
-				return m
-			}
-		}
-	}
-	next("snapshot")
-	return next
-}
-
-// mcpSendAs sends msg on a fresh connection, as the user would from the CLI,
-// and expects ok.
-func mcpSendAs(t *testing.T, sock string, msg socketproto.Message) {
-	t.Helper()
-	c, err := socketproto.Dial(sock, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if err := c.Send(msg); err != nil {
-		t.Fatal(err)
-	}
-	_ = c.NetConn().SetReadDeadline(time.Now().Add(mcpWait))
-	m, err := c.Recv()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := m.(socketproto.OK); !ok {
-		t.Fatalf("sent %s, got %#v", msg.MessageType(), m)
+		return testdaemon.RecvType(t, c, typ, mcpWait)
 	}
 }
 
@@ -380,7 +341,7 @@ func TestMCPAnsweredCallReturnsTheToolsShape(t *testing.T) {
 		if string(p.Metadata) != `{"source":"mcp-test"}` {
 			t.Errorf("metadata = %s", p.Metadata)
 		}
-		mcpSendAs(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI,
+		testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI,
 			Answers: []json.RawMessage{json.RawMessage(`{"selected":["SQLite"],"notes":"keep it small"}`)}})
 		res := mcpAwait(t, ch)
 		if res.IsError {
@@ -411,7 +372,7 @@ func TestMCPAnsweredCallReturnsTheToolsShape(t *testing.T) {
 		}}
 		ch := mcpCallAsync(context.Background(), cs, &mcp.CallToolParams{Name: "ask_user", Arguments: args})
 		p := watch("request_added").(socketproto.RequestAdded).Request
-		mcpSendAs(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI,
+		testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI,
 			Answers: []json.RawMessage{json.RawMessage(`["Authentication","REST API"]`), json.RawMessage(`"order-processor"`)}})
 		res := mcpAwait(t, ch)
 		if res.IsError {
@@ -444,7 +405,7 @@ func TestMCPUserCancelIsAResultNotAnError(t *testing.T) {
 		t.Run(tool, func(t *testing.T) {
 			ch := mcpCallAsync(context.Background(), cs, &mcp.CallToolParams{Name: tool, Arguments: mcpStrictArgs()})
 			p := watch("request_added").(socketproto.RequestAdded).Request
-			mcpSendAs(t, sock, socketproto.Cancel{RequestID: p.RequestID, Via: socketproto.ViaCLI})
+			testdaemon.SendOK(t, sock, socketproto.Cancel{RequestID: p.RequestID, Via: socketproto.ViaCLI})
 			res := mcpAwait(t, ch)
 			if res.IsError {
 				t.Fatalf("a cancel must not be a tool error: %v", res.Content)
@@ -524,7 +485,7 @@ func TestMCPProgressWhileWaiting(t *testing.T) {
 			t.Fatalf("no progress notification says which request waits: %+v", snapshot())
 		}
 	}
-	mcpSendAs(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI,
+	testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI,
 		Answers: []json.RawMessage{json.RawMessage(`1`)}})
 	res := mcpAwait(t, ch)
 	if res.IsError {
@@ -544,7 +505,7 @@ func TestMCPProgressWhileWaiting(t *testing.T) {
 	ch = mcpCallAsync(context.Background(), cs, &mcp.CallToolParams{Name: "ask_user_question", Arguments: mcpStrictArgs()})
 	p = watch("request_added").(socketproto.RequestAdded).Request
 	time.Sleep(5 * mcpProgressInterval)
-	mcpSendAs(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI,
+	testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI,
 		Answers: []json.RawMessage{json.RawMessage(`2`)}})
 	mcpAwait(t, ch)
 	if extra := len(snapshot()) - len(notes); extra != 0 {
@@ -631,7 +592,7 @@ func TestMCPConcurrentCallsGetTheirOwnAnswers(t *testing.T) {
 		Arguments: map[string]any{"questions": `[{"question": "Second?"}]`}})
 	b := watch("request_added").(socketproto.RequestAdded).Request
 	for _, p := range []socketproto.Pending{b, a} { // answered in the other order
-		mcpSendAs(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI,
+		testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI,
 			Answers: []json.RawMessage{json.RawMessage(strconv.Quote("answer to " + p.Questions[0].Question))}})
 	}
 	for _, c := range []struct {
