@@ -386,6 +386,7 @@ func TestClientAutostart(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	wantAnswered(t, ask, out, errb, "Started?: yes\n")
+	e.wantAutostartedInRoot()
 	var st socketproto.Status
 	decodeJSON(t, mustClient(t, e, "", "status", "--json"), &st)
 	if st.Socket != e.Socket {

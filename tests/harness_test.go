@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -91,6 +92,24 @@ func (e *Env) stopStrayDaemon() { _ = testdaemon.StopAutostarted(e.Socket) }
 func (e *Env) StopAutostarted() {
 	if err := testdaemon.StopAutostarted(e.Socket); err != nil {
 		e.T.Error(err)
+	}
+}
+
+// wantAutostartedInRoot checks that the daemon a client or pane started in
+// the background runs in /, not in the directory of whoever started it
+// (which it would keep busy for as long as it runs).
+func (e *Env) wantAutostartedInRoot() {
+	e.T.Helper()
+	pid, err := testdaemon.LockHolder(e.Socket)
+	if err != nil || pid == 0 {
+		e.T.Fatalf("no daemon holds the lock beside %s (%v)", e.Socket, err)
+	}
+	cwd, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/cwd")
+	if err != nil {
+		return // no /proc here
+	}
+	if cwd != "/" {
+		e.T.Errorf("the autostarted daemon runs in %s, want /", cwd)
 	}
 }
 

@@ -270,6 +270,7 @@ func TestPaneTmuxStartsDaemonAndSplitNeedsTmux(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, `"panes"`) {
 		t.Fatalf("status after the pane started the daemon (exit %d): %s", code, stdout)
 	}
+	e.wantAutostartedInRoot()
 	t.Cleanup(func() {
 		// Stop the daemon the pane started (it runs in its own session).
 		c, err := socketproto.Dial(e.Socket, 0)
