@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"askuser/agenttool"
 	"askuser/socketproto"
 	"askuser/socketproto/askclient"
 )
@@ -249,11 +250,11 @@ func printResult(stdout, stderr io.Writer, format string, resp socketproto.Respo
 func writeResult(w io.Writer, format string, resp socketproto.Response) error {
 	switch format {
 	case "claude":
-		return writeJSON(w, socketproto.ClaudeShape(resp))
+		return writeJSON(w, agenttool.ClaudeShape(resp))
 	case "pi":
-		return writeJSON(w, socketproto.PiShape(resp))
+		return writeJSON(w, agenttool.PiShape(resp))
 	case "text":
-		_, err := io.WriteString(w, socketproto.TextShape(resp))
+		_, err := io.WriteString(w, agenttool.TextShape(resp))
 		return err
 	}
 	// The fields in the daemon's order; a lost connection has no answer time.

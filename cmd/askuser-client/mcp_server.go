@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"askuser/agenttool"
 	"askuser/socketproto"
 	"askuser/socketproto/askclient"
 
@@ -49,14 +50,14 @@ func newMCPServer(base context.Context, cfg mcpConfig) *mcp.Server {
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
 	for _, tool := range []string{socketproto.ToolAskUserQuestion, socketproto.ToolAskUser} {
-		schema := socketproto.ToolSchema(tool)
+		schema := agenttool.Schema(tool)
 		// The low-level AddTool takes the schema as it is (the one
 		// `askuser-client schema` prints) and leaves validation to us, so
 		// that a violation is reported the way the daemon reports it.
 		srv.AddTool(&mcp.Tool{
 			Name:        tool,
 			Title:       mcpToolTitle(tool),
-			Description: socketproto.ToolDescription(tool),
+			Description: agenttool.Description(tool),
 			InputSchema: schema,
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: mcpPtr(false)},
 		}, s.handler(tool, schema))
@@ -259,9 +260,9 @@ func (s *mcpServer) describeError(err error) string {
 func mcpResult(tool string, resp socketproto.Response) *mcp.CallToolResult {
 	var shape map[string]any
 	if tool == socketproto.ToolAskUserQuestion {
-		shape = socketproto.ClaudeShape(resp)
+		shape = agenttool.ClaudeShape(resp)
 	} else {
-		shape = socketproto.PiShape(resp)
+		shape = agenttool.PiShape(resp)
 	}
 	summary := resp.Summary
 	if resp.Cancelled {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"askuser/agenttool"
 	"askuser/daemon"
 	"askuser/daemon/config"
 	"askuser/socketproto"
@@ -255,15 +256,15 @@ func TestMCPListsTheToolsWithTheSchemaOfRecord(t *testing.T) {
 	}
 	delete(got, "permission_prompt")
 	for name, tool := range got {
-		if tool.Description != socketproto.ToolDescription(name) {
-			t.Errorf("%s: description differs from socketproto.ToolDescription", name)
+		if tool.Description != agenttool.Description(name) {
+			t.Errorf("%s: description differs from agenttool.Description", name)
 		}
 		var want any
-		if err := json.Unmarshal(socketproto.ToolSchema(name), &want); err != nil {
+		if err := json.Unmarshal(agenttool.Schema(name), &want); err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(tool.InputSchema, want) {
-			t.Errorf("%s: input schema differs from socketproto.ToolSchema:\n got %v\nwant %v", name, tool.InputSchema, want)
+			t.Errorf("%s: input schema differs from agenttool.Schema:\n got %v\nwant %v", name, tool.InputSchema, want)
 		}
 	}
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 
+	"askuser/agenttool"
 	"askuser/socketproto"
 )
 
@@ -30,7 +31,7 @@ func runSchema(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return usageError(fs, stderr, "unknown tool %q; want ask_user or ask_user_question", tool)
 	}
 	var b bytes.Buffer
-	if err := json.Indent(&b, socketproto.ToolSchema(tool), "", "  "); err != nil {
+	if err := json.Indent(&b, agenttool.Schema(tool), "", "  "); err != nil {
 		return failure(stderr, "schema", err)
 	}
 	b.WriteByte('\n')
