@@ -12,6 +12,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"askuser/cmd/askuser-client/internal/claudecode"
 	"askuser/integrations"
 )
 
@@ -129,7 +130,7 @@ func planClaude(env integrateEnv) ([]fileChange, []string, error) {
 		allowAny[i] = a
 	}
 	snippet := jsonObj(
-		"hooks", jsonObj("PreToolUse", []any{jsonObj("matcher", claudeAskTool, "hooks", []any{hook})}),
+		"hooks", jsonObj("PreToolUse", []any{jsonObj("matcher", claudecode.AskTool, "hooks", []any{hook})}),
 		"permissions", jsonObj("allow", allowAny),
 	)
 	settings, err := jsonPlan(settingsFile, snippet, func(root *jsonObject) error {
@@ -147,7 +148,7 @@ func planClaude(env integrateEnv) ([]fileChange, []string, error) {
 			if !ok {
 				continue
 			}
-			if m, _ := eo.Get("matcher"); m != claudeAskTool {
+			if m, _ := eo.Get("matcher"); m != claudecode.AskTool {
 				continue
 			}
 			list, err := eo.List("hooks", fmt.Sprintf("hooks.PreToolUse[%d].hooks", i))
@@ -166,7 +167,7 @@ func planClaude(env integrateEnv) ([]fileChange, []string, error) {
 			}
 		}
 		if !found {
-			hooks.Set("PreToolUse", append(pre, jsonObj("matcher", claudeAskTool, "hooks", []any{hook})))
+			hooks.Set("PreToolUse", append(pre, jsonObj("matcher", claudecode.AskTool, "hooks", []any{hook})))
 		}
 		perms, err := root.Object("permissions", "permissions")
 		if err != nil {

@@ -10,7 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"askuser/cmd/askuser-client/internal/mcpserver"
 )
 
 func init() {
@@ -68,24 +68,10 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer signal.Stop(sigpipe)
 	// Calls in flight are withdrawn when the process is told to stop (the
 	// SDK itself cancels them only when stdin closes).
-	srv := newMCPServer(ctx, mcpConfig{Client: conn.opts, Limits: conn.cfg.Limits, Subagent: *subagent})
-	err = srv.Run(ctx, &mcp.IOTransport{Reader: mcpReadCloser(stdin), Writer: mcpNopWriteCloser{stdout}})
-	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+	cfg := mcpserver.Config{Client: conn.opts, Limits: conn.cfg.Limits, Subagent: *subagent}
+	if err := mcpserver.Serve(ctx, cfg, stdin, stdout); err != nil {
 		fmt.Fprintln(stderr, "askuser-client mcp:", err)
 		return exitFailed
 	}
 	return exitOK
 }
-
-func mcpReadCloser(r io.Reader) io.ReadCloser {
-	if rc, ok := r.(io.ReadCloser); ok {
-		return rc
-	}
-	return io.NopCloser(r)
-}
-
-// mcpNopWriteCloser keeps stdout open when the session ends, so a last error
-// message can still be written by whoever owns it.
-type mcpNopWriteCloser struct{ io.Writer }
-
-func (mcpNopWriteCloser) Close() error { return nil }
