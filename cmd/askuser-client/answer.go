@@ -7,10 +7,6 @@ import (
 	"askuser/socketproto"
 )
 
-func init() {
-	register("answer", "answer a waiting request as the user", runAnswer)
-}
-
 const answerSynopsis = `answer ID ANSWER... [flags]
        answer ID --answers '["PostgreSQL (Recommended)", "order-processor"]'
 
@@ -24,7 +20,7 @@ func runAnswer(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("answer", answerSynopsis, stderr)
 	cf.register(fs, false)
 	answersJSON := fs.String("answers", "", "the answers as a JSON list, one element per question")
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(fs, args, stdout)
 	if code != nil {
 		return *code
 	}

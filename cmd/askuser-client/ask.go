@@ -14,10 +14,6 @@ import (
 	"askuser/socketproto/askclient"
 )
 
-func init() {
-	register("ask", "ask the user and wait for the answer", runAsk)
-}
-
 const askSynopsis = `ask [FILE|-] [flags]
        ask --question TEXT [--header H] [--option LABEL[=DESCRIPTION]]... [--multi] [flags]
 
@@ -56,7 +52,7 @@ func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.subagent, "subagent", false, "the asker is a sub-agent (it will be refused)")
 	fs.Var(&f.metadata, "metadata", "`KEY=VALUE` attached to the request (repeatable)")
 	fs.BoolVar(&f.noWait, "no-wait", false, "queue the request and return at once; collect the result with wait")
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(fs, args, stdout)
 	if code != nil {
 		return *code
 	}

@@ -13,10 +13,6 @@ import (
 	"askuser/socketproto/askclient"
 )
 
-func init() {
-	register("claude-hook", "answer Claude Code's own AskUserQuestion in askuser (a PreToolUse hook)", runClaudeHook)
-}
-
 const claudeHookSynopsis = `claude-hook [--socket PATH] [--config PATH]
 
 A Claude Code PreToolUse hook command. Given AskUserQuestion's call on stdin,
@@ -45,7 +41,7 @@ func runClaudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	fs := newFlags("claude-hook", claudeHookSynopsis, stderr)
 	var cf connFlags
 	cf.register(fs, false)
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(fs, args, stdout)
 	if code != nil {
 		return *code
 	}

@@ -12,10 +12,6 @@ import (
 	"time"
 )
 
-func init() {
-	register("integrate", "connect an agent (claude, codex, gemini, pi): print, or --write, its settings", runIntegrate)
-}
-
 const integrateSynopsis = `integrate claude|codex|gemini|pi [--write] [--command PATH]
 
 Prints what askuser adds to the agent's configuration, file by file; with
@@ -36,7 +32,7 @@ func runIntegrate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	fs := newFlags("integrate", integrateSynopsis, stderr)
 	write := fs.Bool("write", false, "merge the settings in (a backup of each file changed is kept)")
 	command := fs.String("command", "", "the askuser-client the agent runs (default: this program's absolute path)")
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(fs, args, stdout)
 	if code != nil {
 		return *code
 	}

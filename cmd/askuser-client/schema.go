@@ -9,13 +9,9 @@ import (
 	"askuser/socketproto"
 )
 
-func init() {
-	register("schema", "print a tool's input JSON Schema", runSchema)
-}
-
 func runSchema(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("schema", "schema [ask_user|ask_user_question]\n\nThe tool's input JSON Schema, for registering it with a model (default ask_user).", stderr)
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(fs, args, stdout)
 	if code != nil {
 		return *code
 	}
