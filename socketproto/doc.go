@@ -11,3 +11,7 @@ package socketproto
 
 // ProtocolVersion is the only protocol this package speaks.
 const ProtocolVersion = 1
+
+// Version is askuser's release, the one version every part reports:
+// askuserd in hello and status, askuser-client mcp as its serverInfo.
+const Version = "0.1.0"

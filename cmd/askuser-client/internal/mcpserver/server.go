@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"runtime/debug"
 	"strconv"
 
 	"askuser/agenttool"
@@ -42,7 +41,7 @@ type server struct {
 // withdrawn when base is cancelled.
 func New(base context.Context, cfg Config) *mcp.Server {
 	s := &server{cfg: cfg, base: base, env: askclient.AgentFromEnv(), pid: strconv.Itoa(os.Getpid())}
-	srv := mcp.NewServer(&mcp.Implementation{Name: "askuser", Title: "askuser", Version: version()}, &mcp.ServerOptions{
+	srv := mcp.NewServer(&mcp.Implementation{Name: "askuser", Title: "askuser", Version: socketproto.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		// Only tools, whose list never changes; no logging capability.
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
@@ -77,14 +76,6 @@ func toolTitle(tool string) string {
 		return "Ask the user (multiple choice)"
 	}
 	return "Ask the user"
-}
-
-// version is the module version when built from a tagged module, else "dev".
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
 }
 
 // handler is one tool's call: validate, ask the daemon, wait, shape the result.

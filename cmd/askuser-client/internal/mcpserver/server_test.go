@@ -233,7 +233,7 @@ func strictArgs() map[string]any {
 func TestListsTheToolsWithTheSchemaOfRecord(t *testing.T) {
 	cs := newSession(t, testConfig(filepath.Join(t.TempDir(), "none.sock")), nil)
 	init := cs.InitializeResult()
-	if init == nil || init.ServerInfo == nil || init.ServerInfo.Name != "askuser" {
+	if init == nil || init.ServerInfo == nil || init.ServerInfo.Name != "askuser" || init.ServerInfo.Version != socketproto.Version {
 		t.Fatalf("initialize result: %#v", init)
 	}
 	if init.Capabilities == nil || init.Capabilities.Tools == nil {
