@@ -58,6 +58,11 @@ func TextShape(r socketproto.Response) string {
 	}
 	if !r.Answered {
 		if r.ConnectionLost {
+			// The summary tells a daemon never reached from one lost
+			// while waiting.
+			if r.Summary != "" {
+				return oneLine(r.Summary) + "\n"
+			}
 			return "The connection to askuserd was lost before the user answered.\n"
 		}
 		return "The question was not answered.\n"

@@ -49,6 +49,7 @@ func TestShapes(t *testing.T) {
 	withNotes := socketproto.BuildResponse("r2", qs, mustAnswers(t, qs, `{"selected":[1],"notes":"yes, but keep the old table too"}`, `2`), socketproto.ViaPane, answeredAt)
 	cancelled := socketproto.CancelledResponse("r3", answeredAt)
 	lost := socketproto.Response{RequestID: "r4", Answers: nil, ConnectionLost: true}
+	unreachable := socketproto.Response{RequestID: "r6", ConnectionLost: true, Summary: "askuserd could not be reached; the question was not asked."}
 	multiline := socketproto.BuildResponse("r5", []socketproto.Question{nameQuestion}, mustAnswers(t, []socketproto.Question{nameQuestion}, `"line one\nline two"`), socketproto.ViaCLI, answeredAt)
 
 	tests := []struct {
@@ -89,6 +90,13 @@ func TestShapes(t *testing.T) {
 			claude: `{"answers":{},"connectionLost":true}`,
 			pi:     `{"answered":false,"answers":[],"connectionLost":true}`,
 			text:   "The connection to askuserd was lost before the user answered.\n",
+		},
+		{
+			name:   "never reached",
+			r:      unreachable,
+			claude: `{"answers":{},"connectionLost":true}`,
+			pi:     `{"answered":false,"answers":[],"connectionLost":true}`,
+			text:   "askuserd could not be reached; the question was not asked.\n",
 		},
 		{
 			name:   "multi-line answer",

@@ -264,6 +264,9 @@ func writeResult(w io.Writer, format string, resp socketproto.Response) error {
 	return writeJSON(w, out)
 }
 
+// startHint says how to start the daemon when it could not be reached.
+const startHint = "Start it with 'askuserd' in a terminal (the pane), or 'askuserd serve' in the background."
+
 // askFailure reports a failed ask or wait: a refusal (exit 1, the error object
 // on stdout with --format json), or an unreachable daemon or lost connection
 // (exit 4, a result saying connectionLost).
@@ -274,9 +277,9 @@ func askFailure(stdout, stderr io.Writer, cmd, format, requestID string, err err
 			AnswersByQuestion: map[string]string{}, ConnectionLost: true,
 			Summary: "The connection to askuserd was lost before the user answered."}
 		if errors.Is(err, askclient.ErrUnreachable) && !errors.Is(err, askclient.ErrConnectionLost) {
-			lost.Summary = "askuserd could not be reached; the question was not asked."
+			lost.Summary = "askuserd could not be reached; the question was not asked. " + startHint
 			if cmd == "wait" {
-				lost.Summary = "askuserd could not be reached; no result was collected."
+				lost.Summary = "askuserd could not be reached; no result was collected. " + startHint
 			}
 		}
 		_ = writeResult(stdout, format, lost)
