@@ -16,7 +16,7 @@ type conn struct {
 	nc  *net.UnixConn
 	out *outbox
 
-	role       string              // subscriber role; "" when not subscribed
+	role       socketproto.Role    // subscriber role; "" when not subscribed
 	asking     map[string]*request // requests this connection waits for
 	gone       bool                // disconnected; nothing more is sent
 	halfClosed bool                // the client has sent all it will send

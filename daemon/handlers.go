@@ -176,18 +176,18 @@ func (s *state) lookup(id string) (*request, *socketproto.Error) {
 	return nil, socketproto.Errf(socketproto.CodeNotFound, "requestId", "no pending request %q", id)
 }
 
-func viaPhrase(via string) string {
+func viaPhrase(via socketproto.Via) string {
 	switch via {
 	case "":
 		return ""
 	case socketproto.ViaAgent:
 		return " by its agent"
 	}
-	return " via " + via
+	return " via " + string(via)
 }
 
 // viaOf is the message's via, else what the connection is: a pane, or the CLI.
-func viaOf(c *conn, via string) string {
+func viaOf(c *conn, via socketproto.Via) socketproto.Via {
 	if via != "" {
 		return via
 	}

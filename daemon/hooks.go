@@ -34,7 +34,7 @@ var extensions = []extension{startJournal, startNotifier, startPendingFile}
 
 // cancelByID declines request id on the user's behalf (the asker gets a
 // cancelled result). Errors: not_found, already_resolved, state_unavailable.
-func (s *state) cancelByID(id, via string) *socketproto.Error {
+func (s *state) cancelByID(id string, via socketproto.Via) *socketproto.Error {
 	r, e := s.lookup(id)
 	if e != nil {
 		return e
@@ -74,13 +74,13 @@ func (s *state) pendingFileError(path, msg string) {
 }
 
 // answerWith resolves r as answered.
-func (s *state) answerWith(r *request, answers []socketproto.Answer, via string) error {
+func (s *state) answerWith(r *request, answers []socketproto.Answer, via socketproto.Via) error {
 	resp := socketproto.BuildResponse(r.p.RequestID, r.p.Questions, answers, via, s.now().UTC())
 	return s.resolve(r, socketproto.OutcomeAnswered, via, &resp)
 }
 
 // cancelAsUser resolves r as declined by the user.
-func (s *state) cancelAsUser(r *request, via string) error {
+func (s *state) cancelAsUser(r *request, via socketproto.Via) error {
 	resp := socketproto.CancelledResponse(r.p.RequestID, s.now().UTC())
 	resp.AnsweredVia = via
 	return s.resolve(r, socketproto.OutcomeCancelled, via, &resp)

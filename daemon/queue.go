@@ -43,8 +43,8 @@ type request struct {
 // "wait" delivers it and a late answer or cancel says already_resolved.
 type result struct {
 	id      string
-	outcome string
-	via     string
+	outcome socketproto.Outcome
+	via     socketproto.Via
 	resp    *socketproto.Response // nil when the request was withdrawn
 	expires time.Time
 	// asked is the request as asked (no draft): for compaction, and for
@@ -71,7 +71,7 @@ type state struct {
 
 	subs      map[*conn]struct{}
 	panes     int
-	lastState string // the state last announced to subscribers
+	lastState socketproto.DaemonState // the state last announced to subscribers
 
 	idSeq uint64
 
@@ -191,7 +191,7 @@ func (s *state) stopTimers() {
 }
 
 // currentState is idle or waiting_for_user.
-func (s *state) currentState() string {
+func (s *state) currentState() socketproto.DaemonState {
 	if len(s.pending) == 0 {
 		return socketproto.StateIdle
 	}

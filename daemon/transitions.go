@@ -109,7 +109,7 @@ func (s *state) orphanExpired(id string, gen uint64) {
 
 // setStatus changes waiting / parked / orphaned. Statuses are not journaled:
 // after a restart every request's agent has to come back anyway.
-func (s *state) setStatus(r *request, status string) {
+func (s *state) setStatus(r *request, status socketproto.RequestStatus) {
 	if r.p.Status == status {
 		return
 	}
@@ -134,7 +134,7 @@ func (s *state) setDraft(r *request, draft []json.RawMessage) error {
 // resolve ends a request exactly once: outcome answered or cancelled delivers
 // resp to every waiter and keeps it for "wait"; withdrawn (resp nil) tells
 // other waiters it is gone. Its history line is written with it.
-func (s *state) resolve(r *request, outcome, via string, resp *socketproto.Response) error {
+func (s *state) resolve(r *request, outcome socketproto.Outcome, via socketproto.Via, resp *socketproto.Response) error {
 	id := r.p.RequestID
 	asked := r.p
 	asked.Draft = nil

@@ -267,7 +267,7 @@ func decodeDraft(line []byte) (DraftRequest, *Error) {
 		RequestID string          `json:"requestId"`
 		Index     *int            `json:"index"`
 		Answer    json.RawMessage `json:"answer"`
-		Via       string          `json:"via"`
+		Via       Via             `json:"via"`
 	}
 	if err := decodeInto(line, &raw); err != nil {
 		return DraftRequest{}, err
@@ -286,7 +286,7 @@ func decodeDraft(line []byte) (DraftRequest, *Error) {
 	return m, checkVia(m.Via)
 }
 
-func checkVia(via string) *Error {
+func checkVia(via Via) *Error {
 	switch via {
 	case "", ViaPane, ViaCLI:
 		return nil

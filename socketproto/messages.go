@@ -15,38 +15,48 @@ const (
 	ToolAskUserQuestion = "ask_user_question" // strict
 )
 
-// States of SPEC §4.
+// DaemonState is the daemon's state of SPEC §4: is anyone waiting for the user?
+type DaemonState string
+
 const (
-	StateIdle    = "idle"
-	StateWaiting = "waiting_for_user"
+	StateIdle    DaemonState = "idle"
+	StateWaiting DaemonState = "waiting_for_user"
 )
 
-// Pending statuses.
+// RequestStatus is where a pending request stands with its agent.
+type RequestStatus string
+
 const (
-	StatusWaiting  = "waiting"
-	StatusParked   = "parked"
-	StatusOrphaned = "orphaned"
+	StatusWaiting  RequestStatus = "waiting"
+	StatusParked   RequestStatus = "parked"
+	StatusOrphaned RequestStatus = "orphaned"
 )
 
-// Outcomes of request_resolved.
+// Outcome is how a request was resolved (request_resolved).
+type Outcome string
+
 const (
-	OutcomeAnswered  = "answered"
-	OutcomeCancelled = "cancelled"
-	OutcomeWithdrawn = "withdrawn"
+	OutcomeAnswered  Outcome = "answered"
+	OutcomeCancelled Outcome = "cancelled"
+	OutcomeWithdrawn Outcome = "withdrawn"
 )
 
-// Ways an answer or a cancel arrives (answeredVia, via).
+// Via is the way an answer or a cancel arrived (answeredVia, via).
+type Via string
+
 const (
-	ViaPane  = "pane"
-	ViaFile  = "file"
-	ViaCLI   = "cli"
-	ViaAgent = "agent" // the asker withdrew its own request
+	ViaPane  Via = "pane"
+	ViaFile  Via = "file"
+	ViaCLI   Via = "cli"
+	ViaAgent Via = "agent" // the asker withdrew its own request
 )
 
-// Subscriber roles.
+// Role is what a subscriber is.
+type Role string
+
 const (
-	RolePane  = "pane"
-	RoleWatch = "watch"
+	RolePane  Role = "pane"
+	RoleWatch Role = "watch"
 )
 
 // Option is one choice of a question.
@@ -200,7 +210,7 @@ type Response struct {
 	Cancelled         bool              `json:"cancelled"`
 	Answers           []Answer          `json:"answers"`
 	AnswersByQuestion map[string]string `json:"answersByQuestion"`
-	AnsweredVia       string            `json:"answeredVia,omitempty"`
+	AnsweredVia       Via               `json:"answeredVia,omitempty"`
 	AnsweredAt        time.Time         `json:"answeredAt"`
 	Summary           string            `json:"summary"`
 	// ConnectionLost is set by askuser-client, never by the daemon.
@@ -219,7 +229,7 @@ func (Wait) MessageType() string { return "wait" }
 // Cancel withdraws (from the asker's connection) or declines (from any other).
 type Cancel struct {
 	RequestID string `json:"requestId"`
-	Via       string `json:"via,omitempty"`
+	Via       Via    `json:"via,omitempty"`
 }
 
 func (Cancel) MessageType() string { return "cancel" }
@@ -236,8 +246,8 @@ func (OK) MessageType() string { return "ok" }
 // Pending is a request waiting for the user, as panes and lists see it.
 type Pending struct {
 	Request
-	CreatedAt time.Time `json:"createdAt"`
-	Status    string    `json:"status"`
+	CreatedAt time.Time     `json:"createdAt"`
+	Status    RequestStatus `json:"status"`
 	// Draft holds the answers given so far, in the pending file or a pane,
 	// one per question, null where none.
 	Draft []json.RawMessage `json:"draft"`
@@ -245,15 +255,15 @@ type Pending struct {
 
 // Subscribe asks for a snapshot and then every event.
 type Subscribe struct {
-	Role string `json:"role"`
+	Role Role `json:"role"`
 }
 
 func (Subscribe) MessageType() string { return "subscribe" }
 
 // Snapshot is the first message a subscriber receives.
 type Snapshot struct {
-	State   string    `json:"state"`
-	Pending []Pending `json:"pending"`
+	State   DaemonState `json:"state"`
+	Pending []Pending   `json:"pending"`
 }
 
 func (Snapshot) MessageType() string { return "snapshot" }
@@ -277,15 +287,15 @@ func (StatusRequest) MessageType() string { return "status" }
 
 // Status describes the daemon.
 type Status struct {
-	State         string `json:"state"`
-	Pending       int    `json:"pending"`
-	Panes         int    `json:"panes"`
-	Version       string `json:"version"`
-	Pid           int    `json:"pid,omitempty"`
-	Socket        string `json:"socket"`
-	StateDir      string `json:"stateDir,omitempty"`
-	PendingFile   string `json:"pendingFile"`
-	UptimeSeconds int64  `json:"uptimeSeconds"`
+	State         DaemonState `json:"state"`
+	Pending       int         `json:"pending"`
+	Panes         int         `json:"panes"`
+	Version       string      `json:"version"`
+	Pid           int         `json:"pid,omitempty"`
+	Socket        string      `json:"socket"`
+	StateDir      string      `json:"stateDir,omitempty"`
+	PendingFile   string      `json:"pendingFile"`
+	UptimeSeconds int64       `json:"uptimeSeconds"`
 }
 
 func (Status) MessageType() string { return "status" }
@@ -296,7 +306,7 @@ func (Status) MessageType() string { return "status" }
 type AnswerRequest struct {
 	RequestID string            `json:"requestId"`
 	Answers   []json.RawMessage `json:"answers"`
-	Via       string            `json:"via,omitempty"`
+	Via       Via               `json:"via,omitempty"`
 }
 
 func (AnswerRequest) MessageType() string { return "answer" }
@@ -310,7 +320,7 @@ type DraftRequest struct {
 	RequestID string          `json:"requestId"`
 	Index     int             `json:"index"`
 	Answer    json.RawMessage `json:"answer"`
-	Via       string          `json:"via,omitempty"`
+	Via       Via             `json:"via,omitempty"`
 }
 
 func (DraftRequest) MessageType() string { return "draft" }
@@ -330,16 +340,16 @@ type RequestUpdated struct {
 func (RequestUpdated) MessageType() string { return "request_updated" }
 
 type RequestResolved struct {
-	RequestID string `json:"requestId"`
-	Outcome   string `json:"outcome"`
-	Via       string `json:"via,omitempty"`
+	RequestID string  `json:"requestId"`
+	Outcome   Outcome `json:"outcome"`
+	Via       Via     `json:"via,omitempty"`
 }
 
 func (RequestResolved) MessageType() string { return "request_resolved" }
 
 type StateEvent struct {
-	State   string    `json:"state"`
-	Pending []Pending `json:"pending"`
+	State   DaemonState `json:"state"`
+	Pending []Pending   `json:"pending"`
 }
 
 func (StateEvent) MessageType() string { return "state" }

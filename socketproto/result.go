@@ -10,7 +10,7 @@ const DeclinedSentence = "The user declined to answer; proceed without these ans
 
 // BuildResponse assembles the result of an answered request (SPEC §3).
 // answers are in question order, as NormalizeAnswers returns them.
-func BuildResponse(requestID string, qs []Question, answers []Answer, via string, at time.Time) Response {
+func BuildResponse(requestID string, qs []Question, answers []Answer, via Via, at time.Time) Response {
 	r := Response{
 		RequestID:         requestID,
 		Answered:          true,

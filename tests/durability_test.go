@@ -53,7 +53,7 @@ func fileHas(t *testing.T, path, want string) string {
 
 // listedAs polls the daemon's list until request id has the status, and
 // returns it.
-func listedAs(t *testing.T, e *Env, id, status string) socketproto.Pending {
+func listedAs(t *testing.T, e *Env, id string, status socketproto.RequestStatus) socketproto.Pending {
 	t.Helper()
 	c := e.Dial()
 	defer c.Close()

@@ -177,9 +177,9 @@ func (p *Pane) HandleEvent(msg socketproto.Message) {
 		case ev.Outcome == socketproto.OutcomeWithdrawn:
 			p.notice(fmt.Sprintf("%s was withdrawn by its agent.", upperFirst(q)), noticeTTL)
 		case ev.Outcome == socketproto.OutcomeCancelled:
-			p.notice(fmt.Sprintf("%s was declined elsewhere (%s).", upperFirst(q), Clean(ev.Via, false)), noticeTTL)
+			p.notice(fmt.Sprintf("%s was declined elsewhere (%s).", upperFirst(q), Clean(string(ev.Via), false)), noticeTTL)
 		default:
-			p.notice(fmt.Sprintf("%s was answered elsewhere (%s).", upperFirst(q), Clean(ev.Via, false)), noticeTTL)
+			p.notice(fmt.Sprintf("%s was answered elsewhere (%s).", upperFirst(q), Clean(string(ev.Via), false)), noticeTTL)
 		}
 	case socketproto.PendingFileError:
 		p.notice(fmt.Sprintf("Pending file %s: %s", Clean(ev.Path, false), Clean(ev.Error, false)), fileErrorTTL)

@@ -111,19 +111,19 @@ func lastLines(path string, n int) (out []historyLine, skipped int, err error) {
 // writeHistoryEntry prints one request: "time  via  agent", then one
 // "  question: answer" line per question.
 func writeHistoryEntry(w io.Writer, e journal.HistoryEntry) {
-	via := e.Via
+	via := string(e.Via)
 	switch e.Outcome {
 	case socketproto.OutcomeAnswered:
 	case socketproto.OutcomeWithdrawn:
 		via = "withdrawn by its agent"
 	default:
-		via = e.Outcome + " via " + via
+		via = string(e.Outcome) + " via " + via
 	}
 	fmt.Fprintf(w, "%s  %s  %s\n", e.Time.Local().Format(time.DateTime), via, agentLabel(e.Agent))
 	for _, q := range e.Questions {
 		ans, ok := e.AnswersByQuestion[q.Question]
 		if e.Outcome != socketproto.OutcomeAnswered || !ok {
-			ans = "(" + e.Outcome + ")"
+			ans = "(" + string(e.Outcome) + ")"
 		}
 		fmt.Fprintf(w, "  %s: %s\n", flatText(q.Question), flatText(ans))
 	}

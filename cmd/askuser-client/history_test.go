@@ -26,7 +26,7 @@ func historyDir(t *testing.T) string {
 	return filepath.Join(dir, journal.HistoryFile)
 }
 
-func entry(id, q, a, outcome string, at time.Time) string {
+func entry(id, q, a string, outcome socketproto.Outcome, at time.Time) string {
 	e := journal.HistoryEntry{RequestID: id, Questions: []socketproto.Question{{Question: q}},
 		Answers: []socketproto.Answer{}, Outcome: outcome, Via: "pane", Time: at,
 		Agent: &socketproto.Agent{ID: "a-1", Name: "claude"}}

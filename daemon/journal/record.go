@@ -13,19 +13,22 @@ import (
 	"askuser/socketproto"
 )
 
+// Op is what a record says happened.
+type Op string
+
 // Record ops.
 const (
-	OpAdd       = "add"       // a request was queued: Pending, Parked
-	OpDraft     = "draft"     // the draft answers changed: Draft
-	OpResolve   = "resolve"   // answered, cancelled or withdrawn: Outcome, Via, Response, Expires
-	OpDelivered = "delivered" // a kept result reached its agent
-	OpResult    = "result"    // a kept result, as compaction writes it (Pending carries what was asked)
-	OpMark      = "mark"      // the first line compaction writes: HistorySize
+	OpAdd       Op = "add"       // a request was queued: Pending, Parked
+	OpDraft     Op = "draft"     // the draft answers changed: Draft
+	OpResolve   Op = "resolve"   // answered, cancelled or withdrawn: Outcome, Via, Response, Expires
+	OpDelivered Op = "delivered" // a kept result reached its agent
+	OpResult    Op = "result"    // a kept result, as compaction writes it (Pending carries what was asked)
+	OpMark      Op = "mark"      // the first line compaction writes: HistorySize
 )
 
 // Record is one line of state.jsonl.
 type Record struct {
-	Op string    `json:"op"`
+	Op Op        `json:"op"`
 	ID string    `json:"id"`
 	At time.Time `json:"at"`
 
@@ -35,8 +38,8 @@ type Record struct {
 
 	Draft []json.RawMessage `json:"draft,omitempty"`
 
-	Outcome   string                `json:"outcome,omitempty"`
-	Via       string                `json:"via,omitempty"`
+	Outcome   socketproto.Outcome   `json:"outcome,omitempty"`
+	Via       socketproto.Via       `json:"via,omitempty"`
 	Response  *socketproto.Response `json:"response,omitempty"`
 	Expires   time.Time             `json:"expires,omitzero"`
 	Delivered bool                  `json:"delivered,omitempty"`
@@ -58,8 +61,8 @@ type Request struct {
 // Result is a resolved request kept until Expires.
 type Result struct {
 	ID      string
-	Outcome string
-	Via     string
+	Outcome socketproto.Outcome
+	Via     socketproto.Via
 	// Response is nil when the request was withdrawn.
 	Response *socketproto.Response
 	Expires  time.Time
@@ -84,8 +87,8 @@ type HistoryEntry struct {
 	Questions         []socketproto.Question `json:"questions"`
 	Answers           []socketproto.Answer   `json:"answers"`
 	AnswersByQuestion map[string]string      `json:"answersByQuestion,omitempty"`
-	Outcome           string                 `json:"outcome"`
-	Via               string                 `json:"via,omitempty"`
+	Outcome           socketproto.Outcome    `json:"outcome"`
+	Via               socketproto.Via        `json:"via,omitempty"`
 	Time              time.Time              `json:"time"`
 	CreatedAt         time.Time              `json:"createdAt"`
 	Agent             *socketproto.Agent     `json:"agent,omitempty"`
