@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 
@@ -223,10 +224,14 @@ func planGemini(env integrateEnv) ([]fileChange, []string, error) {
 
 // --- Codex ------------------------------------------------------------------
 
+// The lines of config.toml that planCodex looks for. Compiled on first use,
+// not at start-up: every other subcommand would pay for them.
 var (
-	tomlTableLine   = regexp.MustCompile(`^\s*\[`)
-	tomlAskuserLine = regexp.MustCompile(`^\s*\[\s*mcp_servers\s*\.\s*"?askuser"?\s*\]\s*(#.*)?$`)
-	tomlKeyLine     = regexp.MustCompile(`^\s*([A-Za-z0-9_-]+)\s*=`)
+	tomlTableLine   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\[`) })
+	tomlAskuserLine = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*\[\s*mcp_servers\s*\.\s*"?askuser"?\s*\]\s*(#.*)?$`)
+	})
+	tomlKeyLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*([A-Za-z0-9_-]+)\s*=`) })
 )
 
 // codexBlock is the [mcp_servers.askuser] table: its keys in order and their
@@ -283,7 +288,7 @@ func planCodex(env integrateEnv) ([]fileChange, []string, error) {
 		lines := strings.SplitAfter(string(old), "\n")
 		start := -1
 		for i, l := range lines {
-			if tomlAskuserLine.MatchString(strings.TrimRight(l, "\r\n")) {
+			if tomlAskuserLine().MatchString(strings.TrimRight(l, "\r\n")) {
 				start = i
 				break
 			}
@@ -293,7 +298,7 @@ func planCodex(env integrateEnv) ([]fileChange, []string, error) {
 		}
 		end := len(lines)
 		for i := start + 1; i < len(lines); i++ {
-			if tomlTableLine.MatchString(lines[i]) {
+			if tomlTableLine().MatchString(lines[i]) {
 				end = i
 				break
 			}
@@ -304,7 +309,7 @@ func planCodex(env integrateEnv) ([]fileChange, []string, error) {
 			out = append(out, k+" = "+vals[k]+"\n")
 		}
 		for _, l := range lines[start+1 : end] {
-			if m := tomlKeyLine.FindStringSubmatch(l); m != nil {
+			if m := tomlKeyLine().FindStringSubmatch(l); m != nil {
 				if _, ours := vals[m[1]]; ours {
 					continue
 				}
