@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"askuser/agenttool"
+	"askuser/cmd/askuser-client/internal/shell"
 	"askuser/socketproto"
 	"askuser/socketproto/askclient"
 )
@@ -301,21 +302,11 @@ func printParked(w io.Writer, id, pendingFile string, qs []socketproto.Question)
 		if len(q.Options) > 0 {
 			s = q.Options[0].Label
 		}
-		sample[i] = shellQuote(s)
+		sample[i] = shell.Quote(s)
 	}
 	fmt.Fprintln(w, id)
 	fmt.Fprintf(w, "Request %s is waiting for the user. To answer it:\n", id)
 	fmt.Fprintf(w, "  in the pending file: %s (fill in each \"answer\" and save)\n", pendingFile)
 	fmt.Fprintf(w, "  or:                  askuser-client answer %s %s\n", id, strings.Join(sample, " "))
 	fmt.Fprintf(w, "Collect the result:    askuser-client wait %s\n", id)
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

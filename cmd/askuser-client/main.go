@@ -2,8 +2,10 @@
 // (SPEC §7): ask and wait, answer, cancel, list, watch, and an MCP server.
 // Each subcommand lives in its own file; the table below lists them all.
 // What is more than flags and wiring lives in packages of its own: the MCP
-// server in internal/mcpserver, the tools' schemas and result shapes in
-// askuser/agenttool, the daemon's client in askuser/socketproto/askclient.
+// server in internal/mcpserver, the agents' settings in internal/integrate,
+// AskUserQuestion's translation in internal/claudecode, the tools' schemas
+// and result shapes in askuser/agenttool, the daemon's client in
+// askuser/socketproto/askclient.
 package main
 
 import (
