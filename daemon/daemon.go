@@ -24,7 +24,7 @@ import (
 )
 
 // Version is askuserd's version, reported by hello and status.
-const Version = "0.1.0"
+const Version = socketproto.Version
 
 // Options configure Run.
 type Options struct {

@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"askuser/agenttool"
 	"askuser/internal/testdaemon"
 	"askuser/socketproto"
 )
@@ -729,7 +730,7 @@ func TestClientSchema(t *testing.T) {
 		out := mustClient(t, e, "", args...)
 		var got, want any
 		decodeJSON(t, out, &got)
-		if err := json.Unmarshal(socketproto.ToolSchema(tool), &want); err != nil {
+		if err := json.Unmarshal(agenttool.Schema(tool), &want); err != nil {
 			t.Fatal(err)
 		}
 		gb, _ := json.Marshal(got)

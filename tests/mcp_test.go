@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"askuser/agenttool"
 	"askuser/internal/testdaemon"
 	"askuser/socketproto"
 
@@ -169,9 +170,9 @@ func TestMCPEndToEndAnsweredFromTheCLI(t *testing.T) {
 		}
 		askTools = append(askTools, tool)
 		var want any
-		_ = json.Unmarshal(socketproto.ToolSchema(tool.Name), &want)
+		_ = json.Unmarshal(agenttool.Schema(tool.Name), &want)
 		if !reflect.DeepEqual(tool.InputSchema, want) {
-			t.Errorf("%s: input schema is not socketproto.ToolSchema", tool.Name)
+			t.Errorf("%s: input schema is not agenttool.Schema", tool.Name)
 		}
 	}
 	sort.Strings(names)

@@ -1,11 +1,16 @@
-// Command clientlatency measures what an agent pays per question when the
-// user answers at once: the whole-process latency of `askuser-client ask`
-// (exec, connect, ask, answer, print, exit), next to the bare protocol round
-// trips a minimal Go client makes on the same daemon, in this process and as
-// a process of its own (this program, run with -minimal-ask).
+// Command clientlatency measures what an agent or a script pays per
+// askuser-client command: the whole-process latency (exec, start-up, connect,
+// send, read, print, exit) of `askuser-client schema`, `status`, `list` and
+// `ask`, each next to the same work done by a minimal Go client
+// (bench/clientlatency/minimal, a separate small binary built the same way),
+// with the ratio between the two. The bare protocol round trips in this
+// process give the floor under both.
 //
-//	go run ./bench/clientlatency [-n 200] [-bin DIR]
+//	go run ./bench/clientlatency [-n 200] [-static] [-bin DIR]
 //
+// -static builds all three binaries with CGO_ENABLED=0; without it they are
+// built as `go build` builds them here (with cgo, the net package links the
+// C library dynamically, which costs every process about a millisecond).
 // The answerer is a goroutine subscribed as watch that answers every
 // request_added at once, so the numbers are the tool's overhead, not a person.
 package main
@@ -26,25 +31,16 @@ import (
 
 func main() {
 	n := flag.Int("n", 200, "runs per measurement")
-	binDir := flag.String("bin", "", "directory with askuserd and askuser-client (default: build them, without -race)")
-	minimal := flag.String("minimal-ask", "", "internal: be the minimal client process: ask once on this socket, print the answer, exit")
+	binDir := flag.String("bin", "", "directory with askuserd, askuser-client and minimal (default: build them, without -race)")
+	static := flag.Bool("static", false, "build with CGO_ENABLED=0 (statically linked binaries)")
 	flag.Parse()
-	if *minimal != "" {
-		// The baseline process: a small Go program that dials, sends one
-		// request and reads until the answer, nothing else.
-		if err := rawAsk(*minimal); err != nil {
-			fmt.Fprintln(os.Stderr, "clientlatency:", err)
-			os.Exit(1)
-		}
-		return
-	}
-	if err := run(*n, *binDir); err != nil {
+	if err := run(*n, *binDir, *static); err != nil {
 		fmt.Fprintln(os.Stderr, "clientlatency:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n int, binDir string) error {
+func run(n int, binDir string, static bool) error {
 	root, err := os.MkdirTemp("", "au-bench-")
 	if err != nil {
 		return err
@@ -52,8 +48,11 @@ func run(n int, binDir string) error {
 	defer os.RemoveAll(root)
 	if binDir == "" {
 		binDir = filepath.Join(root, "bin")
-		build := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "./cmd/askuserd", "./cmd/askuser-client")
+		build := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "./cmd/askuserd", "./cmd/askuser-client", "./bench/clientlatency/minimal")
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if static {
+			build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		}
 		if err := build.Run(); err != nil {
 			return fmt.Errorf("building (run from the module root): %w", err)
 		}
@@ -91,56 +90,90 @@ func run(n int, binDir string) error {
 	defer stop()
 
 	client := filepath.Join(binDir, "askuser-client")
+	minimal := filepath.Join(binDir, "minimal")
+	proc := func(env []string, bin string, args ...string) func() error {
+		return func() error {
+			cmd := exec.Command(bin, args...)
+			cmd.Env = env
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return fmt.Errorf("%s %v: %v: %s", filepath.Base(bin), args, err, out)
+			}
+			return nil
+		}
+	}
+	var baseline time.Duration
 	report := func(name string, f func() error) error {
 		d, err := measure(n, f)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		fmt.Printf("%-44s p50 %8s  p90 %8s  p99 %8s  (n=%d)\n", name, d[0], d[1], d[2], n)
+		ratio := ""
+		if baseline > 0 {
+			ratio = fmt.Sprintf("  %.2f× minimal", float64(d[0])/float64(baseline))
+		}
+		fmt.Printf("%-44s p50 %8s  p90 %8s  p99 %8s%s\n", name, d[0], d[1], d[2], ratio)
+		baseline = 0
 		return nil
 	}
-	if err := report("exec /bin/true (process floor)", func() error {
-		return exec.Command("/bin/true").Run()
-	}); err != nil {
-		return err
-	}
-	if err := report("minimal client: dial, status line, one line", func() error {
-		return oneLine(sock)
-	}); err != nil {
-		return err
-	}
-	if err := report("minimal client: dial, ask, read the answer", func() error {
-		return rawAsk(sock)
-	}); err != nil {
-		return err
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	if err := report("minimal Go client process: exec, ask, answer", func() error {
-		return exec.Command(self, "-minimal-ask", sock).Run()
-	}); err != nil {
-		return err
-	}
-	if err := report("askuser-client schema (no socket)", func() error {
-		return exec.Command(client, "schema").Run()
-	}); err != nil {
-		return err
-	}
-	return report("askuser-client ask, answered at once", func() error {
-		cmd := exec.Command(client, "ask", "--question", "Proceed?", "--option", "Yes", "--option", "No", "--no-autostart")
-		cmd.Env = env
-		out, err := cmd.Output()
+	// minimal sets the baseline of the askuser-client line after it.
+	minimalReport := func(name string, f func() error) error {
+		d, err := measure(n, f)
 		if err != nil {
-			return fmt.Errorf("%v: %s", err, out)
+			return fmt.Errorf("%s: %w", name, err)
 		}
-		var r socketproto.Response
-		if err := json.Unmarshal(out, &r); err != nil || !r.Answered {
-			return fmt.Errorf("unexpected result %s", out)
-		}
+		fmt.Printf("%-44s p50 %8s  p90 %8s  p99 %8s\n", name, d[0], d[1], d[2])
+		baseline = d[0]
 		return nil
-	})
+	}
+	linking := "with cgo, as go build builds them"
+	if static {
+		linking = "static, CGO_ENABLED=0"
+	}
+	for _, b := range []string{client, minimal} {
+		if fi, err := os.Stat(b); err == nil {
+			fmt.Printf("%-14s %5.1f MB (%s)\n", filepath.Base(b), float64(fi.Size())/(1<<20), linking)
+		}
+	}
+	fmt.Printf("runs per line: %d\n\n", n)
+	steps := []struct {
+		name    string
+		minimal bool
+		f       func() error
+	}{
+		{"exec /bin/true (process floor)", false, proc(env, "/bin/true")},
+		{"in process: dial, status, one line", false, func() error { return oneLine(sock) }},
+		{"in process: dial, ask, read the answer", false, func() error { return rawAsk(sock) }},
+		{"minimal noop (start and exit)", true, proc(env, minimal, "noop")},
+		{"askuser-client schema (no socket)", false, proc(env, client, "schema")},
+		{"minimal status", true, proc(env, minimal, "status", sock)},
+		{"askuser-client status", false, proc(env, client, "status")},
+		{"minimal list", true, proc(env, minimal, "list", sock)},
+		{"askuser-client list", false, proc(env, client, "list")},
+		{"minimal ask, answered at once", true, proc(env, minimal, "ask", sock)},
+		{"askuser-client ask, answered at once", false, func() error {
+			cmd := exec.Command(client, "ask", "--question", "Proceed?", "--option", "Yes", "--option", "No", "--no-autostart")
+			cmd.Env = env
+			out, err := cmd.Output()
+			if err != nil {
+				return fmt.Errorf("%v: %s", err, out)
+			}
+			var r socketproto.Response
+			if err := json.Unmarshal(out, &r); err != nil || !r.Answered {
+				return fmt.Errorf("unexpected result %s", out)
+			}
+			return nil
+		}},
+	}
+	for _, st := range steps {
+		rep := report
+		if st.minimal {
+			rep = minimalReport
+		}
+		if err := rep(st.name, st.f); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func waitForSocket(sock string) error {

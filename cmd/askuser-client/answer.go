@@ -1,15 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"askuser/socketproto"
 )
-
-func init() {
-	register("answer", "answer a waiting request as the user", runAnswer)
-}
 
 const answerSynopsis = `answer ID ANSWER... [flags]
        answer ID --answers '["PostgreSQL (Recommended)", "order-processor"]'
@@ -24,7 +24,7 @@ func runAnswer(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("answer", answerSynopsis, stderr)
 	cf.register(fs, false)
 	answersJSON := fs.String("answers", "", "the answers as a JSON list, one element per question")
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(fs, args, stdout)
 	if code != nil {
 		return *code
 	}
@@ -52,8 +52,64 @@ func runAnswer(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return failure(stderr, "answer", err)
 	}
+	notes := numbersTakenAsText(r, id, answers)
 	if _, err := callOnce(r, socketproto.AnswerRequest{RequestID: id, Answers: answers, Via: socketproto.ViaCLI}); err != nil {
 		return failure(stderr, "answer", err)
 	}
+	for _, n := range notes {
+		fmt.Fprintf(stderr, "askuser-client answer: %s\n", n)
+	}
 	return exitOK
+}
+
+// numbersTakenAsText says which answers look like an option number but are
+// none of their question's, and so were sent as typed text (SPEC §3): "5" for
+// a question with two options is most likely a slip the user should see. The
+// request's questions are asked for only when some answer is a whole number;
+// when they cannot be had, nothing is said and the answer goes as given.
+func numbersTakenAsText(r resolved, id string, answers []json.RawMessage) []string {
+	if !slices.ContainsFunc(answers, isWholeNumber) {
+		return nil
+	}
+	pending, err := fetchPending(r)
+	if err != nil {
+		return nil
+	}
+	i := slices.IndexFunc(pending, func(p socketproto.Pending) bool { return p.RequestID == id })
+	if i < 0 {
+		return nil
+	}
+	qs := pending[i].Questions
+	var notes []string
+	for i, raw := range answers {
+		if i >= len(qs) || len(qs[i].Options) == 0 || !isWholeNumber(raw) {
+			continue
+		}
+		a, answered, err := socketproto.NormalizeAnswer(qs[i], raw)
+		if err != nil || !answered || !a.WasCustom {
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("%s is not an option number of question %d (%q has options 1 to %d); it was sent as typed text",
+			a.Custom, i+1, clip(qs[i].Question, 60), len(qs[i].Options)))
+	}
+	return notes
+}
+
+// isWholeNumber reports whether an answer is a whole number, as a JSON number
+// or as text.
+func isWholeNumber(raw json.RawMessage) bool {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return false
+	}
+	var s string
+	switch v := v.(type) {
+	case float64:
+		s = string(bytes.TrimSpace(raw))
+	case string:
+		s = strings.TrimSpace(v)
+	default:
+		return false
+	}
+	return s != "" && strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' }) < 0
 }

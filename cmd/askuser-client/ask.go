@@ -9,13 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"askuser/agenttool"
+	"askuser/cmd/askuser-client/internal/shell"
 	"askuser/socketproto"
 	"askuser/socketproto/askclient"
 )
-
-func init() {
-	register("ask", "ask the user and wait for the answer", runAsk)
-}
 
 const askSynopsis = `ask [FILE|-] [flags]
        ask --question TEXT [--header H] [--option LABEL[=DESCRIPTION]]... [--multi] [flags]
@@ -55,7 +53,7 @@ func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.subagent, "subagent", false, "the asker is a sub-agent (it will be refused)")
 	fs.Var(&f.metadata, "metadata", "`KEY=VALUE` attached to the request (repeatable)")
 	fs.BoolVar(&f.noWait, "no-wait", false, "queue the request and return at once; collect the result with wait")
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(fs, args, stdout)
 	if code != nil {
 		return *code
 	}
@@ -249,11 +247,11 @@ func printResult(stdout, stderr io.Writer, format string, resp socketproto.Respo
 func writeResult(w io.Writer, format string, resp socketproto.Response) error {
 	switch format {
 	case "claude":
-		return writeJSON(w, socketproto.ClaudeShape(resp))
+		return writeJSON(w, agenttool.ClaudeShape(resp))
 	case "pi":
-		return writeJSON(w, socketproto.PiShape(resp))
+		return writeJSON(w, agenttool.PiShape(resp))
 	case "text":
-		_, err := io.WriteString(w, socketproto.TextShape(resp))
+		_, err := io.WriteString(w, agenttool.TextShape(resp))
 		return err
 	}
 	// The fields in the daemon's order; a lost connection has no answer time.
@@ -267,6 +265,9 @@ func writeResult(w io.Writer, format string, resp socketproto.Response) error {
 	return writeJSON(w, out)
 }
 
+// startHint says how to start the daemon when it could not be reached.
+const startHint = "Start it with 'askuserd' in a terminal (the pane), or 'askuserd serve' in the background."
+
 // askFailure reports a failed ask or wait: a refusal (exit 1, the error object
 // on stdout with --format json), or an unreachable daemon or lost connection
 // (exit 4, a result saying connectionLost).
@@ -277,9 +278,9 @@ func askFailure(stdout, stderr io.Writer, cmd, format, requestID string, err err
 			AnswersByQuestion: map[string]string{}, ConnectionLost: true,
 			Summary: "The connection to askuserd was lost before the user answered."}
 		if errors.Is(err, askclient.ErrUnreachable) && !errors.Is(err, askclient.ErrConnectionLost) {
-			lost.Summary = "askuserd could not be reached; the question was not asked."
+			lost.Summary = "askuserd could not be reached; the question was not asked. " + startHint
 			if cmd == "wait" {
-				lost.Summary = "askuserd could not be reached; no result was collected."
+				lost.Summary = "askuserd could not be reached; no result was collected. " + startHint
 			}
 		}
 		_ = writeResult(stdout, format, lost)
@@ -301,21 +302,11 @@ func printParked(w io.Writer, id, pendingFile string, qs []socketproto.Question)
 		if len(q.Options) > 0 {
 			s = q.Options[0].Label
 		}
-		sample[i] = shellQuote(s)
+		sample[i] = shell.Quote(s)
 	}
 	fmt.Fprintln(w, id)
 	fmt.Fprintf(w, "Request %s is waiting for the user. To answer it:\n", id)
 	fmt.Fprintf(w, "  in the pending file: %s (fill in each \"answer\" and save)\n", pendingFile)
 	fmt.Fprintf(w, "  or:                  askuser-client answer %s %s\n", id, strings.Join(sample, " "))
 	fmt.Fprintf(w, "Collect the result:    askuser-client wait %s\n", id)
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -142,3 +142,19 @@ func TestWriteResultFormats(t *testing.T) {
 		})
 	}
 }
+
+// A daemon never reached is not a connection lost: the text says which, and
+// how to start it.
+func TestAskUnreachableSaysSo(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "none.sock")
+	for _, format := range []string{"text", "json"} {
+		var stdout, stderr strings.Builder
+		code := dispatch([]string{"ask", "--no-autostart", "--socket", sock, "--format", format, "--question", "Proceed?"}, strings.NewReader(""), &stdout, &stderr)
+		if code != exitUnreachable {
+			t.Errorf("%s: exit %d, want %d", format, code, exitUnreachable)
+		}
+		if !strings.Contains(stdout.String(), "askuserd could not be reached; the question was not asked. Start it with 'askuserd'") || strings.Contains(stdout.String(), "lost") {
+			t.Errorf("%s: stdout %q", format, stdout.String())
+		}
+	}
+}

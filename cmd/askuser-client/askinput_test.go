@@ -73,19 +73,3 @@ func TestLineCol(t *testing.T) {
 		}
 	}
 }
-
-func TestShellQuote(t *testing.T) {
-	cases := map[string]string{
-		"SQLite":                   "SQLite",
-		"PostgreSQL (Recommended)": "'PostgreSQL (Recommended)'",
-		"it's":                     `'it'\''s'`,
-		"":                         "''",
-		"a=b,c":                    "a=b,c",
-		"$HOME":                    "'$HOME'",
-	}
-	for in, want := range cases {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
-		}
-	}
-}

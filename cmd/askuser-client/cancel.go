@@ -6,15 +6,11 @@ import (
 	"askuser/socketproto"
 )
 
-func init() {
-	register("cancel", "decline a waiting request as the user", runCancel)
-}
-
 func runCancel(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var cf connFlags
 	fs := newFlags("cancel", "cancel ID [flags]\n\nThe asking agent gets a cancelled result (it exits 3).", stderr)
 	cf.register(fs, false)
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(fs, args, stdout)
 	if code != nil {
 		return *code
 	}

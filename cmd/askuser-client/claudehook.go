@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"io"
 
+	"askuser/agenttool"
+	"askuser/cmd/askuser-client/internal/agentinput"
+	"askuser/cmd/askuser-client/internal/claudecode"
 	"askuser/socketproto"
 	"askuser/socketproto/askclient"
 )
-
-func init() {
-	register("claude-hook", "answer Claude Code's own AskUserQuestion in askuser (a PreToolUse hook)", runClaudeHook)
-}
 
 const claudeHookSynopsis = `claude-hook [--socket PATH] [--config PATH]
 
@@ -42,7 +41,7 @@ func runClaudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	fs := newFlags("claude-hook", claudeHookSynopsis, stderr)
 	var cf connFlags
 	cf.register(fs, false)
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(fs, args, stdout)
 	if code != nil {
 		return *code
 	}
@@ -66,7 +65,7 @@ func runClaudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "askuser-client claude-hook: stdin: not a Claude Code hook input: %v\n", err)
 		return exitOK
 	}
-	if in.ToolName != claudeAskTool || (in.HookEventName != "" && in.HookEventName != "PreToolUse") {
+	if in.ToolName != claudecode.AskTool || (in.HookEventName != "" && in.HookEventName != "PreToolUse") {
 		return exitOK
 	}
 	r, err := cf.resolve(false)
@@ -74,7 +73,7 @@ func runClaudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, "askuser-client claude-hook:", err)
 		return exitOK
 	}
-	req, perr := claudeNativeRequest(in.ToolInput, r.cfg.Limits)
+	req, perr := claudecode.Request(in.ToolInput, r.cfg.Limits)
 	if perr != nil {
 		fmt.Fprintf(stderr, "askuser-client claude-hook: tool_input.%s\n", perr.Message)
 		return exitOK
@@ -94,7 +93,7 @@ func runClaudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 		}
 		var pe *socketproto.Error
 		if errors.As(err, &pe) {
-			fmt.Fprintf(stderr, "askuser-client claude-hook: askuserd refused the questions: %s\n", mcpErrorText(pe))
+			fmt.Fprintf(stderr, "askuser-client claude-hook: askuserd refused the questions: %s\n", agenttool.ErrorText(pe))
 		} else {
 			fmt.Fprintf(stderr, "askuser-client claude-hook: %v; Claude Code asks in its own dialog\n", err)
 		}
@@ -103,7 +102,7 @@ func runClaudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	if resp.ConnectionLost {
 		return exitOK
 	}
-	updated, err := claudeNativeInput(in.ToolInput, req.Questions, resp)
+	updated, err := claudecode.UpdatedInput(in.ToolInput, req.Questions, resp)
 	if err != nil {
 		fmt.Fprintf(stderr, "askuser-client claude-hook: tool_input: %v\n", err)
 		return exitOK
@@ -131,13 +130,13 @@ func claudeHookAgent(in claudeHookInput) *socketproto.Agent {
 	a := askclient.AgentFromEnv()
 	if a.ID == "" {
 		a.ID = "claude-code"
-		if s := mcpAgentSlug(in.SessionID); in.SessionID != "" && s != "mcp" {
+		if s := agentinput.Slug(in.SessionID); in.SessionID != "" && s != "mcp" {
 			a.ID += "-" + s
 		}
 	}
 	a.Name = "claude-code"
 	if in.Cwd != "" && len(in.Cwd) <= socketproto.MaxAgentCwdChars {
-		a.Cwd = mcpPrintable(in.Cwd, socketproto.MaxAgentCwdChars)
+		a.Cwd = agentinput.Printable(in.Cwd, socketproto.MaxAgentCwdChars)
 	}
 	return &a
 }

@@ -8,17 +8,19 @@ import (
 	"strings"
 )
 
-// newFlags makes a subcommand's flag set; its usage goes to stderr, headed by
-// the synopsis.
+// newFlags makes a subcommand's flag set; its errors and usage go to stderr
+// (parseArgs sends the usage asked for with -h to stdout), headed by the
+// synopsis.
 func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: askuser-client %s\n", synopsis)
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: askuser-client %s\n", synopsis)
 		hasFlags := false
 		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
 		if hasFlags {
-			fmt.Fprintln(stderr, "\nflags:")
+			fmt.Fprintln(w, "\nflags:")
 			fs.PrintDefaults()
 		}
 	}
@@ -28,12 +30,13 @@ func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 // parseArgs parses flags wherever they appear among the positional arguments
 // (`ask FILE --format text` works as well as `ask --format text FILE`);
 // everything after "--" is positional. It returns the positionals, and a
-// non-nil exit code when parsing ended the command (-h, or a usage error
-// already reported by the flag package).
-func parseArgs(fs *flag.FlagSet, args []string) ([]string, *int) {
+// non-nil exit code when parsing ended the command: -h, whose usage goes to
+// stdout (help asked for is the command's output), or a usage error already
+// reported on stderr by the flag package.
+func parseArgs(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, *int) {
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := parseHelpToStdout(fs, args, stdout); err != nil {
 			code := exitUsage
 			if errors.Is(err, flag.ErrHelp) {
 				code = exitOK
@@ -51,6 +54,24 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, *int) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// parseHelpToStdout is fs.Parse with the usage printed on stdout when -h or
+// --help asked for it, and on the flag set's output (stderr) otherwise.
+func parseHelpToStdout(fs *flag.FlagSet, args []string, stdout io.Writer) error {
+	usage, stderr := fs.Usage, fs.Output()
+	fs.Usage = func() {} // printed below, once the reason is known
+	err := fs.Parse(args)
+	fs.Usage = usage
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.SetOutput(stdout)
+		fs.Usage()
+		fs.SetOutput(stderr)
+	case err != nil:
+		fs.Usage()
+	}
+	return err
 }
 
 // usageError reports a usage problem the way the flag package does.

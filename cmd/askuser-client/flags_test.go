@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -24,7 +25,7 @@ func TestParseArgsInterleaved(t *testing.T) {
 		fs := newFlags("t", "t", io.Discard)
 		format := fs.String("format", "json", "")
 		yes := fs.Bool("yes", false, "")
-		pos, code := parseArgs(fs, c.args)
+		pos, code := parseArgs(fs, c.args, io.Discard)
 		if code != nil {
 			t.Fatalf("%v: exit %d", c.args, *code)
 		}
@@ -32,11 +33,24 @@ func TestParseArgsInterleaved(t *testing.T) {
 			t.Errorf("%v: positionals %q format %q yes %v", c.args, pos, *format, *yes)
 		}
 	}
-	fs := newFlags("t", "t", io.Discard)
-	if _, code := parseArgs(fs, []string{"-h"}); code == nil || *code != exitOK {
+}
+
+// Help asked for goes to stdout with exit 0; a usage error to stderr, exit 2.
+func TestParseArgsHelpAndUsageErrors(t *testing.T) {
+	var stdout, stderr strings.Builder
+	fs := newFlags("t", "t SYNOPSIS", &stderr)
+	fs.Bool("yes", false, "")
+	if _, code := parseArgs(fs, []string{"-h"}, &stdout); code == nil || *code != exitOK {
 		t.Errorf("-h should end with exit 0")
 	}
-	if _, code := parseArgs(fs, []string{"--nope"}); code == nil || *code != exitUsage {
+	if !strings.Contains(stdout.String(), "usage: askuser-client t SYNOPSIS") || !strings.Contains(stdout.String(), "-yes") || stderr.Len() != 0 {
+		t.Errorf("-h: stdout %q, stderr %q; want the usage on stdout", stdout.String(), stderr.String())
+	}
+	stdout.Reset()
+	if _, code := parseArgs(fs, []string{"--nope"}, &stdout); code == nil || *code != exitUsage {
 		t.Errorf("an unknown flag should end with exit 2")
+	}
+	if stdout.Len() != 0 || !strings.Contains(stderr.String(), "flag provided but not defined: -nope") || !strings.Contains(stderr.String(), "usage: askuser-client t") {
+		t.Errorf("--nope: stdout %q, stderr %q; want the error and the usage on stderr", stdout.String(), stderr.String())
 	}
 }

@@ -16,10 +16,6 @@ import (
 	"askuser/socketproto"
 )
 
-func init() {
-	register("history", "show the requests resolved lately (history.jsonl)", runHistory)
-}
-
 // runHistory reads history.jsonl straight from the state dir: no daemon is
 // needed, so it works while none runs.
 func runHistory(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -27,7 +23,7 @@ func runHistory(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	n := fs.Int("n", 20, "how many of the newest requests to show (0: all)")
 	asJSON := fs.Bool("json", false, "one JSON object per line, as stored")
 	cfgPath := fs.String("config", "", "config.toml to read (default: $XDG_CONFIG_HOME/askuser/config.toml)")
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(fs, args, stdout)
 	if code != nil {
 		return *code
 	}

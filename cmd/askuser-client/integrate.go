@@ -1,20 +1,16 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
-)
 
-func init() {
-	register("integrate", "connect an agent (claude, codex, gemini, pi): print, or --write, its settings", runIntegrate)
-}
+	"askuser/cmd/askuser-client/internal/integrate"
+)
 
 const integrateSynopsis = `integrate claude|codex|gemini|pi [--write] [--command PATH]
 
@@ -36,7 +32,7 @@ func runIntegrate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	fs := newFlags("integrate", integrateSynopsis, stderr)
 	write := fs.Bool("write", false, "merge the settings in (a backup of each file changed is kept)")
 	command := fs.String("command", "", "the askuser-client the agent runs (default: this program's absolute path)")
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(fs, args, stdout)
 	if code != nil {
 		return *code
 	}
@@ -44,8 +40,7 @@ func runIntegrate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		return usageError(fs, stderr, "want one agent (claude, codex, gemini or pi), got %d arguments", len(pos))
 	}
 	agent := pos[0]
-	plan, ok := agentPlans[agent]
-	if !ok {
+	if !slices.Contains(integrate.Agents(), agent) {
 		return usageError(fs, stderr, "unknown agent %q; want claude, codex, gemini or pi", agent)
 	}
 	client := *command
@@ -57,7 +52,7 @@ func runIntegrate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "askuser-client integrate:", err)
 		return exitFailed
 	}
-	changes, notes, err := plan(integrateEnv{home: home, client: client})
+	changes, notes, err := integrate.Plan(agent, integrate.Env{Home: home, Client: client})
 	if err != nil {
 		fmt.Fprintln(stderr, "askuser-client integrate "+agent+":", err)
 		return exitFailed
@@ -68,7 +63,7 @@ func runIntegrate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	}
 	stamp := time.Now().UTC().Format("20060102T150405Z")
 	for _, c := range changes {
-		msg, err := c.apply(stamp)
+		msg, err := c.Apply(stamp)
 		if err != nil {
 			fmt.Fprintf(stderr, "askuser-client integrate %s: %v\n", agent, err)
 			return exitFailed
@@ -81,75 +76,11 @@ func runIntegrate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	return exitOK
 }
 
-// integrateEnv is what a plan depends on, so tests can point it anywhere.
-type integrateEnv struct {
-	home   string // the user's home directory
-	client string // the askuser-client command the agent runs
-}
-
-// fileChange is one file of a plan: its text before (nil: absent) and after,
-// and the part askuser adds, to show.
-type fileChange struct {
-	path    string
-	old     []byte
-	new     []byte
-	mode    fs.FileMode // for a file that does not exist yet
-	snippet string
-}
-
-func (c fileChange) unchanged() bool { return c.old != nil && bytes.Equal(c.old, c.new) }
-
-// apply writes the file (atomically, keeping its mode) after copying the old
-// one aside, and says what it did.
-func (c fileChange) apply(stamp string) (string, error) {
-	if c.unchanged() {
-		return c.path + ": already set up, left as it is", nil
-	}
-	mode := c.mode
-	if st, err := os.Stat(c.path); err == nil {
-		mode = st.Mode().Perm()
-	}
-	if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
-		return "", err
-	}
-	backup := ""
-	if c.old != nil {
-		backup = c.path + ".bak-" + stamp
-		if err := os.WriteFile(backup, c.old, mode); err != nil {
-			return "", fmt.Errorf("keeping a backup of %s: %v", c.path, err)
-		}
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(c.path), "."+filepath.Base(c.path)+".askuser-*")
-	if err != nil {
-		return "", err
-	}
-	_, err = tmp.Write(c.new)
-	if err == nil {
-		err = tmp.Chmod(mode)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), c.path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return "", fmt.Errorf("writing %s: %v", c.path, err)
-	}
-	if backup == "" {
-		return "created " + c.path, nil
-	}
-	return "updated " + c.path + " (the old one is kept as " + backup + ")", nil
-}
-
-func printPlan(w io.Writer, agent string, changes []fileChange, notes []string) {
+// printPlan shows what --write would change, file by file.
+func printPlan(w io.Writer, agent string, changes []integrate.Change, notes []string) {
 	todo := 0
 	for _, c := range changes {
-		if !c.unchanged() {
+		if !c.Unchanged() {
 			todo++
 		}
 	}
@@ -161,12 +92,12 @@ func printPlan(w io.Writer, agent string, changes []fileChange, notes []string) 
 	}
 	for _, c := range changes {
 		switch {
-		case c.unchanged():
-			fmt.Fprintf(w, "\n%s: already set up\n", c.path)
-		case c.old == nil:
-			fmt.Fprintf(w, "\n%s (a new file):\n%s", c.path, c.snippet)
+		case c.Unchanged():
+			fmt.Fprintf(w, "\n%s: already set up\n", c.Path)
+		case c.Old == nil:
+			fmt.Fprintf(w, "\n%s (a new file):\n%s", c.Path, c.Snippet)
 		default:
-			fmt.Fprintf(w, "\n%s:\n%s", c.path, c.snippet)
+			fmt.Fprintf(w, "\n%s:\n%s", c.Path, c.Snippet)
 		}
 	}
 	if len(notes) > 0 {
@@ -175,15 +106,6 @@ func printPlan(w io.Writer, agent string, changes []fileChange, notes []string) 
 			fmt.Fprintln(w, n)
 		}
 	}
-}
-
-// readConfigFile reads a config file; a missing one is nil, not an error.
-func readConfigFile(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	return b, err
 }
 
 // defaultClientCommand is this program's absolute path, so that agents that

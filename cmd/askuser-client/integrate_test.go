@@ -148,12 +148,9 @@ func TestIntegrateClaudeKeepsOtherSettings(t *testing.T) {
 	if b := backups(t, settings); len(b) != 1 || readTestFile(t, b[0]) != orig {
 		t.Errorf("backups of settings.json: %v", b)
 	}
-	got, err := parseJSONObject([]byte(readTestFile(t, settings)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Join(got.keys, ",") != "model,permissions,hooks,env" {
-		t.Errorf("key order %v, want the file's", got.keys)
+	text := readTestFile(t, settings)
+	if model, perms, hooks, env := strings.Index(text, `"model"`), strings.Index(text, `"permissions"`), strings.Index(text, `"hooks"`), strings.Index(text, `"env"`); !(0 <= model && model < perms && perms < hooks && hooks < env) {
+		t.Errorf("keys not in the file's order (model, permissions, hooks, env):\n%s", text)
 	}
 	var s struct {
 		Model       string
@@ -271,26 +268,9 @@ func TestIntegratePiWritesTheEmbeddedExtension(t *testing.T) {
 	}
 	text := readTestFile(t, filepath.Join(home, ".pi", "agent", "extensions", "askuser.ts"))
 	shipped := readTestFile(t, filepath.Join("..", "..", "integrations", "pi", "askuser.ts"))
-	want := strings.Replace(shipped, piDefaultClient, `const defaultClient = "`+testClient+`";`, 1)
+	want := strings.Replace(shipped, `const defaultClient = "askuser-client";`, `const defaultClient = "`+testClient+`";`, 1)
 	if text != want || text == shipped {
 		t.Errorf("the written extension is not the shipped one with the client's path")
-	}
-}
-
-// The README's snippets are what integrate writes.
-func TestIntegrateReadmeSnippets(t *testing.T) {
-	readme := readTestFile(t, filepath.Join("..", "..", "README.md"))
-	keys, vals := codexBlock("askuser-client")
-	for _, k := range keys {
-		if line := k + " = " + vals[k]; !strings.Contains(readme, line) {
-			t.Errorf("README lacks the Codex line %q", line)
-		}
-	}
-	for _, cmd := range []string{"askuser-client integrate claude --write", "askuser-client integrate codex --write",
-		"askuser-client integrate gemini --write", "askuser-client integrate pi --write", `"timeout": 86400`} {
-		if !strings.Contains(readme, cmd) {
-			t.Errorf("README lacks %q", cmd)
-		}
 	}
 }
 

@@ -5,16 +5,12 @@ import (
 	"time"
 )
 
-func init() {
-	register("list", "list the requests waiting for the user", runList)
-}
-
 func runList(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var cf connFlags
 	fs := newFlags("list", "list [--json] [flags]", stderr)
 	cf.register(fs, false)
 	asJSON := fs.Bool("json", false, "print the pending requests as a JSON list")
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(fs, args, stdout)
 	if code != nil {
 		return *code
 	}

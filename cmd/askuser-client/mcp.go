@@ -10,12 +10,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"askuser/cmd/askuser-client/internal/mcpserver"
 )
-
-func init() {
-	register("mcp", "serve the ask tools to an MCP client on stdio", runMCP)
-}
 
 // runMCP serves ask_user_question, ask_user and permission_prompt (SPEC §8) on stdin/stdout
 // until the MCP client closes stdin or the process is told to stop.
@@ -28,14 +24,15 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.Lookup("no-autostart").Usage = "do not start askuserd when none answers: calls then fail with a tool error saying how to start it"
 	subagent := fs.Bool("subagent", false, "this server serves a sub-agent: refuse every call (also ASKUSER_SUBAGENT=1)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: askuser-client mcp [--socket PATH] [--config PATH] [--subagent] [--no-autostart]")
-		fmt.Fprintln(stderr, "\nAn MCP server on stdio with the tools ask_user_question (strict) and ask_user (flexible),")
-		fmt.Fprintln(stderr, "and permission_prompt for Claude Code's --permission-prompt-tool mcp__askuser__permission_prompt.")
-		fmt.Fprintln(stderr, "Register it with your agent: askuser-client integrate claude|codex|gemini --write")
-		fmt.Fprintln(stderr, "\nflags:")
+		w := fs.Output()
+		fmt.Fprintln(w, "usage: askuser-client mcp [--socket PATH] [--config PATH] [--subagent] [--no-autostart]")
+		fmt.Fprintln(w, "\nAn MCP server on stdio with the tools ask_user_question (strict) and ask_user (flexible),")
+		fmt.Fprintln(w, "and permission_prompt for Claude Code's --permission-prompt-tool mcp__askuser__permission_prompt.")
+		fmt.Fprintln(w, "Register it with your agent: askuser-client integrate claude|codex|gemini --write")
+		fmt.Fprintln(w, "\nflags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseHelpToStdout(fs, args, stdout); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}
@@ -68,24 +65,10 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer signal.Stop(sigpipe)
 	// Calls in flight are withdrawn when the process is told to stop (the
 	// SDK itself cancels them only when stdin closes).
-	srv := newMCPServer(ctx, mcpConfig{Client: conn.opts, Limits: conn.cfg.Limits, Subagent: *subagent})
-	err = srv.Run(ctx, &mcp.IOTransport{Reader: mcpReadCloser(stdin), Writer: mcpNopWriteCloser{stdout}})
-	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+	cfg := mcpserver.Config{Client: conn.opts, Limits: conn.cfg.Limits, Subagent: *subagent}
+	if err := mcpserver.Serve(ctx, cfg, stdin, stdout); err != nil {
 		fmt.Fprintln(stderr, "askuser-client mcp:", err)
 		return exitFailed
 	}
 	return exitOK
 }
-
-func mcpReadCloser(r io.Reader) io.ReadCloser {
-	if rc, ok := r.(io.ReadCloser); ok {
-		return rc
-	}
-	return io.NopCloser(r)
-}
-
-// mcpNopWriteCloser keeps stdout open when the session ends, so a last error
-// message can still be written by whoever owns it.
-type mcpNopWriteCloser struct{ io.Writer }
-
-func (mcpNopWriteCloser) Close() error { return nil }

@@ -14,10 +14,6 @@ import (
 	"askuser/socketproto"
 )
 
-func init() {
-	register("pending", "show the pending file and the waiting questions; 'pending clear' cancels them all", runPending)
-}
-
 const pendingSynopsis = `pending [--json] [flags]
        pending clear [--yes] [flags]
 
@@ -31,7 +27,7 @@ func runPending(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cf.register(fs, false)
 	asJSON := fs.Bool("json", false, "print {\"pendingFile\": …, \"pending\": […]}")
 	yes := fs.Bool("yes", false, "with clear: do not ask for confirmation")
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(fs, args, stdout)
 	if code != nil {
 		return *code
 	}

@@ -5,16 +5,13 @@ import (
 	"encoding/json"
 	"io"
 
+	"askuser/agenttool"
 	"askuser/socketproto"
 )
 
-func init() {
-	register("schema", "print a tool's input JSON Schema", runSchema)
-}
-
 func runSchema(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("schema", "schema [ask_user|ask_user_question]\n\nThe tool's input JSON Schema, for registering it with a model (default ask_user).", stderr)
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(fs, args, stdout)
 	if code != nil {
 		return *code
 	}
@@ -30,7 +27,7 @@ func runSchema(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return usageError(fs, stderr, "unknown tool %q; want ask_user or ask_user_question", tool)
 	}
 	var b bytes.Buffer
-	if err := json.Indent(&b, socketproto.ToolSchema(tool), "", "  "); err != nil {
+	if err := json.Indent(&b, agenttool.Schema(tool), "", "  "); err != nil {
 		return failure(stderr, "schema", err)
 	}
 	b.WriteByte('\n')

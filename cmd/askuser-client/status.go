@@ -9,16 +9,12 @@ import (
 	"askuser/socketproto"
 )
 
-func init() {
-	register("status", "show the daemon's state", runStatus)
-}
-
 func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var cf connFlags
 	fs := newFlags("status", "status [--json] [flags]\n\nExit 4 when no daemon answers.", stderr)
 	cf.register(fs, false)
 	asJSON := fs.Bool("json", false, "print the status as a JSON object")
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(fs, args, stdout)
 	if code != nil {
 		return *code
 	}

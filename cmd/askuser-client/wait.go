@@ -7,16 +7,12 @@ import (
 	"askuser/socketproto/askclient"
 )
 
-func init() {
-	register("wait", "wait for a parked or orphaned request's result", runWait)
-}
-
 func runWait(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var cf connFlags
 	fs := newFlags("wait", "wait ID [flags]\n\nExit codes as for ask.", stderr)
 	cf.register(fs, true)
 	format := fs.String("format", "json", "output: json, claude, pi or text")
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(fs, args, stdout)
 	if code != nil {
 		return *code
 	}

@@ -9,15 +9,11 @@ import (
 	"askuser/socketproto/askclient"
 )
 
-func init() {
-	register("watch", "print the daemon's events, one JSON object per line", runWatch)
-}
-
 func runWatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var cf connFlags
 	fs := newFlags("watch", "watch [flags]\n\nPrints the snapshot, then every event, one JSON object per line, until\ninterrupted (exit 0) or the daemon goes away (exit 4).", stderr)
 	cf.register(fs, false)
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(fs, args, stdout)
 	if code != nil {
 		return *code
 	}

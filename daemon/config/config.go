@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"askuser/socketproto"
@@ -138,11 +139,11 @@ func Parse(data []byte) (Config, error) {
 			}
 			return Config{}, fmt.Errorf("line %d: %s: %s", pe.Position.Line, key, pe.Message)
 		}
-		if m := typeErrorPattern.FindStringSubmatch(err.Error()); m != nil {
+		if m := typeErrorPattern().FindStringSubmatch(err.Error()); m != nil {
 			msg := m[3]
-			if t := incompatiblePattern.FindStringSubmatch(msg); t != nil {
+			if t := incompatiblePattern().FindStringSubmatch(msg); t != nil {
 				msg = fmt.Sprintf("must be %s, got %s", article(t[2]), article(t[1]))
-			} else if t := mismatchPattern.FindStringSubmatch(msg); t != nil {
+			} else if t := mismatchPattern().FindStringSubmatch(msg); t != nil {
 				msg = fmt.Sprintf("must be %s, got %s", article(t[1]), article(t[2]))
 			}
 			return Config{}, fmt.Errorf("line %s: %s: %s", m[1], m[2], msg)
@@ -196,9 +197,11 @@ func (c Config) check() error {
 }
 
 var (
-	typeErrorPattern    = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): (.*)$`)
-	incompatiblePattern = regexp.MustCompile(`TOML value has type (\S+); destination has type (\S+)`)
-	mismatchPattern     = regexp.MustCompile(`type mismatch for \S+: expected (\S+) but found (\S+)`)
+	// Compiled on first use: every askuser-client command loads the config,
+	// and only a broken one needs these.
+	typeErrorPattern    = lazyRegexp(`^toml: line (\d+) \(last key "([^"]+)"\): (.*)$`)
+	incompatiblePattern = lazyRegexp(`TOML value has type (\S+); destination has type (\S+)`)
+	mismatchPattern     = lazyRegexp(`type mismatch for \S+: expected (\S+) but found (\S+)`)
 )
 
 func article(t string) string {
@@ -217,7 +220,12 @@ func article(t string) string {
 	return t
 }
 
-var tableHeader = regexp.MustCompile(`^\s*\[+\s*([^\]]+?)\s*\]+`)
+var tableHeader = lazyRegexp(`^\s*\[+\s*([^\]]+?)\s*\]+`)
+
+// lazyRegexp compiles expr the first time it is called.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // lineOfKey finds the line of a dotted key in the TOML text; BurntSushi/toml
 // reports undecoded keys without positions. 0 when not found.
@@ -233,7 +241,7 @@ func lineOfKey(data []byte, k toml.Key) int {
 	sc.Buffer(make([]byte, 64*1024), len(data)+1)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
-		if m := tableHeader.FindStringSubmatch(line); m != nil {
+		if m := tableHeader().FindStringSubmatch(line); m != nil {
 			current = m[1]
 			if current == strings.Join(k, ".") {
 				return n // an unknown table

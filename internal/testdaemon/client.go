@@ -74,3 +74,14 @@ func SendOK(t testing.TB, sock string, msg socketproto.Message) {
 		t.Fatalf("sent %s, got %#v", msg.MessageType(), m)
 	}
 }
+
+// WatchNext is Watch as a function that reads until a message of the given
+// type arrives (within Wait) and returns it.
+func WatchNext(t testing.TB, sock string) func(typ string) socketproto.Message {
+	t.Helper()
+	c := Watch(t, sock)
+	return func(typ string) socketproto.Message {
+		t.Helper()
+		return RecvType(t, c, typ, Wait)
+	}
+}

@@ -1,4 +1,4 @@
-package main
+package mcpserver
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"askuser/agenttool"
 	"askuser/internal/testdaemon"
 	"askuser/internal/testdaemon/inproc"
 	"askuser/socketproto"
@@ -24,22 +25,22 @@ import (
 // These tests drive the MCP server in-process with the SDK's own client over
 // in-memory transports, against a real daemon on a real socket.
 
-const mcpWait = 10 * time.Second // a safety net, never a measured threshold
+const testWait = testdaemon.Wait // a safety net, never a measured threshold
 
-// mcpTestConfig points the server at sock without autostart (a test never
+// testConfig points the server at sock without autostart (a test never
 // starts a stray daemon).
-func mcpTestConfig(sock string) mcpConfig {
-	return mcpConfig{
+func testConfig(sock string) Config {
+	return Config{
 		Client: askclient.Options{SocketPath: sock, Autostart: false},
 		Limits: socketproto.DefaultLimits(),
 	}
 }
 
-// mcpSession connects the SDK's client to a fresh server built from cfg.
-func mcpSession(t *testing.T, cfg mcpConfig, opts *mcp.ClientOptions) *mcp.ClientSession {
+// newSession connects the SDK's client to a fresh server built from cfg.
+func newSession(t *testing.T, cfg Config, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	srv := newMCPServer(ctx, cfg)
+	srv := New(ctx, cfg)
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {
@@ -60,33 +61,22 @@ func mcpSession(t *testing.T, cfg mcpConfig, opts *mcp.ClientOptions) *mcp.Clien
 	return cs
 }
 
-// mcpWatch subscribes to the daemon's events and returns a function that
-// reads until a message of the given type arrives.
-func mcpWatch(t *testing.T, sock string) func(typ string) socketproto.Message {
-	t.Helper()
-	c := testdaemon.Watch(t, sock)
-	return func(typ string) socketproto.Message {
-		t.Helper()
-		return testdaemon.RecvType(t, c, typ, mcpWait)
-	}
-}
-
-// mcpCall runs a tool call in the background; the result arrives on the channel.
-type mcpCallResult struct {
+// callAsync runs a tool call in the background; the result arrives on the channel.
+type callResult struct {
 	res *mcp.CallToolResult
 	err error
 }
 
-func mcpCallAsync(ctx context.Context, cs *mcp.ClientSession, params *mcp.CallToolParams) <-chan mcpCallResult {
-	ch := make(chan mcpCallResult, 1)
+func callAsync(ctx context.Context, cs *mcp.ClientSession, params *mcp.CallToolParams) <-chan callResult {
+	ch := make(chan callResult, 1)
 	go func() {
 		res, err := cs.CallTool(ctx, params)
-		ch <- mcpCallResult{res, err}
+		ch <- callResult{res, err}
 	}()
 	return ch
 }
 
-func mcpAwait(t *testing.T, ch <-chan mcpCallResult) *mcp.CallToolResult {
+func await(t *testing.T, ch <-chan callResult) *mcp.CallToolResult {
 	t.Helper()
 	select {
 	case r := <-ch:
@@ -94,13 +84,13 @@ func mcpAwait(t *testing.T, ch <-chan mcpCallResult) *mcp.CallToolResult {
 			t.Fatalf("tools/call: %v", r.err)
 		}
 		return r.res
-	case <-time.After(mcpWait):
-		t.Fatalf("tools/call did not return within %v", mcpWait)
+	case <-time.After(testWait):
+		t.Fatalf("tools/call did not return within %v", testWait)
 	}
 	return nil
 }
 
-func mcpText(t *testing.T, res *mcp.CallToolResult, i int) string {
+func textOf(t *testing.T, res *mcp.CallToolResult, i int) string {
 	t.Helper()
 	if len(res.Content) <= i {
 		t.Fatalf("result has %d content blocks, want more than %d: %#v", len(res.Content), i, res)
@@ -112,8 +102,8 @@ func mcpText(t *testing.T, res *mcp.CallToolResult, i int) string {
 	return tc.Text
 }
 
-// mcpStrictArgs is a valid ask_user_question call with one question.
-func mcpStrictArgs() map[string]any {
+// strictArgs is a valid ask_user_question call with one question.
+func strictArgs() map[string]any {
 	return map[string]any{
 		"questions": []any{map[string]any{
 			"question":    "Which database should we use?",
@@ -128,10 +118,10 @@ func mcpStrictArgs() map[string]any {
 	}
 }
 
-func TestMCPListsTheToolsWithTheSchemaOfRecord(t *testing.T) {
-	cs := mcpSession(t, mcpTestConfig(filepath.Join(t.TempDir(), "none.sock")), nil)
+func TestListsTheToolsWithTheSchemaOfRecord(t *testing.T) {
+	cs := newSession(t, testConfig(filepath.Join(t.TempDir(), "none.sock")), nil)
 	init := cs.InitializeResult()
-	if init == nil || init.ServerInfo == nil || init.ServerInfo.Name != "askuser" {
+	if init == nil || init.ServerInfo == nil || init.ServerInfo.Name != "askuser" || init.ServerInfo.Version != socketproto.Version {
 		t.Fatalf("initialize result: %#v", init)
 	}
 	if init.Capabilities == nil || init.Capabilities.Tools == nil {
@@ -146,70 +136,70 @@ func TestMCPListsTheToolsWithTheSchemaOfRecord(t *testing.T) {
 		got[tool.Name] = tool
 	}
 	if len(got) != 3 || got["ask_user"] == nil || got["ask_user_question"] == nil || got["permission_prompt"] == nil {
-		t.Fatalf("tools: %v", mcpKeys(got))
+		t.Fatalf("tools: %v", sortedKeys(got))
 	}
 	perm := got["permission_prompt"].InputSchema.(map[string]any)
-	if !mcpContains(perm["required"], "tool_name") || !mcpContains(perm["required"], "input") {
+	if !contains(perm["required"], "tool_name") || !contains(perm["required"], "input") {
 		t.Errorf("permission_prompt: required = %v, want tool_name and input", perm["required"])
 	}
 	delete(got, "permission_prompt")
 	for name, tool := range got {
-		if tool.Description != socketproto.ToolDescription(name) {
-			t.Errorf("%s: description differs from socketproto.ToolDescription", name)
+		if tool.Description != agenttool.Description(name) {
+			t.Errorf("%s: description differs from agenttool.Description", name)
 		}
 		var want any
-		if err := json.Unmarshal(socketproto.ToolSchema(name), &want); err != nil {
+		if err := json.Unmarshal(agenttool.Schema(name), &want); err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(tool.InputSchema, want) {
-			t.Errorf("%s: input schema differs from socketproto.ToolSchema:\n got %v\nwant %v", name, tool.InputSchema, want)
+			t.Errorf("%s: input schema differs from agenttool.Schema:\n got %v\nwant %v", name, tool.InputSchema, want)
 		}
 	}
 
 	// The strict profile's bounds are in the schema a model sees.
 	schema := got["ask_user_question"].InputSchema.(map[string]any)
-	questions := mcpSchemaAt(t, schema, schema, "properties", "questions")
+	questions := schemaAt(t, schema, schema, "properties", "questions")
 	if questions["minItems"] != 1.0 || questions["maxItems"] != 4.0 {
 		t.Errorf("questions: minItems/maxItems = %v/%v, want 1/4", questions["minItems"], questions["maxItems"])
 	}
-	question := mcpSchemaAt(t, schema, questions, "items")
-	options := mcpSchemaAt(t, schema, question, "properties", "options")
+	question := schemaAt(t, schema, questions, "items")
+	options := schemaAt(t, schema, question, "properties", "options")
 	if options["minItems"] != 2.0 || options["maxItems"] != 4.0 {
 		t.Errorf("options: minItems/maxItems = %v/%v, want 2/4", options["minItems"], options["maxItems"])
 	}
-	header := mcpSchemaAt(t, schema, question, "properties", "header")
+	header := schemaAt(t, schema, question, "properties", "header")
 	if header["maxLength"] != 12.0 {
 		t.Errorf("header maxLength = %v, want 12", header["maxLength"])
 	}
 	for _, f := range []string{"question", "header", "options", "multiSelect"} {
-		if !mcpContains(question["required"], f) {
+		if !contains(question["required"], f) {
 			t.Errorf("strict question: %q not required (required: %v)", f, question["required"])
 		}
 	}
-	if !mcpContains(schema["required"], "questions") {
+	if !contains(schema["required"], "questions") {
 		t.Errorf("questions not required at the top: %v", schema["required"])
 	}
-	option := mcpSchemaAt(t, schema, options, "items")
-	if !mcpContains(option["required"], "label") {
+	option := schemaAt(t, schema, options, "items")
+	if !contains(option["required"], "label") {
 		t.Errorf("option label not required: %v", option["required"])
 	}
 }
 
-// mcpSchemaAt walks keys from node, following local $refs against root.
-func mcpSchemaAt(t *testing.T, root, node map[string]any, keys ...string) map[string]any {
+// schemaAt walks keys from node, following local $refs against root.
+func schemaAt(t *testing.T, root, node map[string]any, keys ...string) map[string]any {
 	t.Helper()
-	cur := mcpResolveRef(root, node)
+	cur := resolveRef(root, node)
 	for _, k := range keys {
 		next, ok := cur[k].(map[string]any)
 		if !ok {
 			t.Fatalf("schema has no object at %q (in %v)", k, cur)
 		}
-		cur = mcpResolveRef(root, next)
+		cur = resolveRef(root, next)
 	}
 	return cur
 }
 
-func mcpContains(list any, s string) bool {
+func contains(list any, s string) bool {
 	l, _ := list.([]any)
 	for _, v := range l {
 		if v == s {
@@ -219,7 +209,7 @@ func mcpContains(list any, s string) bool {
 	return false
 }
 
-func mcpKeys[V any](m map[string]V) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
@@ -227,15 +217,15 @@ func mcpKeys[V any](m map[string]V) []string {
 	return out
 }
 
-func TestMCPRefusesBadInputNamingTheField(t *testing.T) {
+func TestRefusesBadInputNamingTheField(t *testing.T) {
 	// No daemon: the rules are applied before anything is sent.
-	cs := mcpSession(t, mcpTestConfig(filepath.Join(t.TempDir(), "none.sock")), nil)
+	cs := newSession(t, testConfig(filepath.Join(t.TempDir(), "none.sock")), nil)
 	five := []any{}
 	for i := range 5 {
 		five = append(five, map[string]any{"label": "Option " + strconv.Itoa(i+1)})
 	}
 	with := func(edit func(q map[string]any)) map[string]any {
-		args := mcpStrictArgs()
+		args := strictArgs()
 		edit(args["questions"].([]any)[0].(map[string]any))
 		return args
 	}
@@ -272,16 +262,16 @@ func TestMCPRefusesBadInputNamingTheField(t *testing.T) {
 				t.Fatalf("a bad call must be a tool error, not a protocol error: %v", err)
 			}
 			if !res.IsError {
-				t.Fatalf("not an error: %s", mcpText(t, res, 0))
+				t.Fatalf("not an error: %s", textOf(t, res, 0))
 			}
-			if got := mcpText(t, res, 0); !strings.HasPrefix(got, c.want) {
+			if got := textOf(t, res, 0); !strings.HasPrefix(got, c.want) {
 				t.Errorf("error %q, want it to start with %q", got, c.want)
 			}
 		})
 	}
 }
 
-func TestMCPSubagentIsRefusedWithTheExactMessage(t *testing.T) {
+func TestSubagentIsRefusedWithTheExactMessage(t *testing.T) {
 	cases := []struct {
 		name string
 		env  map[string]string
@@ -296,40 +286,40 @@ func TestMCPSubagentIsRefusedWithTheExactMessage(t *testing.T) {
 			for k, v := range c.env {
 				t.Setenv(k, v)
 			}
-			cfg := mcpTestConfig(filepath.Join(t.TempDir(), "none.sock"))
+			cfg := testConfig(filepath.Join(t.TempDir(), "none.sock"))
 			cfg.Subagent = c.flag
-			cs := mcpSession(t, cfg, nil)
-			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ask_user_question", Arguments: mcpStrictArgs()})
+			cs := newSession(t, cfg, nil)
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ask_user_question", Arguments: strictArgs()})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !res.IsError || mcpText(t, res, 0) != socketproto.SubagentMessage {
-				t.Fatalf("got isError=%v %q, want the sub-agent refusal", res.IsError, mcpText(t, res, 0))
+			if !res.IsError || textOf(t, res, 0) != socketproto.SubagentMessage {
+				t.Fatalf("got isError=%v %q, want the sub-agent refusal", res.IsError, textOf(t, res, 0))
 			}
 		})
 	}
 }
 
-func TestMCPUnreachableDaemonSaysHowToStartIt(t *testing.T) {
+func TestUnreachableDaemonSaysHowToStartIt(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "none.sock")
-	cs := mcpSession(t, mcpTestConfig(sock), nil)
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ask_user", Arguments: mcpStrictArgs()})
+	cs := newSession(t, testConfig(sock), nil)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ask_user", Arguments: strictArgs()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := mcpText(t, res, 0)
+	text := textOf(t, res, 0)
 	if !res.IsError || !strings.Contains(text, "run 'askuserd' in a terminal, or 'askuserd serve'") || !strings.Contains(text, sock) {
 		t.Fatalf("got isError=%v %q", res.IsError, text)
 	}
 }
 
-func TestMCPAnsweredCallReturnsTheToolsShape(t *testing.T) {
+func TestAnsweredCallReturnsTheToolsShape(t *testing.T) {
 	sock := inproc.Start(t, nil).Socket
-	watch := mcpWatch(t, sock)
-	cs := mcpSession(t, mcpTestConfig(sock), nil)
+	watch := testdaemon.WatchNext(t, sock)
+	cs := newSession(t, testConfig(sock), nil)
 
 	t.Run("ask_user_question gives the claude shape", func(t *testing.T) {
-		ch := mcpCallAsync(context.Background(), cs, &mcp.CallToolParams{Name: "ask_user_question", Arguments: mcpStrictArgs()})
+		ch := callAsync(context.Background(), cs, &mcp.CallToolParams{Name: "ask_user_question", Arguments: strictArgs()})
 		added := watch("request_added").(socketproto.RequestAdded)
 		p := added.Request
 		if p.Tool != "ask_user_question" || p.Agent == nil {
@@ -343,9 +333,9 @@ func TestMCPAnsweredCallReturnsTheToolsShape(t *testing.T) {
 		}
 		testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI,
 			Answers: []json.RawMessage{json.RawMessage(`{"selected":["SQLite"],"notes":"keep it small"}`)}})
-		res := mcpAwait(t, ch)
+		res := await(t, ch)
 		if res.IsError {
-			t.Fatalf("error: %s", mcpText(t, res, 0))
+			t.Fatalf("error: %s", textOf(t, res, 0))
 		}
 		want := map[string]any{
 			"answers":     map[string]any{"Which database should we use?": "SQLite"},
@@ -353,7 +343,7 @@ func TestMCPAnsweredCallReturnsTheToolsShape(t *testing.T) {
 			"summary":     `Asked "Which database should we use?"; the user chose SQLite. Note: keep it small.`,
 		}
 		var text any
-		if err := json.Unmarshal([]byte(mcpText(t, res, 0)), &text); err != nil {
+		if err := json.Unmarshal([]byte(textOf(t, res, 0)), &text); err != nil {
 			t.Fatalf("text is not JSON: %v", err)
 		}
 		if !reflect.DeepEqual(text, want) {
@@ -370,25 +360,25 @@ func TestMCPAnsweredCallReturnsTheToolsShape(t *testing.T) {
 				map[string]any{"label": "Authentication"}, map[string]any{"label": "REST API"}, map[string]any{"label": "Admin"}}},
 			map[string]any{"question": "What should we name this service?"},
 		}}
-		ch := mcpCallAsync(context.Background(), cs, &mcp.CallToolParams{Name: "ask_user", Arguments: args})
+		ch := callAsync(context.Background(), cs, &mcp.CallToolParams{Name: "ask_user", Arguments: args})
 		p := watch("request_added").(socketproto.RequestAdded).Request
 		testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI,
 			Answers: []json.RawMessage{json.RawMessage(`["Authentication","REST API"]`), json.RawMessage(`"order-processor"`)}})
-		res := mcpAwait(t, ch)
+		res := await(t, ch)
 		if res.IsError {
-			t.Fatalf("error: %s", mcpText(t, res, 0))
+			t.Fatalf("error: %s", textOf(t, res, 0))
 		}
 		var got struct {
 			Answered bool                 `json:"answered"`
 			Answers  []socketproto.Answer `json:"answers"`
 		}
-		if err := json.Unmarshal([]byte(mcpText(t, res, 0)), &got); err != nil {
+		if err := json.Unmarshal([]byte(textOf(t, res, 0)), &got); err != nil {
 			t.Fatal(err)
 		}
 		if !got.Answered || len(got.Answers) != 2 ||
 			!reflect.DeepEqual(got.Answers[0].Answer.List, []string{"Authentication", "REST API"}) ||
 			got.Answers[1].Answer.Text != "order-processor" || !got.Answers[1].WasCustom {
-			t.Errorf("pi shape: %s", mcpText(t, res, 0))
+			t.Errorf("pi shape: %s", textOf(t, res, 0))
 		}
 		sc, _ := res.StructuredContent.(map[string]any)
 		if sc["answered"] != true || !strings.HasPrefix(fmt.Sprint(sc["summary"]), `Asked "Which features?"; the user chose Authentication and REST API.`) {
@@ -397,21 +387,21 @@ func TestMCPAnsweredCallReturnsTheToolsShape(t *testing.T) {
 	})
 }
 
-func TestMCPUserCancelIsAResultNotAnError(t *testing.T) {
+func TestUserCancelIsAResultNotAnError(t *testing.T) {
 	sock := inproc.Start(t, nil).Socket
-	watch := mcpWatch(t, sock)
-	cs := mcpSession(t, mcpTestConfig(sock), nil)
+	watch := testdaemon.WatchNext(t, sock)
+	cs := newSession(t, testConfig(sock), nil)
 	for _, tool := range []string{"ask_user_question", "ask_user"} {
 		t.Run(tool, func(t *testing.T) {
-			ch := mcpCallAsync(context.Background(), cs, &mcp.CallToolParams{Name: tool, Arguments: mcpStrictArgs()})
+			ch := callAsync(context.Background(), cs, &mcp.CallToolParams{Name: tool, Arguments: strictArgs()})
 			p := watch("request_added").(socketproto.RequestAdded).Request
 			testdaemon.SendOK(t, sock, socketproto.Cancel{RequestID: p.RequestID, Via: socketproto.ViaCLI})
-			res := mcpAwait(t, ch)
+			res := await(t, ch)
 			if res.IsError {
 				t.Fatalf("a cancel must not be a tool error: %v", res.Content)
 			}
 			var shape map[string]any
-			if err := json.Unmarshal([]byte(mcpText(t, res, 0)), &shape); err != nil {
+			if err := json.Unmarshal([]byte(textOf(t, res, 0)), &shape); err != nil {
 				t.Fatal(err)
 			}
 			if shape["cancelled"] != true {
@@ -420,7 +410,7 @@ func TestMCPUserCancelIsAResultNotAnError(t *testing.T) {
 			if tool == "ask_user" && shape["answered"] != false {
 				t.Errorf("pi shape = %v, want answered: false", shape)
 			}
-			if got := mcpText(t, res, 1); got != "The user declined to answer; proceed without these answers." {
+			if got := textOf(t, res, 1); got != "The user declined to answer; proceed without these answers." {
 				t.Errorf("second block = %q", got)
 			}
 			// Claude Code and Codex hand the model the structured content
@@ -435,17 +425,17 @@ func TestMCPUserCancelIsAResultNotAnError(t *testing.T) {
 	}
 }
 
-func TestMCPProgressWhileWaiting(t *testing.T) {
-	old := mcpProgressInterval
-	mcpProgressInterval = 10 * time.Millisecond
-	t.Cleanup(func() { mcpProgressInterval = old })
+func TestProgressWhileWaiting(t *testing.T) {
+	old := progressInterval
+	progressInterval = 10 * time.Millisecond
+	t.Cleanup(func() { progressInterval = old })
 
 	sock := inproc.Start(t, nil).Socket
-	watch := mcpWatch(t, sock)
+	watch := testdaemon.WatchNext(t, sock)
 	var mu sync.Mutex
 	var got []*mcp.ProgressNotificationParams
 	three := make(chan struct{})
-	cs := mcpSession(t, mcpTestConfig(sock), &mcp.ClientOptions{
+	cs := newSession(t, testConfig(sock), &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -460,13 +450,13 @@ func TestMCPProgressWhileWaiting(t *testing.T) {
 		defer mu.Unlock()
 		return append([]*mcp.ProgressNotificationParams(nil), got...)
 	}
-	params := &mcp.CallToolParams{Name: "ask_user_question", Arguments: mcpStrictArgs()}
+	params := &mcp.CallToolParams{Name: "ask_user_question", Arguments: strictArgs()}
 	params.SetProgressToken("tok-1")
-	ch := mcpCallAsync(context.Background(), cs, params)
+	ch := callAsync(context.Background(), cs, params)
 	p := watch("request_added").(socketproto.RequestAdded).Request
 	select {
 	case <-three:
-	case <-time.After(mcpWait):
+	case <-time.After(testWait):
 		t.Fatal("fewer than 3 progress notifications")
 	}
 	// The notification that says where the question waits is sent when the
@@ -480,16 +470,16 @@ func TestMCPProgressWhileWaiting(t *testing.T) {
 		}
 		return false
 	}
-	for deadline := time.Now().Add(mcpWait); !saysWhere(); time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(testWait); !saysWhere(); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no progress notification says which request waits: %+v", snapshot())
 		}
 	}
 	testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI,
 		Answers: []json.RawMessage{json.RawMessage(`1`)}})
-	res := mcpAwait(t, ch)
+	res := await(t, ch)
 	if res.IsError {
-		t.Fatal(mcpText(t, res, 0))
+		t.Fatal(textOf(t, res, 0))
 	}
 	notes := snapshot()
 	for i, n := range notes {
@@ -502,24 +492,24 @@ func TestMCPProgressWhileWaiting(t *testing.T) {
 	}
 
 	// Without a token, no notification is sent.
-	ch = mcpCallAsync(context.Background(), cs, &mcp.CallToolParams{Name: "ask_user_question", Arguments: mcpStrictArgs()})
+	ch = callAsync(context.Background(), cs, &mcp.CallToolParams{Name: "ask_user_question", Arguments: strictArgs()})
 	p = watch("request_added").(socketproto.RequestAdded).Request
-	time.Sleep(5 * mcpProgressInterval)
+	time.Sleep(5 * progressInterval)
 	testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI,
 		Answers: []json.RawMessage{json.RawMessage(`2`)}})
-	mcpAwait(t, ch)
+	await(t, ch)
 	if extra := len(snapshot()) - len(notes); extra != 0 {
 		t.Errorf("%d notifications without a progress token", extra)
 	}
 }
 
-func TestMCPCancellationWithdrawsTheRequest(t *testing.T) {
+func TestCancellationWithdrawsTheRequest(t *testing.T) {
 	sock := inproc.Start(t, nil).Socket
-	watch := mcpWatch(t, sock)
-	cs := mcpSession(t, mcpTestConfig(sock), nil)
+	watch := testdaemon.WatchNext(t, sock)
+	cs := newSession(t, testConfig(sock), nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ch := mcpCallAsync(ctx, cs, &mcp.CallToolParams{Name: "ask_user_question", Arguments: mcpStrictArgs()})
+	ch := callAsync(ctx, cs, &mcp.CallToolParams{Name: "ask_user_question", Arguments: strictArgs()})
 	p := watch("request_added").(socketproto.RequestAdded).Request
 	cancel() // the SDK client sends notifications/cancelled
 	r := watch("request_resolved").(socketproto.RequestResolved)
@@ -531,13 +521,13 @@ func TestMCPCancellationWithdrawsTheRequest(t *testing.T) {
 	}
 }
 
-func TestMCPServerStopWithdrawsCallsInFlight(t *testing.T) {
+func TestServerStopWithdrawsCallsInFlight(t *testing.T) {
 	sock := inproc.Start(t, nil).Socket
-	watch := mcpWatch(t, sock)
+	watch := testdaemon.WatchNext(t, sock)
 	// A session whose server context is cancelled the way a signal cancels it.
 	base, stop := context.WithCancel(context.Background())
 	defer stop()
-	srv := newMCPServer(base, mcpTestConfig(sock))
+	srv := New(base, testConfig(sock))
 	st, ct := mcp.NewInMemoryTransports()
 	runDone := make(chan error, 1)
 	go func() { runDone <- srv.Run(base, st) }()
@@ -546,7 +536,7 @@ func TestMCPServerStopWithdrawsCallsInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	ch := mcpCallAsync(context.Background(), cs, &mcp.CallToolParams{Name: "ask_user", Arguments: mcpStrictArgs()})
+	ch := callAsync(context.Background(), cs, &mcp.CallToolParams{Name: "ask_user", Arguments: strictArgs()})
 	p := watch("request_added").(socketproto.RequestAdded).Request
 	stop()
 	r := watch("request_resolved").(socketproto.RequestResolved)
@@ -555,40 +545,25 @@ func TestMCPServerStopWithdrawsCallsInFlight(t *testing.T) {
 	}
 	select {
 	case <-runDone:
-	case <-time.After(mcpWait):
+	case <-time.After(testWait):
 		t.Fatal("server did not stop")
 	}
-	if r := <-ch; r.err == nil && (!r.res.IsError || !strings.Contains(mcpText(t, r.res, 0), "withdrawn")) {
+	if r := <-ch; r.err == nil && (!r.res.IsError || !strings.Contains(textOf(t, r.res, 0), "withdrawn")) {
 		t.Errorf("the call ended with %#v", r.res)
 	}
 }
 
-func TestMCPAgentSlug(t *testing.T) {
-	for in, want := range map[string]string{
-		"claude-code":       "claude-code",
-		"Claude Code":       "claude-code",
-		"  Cursor (v1.2)  ": "cursor-v1.2",
-		"":                  "mcp",
-		"日本語":               "mcp",
-		"gemini_cli":        "gemini_cli",
-	} {
-		if got := mcpAgentSlug(in); got != want {
-			t.Errorf("mcpAgentSlug(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestMCPConcurrentCallsGetTheirOwnAnswers(t *testing.T) {
+func TestConcurrentCallsGetTheirOwnAnswers(t *testing.T) {
 	sock := inproc.Start(t, nil).Socket
-	watch := mcpWatch(t, sock)
-	cs := mcpSession(t, mcpTestConfig(sock), nil)
+	watch := testdaemon.WatchNext(t, sock)
+	cs := newSession(t, testConfig(sock), nil)
 	question := func(text string) map[string]any {
 		return map[string]any{"questions": []any{map[string]any{"question": text}}}
 	}
-	first := mcpCallAsync(context.Background(), cs, &mcp.CallToolParams{Name: "ask_user", Arguments: question("First?")})
+	first := callAsync(context.Background(), cs, &mcp.CallToolParams{Name: "ask_user", Arguments: question("First?")})
 	a := watch("request_added").(socketproto.RequestAdded).Request
 	// Some clients send nested arguments as JSON text; it is read as what it holds.
-	second := mcpCallAsync(context.Background(), cs, &mcp.CallToolParams{Name: "ask_user",
+	second := callAsync(context.Background(), cs, &mcp.CallToolParams{Name: "ask_user",
 		Arguments: map[string]any{"questions": `[{"question": "Second?"}]`}})
 	b := watch("request_added").(socketproto.RequestAdded).Request
 	for _, p := range []socketproto.Pending{b, a} { // answered in the other order
@@ -596,30 +571,30 @@ func TestMCPConcurrentCallsGetTheirOwnAnswers(t *testing.T) {
 			Answers: []json.RawMessage{json.RawMessage(strconv.Quote("answer to " + p.Questions[0].Question))}})
 	}
 	for _, c := range []struct {
-		ch   <-chan mcpCallResult
+		ch   <-chan callResult
 		want string
 	}{{first, "answer to First?"}, {second, "answer to Second?"}} {
-		res := mcpAwait(t, c.ch)
-		if res.IsError || !strings.Contains(mcpText(t, res, 0), c.want) {
-			t.Errorf("got %q, want it to carry %q", mcpText(t, res, 0), c.want)
+		res := await(t, c.ch)
+		if res.IsError || !strings.Contains(textOf(t, res, 0), c.want) {
+			t.Errorf("got %q, want it to carry %q", textOf(t, res, 0), c.want)
 		}
 	}
 }
 
-func TestMCPDaemonGoneForGoodIsAToolError(t *testing.T) {
+func TestDaemonGoneForGoodIsAToolError(t *testing.T) {
 	old := askclient.ReconnectWindow
 	askclient.ReconnectWindow = 200 * time.Millisecond
 	t.Cleanup(func() { askclient.ReconnectWindow = old })
 
 	d := inproc.Start(t, nil)
 	sock, stopDaemon := d.Socket, d.Stop
-	watch := mcpWatch(t, sock)
-	cs := mcpSession(t, mcpTestConfig(sock), nil)
-	ch := mcpCallAsync(context.Background(), cs, &mcp.CallToolParams{Name: "ask_user", Arguments: mcpStrictArgs()})
+	watch := testdaemon.WatchNext(t, sock)
+	cs := newSession(t, testConfig(sock), nil)
+	ch := callAsync(context.Background(), cs, &mcp.CallToolParams{Name: "ask_user", Arguments: strictArgs()})
 	watch("request_added")
 	stopDaemon()
-	res := mcpAwait(t, ch)
-	if text := mcpText(t, res, 0); !res.IsError || !strings.Contains(text, "the question was lost: connection to askuserd lost") ||
+	res := await(t, ch)
+	if text := textOf(t, res, 0); !res.IsError || !strings.Contains(text, "the question was lost: connection to askuserd lost") ||
 		!strings.Contains(text, "'askuserd serve'") {
 		t.Fatalf("got isError=%v %q", res.IsError, text)
 	}

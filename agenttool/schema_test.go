@@ -1,4 +1,4 @@
-package socketproto
+package agenttool
 
 import (
 	"encoding/json"
@@ -6,11 +6,13 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"askuser/socketproto"
 )
 
-func TestToolSchemaIsJSONObjectSchema(t *testing.T) {
-	for _, tool := range []string{"", ToolAskUser, ToolAskUserQuestion} {
-		raw := ToolSchema(tool)
+func TestSchemaIsJSONObjectSchema(t *testing.T) {
+	for _, tool := range []string{"", socketproto.ToolAskUser, socketproto.ToolAskUserQuestion} {
+		raw := Schema(tool)
 		var s map[string]any
 		if err := json.Unmarshal(raw, &s); err != nil {
 			t.Fatalf("%q: schema is not JSON: %v", tool, err)
@@ -20,7 +22,7 @@ func TestToolSchemaIsJSONObjectSchema(t *testing.T) {
 		}
 		walkSchema(t, tool, "", s)
 	}
-	if ToolSchema("ask_everyone") != nil {
+	if Schema("ask_everyone") != nil {
 		t.Fatal("unknown tool should have no schema")
 	}
 }
@@ -43,19 +45,19 @@ func walkSchema(t *testing.T, tool, path string, s map[string]any) {
 	}
 }
 
-func TestToolSchemaBounds(t *testing.T) {
+func TestSchemaBounds(t *testing.T) {
 	tests := []struct {
 		tool                        string
 		maxQ, minO, maxO, maxHeader int
 		required                    []string
 	}{
-		{ToolAskUserQuestion, 4, 2, 4, 12, []string{"question", "header", "options", "multiSelect"}},
-		{ToolAskUser, 16, 0, 64, 40, []string{"question"}},
+		{socketproto.ToolAskUserQuestion, 4, 2, 4, 12, []string{"question", "header", "options", "multiSelect"}},
+		{socketproto.ToolAskUser, 16, 0, 64, 40, []string{"question"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.tool, func(t *testing.T) {
 			var s map[string]any
-			if err := json.Unmarshal(ToolSchema(tc.tool), &s); err != nil {
+			if err := json.Unmarshal(Schema(tc.tool), &s); err != nil {
 				t.Fatal(err)
 			}
 			qs := dig(s, "properties", "questions")
@@ -70,8 +72,8 @@ func TestToolSchemaBounds(t *testing.T) {
 				t.Error("flexible options must not have minItems")
 			}
 			checkNum(t, "header.maxLength", dig(q, "properties", "header")["maxLength"], tc.maxHeader)
-			checkNum(t, "question.maxLength", dig(q, "properties", "question")["maxLength"], MaxQuestionChars)
-			checkNum(t, "label.maxLength", dig(o, "items", "properties", "label")["maxLength"], MaxLabelChars)
+			checkNum(t, "question.maxLength", dig(q, "properties", "question")["maxLength"], socketproto.MaxQuestionChars)
+			checkNum(t, "label.maxLength", dig(o, "items", "properties", "label")["maxLength"], socketproto.MaxLabelChars)
 			if got := fmt.Sprint(q["required"]); got != fmt.Sprint(toAny(tc.required)) {
 				t.Errorf("question.required = %s, want %v", got, tc.required)
 			}
@@ -106,9 +108,9 @@ func checkNum(t *testing.T, name string, v any, want int) {
 
 // TestToolSchemaAgreesWithValidateRequest runs sample tool inputs through a
 // minimal schema checker (type, required, additionalProperties, min/maxItems,
-// min/maxLength — all the schema uses) and through ValidateRequest: within
+// min/maxLength — all the schema uses) and through socketproto.ValidateRequest: within
 // what a schema can say, both must give the same verdict.
-func TestToolSchemaAgreesWithValidateRequest(t *testing.T) {
+func TestSchemaAgreesWithValidateRequest(t *testing.T) {
 	q := func(fields string) string { return `{"question":"Which database?",` + fields + `}` }
 	strictOpts := `"options":[{"label":"A"},{"label":"B"}]`
 	strictQ := q(`"header":"DB","multiSelect":false,` + strictOpts)
@@ -133,40 +135,40 @@ func TestToolSchemaAgreesWithValidateRequest(t *testing.T) {
 		tool  string
 		input string
 	}{
-		{ToolAskUserQuestion, `{"questions":[` + strictQ + `]}`},
-		{ToolAskUserQuestion, `{"questions":[]}`},
-		{ToolAskUserQuestion, nq(4, strictN)},
-		{ToolAskUserQuestion, nq(5, strictN)},
-		{ToolAskUserQuestion, `{"questions":[` + q(`"header":"DB","multiSelect":false,`+optsN(1)) + `]}`},
-		{ToolAskUserQuestion, `{"questions":[` + q(`"header":"DB","multiSelect":false,`+optsN(5)) + `]}`},
-		{ToolAskUserQuestion, `{"questions":[` + q(`"header":"DB",`+strictOpts) + `]}`},
-		{ToolAskUserQuestion, `{"questions":[` + q(`"multiSelect":false,`+strictOpts) + `]}`},
-		{ToolAskUserQuestion, `{"questions":[` + q(`"header":"Twelve chars","multiSelect":false,`+strictOpts) + `]}`},
-		{ToolAskUserQuestion, `{"questions":[` + q(`"header":"Thirteen char","multiSelect":false,`+strictOpts) + `]}`},
-		{ToolAskUserQuestion, `{"questions":[` + q(`"header":"","multiSelect":false,`+strictOpts) + `]}`},
-		{ToolAskUserQuestion, `{"questions":[` + q(`"header":"DB","multiSelect":false,"options":[{"label":""},{"label":"B"}]`) + `]}`},
-		{ToolAskUserQuestion, `{"questions":[` + strictQ + `],"metadata":{"source":"setup"}}`},
-		{ToolAskUser, `{"questions":[{"question":"Name?"}]}`},
-		{ToolAskUser, `{"questions":[]}`},
-		{ToolAskUser, `{}`},
-		{ToolAskUser, nq(16, func(i int) string { return fmt.Sprintf(`{"question":"Q%d?"}`, i) })},
-		{ToolAskUser, nq(17, func(i int) string { return fmt.Sprintf(`{"question":"Q%d?"}`, i) })},
-		{ToolAskUser, `{"questions":[` + q(optsN(1)) + `]}`},
-		{ToolAskUser, `{"questions":[` + q(optsN(64)) + `]}`},
-		{ToolAskUser, `{"questions":[` + q(optsN(65)) + `]}`},
-		{ToolAskUser, `{"questions":[` + q(`"header":"`+strings.Repeat("h", 40)+`"`) + `]}`},
-		{ToolAskUser, `{"questions":[` + q(`"header":"`+strings.Repeat("h", 41)+`"`) + `]}`},
-		{ToolAskUser, `{"questions":[` + q(`"header":""`) + `]}`},
-		{ToolAskUser, `{"questions":[{"question":"` + strings.Repeat("é", 1000) + `"}]}`},
-		{ToolAskUser, `{"questions":[{"question":"` + strings.Repeat("é", 1001) + `"}]}`},
-		{ToolAskUser, `{"questions":[{"question":""}]}`},
-		{ToolAskUser, `{"questions":[` + q(`"options":[{"label":"A","description":"`+strings.Repeat("d", 1001)+`"}]`) + `]}`},
-		{ToolAskUser, `{"questions":[` + q(`"options":[{"label":"A","preview":"`+strings.Repeat("p", 4000)+`"}]`) + `]}`},
+		{socketproto.ToolAskUserQuestion, `{"questions":[` + strictQ + `]}`},
+		{socketproto.ToolAskUserQuestion, `{"questions":[]}`},
+		{socketproto.ToolAskUserQuestion, nq(4, strictN)},
+		{socketproto.ToolAskUserQuestion, nq(5, strictN)},
+		{socketproto.ToolAskUserQuestion, `{"questions":[` + q(`"header":"DB","multiSelect":false,`+optsN(1)) + `]}`},
+		{socketproto.ToolAskUserQuestion, `{"questions":[` + q(`"header":"DB","multiSelect":false,`+optsN(5)) + `]}`},
+		{socketproto.ToolAskUserQuestion, `{"questions":[` + q(`"header":"DB",`+strictOpts) + `]}`},
+		{socketproto.ToolAskUserQuestion, `{"questions":[` + q(`"multiSelect":false,`+strictOpts) + `]}`},
+		{socketproto.ToolAskUserQuestion, `{"questions":[` + q(`"header":"Twelve chars","multiSelect":false,`+strictOpts) + `]}`},
+		{socketproto.ToolAskUserQuestion, `{"questions":[` + q(`"header":"Thirteen char","multiSelect":false,`+strictOpts) + `]}`},
+		{socketproto.ToolAskUserQuestion, `{"questions":[` + q(`"header":"","multiSelect":false,`+strictOpts) + `]}`},
+		{socketproto.ToolAskUserQuestion, `{"questions":[` + q(`"header":"DB","multiSelect":false,"options":[{"label":""},{"label":"B"}]`) + `]}`},
+		{socketproto.ToolAskUserQuestion, `{"questions":[` + strictQ + `],"metadata":{"source":"setup"}}`},
+		{socketproto.ToolAskUser, `{"questions":[{"question":"Name?"}]}`},
+		{socketproto.ToolAskUser, `{"questions":[]}`},
+		{socketproto.ToolAskUser, `{}`},
+		{socketproto.ToolAskUser, nq(16, func(i int) string { return fmt.Sprintf(`{"question":"Q%d?"}`, i) })},
+		{socketproto.ToolAskUser, nq(17, func(i int) string { return fmt.Sprintf(`{"question":"Q%d?"}`, i) })},
+		{socketproto.ToolAskUser, `{"questions":[` + q(optsN(1)) + `]}`},
+		{socketproto.ToolAskUser, `{"questions":[` + q(optsN(64)) + `]}`},
+		{socketproto.ToolAskUser, `{"questions":[` + q(optsN(65)) + `]}`},
+		{socketproto.ToolAskUser, `{"questions":[` + q(`"header":"`+strings.Repeat("h", 40)+`"`) + `]}`},
+		{socketproto.ToolAskUser, `{"questions":[` + q(`"header":"`+strings.Repeat("h", 41)+`"`) + `]}`},
+		{socketproto.ToolAskUser, `{"questions":[` + q(`"header":""`) + `]}`},
+		{socketproto.ToolAskUser, `{"questions":[{"question":"` + strings.Repeat("é", 1000) + `"}]}`},
+		{socketproto.ToolAskUser, `{"questions":[{"question":"` + strings.Repeat("é", 1001) + `"}]}`},
+		{socketproto.ToolAskUser, `{"questions":[{"question":""}]}`},
+		{socketproto.ToolAskUser, `{"questions":[` + q(`"options":[{"label":"A","description":"`+strings.Repeat("d", 1001)+`"}]`) + `]}`},
+		{socketproto.ToolAskUser, `{"questions":[` + q(`"options":[{"label":"A","preview":"`+strings.Repeat("p", 4000)+`"}]`) + `]}`},
 	}
 	for i, tc := range samples {
 		t.Run(fmt.Sprintf("%d_%s", i, tc.tool), func(t *testing.T) {
 			var schema, input any
-			if err := json.Unmarshal(ToolSchema(tc.tool), &schema); err != nil {
+			if err := json.Unmarshal(Schema(tc.tool), &schema); err != nil {
 				t.Fatal(err)
 			}
 			if err := json.Unmarshal([]byte(tc.input), &input); err != nil {
@@ -178,12 +180,12 @@ func TestToolSchemaAgreesWithValidateRequest(t *testing.T) {
 			if tc.input == `{}` {
 				line = `{"type":"ask_user_request","tool":"` + tc.tool + `"}`
 			}
-			var valErr *Error
-			msg, derr := DecodeFromClient([]byte(line))
+			var valErr *socketproto.Error
+			msg, derr := socketproto.DecodeFromClient([]byte(line))
 			if derr != nil {
 				valErr = derr
 			} else {
-				valErr = ValidateRequest(msg.(AskUserRequest).Request, DefaultLimits())
+				valErr = socketproto.ValidateRequest(msg.(socketproto.AskUserRequest).Request, socketproto.DefaultLimits())
 			}
 			if (schemaErr == "") != (valErr == nil) {
 				t.Fatalf("schema says %q, ValidateRequest says %v", schemaErr, valErr)
@@ -260,19 +262,19 @@ func miniSchemaCheck(s map[string]any, v any, path string) string {
 	return ""
 }
 
-func TestToolDescription(t *testing.T) {
-	for _, tool := range []string{ToolAskUser, ToolAskUserQuestion} {
-		d := ToolDescription(tool)
+func TestDescription(t *testing.T) {
+	for _, tool := range []string{socketproto.ToolAskUser, socketproto.ToolAskUserQuestion} {
+		d := Description(tool)
 		for _, must := range []string{"(Recommended)", "Batch related questions", "already answer", "type their own answer", "blocks until the user answers", "headers very short", "cancelled"} {
 			if !strings.Contains(d, must) {
 				t.Errorf("%s description lacks %q", tool, must)
 			}
 		}
 	}
-	if !strings.Contains(ToolDescription(ToolAskUserQuestion), "1 to 4 questions") || !strings.Contains(ToolDescription(ToolAskUser), "1 to 16 questions") {
+	if !strings.Contains(Description(socketproto.ToolAskUserQuestion), "1 to 4 questions") || !strings.Contains(Description(socketproto.ToolAskUser), "1 to 16 questions") {
 		t.Error("descriptions must state their profile's limits")
 	}
-	if ToolDescription("nope") != "" {
+	if Description("nope") != "" {
 		t.Error("unknown tool should have no description")
 	}
 }

@@ -1,64 +1,62 @@
-package main
+package mcpserver
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"os"
-	"runtime/debug"
 	"strconv"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
+	"askuser/agenttool"
+	"askuser/cmd/askuser-client/internal/agentinput"
 	"askuser/socketproto"
 	"askuser/socketproto/askclient"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// mcpInstructions tell the MCP client what the server is for; some clients
+// instructions tell the MCP client what the server is for; some clients
 // show them to the model next to the tool descriptions.
-const mcpInstructions = "askuser lets you ask the user structured questions and wait for the answer. " +
+const instructions = "askuser lets you ask the user structured questions and wait for the answer. " +
 	"Use ask_user_question for 1-4 multiple-choice questions; ask_user for free-text questions, " +
 	"longer option lists or more questions at once. A call blocks until the user answers; " +
 	"a cancelled call means the user declined: proceed without those answers."
 
-// mcpConfig is what one MCP server needs: where the daemon is and which rules apply.
-type mcpConfig struct {
+// Config is what one MCP server needs: where the daemon is and which rules apply.
+type Config struct {
 	Client   askclient.Options
 	Limits   socketproto.Limits
 	Subagent bool // --subagent: every call is refused
 }
 
-// mcpServer holds what the tool handlers share.
-type mcpServer struct {
-	cfg  mcpConfig
+// server holds what the tool handlers share.
+type server struct {
+	cfg  Config
 	base context.Context // cancelled when the process stops: calls in flight are withdrawn
 	env  socketproto.Agent
 	pid  string
 }
 
-// newMCPServer builds the MCP server with both tools. Calls in flight are
+// New builds the MCP server with both tools. Calls in flight are
 // withdrawn when base is cancelled.
-func newMCPServer(base context.Context, cfg mcpConfig) *mcp.Server {
-	s := &mcpServer{cfg: cfg, base: base, env: askclient.AgentFromEnv(), pid: strconv.Itoa(os.Getpid())}
-	srv := mcp.NewServer(&mcp.Implementation{Name: "askuser", Title: "askuser", Version: mcpVersion()}, &mcp.ServerOptions{
-		Instructions: mcpInstructions,
+func New(base context.Context, cfg Config) *mcp.Server {
+	s := &server{cfg: cfg, base: base, env: askclient.AgentFromEnv(), pid: strconv.Itoa(os.Getpid())}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "askuser", Title: "askuser", Version: socketproto.Version}, &mcp.ServerOptions{
+		Instructions: instructions,
 		// Only tools, whose list never changes; no logging capability.
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
 	for _, tool := range []string{socketproto.ToolAskUserQuestion, socketproto.ToolAskUser} {
-		schema := socketproto.ToolSchema(tool)
+		schema := agenttool.Schema(tool)
 		// The low-level AddTool takes the schema as it is (the one
 		// `askuser-client schema` prints) and leaves validation to us, so
 		// that a violation is reported the way the daemon reports it.
 		srv.AddTool(&mcp.Tool{
 			Name:        tool,
-			Title:       mcpToolTitle(tool),
-			Description: socketproto.ToolDescription(tool),
+			Title:       toolTitle(tool),
+			Description: agenttool.Description(tool),
 			InputSchema: schema,
-			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: mcpPtr(false)},
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 		}, s.handler(tool, schema))
 	}
 	srv.AddTool(&mcp.Tool{
@@ -66,46 +64,38 @@ func newMCPServer(base context.Context, cfg mcpConfig) *mcp.Server {
 		Title:       "Ask the user for permission",
 		Description: permissionPromptDescription,
 		InputSchema: json.RawMessage(permissionPromptSchema),
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: mcpPtr(false)},
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 	}, s.permissionPrompt)
 	return srv
 }
 
-func mcpPtr[T any](v T) *T { return &v }
+func ptr[T any](v T) *T { return &v }
 
-func mcpToolTitle(tool string) string {
+func toolTitle(tool string) string {
 	if tool == socketproto.ToolAskUserQuestion {
 		return "Ask the user (multiple choice)"
 	}
 	return "Ask the user"
 }
 
-// mcpVersion is the module version when built from a tagged module, else "dev".
-func mcpVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
-
 // handler is one tool's call: validate, ask the daemon, wait, shape the result.
-func (s *mcpServer) handler(tool string, schema json.RawMessage) mcp.ToolHandler {
+func (s *server) handler(tool string, schema json.RawMessage) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		// A sub-agent hears that it may not ask before any complaint
 		// about how it asked.
 		agent := s.agent(req.ClientInfo())
 		if perr := socketproto.CheckSubagent(&agent); perr != nil {
-			return mcpToolError(mcpErrorText(perr)), nil
+			return toolError(agenttool.ErrorText(perr)), nil
 		}
-		ask, perr := buildMCPRequest(tool, schema, req.Params.Arguments, s.cfg.Limits)
+		ask, perr := buildRequest(tool, schema, req.Params.Arguments, s.cfg.Limits)
 		if perr != nil {
-			return mcpToolError(mcpErrorText(perr)), nil
+			return toolError(agenttool.ErrorText(perr)), nil
 		}
 		resp, failed, err := s.ask(ctx, req, ask)
 		if failed != nil || err != nil {
 			return failed, err
 		}
-		return mcpResult(tool, resp), nil
+		return toolResult(tool, resp), nil
 	}
 }
 
@@ -113,7 +103,7 @@ func (s *mcpServer) handler(tool string, schema json.RawMessage) mcp.ToolHandler
 // while it waits. A refusal or an unreachable daemon is a tool error for the
 // model (failed); a call the client cancelled is err, and its request has
 // been withdrawn.
-func (s *mcpServer) ask(ctx context.Context, req *mcp.CallToolRequest, ask socketproto.AskUserRequest) (resp socketproto.Response, failed *mcp.CallToolResult, err error) {
+func (s *server) ask(ctx context.Context, req *mcp.CallToolRequest, ask socketproto.AskUserRequest) (resp socketproto.Response, failed *mcp.CallToolResult, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(s.base, cancel)()
@@ -122,24 +112,24 @@ func (s *mcpServer) ask(ctx context.Context, req *mcp.CallToolRequest, ask socke
 	// its parent.
 	agent := s.agent(req.ClientInfo())
 	if perr := socketproto.CheckSubagent(&agent); perr != nil {
-		return resp, mcpToolError(mcpErrorText(perr)), nil
+		return resp, toolError(agenttool.ErrorText(perr)), nil
 	}
 	ask.Agent = &agent
 
-	prog := startMCPProgress(ctx, req)
+	prog := startProgress(ctx, req)
 	resp, err = askclient.Ask(ctx, s.cfg.Client, ask, prog.queued)
 	prog.stop()
 	if err != nil {
 		if s.base.Err() != nil {
 			// The process was told to stop; the client may still read.
-			return resp, mcpToolError("askuser-client mcp was stopped while waiting; the question was withdrawn"), nil
+			return resp, toolError("askuser-client mcp was stopped while waiting; the question was withdrawn"), nil
 		}
 		if ctx.Err() != nil {
 			// The MCP client cancelled the call or went away: Ask has
 			// withdrawn the request, and nobody reads a result.
 			return resp, nil, ctx.Err()
 		}
-		return resp, mcpToolError(s.describeError(err)), nil
+		return resp, toolError(s.describeError(err)), nil
 	}
 	return resp, nil, nil
 }
@@ -147,11 +137,11 @@ func (s *mcpServer) ask(ctx context.Context, req *mcp.CallToolRequest, ask socke
 // agent is who asks: named after the MCP client, with an id that adds this
 // process's id, so that two sessions of the same agent are two agents to the
 // daemon. ASKUSER_AGENT_ID, when set, is the id instead.
-func (s *mcpServer) agent(client *mcp.Implementation) socketproto.Agent {
+func (s *server) agent(client *mcp.Implementation) socketproto.Agent {
 	a := s.env
 	name := ""
 	if client != nil {
-		name = mcpPrintable(client.Name, socketproto.MaxAgentNameChars)
+		name = agentinput.Printable(client.Name, socketproto.MaxAgentNameChars)
 	}
 	if name == "" {
 		name = "mcp"
@@ -160,7 +150,7 @@ func (s *mcpServer) agent(client *mcp.Implementation) socketproto.Agent {
 		a.Cwd = "" // rather than refuse every call over where it runs
 	}
 	if a.ID == "" {
-		a.ID = mcpAgentSlug(name) + "-" + s.pid
+		a.ID = agentinput.Slug(name) + "-" + s.pid
 	}
 	if a.Name == "" {
 		a.Name = name
@@ -171,62 +161,7 @@ func (s *mcpServer) agent(client *mcp.Implementation) socketproto.Agent {
 	return a
 }
 
-// mcpAgentSlug keeps an id readable in the pane and the pending file:
-// "Claude Code" becomes "claude-code".
-func mcpAgentSlug(name string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(name) {
-		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '_'
-		if !ok {
-			if b.Len() > 0 && !dash {
-				b.WriteByte('-')
-				dash = true
-			}
-			continue
-		}
-		b.WriteRune(r)
-		dash = false
-		if b.Len() >= 64 {
-			break
-		}
-	}
-	out := strings.TrimRight(b.String(), "-")
-	if out == "" {
-		return "mcp"
-	}
-	return out
-}
-
-// mcpPrintable keeps a client-supplied name within the rules for agent names
-// (no control characters, at most max characters): the model cannot fix it,
-// so it must never be the reason a call is refused.
-func mcpPrintable(s string, max int) string {
-	var b strings.Builder
-	n := 0
-	for _, r := range strings.TrimSpace(s) {
-		if n == max {
-			break
-		}
-		if unicode.IsControl(r) || r == utf8.RuneError {
-			r = ' '
-		}
-		b.WriteRune(r)
-		n++
-	}
-	return strings.TrimSpace(b.String())
-}
-
-// mcpErrorText is what the model reads for a refusal: the daemon's own words
-// (which already name the field), exactly as a socket client would see them.
-func mcpErrorText(e *socketproto.Error) string {
-	if e.Message != "" {
-		return e.Message
-	}
-	return e.Error()
-}
-
-func (s *mcpServer) describeError(err error) string {
+func (s *server) describeError(err error) string {
 	var perr *socketproto.Error
 	switch {
 	case errors.Is(err, askclient.ErrConnectionLost):
@@ -236,7 +171,7 @@ func (s *mcpServer) describeError(err error) string {
 		return "the question was lost: " + err.Error() +
 			"; ask again once askuserd runs ('askuserd' in a terminal, or 'askuserd serve')"
 	case errors.As(err, &perr):
-		return mcpErrorText(perr)
+		return agenttool.ErrorText(perr)
 	case errors.Is(err, askclient.ErrUnreachable):
 		// err says where it dialled and, with autostart, why starting failed.
 		hint := "run 'askuserd' in a terminal, or 'askuserd serve'"
@@ -248,7 +183,7 @@ func (s *mcpServer) describeError(err error) string {
 	return "askuser: " + err.Error()
 }
 
-// mcpResult is the claude shape (ask_user_question) or the pi shape
+// toolResult is the claude shape (ask_user_question) or the pi shape
 // (ask_user), as JSON text for the model and as structured content for
 // clients that read it. A cancel is a normal result, not an error: the
 // model is told to carry on without the answers.
@@ -256,12 +191,12 @@ func (s *mcpServer) describeError(err error) string {
 // Claude Code and Codex hand the model the structured content alone when a
 // result has one (SPEC §8), so everything the model must read is in it too:
 // the summary, and for a decline the sentence that says what to do.
-func mcpResult(tool string, resp socketproto.Response) *mcp.CallToolResult {
+func toolResult(tool string, resp socketproto.Response) *mcp.CallToolResult {
 	var shape map[string]any
 	if tool == socketproto.ToolAskUserQuestion {
-		shape = socketproto.ClaudeShape(resp)
+		shape = agenttool.ClaudeShape(resp)
 	} else {
-		shape = socketproto.PiShape(resp)
+		shape = agenttool.PiShape(resp)
 	}
 	summary := resp.Summary
 	if resp.Cancelled {
@@ -272,7 +207,7 @@ func mcpResult(tool string, resp socketproto.Response) *mcp.CallToolResult {
 	}
 	text, err := json.Marshal(shape)
 	if err != nil {
-		return mcpToolError("askuser: encoding the result: " + err.Error())
+		return toolError("askuser: encoding the result: " + err.Error())
 	}
 	content := []mcp.Content{&mcp.TextContent{Text: string(text)}}
 	if resp.Cancelled {
@@ -281,7 +216,7 @@ func mcpResult(tool string, resp socketproto.Response) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: content, StructuredContent: shape}
 }
 
-// mcpToolError is a tool error: the model sees it and can correct its call.
-func mcpToolError(msg string) *mcp.CallToolResult {
+// toolError is a tool error: the model sees it and can correct its call.
+func toolError(msg string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}, IsError: true}
 }

@@ -1,4 +1,4 @@
-package main
+package integrate
 
 import (
 	"bytes"
@@ -9,15 +9,18 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 
+	"askuser/cmd/askuser-client/internal/claudecode"
+	"askuser/cmd/askuser-client/internal/shell"
 	"askuser/integrations"
 )
 
 // agentPlans are the agents `askuser-client integrate` knows (SPEC §11):
 // each plans the files it changes and says what else the user should know.
-var agentPlans = map[string]func(integrateEnv) ([]fileChange, []string, error){
+var agentPlans = map[string]func(Env) ([]Change, []string, error){
 	"claude": planClaude,
 	"codex":  planCodex,
 	"gemini": planGemini,
@@ -37,21 +40,21 @@ var codexEnvVars = []string{"XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_CONFIG_HOM
 
 // jsonPlan merges into the JSON object file at path with merge, and shows
 // snippet as what is added.
-func jsonPlan(path string, snippet *jsonObject, merge func(root *jsonObject) error) (fileChange, error) {
+func jsonPlan(path string, snippet *jsonObject, merge func(root *jsonObject) error) (Change, error) {
 	old, err := readConfigFile(path)
 	if err != nil {
-		return fileChange{}, err
+		return Change{}, err
 	}
 	root, err := parseJSONObject(old)
 	if err != nil {
-		return fileChange{}, fmt.Errorf("%s: %v; fix it, or add the settings by hand", path, err)
+		return Change{}, fmt.Errorf("%s: %v; fix it, or add the settings by hand", path, err)
 	}
 	if err := merge(root); err != nil {
-		return fileChange{}, fmt.Errorf("%s: %v; add the settings by hand", path, err)
+		return Change{}, fmt.Errorf("%s: %v; add the settings by hand", path, err)
 	}
 	next, err := jsonIndent(root)
 	if err != nil {
-		return fileChange{}, err
+		return Change{}, err
 	}
 	// A file already holding exactly this is left byte for byte, whatever
 	// its own indentation.
@@ -65,9 +68,9 @@ func jsonPlan(path string, snippet *jsonObject, merge func(root *jsonObject) err
 	}
 	show, err := jsonIndent(snippet)
 	if err != nil {
-		return fileChange{}, err
+		return Change{}, err
 	}
-	return fileChange{path: path, old: old, new: next, mode: 0o600, snippet: string(show)}, nil
+	return Change{Path: path, Old: old, New: next, Mode: 0o600, Snippet: string(show)}, nil
 }
 
 // setKeys sets each key of want in o, keeping o's other keys.
@@ -93,18 +96,18 @@ func mcpServerEntry(root *jsonObject, entry *jsonObject) error {
 
 // --- Claude Code ------------------------------------------------------------
 
-func planClaude(env integrateEnv) ([]fileChange, []string, error) {
+func planClaude(env Env) ([]Change, []string, error) {
 	dir := os.Getenv("CLAUDE_CONFIG_DIR")
-	mcpFile := filepath.Join(env.home, ".claude.json")
-	settingsFile := filepath.Join(env.home, ".claude", "settings.json")
+	mcpFile := filepath.Join(env.Home, ".claude.json")
+	settingsFile := filepath.Join(env.Home, ".claude", "settings.json")
 	if dir != "" {
 		mcpFile = filepath.Join(dir, ".claude.json")
 		settingsFile = filepath.Join(dir, "settings.json")
 	}
 
 	// The MCP server at user scope, as `claude mcp add --scope user` writes it.
-	entry := jsonObj("type", "stdio", "command", env.client, "args", []any{"mcp"})
-	mcp, err := jsonPlan(mcpFile, jsonObj("mcpServers", jsonObj("askuser", jsonObj("type", "stdio", "command", env.client, "args", []any{"mcp"}, "env", newJSONObject()))),
+	entry := jsonObj("type", "stdio", "command", env.Client, "args", []any{"mcp"})
+	mcp, err := jsonPlan(mcpFile, jsonObj("mcpServers", jsonObj("askuser", jsonObj("type", "stdio", "command", env.Client, "args", []any{"mcp"}, "env", newJSONObject()))),
 		func(root *jsonObject) error {
 			if err := mcpServerEntry(root, entry); err != nil {
 				return err
@@ -121,7 +124,7 @@ func planClaude(env integrateEnv) ([]fileChange, []string, error) {
 
 	// The hook for Claude Code's own AskUserQuestion. Hook commands run in a
 	// shell; the default timeout (60 s) would cut a person off.
-	hookCmd := shellQuote(env.client) + " claude-hook"
+	hookCmd := shell.Quote(env.Client) + " claude-hook"
 	hook := jsonObj("type", "command", "command", hookCmd, "timeout", json.Number(strconv.Itoa(integrateTimeoutSec)))
 	allow := []string{"mcp__askuser__ask_user_question", "mcp__askuser__ask_user"}
 	allowAny := make([]any, len(allow))
@@ -129,7 +132,7 @@ func planClaude(env integrateEnv) ([]fileChange, []string, error) {
 		allowAny[i] = a
 	}
 	snippet := jsonObj(
-		"hooks", jsonObj("PreToolUse", []any{jsonObj("matcher", claudeAskTool, "hooks", []any{hook})}),
+		"hooks", jsonObj("PreToolUse", []any{jsonObj("matcher", claudecode.AskTool, "hooks", []any{hook})}),
 		"permissions", jsonObj("allow", allowAny),
 	)
 	settings, err := jsonPlan(settingsFile, snippet, func(root *jsonObject) error {
@@ -147,7 +150,7 @@ func planClaude(env integrateEnv) ([]fileChange, []string, error) {
 			if !ok {
 				continue
 			}
-			if m, _ := eo.Get("matcher"); m != claudeAskTool {
+			if m, _ := eo.Get("matcher"); m != claudecode.AskTool {
 				continue
 			}
 			list, err := eo.List("hooks", fmt.Sprintf("hooks.PreToolUse[%d].hooks", i))
@@ -166,7 +169,7 @@ func planClaude(env integrateEnv) ([]fileChange, []string, error) {
 			}
 		}
 		if !found {
-			hooks.Set("PreToolUse", append(pre, jsonObj("matcher", claudeAskTool, "hooks", []any{hook})))
+			hooks.Set("PreToolUse", append(pre, jsonObj("matcher", claudecode.AskTool, "hooks", []any{hook})))
 		}
 		perms, err := root.Object("permissions", "permissions")
 		if err != nil {
@@ -197,7 +200,7 @@ func planClaude(env integrateEnv) ([]fileChange, []string, error) {
 		"In a headless run (claude -p), add: --permission-prompt-tool mcp__askuser__permission_prompt",
 		"  (Claude Code's own questions, and every permission prompt, then wait in askuser as a question).",
 	}
-	return []fileChange{mcp, settings}, notes, nil
+	return []Change{mcp, settings}, notes, nil
 }
 
 // isAskuserHook recognises askuser's hook command, wherever the binary is.
@@ -208,24 +211,28 @@ func isAskuserHook(c any) bool {
 
 // --- Gemini CLI -------------------------------------------------------------
 
-func planGemini(env integrateEnv) ([]fileChange, []string, error) {
-	path := filepath.Join(env.home, ".gemini", "settings.json")
-	entry := jsonObj("command", env.client, "args", []any{"mcp"}, "timeout", json.Number(strconv.Itoa(integrateTimeoutMS)))
+func planGemini(env Env) ([]Change, []string, error) {
+	path := filepath.Join(env.Home, ".gemini", "settings.json")
+	entry := jsonObj("command", env.Client, "args", []any{"mcp"}, "timeout", json.Number(strconv.Itoa(integrateTimeoutMS)))
 	c, err := jsonPlan(path, jsonObj("mcpServers", jsonObj("askuser", entry)), func(root *jsonObject) error {
 		return mcpServerEntry(root, entry)
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	return []fileChange{c}, nil, nil
+	return []Change{c}, nil, nil
 }
 
 // --- Codex ------------------------------------------------------------------
 
+// The lines of config.toml that planCodex looks for. Compiled on first use,
+// not at start-up: every other subcommand would pay for them.
 var (
-	tomlTableLine   = regexp.MustCompile(`^\s*\[`)
-	tomlAskuserLine = regexp.MustCompile(`^\s*\[\s*mcp_servers\s*\.\s*"?askuser"?\s*\]\s*(#.*)?$`)
-	tomlKeyLine     = regexp.MustCompile(`^\s*([A-Za-z0-9_-]+)\s*=`)
+	tomlTableLine   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\[`) })
+	tomlAskuserLine = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*\[\s*mcp_servers\s*\.\s*"?askuser"?\s*\]\s*(#.*)?$`)
+	})
+	tomlKeyLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*([A-Za-z0-9_-]+)\s*=`) })
 )
 
 // codexBlock is the [mcp_servers.askuser] table: its keys in order and their
@@ -244,17 +251,17 @@ func codexBlock(client string) ([]string, map[string]string) {
 	}
 }
 
-func planCodex(env integrateEnv) ([]fileChange, []string, error) {
+func planCodex(env Env) ([]Change, []string, error) {
 	dir := os.Getenv("CODEX_HOME")
 	if dir == "" {
-		dir = filepath.Join(env.home, ".codex")
+		dir = filepath.Join(env.Home, ".codex")
 	}
 	path := filepath.Join(dir, "config.toml")
 	old, err := readConfigFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	keys, vals := codexBlock(env.client)
+	keys, vals := codexBlock(env.Client)
 	var block strings.Builder
 	block.WriteString("[mcp_servers.askuser]\n")
 	for _, k := range keys {
@@ -264,8 +271,8 @@ func planCodex(env integrateEnv) ([]fileChange, []string, error) {
 	if _, err := toml.Decode(string(old), &parsed); err != nil {
 		return nil, nil, fmt.Errorf("%s: %v; fix it, or add this by hand:\n%s", path, err, block.String())
 	}
-	if codexHasAskuser(parsed, env.client) {
-		return []fileChange{{path: path, old: old, new: old, snippet: block.String()}}, nil, nil
+	if codexHasAskuser(parsed, env.Client) {
+		return []Change{{Path: path, Old: old, New: old, Snippet: block.String()}}, nil, nil
 	}
 	var next string
 	if _, present := codexServers(parsed)["askuser"]; !present {
@@ -282,7 +289,7 @@ func planCodex(env integrateEnv) ([]fileChange, []string, error) {
 		lines := strings.SplitAfter(string(old), "\n")
 		start := -1
 		for i, l := range lines {
-			if tomlAskuserLine.MatchString(strings.TrimRight(l, "\r\n")) {
+			if tomlAskuserLine().MatchString(strings.TrimRight(l, "\r\n")) {
 				start = i
 				break
 			}
@@ -292,7 +299,7 @@ func planCodex(env integrateEnv) ([]fileChange, []string, error) {
 		}
 		end := len(lines)
 		for i := start + 1; i < len(lines); i++ {
-			if tomlTableLine.MatchString(lines[i]) {
+			if tomlTableLine().MatchString(lines[i]) {
 				end = i
 				break
 			}
@@ -303,7 +310,7 @@ func planCodex(env integrateEnv) ([]fileChange, []string, error) {
 			out = append(out, k+" = "+vals[k]+"\n")
 		}
 		for _, l := range lines[start+1 : end] {
-			if m := tomlKeyLine.FindStringSubmatch(l); m != nil {
+			if m := tomlKeyLine().FindStringSubmatch(l); m != nil {
 				if _, ours := vals[m[1]]; ours {
 					continue
 				}
@@ -316,10 +323,10 @@ func planCodex(env integrateEnv) ([]fileChange, []string, error) {
 	// The merge is checked, not trusted: a value spread over several lines
 	// would have been cut.
 	var check map[string]any
-	if _, err := toml.Decode(next, &check); err != nil || !codexHasAskuser(check, env.client) {
+	if _, err := toml.Decode(next, &check); err != nil || !codexHasAskuser(check, env.Client) {
 		return nil, nil, fmt.Errorf("%s: mcp_servers.askuser could not be merged line by line; replace it with:\n%s", path, block.String())
 	}
-	return []fileChange{{path: path, old: old, new: []byte(next), mode: 0o600, snippet: block.String()}}, nil, nil
+	return []Change{{Path: path, Old: old, New: []byte(next), Mode: 0o600, Snippet: block.String()}}, nil, nil
 }
 
 func codexServers(parsed map[string]any) map[string]any {
@@ -365,22 +372,22 @@ func piExtensionText(client string) ([]byte, error) {
 	return bytes.Replace(src, []byte(piDefaultClient), []byte(line), 1), nil
 }
 
-func planPi(env integrateEnv) ([]fileChange, []string, error) {
+func planPi(env Env) ([]Change, []string, error) {
 	dir := os.Getenv("PI_CODING_AGENT_DIR")
 	if dir == "" {
-		dir = filepath.Join(env.home, ".pi", "agent")
+		dir = filepath.Join(env.Home, ".pi", "agent")
 	}
 	path := filepath.Join(dir, "extensions", "askuser.ts")
 	old, err := readConfigFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	text, err := piExtensionText(env.client)
+	text, err := piExtensionText(env.Client)
 	if err != nil {
 		return nil, nil, err
 	}
 	snippet := fmt.Sprintf("the askuser extension (%d lines): pi's ask_user tool and /questions, asking through %s\n",
-		bytes.Count(text, []byte("\n")), env.client)
+		bytes.Count(text, []byte("\n")), env.Client)
 	notes := []string{"pi loads it at its next start (or /reload in a running pi)."}
-	return []fileChange{{path: path, old: old, new: text, mode: 0o644, snippet: snippet}}, notes, nil
+	return []Change{{Path: path, Old: old, New: text, Mode: 0o644, Snippet: snippet}}, notes, nil
 }

@@ -1,4 +1,4 @@
-package main
+package mcpserver
 
 import (
 	"bytes"
@@ -7,14 +7,15 @@ import (
 	"strconv"
 	"strings"
 
+	"askuser/cmd/askuser-client/internal/agentinput"
 	"askuser/socketproto"
 )
 
-// buildMCPRequest turns a tool call's arguments into the request the daemon
+// buildRequest turns a tool call's arguments into the request the daemon
 // would accept, or the error the daemon would give, naming the field. The
 // checks run here so that a model gets its mistake back at once, without a
 // daemon, and with the same words as every other way of asking.
-func buildMCPRequest(tool string, schema json.RawMessage, args json.RawMessage, lim socketproto.Limits) (socketproto.AskUserRequest, *socketproto.Error) {
+func buildRequest(tool string, schema json.RawMessage, args json.RawMessage, lim socketproto.Limits) (socketproto.AskUserRequest, *socketproto.Error) {
 	var none socketproto.AskUserRequest
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
@@ -28,18 +29,18 @@ func buildMCPRequest(tool string, schema json.RawMessage, args json.RawMessage, 
 	// what the text holds is what the model meant.
 	for _, k := range []string{"questions", "metadata"} {
 		if v, ok := top[k]; ok {
-			top[k] = mcpUnquoteJSON(v)
+			top[k] = agentinput.UnquoteJSON(v)
 		}
 	}
-	if perr := mcpCheckFields(schema, top); perr != nil {
+	if perr := checkFields(schema, top); perr != nil {
 		return none, perr
 	}
 
 	line, err := json.Marshal(map[string]any{
 		"type":      "ask_user_request",
 		"tool":      tool,
-		"questions": mcpRawOrNull(top["questions"]),
-		"metadata":  mcpRawOrNull(top["metadata"]),
+		"questions": rawOrNull(top["questions"]),
+		"metadata":  rawOrNull(top["metadata"]),
 	})
 	if err != nil {
 		return none, socketproto.Errf(socketproto.CodeBadJSON, "", "%v", err)
@@ -58,36 +59,18 @@ func buildMCPRequest(tool string, schema json.RawMessage, args json.RawMessage, 
 	return ask, nil
 }
 
-func mcpRawOrNull(v json.RawMessage) json.RawMessage {
+func rawOrNull(v json.RawMessage) json.RawMessage {
 	if len(v) == 0 {
 		return json.RawMessage("null")
 	}
 	return v
 }
 
-// mcpUnquoteJSON returns the JSON inside a JSON string when that string holds
-// an array or an object; any other value is returned as it is.
-func mcpUnquoteJSON(v json.RawMessage) json.RawMessage {
-	t := bytes.TrimSpace(v)
-	if len(t) == 0 || t[0] != '"' {
-		return v
-	}
-	var s string
-	if json.Unmarshal(t, &s) != nil {
-		return v
-	}
-	inner := bytes.TrimSpace([]byte(s))
-	if len(inner) == 0 || (inner[0] != '[' && inner[0] != '{') || !json.Valid(inner) {
-		return v
-	}
-	return inner
-}
-
-// mcpCheckFields reports a property the tool's schema does not allow
+// checkFields reports a property the tool's schema does not allow
 // (additionalProperties: false), naming it the way the other rules name
 // fields. The schema is the one source of which fields exist; the rest of
 // its rules are ValidateRequest's, which says more than a schema validator.
-func mcpCheckFields(schema json.RawMessage, top map[string]json.RawMessage) *socketproto.Error {
+func checkFields(schema json.RawMessage, top map[string]json.RawMessage) *socketproto.Error {
 	var root map[string]any
 	if err := json.Unmarshal(schema, &root); err != nil {
 		return nil // a broken schema is caught by the tests, not by the model
@@ -97,11 +80,11 @@ func mcpCheckFields(schema json.RawMessage, top map[string]json.RawMessage) *soc
 	if err := json.Unmarshal(raw, &value); err != nil {
 		return nil
 	}
-	return mcpWalkFields(root, root, value, "")
+	return walkFields(root, root, value, "")
 }
 
-func mcpWalkFields(root, node map[string]any, value any, path string) *socketproto.Error {
-	node = mcpResolveRef(root, node)
+func walkFields(root, node map[string]any, value any, path string) *socketproto.Error {
+	node = resolveRef(root, node)
 	switch v := value.(type) {
 	case map[string]any:
 		props, _ := node["properties"].(map[string]any)
@@ -119,11 +102,11 @@ func mcpWalkFields(root, node map[string]any, value any, path string) *socketpro
 			sub, known := props[k].(map[string]any)
 			if !known {
 				if closed {
-					return mcpUnknownField(field, k, props)
+					return unknownField(field, k, props)
 				}
 				continue
 			}
-			if perr := mcpWalkFields(root, sub, v[k], field); perr != nil {
+			if perr := walkFields(root, sub, v[k], field); perr != nil {
 				return perr
 			}
 		}
@@ -133,7 +116,7 @@ func mcpWalkFields(root, node map[string]any, value any, path string) *socketpro
 			return nil
 		}
 		for i, elem := range v {
-			if perr := mcpWalkFields(root, items, elem, path+"["+strconv.Itoa(i)+"]"); perr != nil {
+			if perr := walkFields(root, items, elem, path+"["+strconv.Itoa(i)+"]"); perr != nil {
 				return perr
 			}
 		}
@@ -141,8 +124,8 @@ func mcpWalkFields(root, node map[string]any, value any, path string) *socketpro
 	return nil
 }
 
-// mcpResolveRef follows local references ("#/$defs/question") within the schema.
-func mcpResolveRef(root, node map[string]any) map[string]any {
+// resolveRef follows local references ("#/$defs/question") within the schema.
+func resolveRef(root, node map[string]any) map[string]any {
 	for range 8 { // a bound, in case of a reference cycle
 		ref, ok := node["$ref"].(string)
 		if !ok || !strings.HasPrefix(ref, "#/") {
@@ -165,7 +148,7 @@ func mcpResolveRef(root, node map[string]any) map[string]any {
 	return node
 }
 
-func mcpUnknownField(field, key string, props map[string]any) *socketproto.Error {
+func unknownField(field, key string, props map[string]any) *socketproto.Error {
 	names := make([]string, 0, len(props))
 	for p := range props {
 		if strings.EqualFold(p, key) {

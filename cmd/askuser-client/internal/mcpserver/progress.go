@@ -1,4 +1,4 @@
-package main
+package mcpserver
 
 import (
 	"context"
@@ -11,14 +11,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// mcpProgressInterval is how often a waiting call reports progress (SPEC §8):
+// progressInterval is how often a waiting call reports progress (SPEC §8):
 // clients that reset their request timeout on progress keep waiting for a
 // person who may take minutes. A variable so tests can shorten it.
-var mcpProgressInterval = 15 * time.Second
+var progressInterval = 15 * time.Second
 
-// mcpProgress sends progress notifications for one call while it waits,
+// progress sends progress notifications for one call while it waits,
 // when the client asked for them with a progress token.
-type mcpProgress struct {
+type progress struct {
 	ctx     context.Context
 	session *mcp.ServerSession
 	token   any
@@ -31,9 +31,9 @@ type mcpProgress struct {
 	wg   sync.WaitGroup
 }
 
-// startMCPProgress starts the ticker; stop must be called when the call ends.
-func startMCPProgress(ctx context.Context, req *mcp.CallToolRequest) *mcpProgress {
-	p := &mcpProgress{ctx: ctx, session: req.Session, start: time.Now(), done: make(chan struct{})}
+// startProgress starts the ticker; stop must be called when the call ends.
+func startProgress(ctx context.Context, req *mcp.CallToolRequest) *progress {
+	p := &progress{ctx: ctx, session: req.Session, start: time.Now(), done: make(chan struct{})}
 	if req.Params != nil {
 		p.token = req.Params.GetProgressToken()
 	}
@@ -41,11 +41,11 @@ func startMCPProgress(ctx context.Context, req *mcp.CallToolRequest) *mcpProgres
 		return p
 	}
 	p.wg.Add(1)
-	go p.loop(mcpProgressInterval)
+	go p.loop(progressInterval)
 	return p
 }
 
-func (p *mcpProgress) loop(every time.Duration) {
+func (p *progress) loop(every time.Duration) {
 	defer p.wg.Done()
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -63,7 +63,7 @@ func (p *mcpProgress) loop(every time.Duration) {
 
 // queued is askclient.Ask's onQueued: the first notification says where the
 // question waits, so a person watching the agent knows where to answer.
-func (p *mcpProgress) queued(q socketproto.Queued) {
+func (p *progress) queued(q socketproto.Queued) {
 	if p.token == nil || p.session == nil {
 		return
 	}
@@ -75,7 +75,7 @@ func (p *mcpProgress) queued(q socketproto.Queued) {
 	p.send(where)
 }
 
-func (p *mcpProgress) send(msg string) {
+func (p *progress) send(msg string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.count++
@@ -87,7 +87,7 @@ func (p *mcpProgress) send(msg string) {
 	})
 }
 
-func (p *mcpProgress) stop() {
+func (p *progress) stop() {
 	close(p.done)
 	p.wg.Wait()
 }

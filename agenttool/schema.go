@@ -1,31 +1,33 @@
-package socketproto
+package agenttool
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"askuser/socketproto"
 )
 
-// ToolSchema is the JSON Schema (draft 2020-12) of a tool's input:
+// Schema is the JSON Schema (draft 2020-12) of a tool's input:
 // {"questions": […], "metadata": {…}}. It states the same bounds as
-// ValidateRequest with DefaultLimits, so a model that follows the schema is
-// never refused. tool is ask_user ("" too) or ask_user_question; any other
+// socketproto.ValidateRequest with the default limits, so a model that
+// follows the schema is never refused. tool is ask_user ("" too) or ask_user_question; any other
 // name gives nil. This is the one source for `askuser-client schema` and for
 // the MCP server's tools.
-func ToolSchema(tool string) json.RawMessage {
+func Schema(tool string) json.RawMessage {
 	strict := false
 	switch tool {
-	case "", ToolAskUser:
-	case ToolAskUserQuestion:
+	case "", socketproto.ToolAskUser:
+	case socketproto.ToolAskUserQuestion:
 		strict = true
 	default:
 		return nil
 	}
-	lim := DefaultLimits()
-	maxQ, minO, maxO, maxHeader := lim.MaxQuestionsHard, 0, lim.MaxOptionsHard, FlexibleMaxHeader
+	lim := socketproto.DefaultLimits()
+	maxQ, minO, maxO, maxHeader := lim.MaxQuestionsHard, 0, lim.MaxOptionsHard, socketproto.FlexibleMaxHeader
 	if strict {
-		maxQ, minO, maxO, maxHeader = StrictMaxQuestions, StrictMinOptions, StrictMaxOptions, StrictMaxHeader
+		maxQ, minO, maxO, maxHeader = socketproto.StrictMaxQuestions, socketproto.StrictMinOptions, socketproto.StrictMaxOptions, socketproto.StrictMaxHeader
 	}
 
 	option := obj{
@@ -33,15 +35,15 @@ func ToolSchema(tool string) json.RawMessage {
 		{"description", "One choice. Do not add an \"Other\" option: the user can always type their own answer."},
 		{"properties", obj{
 			{"label", obj{
-				{"type", "string"}, {"minLength", 1}, {"maxLength", MaxLabelChars},
+				{"type", "string"}, {"minLength", 1}, {"maxLength", socketproto.MaxLabelChars},
 				{"description", "What the user picks, 1 to 5 words; unique within the question. Put the recommended option first and end its label with \" (Recommended)\"."},
 			}},
 			{"description", obj{
-				{"type", "string"}, {"maxLength", MaxDescriptionChars},
+				{"type", "string"}, {"maxLength", socketproto.MaxDescriptionChars},
 				{"description", "What this choice means or implies, shown under the label."},
 			}},
 			{"preview", obj{
-				{"type", "string"}, {"maxLength", MaxPreviewChars},
+				{"type", "string"}, {"maxLength", socketproto.MaxPreviewChars},
 				{"description", "Optional code snippet, mockup or diagram shown beside the list while this option is focused (several lines allowed)."},
 			}},
 		}},
@@ -68,7 +70,7 @@ func ToolSchema(tool string) json.RawMessage {
 	header = append(header, kv{"maxLength", maxHeader}, kv{"description", headerDesc})
 	questionProps := obj{
 		{"question", obj{
-			{"type", "string"}, {"minLength", 1}, {"maxLength", MaxQuestionChars},
+			{"type", "string"}, {"minLength", 1}, {"maxLength", socketproto.MaxQuestionChars},
 			{"description", "The full question, ending with a question mark; unique within the call. Give the context the user needs to decide."},
 		}},
 		{"header", header},
@@ -103,7 +105,7 @@ func ToolSchema(tool string) json.RawMessage {
 			}},
 			{"metadata", obj{
 				{"type", "object"},
-				{"description", fmt.Sprintf("Optional context for the user and for logs, e.g. {\"source\": \"project-setup\"}; at most %d bytes.", MaxMetadataBytes)},
+				{"description", fmt.Sprintf("Optional context for the user and for logs, e.g. {\"source\": \"project-setup\"}; at most %d bytes.", socketproto.MaxMetadataBytes)},
 			}},
 		}},
 		{"required", []string{"questions"}},
@@ -145,18 +147,18 @@ func (o obj) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// ToolDescription is the model-facing description of a tool: what it does
+// Description is the model-facing description of a tool: what it does
 // and the conventions that make its questions easy to answer. "" for an
 // unknown tool.
-func ToolDescription(tool string) string {
+func Description(tool string) string {
 	var limits, result string
 	switch tool {
-	case "", ToolAskUser:
-		lim := DefaultLimits()
-		limits = fmt.Sprintf("Ask 1 to %d questions per call. A question may have up to %d options, or none for a free-text answer; a header (at most %d characters) is optional.", lim.MaxQuestionsHard, lim.MaxOptionsHard, FlexibleMaxHeader)
+	case "", socketproto.ToolAskUser:
+		lim := socketproto.DefaultLimits()
+		limits = fmt.Sprintf("Ask 1 to %d questions per call. A question may have up to %d options, or none for a free-text answer; a header (at most %d characters) is optional.", lim.MaxQuestionsHard, lim.MaxOptionsHard, socketproto.FlexibleMaxHeader)
 		result = `The result is {"answered": true, "answers": [{"question", "answer", "selectedOption"/"selectedOptions", "custom", "wasCustom", "notes"}…]}; "answer" is a list for multiSelect questions.`
-	case ToolAskUserQuestion:
-		limits = fmt.Sprintf("Ask 1 to %d questions per call, each with %d to %d options, a header of at most %d characters, and multiSelect set to true or false.", StrictMaxQuestions, StrictMinOptions, StrictMaxOptions, StrictMaxHeader)
+	case socketproto.ToolAskUserQuestion:
+		limits = fmt.Sprintf("Ask 1 to %d questions per call, each with %d to %d options, a header of at most %d characters, and multiSelect set to true or false.", socketproto.StrictMaxQuestions, socketproto.StrictMinOptions, socketproto.StrictMaxOptions, socketproto.StrictMaxHeader)
 		result = `The result is {"answers": {"question text": "chosen label or typed text"}}, several selections joined with ", ", plus "annotations" {"question text": {"notes": "…"}} when the user attached notes.`
 	default:
 		return ""

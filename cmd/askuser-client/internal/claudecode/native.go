@@ -1,0 +1,105 @@
+// Package claudecode answers Claude Code's own AskUserQuestion tool from
+// askuser (SPEC §11). Both ways in — the PreToolUse hook (claude-hook) and
+// the permission_prompt MCP tool — are given the tool's input and hand back
+// the same input with an "answers" object, which Claude Code then shows the
+// model as the answers. This package is that translation, and nothing of
+// either way in.
+package claudecode
+
+import (
+	"encoding/json"
+
+	"askuser/cmd/askuser-client/internal/agentinput"
+	"askuser/socketproto"
+)
+
+// AskTool is the name of Claude Code's native question tool.
+const AskTool = "AskUserQuestion"
+
+// nativeQuestion is one question as AskUserQuestion's input has it.
+// Only the fields askuser shows are read; the input is handed back as given.
+type nativeQuestion struct {
+	Question    string `json:"question"`
+	Header      string `json:"header"`
+	MultiSelect bool   `json:"multiSelect"`
+	Options     []struct {
+		Label       string `json:"label"`
+		Description string `json:"description"`
+		Preview     string `json:"preview"`
+	} `json:"options"`
+}
+
+// Request turns AskUserQuestion's input into the request to
+// ask: the strict profile first, as the model meant it; when the strict
+// rules refuse it (a header over 12 characters, say) the flexible one, so
+// the user is still asked rather than the question lost. The error names the
+// field and the rule.
+func Request(input json.RawMessage, lim socketproto.Limits) (socketproto.AskUserRequest, *socketproto.Error) {
+	var none socketproto.AskUserRequest
+	var in struct {
+		Questions json.RawMessage `json:"questions"`
+	}
+	if err := json.Unmarshal(input, &in); err != nil {
+		return none, socketproto.Errf(socketproto.CodeInvalidRequest, "input", "must be AskUserQuestion's input, a JSON object with \"questions\": %v", err)
+	}
+	var qs []nativeQuestion
+	if err := json.Unmarshal(agentinput.UnquoteJSON(in.Questions), &qs); err != nil || len(qs) == 0 {
+		return none, socketproto.Errf(socketproto.CodeInvalidRequest, "input.questions", "must be a list of at least one question")
+	}
+	questions := make([]socketproto.Question, len(qs))
+	for i, q := range qs {
+		multi := q.MultiSelect
+		questions[i] = socketproto.Question{Question: q.Question, Header: q.Header, MultiSelect: &multi}
+		for _, o := range q.Options {
+			questions[i].Options = append(questions[i].Options, socketproto.Option{Label: o.Label, Description: o.Description, Preview: o.Preview})
+		}
+	}
+	var first *socketproto.Error
+	for _, tool := range []string{socketproto.ToolAskUserQuestion, socketproto.ToolAskUser} {
+		r := socketproto.AskUserRequest{Request: socketproto.Request{Tool: tool, Questions: questions}}
+		perr := socketproto.ValidateRequest(r.Request, lim)
+		if perr == nil {
+			return r, nil
+		}
+		if first == nil {
+			first = perr
+		}
+	}
+	return none, first
+}
+
+// UpdatedInput is AskUserQuestion's input as given, plus "answers"
+// (question text → the label chosen or the text typed; several labels joined
+// with ", ") and, when the user wrote notes, "annotations". A decline is
+// answers that say so: Claude Code shows the model answers, and a decline
+// must still tell it to go on without them.
+func UpdatedInput(input json.RawMessage, qs []socketproto.Question, resp socketproto.Response) (map[string]any, error) {
+	var out map[string]any
+	if err := json.Unmarshal(input, &out); err != nil {
+		return nil, err
+	}
+	if out == nil {
+		out = map[string]any{}
+	}
+	answers := map[string]string{}
+	annotations := map[string]any{}
+	if resp.Cancelled || !resp.Answered {
+		for _, q := range qs {
+			answers[q.Question] = socketproto.DeclinedSentence
+		}
+	} else {
+		for _, a := range resp.Answers {
+			answers[a.Question] = a.Answer.Joined()
+			if a.Notes != "" {
+				annotations[a.Question] = map[string]string{"notes": a.Notes}
+			}
+		}
+	}
+	out["answers"] = answers
+	if len(annotations) > 0 {
+		out["annotations"] = annotations
+	} else {
+		delete(out, "annotations")
+	}
+	return out, nil
+}

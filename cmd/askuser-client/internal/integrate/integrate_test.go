@@ -1,0 +1,34 @@
+package integrate
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// The README's snippets are what integrate writes.
+func TestIntegrateReadmeSnippets(t *testing.T) {
+	readme := readFile(t, filepath.Join("..", "..", "..", "..", "README.md"))
+	keys, vals := codexBlock("askuser-client")
+	for _, k := range keys {
+		if line := k + " = " + vals[k]; !strings.Contains(readme, line) {
+			t.Errorf("README lacks the Codex line %q", line)
+		}
+	}
+	for _, cmd := range []string{"askuser-client integrate claude --write", "askuser-client integrate codex --write",
+		"askuser-client integrate gemini --write", "askuser-client integrate pi --write", `"timeout": 86400`} {
+		if !strings.Contains(readme, cmd) {
+			t.Errorf("README lacks %q", cmd)
+		}
+	}
+}
