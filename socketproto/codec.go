@@ -336,7 +336,9 @@ func decodeAs[M Message](line []byte) (Message, error) {
 func DecodeFromDaemon(line []byte) (Message, error) {
 	typ, _, perr := sniff(line)
 	if perr != nil {
-		return nil, fmt.Errorf("%w from daemon: %w", ErrMalformedMessage, perr)
+		// %v, not %w: a line that is not a message must not pass for the
+		// daemon's own error message (*Error) with errors.As.
+		return nil, fmt.Errorf("%w from daemon: %v", ErrMalformedMessage, perr)
 	}
 	decode, ok := fromDaemon[typ]
 	if !ok {
