@@ -258,11 +258,11 @@ func TestPendingFileTruncateThenWriteInPlace(t *testing.T) {
 // TestPendingFileDirectoryDeleted: the state dir deleted under the daemon is
 // made again, and a save into it is still taken in.
 //
-// Not parallel: under load (several of these at once) the daemon misses the
-// save into the re-created directory now and then, before and after the
-// tests ran in parallel; it is a daemon race still to be fixed, and running
-// this test alone keeps it as rare as it was.
+// The state dir deleted under a running daemon: the next ask writes it
+// again, and a save into the new directory is taken in, even one that lands
+// before the new directory is watched.
 func TestPendingFileDirectoryDeleted(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
 	c := pfAsk(t, e, "req-1", pfName)

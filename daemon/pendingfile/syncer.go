@@ -268,15 +268,23 @@ func (s *Syncer) loop() {
 	}
 	for {
 		// Work first, then wait: the first pass writes the file at start.
-		if s.wantRewatch {
-			s.wantRewatch = false
-			s.rewatch()
+		// A rewrite can ask for a read (its directory, made again, is
+		// watched anew, and a save may have landed before the watch): that
+		// read happens now, as no event will announce it.
+		for {
+			if s.wantRewatch {
+				s.wantRewatch = false
+				s.rewatch()
+			}
+			if s.wantRead {
+				s.wantRead = false
+				s.read(false)
+			}
+			s.maybeWrite()
+			if !s.wantRewatch && !s.wantRead {
+				break
+			}
 		}
-		if s.wantRead {
-			s.wantRead = false
-			s.read(false)
-		}
-		s.maybeWrite()
 
 		select {
 		case <-s.stop:
