@@ -120,7 +120,7 @@ func TestDecodeFromClientErrors(t *testing.T) {
 	tests := []struct {
 		name  string
 		line  string
-		code  string
+		code  ErrorCode
 		field string
 		msg   string // substring
 		reqID string

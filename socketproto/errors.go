@@ -2,22 +2,25 @@ package socketproto
 
 import "fmt"
 
+// ErrorCode is an error's code of SPEC §4.
+type ErrorCode string
+
 // Error codes of SPEC §4.
 const (
-	CodeBadJSON             = "bad_json"
-	CodeMessageTooLarge     = "message_too_large"
-	CodeUnknownType         = "unknown_type"
-	CodeInvalidRequest      = "invalid_request"
-	CodeInvalidAnswer       = "invalid_answer"
-	CodeDuplicateRequestID  = "duplicate_request_id"
-	CodeSubagentNotAllowed  = "subagent_not_allowed"
-	CodeNotFound            = "not_found"
-	CodeAlreadyResolved     = "already_resolved"
-	CodeQueueFull           = "queue_full"
-	CodeUnsupportedProtocol = "unsupported_protocol"
+	CodeBadJSON             ErrorCode = "bad_json"
+	CodeMessageTooLarge     ErrorCode = "message_too_large"
+	CodeUnknownType         ErrorCode = "unknown_type"
+	CodeInvalidRequest      ErrorCode = "invalid_request"
+	CodeInvalidAnswer       ErrorCode = "invalid_answer"
+	CodeDuplicateRequestID  ErrorCode = "duplicate_request_id"
+	CodeSubagentNotAllowed  ErrorCode = "subagent_not_allowed"
+	CodeNotFound            ErrorCode = "not_found"
+	CodeAlreadyResolved     ErrorCode = "already_resolved"
+	CodeQueueFull           ErrorCode = "queue_full"
+	CodeUnsupportedProtocol ErrorCode = "unsupported_protocol"
 	// CodeStateUnavailable: the state dir could not take the write that the
 	// acknowledgement would promise; nothing was accepted.
-	CodeStateUnavailable = "state_unavailable"
+	CodeStateUnavailable ErrorCode = "state_unavailable"
 )
 
 // SubagentMessage is the exact refusal SPEC §4 gives a sub-agent.
@@ -32,10 +35,10 @@ const SubagentMessage = "only the parent conversation can ask the user questions
 // sentence is composed once, so nothing downstream adds the field again or
 // cuts it off.
 type Error struct {
-	RequestID string `json:"requestId,omitempty"`
-	Code      string `json:"code"`
-	Message   string `json:"message"`
-	Field     string `json:"field,omitempty"`
+	RequestID string    `json:"requestId,omitempty"`
+	Code      ErrorCode `json:"code"`
+	Message   string    `json:"message"`
+	Field     string    `json:"field,omitempty"`
 }
 
 func (Error) MessageType() string { return "error" }
@@ -43,14 +46,14 @@ func (Error) MessageType() string { return "error" }
 // Error is the message as sent; the code only when there is none.
 func (e *Error) Error() string {
 	if e.Message == "" {
-		return e.Code
+		return string(e.Code)
 	}
 	return e.Message
 }
 
 // Errf builds an Error whose message starts with the field it names, the way
 // users read them: "questions[1].options: need 2 to 4 options, got 5".
-func Errf(code, field, format string, args ...any) *Error {
+func Errf(code ErrorCode, field, format string, args ...any) *Error {
 	msg := fmt.Sprintf(format, args...)
 	if field != "" {
 		msg = field + ": " + msg

@@ -50,7 +50,7 @@ func TestValidateRequest(t *testing.T) {
 		base    func() Request
 		mutate  func(r *Request)
 		lim     *Limits
-		code    string // "" means valid
+		code    ErrorCode // "" means valid
 		field   string
 		message string
 	}{

@@ -292,7 +292,7 @@ func TestClientAskRefusedAndUsage(t *testing.T) {
 		env     []string
 		code    int
 		stderr  string
-		errCode string // the error object on stdout (json format)
+		errCode socketproto.ErrorCode // the error object on stdout (json format)
 	}{
 		{"strict five options", "", five, nil, 1, "questions[0].options: need 2 to 4 options, got 5", socketproto.CodeInvalidRequest},
 		{"subagent by env", "", []string{"ask", "--question", "Hi?"}, []string{"ASKUSER_SUBAGENT=1"}, 1, socketproto.SubagentMessage, socketproto.CodeSubagentNotAllowed},
