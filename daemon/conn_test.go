@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"askuser/daemon/config"
-	"askuser/internal/testdaemon"
+	"askuser/tests/testdaemon"
 )
 
 func TestLineTooLargeClosesAfterTheError(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"askuser/daemon/config"
-	"askuser/internal/testdaemon"
+	"askuser/tests/testdaemon"
 )
 
 // runForTest is Run as the shared harness runs it. The daemon's own tests

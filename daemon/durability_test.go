@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"askuser/daemon/config"
-	"askuser/internal/testdaemon"
+	"askuser/tests/testdaemon"
 )
 
 // A requestId names one request for as long as its result is kept: asking

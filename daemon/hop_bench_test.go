@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"askuser/internal/testdaemon"
+	"askuser/tests/testdaemon"
 )
 
 // BenchmarkHop is one question's trip through an in-process daemon: ask →

@@ -9,7 +9,7 @@ import (
 
 	"askuser/daemon/config"
 	"askuser/daemon/journal"
-	"askuser/internal/testdaemon"
+	"askuser/tests/testdaemon"
 )
 
 const agentAsk = `{"type":"ask_user_request","requestId":"%s","agent":{"id":"agent-7","name":"claude"},"metadata":{"repo":"askuser"},` + q1 + `%s}` + "\n"

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"askuser/internal/testdaemon"
+	"askuser/tests/testdaemon"
 )
 
 // TestPeerCredRefusesOtherUsers connects as another user (the test binary

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"askuser/daemon/pendingfile"
-	"askuser/internal/testdaemon"
 	"askuser/socketproto"
+	"askuser/tests/testdaemon"
 
 	"github.com/fsnotify/fsnotify"
 )

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"askuser/daemon/config"
-	"askuser/internal/testdaemon"
 	"askuser/socketproto"
+	"askuser/tests/testdaemon"
 )
 
 // A step of a scenario: on connection `on`, send a line (when send is set),

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"askuser/daemon/config"
-	"askuser/internal/testdaemon"
+	"askuser/tests/testdaemon"
 )
 
 func TestCheckSocketDir(t *testing.T) {

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"askuser/internal/testdaemon"
 	"askuser/socketproto"
+	"askuser/tests/testdaemon"
 
 	"github.com/gdamore/tcell/v2"
 )

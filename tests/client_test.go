@@ -18,9 +18,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"askuser/agenttool"
-	"askuser/internal/testdaemon"
 	"askuser/socketproto"
+	"askuser/socketproto/agenttool"
+	"askuser/tests/testdaemon"
 )
 
 // clientWait is a safety net for anything the client tests wait on, never a

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"askuser/internal/testdaemon"
 	"askuser/socketproto"
+	"askuser/tests/testdaemon"
 )
 
 // dmServeFails runs `askuserd serve` expecting it to fail; it returns the output.

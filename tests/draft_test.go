@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"askuser/internal/testdaemon"
+	"askuser/tests/testdaemon"
 )
 
 // The draft message of SPEC §4 through the real daemon: an answer given so

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"askuser/internal/testdaemon"
 	"askuser/socketproto"
+	"askuser/tests/testdaemon"
 )
 
 // SPEC §10 end to end: the real askuserd killed with SIGKILL and started

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"askuser/internal/testdaemon"
 	"askuser/socketproto"
+	"askuser/tests/testdaemon"
 )
 
 // binDir holds askuserd and askuser-client, built once for the whole run.

@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"askuser/agenttool"
-	"askuser/internal/testdaemon"
 	"askuser/socketproto"
+	"askuser/socketproto/agenttool"
+	"askuser/tests/testdaemon"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"askuser/internal/testdaemon"
 	"askuser/socketproto"
+	"askuser/tests/testdaemon"
 )
 
 // tmuxPane is the real pane (askuserd, no arguments) running in a detached

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"askuser/daemon/pendingfile"
-	"askuser/internal/testdaemon"
 	"askuser/socketproto"
+	"askuser/tests/testdaemon"
 )
 
 // pfAsk sends an ask_user_request on its own connection and returns the

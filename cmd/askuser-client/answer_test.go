@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"askuser/internal/testdaemon"
-	"askuser/internal/testdaemon/inproc"
 	"askuser/socketproto"
+	"askuser/tests/testdaemon"
+	"askuser/tests/testdaemon/inproc"
 )
 
 // An option number the question does not have is still sent, as typed text

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"askuser/agenttool"
 	"askuser/cmd/askuser-client/internal/shell"
 	"askuser/socketproto"
+	"askuser/socketproto/agenttool"
 	"askuser/socketproto/askclient"
 )
 

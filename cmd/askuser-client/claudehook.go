@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 
-	"askuser/agenttool"
 	"askuser/cmd/askuser-client/internal/agentinput"
 	"askuser/cmd/askuser-client/internal/claudecode"
 	"askuser/socketproto"
+	"askuser/socketproto/agenttool"
 	"askuser/socketproto/askclient"
 )
 

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"askuser/internal/testdaemon"
-	"askuser/internal/testdaemon/inproc"
 	"askuser/socketproto"
+	"askuser/tests/testdaemon"
+	"askuser/tests/testdaemon/inproc"
 )
 
 // Claude Code's own AskUserQuestion answered from askuser by the PreToolUse

@@ -4,7 +4,7 @@
 // What is more than flags and wiring lives in packages of its own: the MCP
 // server in internal/mcpserver, the agents' settings in internal/integrate,
 // AskUserQuestion's translation in internal/claudecode, the tools' schemas
-// and result shapes in askuser/agenttool, the daemon's client in
+// and result shapes in askuser/socketproto/agenttool, the daemon's client in
 // askuser/socketproto/askclient.
 package main
 

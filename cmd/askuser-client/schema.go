@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"io"
 
-	"askuser/agenttool"
 	"askuser/socketproto"
+	"askuser/socketproto/agenttool"
 )
 
 func runSchema(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"askuser/agenttool"
 	"askuser/cmd/askuser-client/internal/agentinput"
 	"askuser/cmd/askuser-client/internal/claudecode"
 	"askuser/socketproto"
+	"askuser/socketproto/agenttool"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"askuser/internal/testdaemon"
-	"askuser/internal/testdaemon/inproc"
 	"askuser/socketproto"
+	"askuser/tests/testdaemon"
+	"askuser/tests/testdaemon/inproc"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

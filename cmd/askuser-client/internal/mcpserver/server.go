@@ -7,9 +7,9 @@ import (
 	"os"
 	"strconv"
 
-	"askuser/agenttool"
 	"askuser/cmd/askuser-client/internal/agentinput"
 	"askuser/socketproto"
+	"askuser/socketproto/agenttool"
 	"askuser/socketproto/askclient"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"

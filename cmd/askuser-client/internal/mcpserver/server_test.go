@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"askuser/agenttool"
-	"askuser/internal/testdaemon"
-	"askuser/internal/testdaemon/inproc"
 	"askuser/socketproto"
+	"askuser/socketproto/agenttool"
 	"askuser/socketproto/askclient"
+	"askuser/tests/testdaemon"
+	"askuser/tests/testdaemon/inproc"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

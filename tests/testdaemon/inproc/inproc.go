@@ -8,7 +8,7 @@ import (
 
 	"askuser/daemon"
 	"askuser/daemon/config"
-	"askuser/internal/testdaemon"
+	"askuser/tests/testdaemon"
 )
 
 // Run is daemon.Run as a testdaemon.Runner.
