@@ -94,6 +94,23 @@ func startAgent(t *testing.T, dir string, env []string, name string, args ...str
 	return startAgentWithStdin(t, dir, env, nil, name, args...)
 }
 
+// startPiRPC runs pi in RPC mode with the askuser extension; send writes one
+// command (a JSON line) to it, and closing stdin ends pi's input.
+func startPiRPC(t *testing.T, e *Env, env []string, pi string) (agent *agentRun, send func(cmd string), stdin io.Closer) {
+	t.Helper()
+	stdinR, stdinW := io.Pipe()
+	t.Cleanup(func() { stdinW.Close() })
+	agent = startAgentWithStdin(t, e.Root, env, stdinR, pi, "--mode", "rpc", "--offline", "--no-session",
+		"--model", "fake/fake-model", "-e", piExtension(t))
+	send = func(cmd string) {
+		t.Helper()
+		if _, err := io.WriteString(stdinW, cmd+"\n"); err != nil {
+			t.Fatalf("writing to pi: %v; output:\n%s", err, agent.out)
+		}
+	}
+	return agent, send, stdinW
+}
+
 func startAgentWithStdin(t *testing.T, dir string, env []string, stdin io.Reader, name string, args ...string) *agentRun {
 	t.Helper()
 	cmd := exec.Command(name, args...)
@@ -603,16 +620,7 @@ func TestAgentPiAbortWithdrawsTheQuestion(t *testing.T) {
 	w := watcher(t, e)
 	model := newFakeModel(t, fakeStep{"ask_user", agentQuestions(agentDBQuestion)})
 	_, env := piSetup(t, e, model)
-	stdinR, stdin := io.Pipe()
-	t.Cleanup(func() { stdin.Close() })
-	agent := startAgentWithStdin(t, e.Root, env, stdinR, pi, "--mode", "rpc", "--offline", "--no-session",
-		"--model", "fake/fake-model", "-e", piExtension(t))
-	send := func(cmd string) {
-		t.Helper()
-		if _, err := io.WriteString(stdin, cmd+"\n"); err != nil {
-			t.Fatalf("writing to pi: %v; output:\n%s", err, agent.out)
-		}
-	}
+	agent, send, stdin := startPiRPC(t, e, env, pi)
 	send(`{"id":"1","type":"prompt","message":"Set up the new service; ask me what you need to know."}`)
 	p := nextAddedWithin(t, w, agent)
 	send(`{"id":"2","type":"abort"}`)
@@ -756,16 +764,7 @@ func TestAgentPiQuestionsCommand(t *testing.T) {
 	w := watcher(t, e)
 	model := newFakeModel(t, fakeStep{"ask_user", agentQuestions(agentNameQuestion)})
 	_, env := piSetup(t, e, model)
-	stdinR, stdin := io.Pipe()
-	t.Cleanup(func() { stdin.Close() })
-	agent := startAgentWithStdin(t, e.Root, env, stdinR, pi, "--mode", "rpc", "--offline", "--no-session",
-		"--model", "fake/fake-model", "-e", piExtension(t))
-	send := func(cmd string) {
-		t.Helper()
-		if _, err := io.WriteString(stdin, cmd+"\n"); err != nil {
-			t.Fatalf("writing to pi: %v; output:\n%s", err, agent.out)
-		}
-	}
+	agent, send, _ := startPiRPC(t, e, env, pi)
 	// outputHas waits until pi's output (RPC events, one JSON per line) has s.
 	outputHas := func(s string) {
 		t.Helper()
