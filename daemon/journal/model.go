@@ -85,7 +85,8 @@ func (m *model) apply(r Record) bool {
 // name itself, and ask something.
 func validAsked(r Record) bool {
 	return r.ID != "" && len(r.ID) <= socketproto.MaxRequestIDLen && r.Pending != nil &&
-		r.Pending.RequestID == r.ID && len(r.Pending.Questions) > 0
+		r.Pending.RequestID == r.ID && len(r.Pending.Questions) > 0 &&
+		len(r.Pending.Draft) <= len(r.Pending.Questions)
 }
 
 func (m *model) keep(res *Result) {
