@@ -67,9 +67,14 @@ func (s *state) setDraftByID(id string, draft []json.RawMessage) *socketproto.Er
 }
 
 // pendingFileError tells every subscriber that the pending file at path
-// could not be used, e.g. "line 12, column 3: expected ','".
+// could not be used, e.g. "line 12, column 3: expected ','"; an empty msg
+// that it can be again, so that a notice about it goes.
 func (s *state) pendingFileError(path, msg string) {
-	s.log.Warn("pending file", "path", path, "err", msg)
+	if msg == "" {
+		s.log.Info("pending file: usable again", "path", path)
+	} else {
+		s.log.Warn("pending file", "path", path, "err", msg)
+	}
 	s.broadcast(socketproto.PendingFileError{Path: path, Error: msg})
 }
 

@@ -354,6 +354,9 @@ type StateEvent struct {
 
 func (StateEvent) MessageType() string { return "state" }
 
+// PendingFileError says the pending file at Path could not be used and why
+// ("line 12, column 3: …"). An empty Error says that a problem with the file
+// itself is over (a save parsed again): a notice about it can go.
 type PendingFileError struct {
 	Path  string `json:"path"`
 	Error string `json:"error"`

@@ -327,3 +327,33 @@ func TestPendingFileFollowsWithdrawAndOrphan(t *testing.T) {
 	}
 	pfFile(t, e, "parked")
 }
+
+// A save that does not parse is reported to panes; the next save that parses
+// says the problem is over (an empty error), even when it changes no answer,
+// so the pane's notice goes as soon as it is no longer true.
+func TestPendingFileErrorIsClearedWhenTheFileParsesAgain(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	e.StartDaemon()
+	pfAsk(t, e, "req-1", pfName)
+	pfFile(t, e, "req-1")
+	w := watcher(t, e)
+	good, err := os.ReadFile(e.Pending)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pfRename(t, e, good[:len(good)/2])
+	bad := testdaemon.RecvType(t, w, "pending_file_error", clientWait).(socketproto.PendingFileError)
+	if bad.Error == "" || bad.Path != e.Pending {
+		t.Fatalf("the broken save was reported as %+v", bad)
+	}
+	// The user's fixed save: the same requests, laid out another way.
+	var fixed bytes.Buffer
+	if err := json.Compact(&fixed, good); err != nil {
+		t.Fatal(err)
+	}
+	pfRename(t, e, fixed.Bytes())
+	if fine := testdaemon.RecvType(t, w, "pending_file_error", clientWait).(socketproto.PendingFileError); fine.Error != "" {
+		t.Fatalf("after a save that parses: %+v, want an empty error", fine)
+	}
+}

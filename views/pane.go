@@ -182,6 +182,12 @@ func (p *Pane) HandleEvent(msg socketproto.Message) {
 			p.notice(fmt.Sprintf("%s was answered elsewhere (%s).", upperFirst(q), Clean(string(ev.Via), false)), noticeTTL)
 		}
 	case socketproto.PendingFileError:
+		if ev.Error == "" { // the file parses again
+			if p.noticeFile {
+				p.clearNotice()
+			}
+			break
+		}
 		p.notice(fmt.Sprintf("Pending file %s: %s", Clean(ev.Path, false), Clean(ev.Error, false)), fileErrorTTL)
 		p.noticeFile = true
 	case *socketproto.Error:

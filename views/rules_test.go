@@ -179,6 +179,13 @@ func TestNoticesNameTheQuestionAndLeave(t *testing.T) {
 	h.Event(socketproto.RequestUpdated{Request: withDraft(pending("req-2", nameQuestion()), `"fixed"`)})
 	h.HasNot("line 3, column 1")
 	h.Has("> fixed")
+	// A save that parses again but changes no answer: the daemon says the
+	// problem is over with an empty error, and the notice goes.
+	h.Event(socketproto.PendingFileError{Path: "/s/pending-questions.json", Error: "line 9, column 2: expected '}'"})
+	h.Has("line 9, column 2")
+	h.Event(socketproto.PendingFileError{Path: "/s/pending-questions.json"})
+	h.HasNot("line 9, column 2")
+	h.HasNot("Pending file")
 }
 
 // The title's age stays current: "just now" turns into "1m ago", and the

@@ -40,7 +40,9 @@ type Options struct {
 	Queue Queue
 	// Report receives each problem with a saved file, as the sentence a
 	// pending_file_error carries ("line 12, column 3: …"), to show the user
-	// and to log; the Syncer does not log it again. It may be nil.
+	// and to log; the Syncer does not log it again. After a problem with the
+	// file itself (it did not parse, was too large, or was not a regular
+	// file), "" says it is over: a save parsed again. It may be nil.
 	Report func(msg string)
 	// Logf writes a line to the daemon's log. It may be nil.
 	Logf func(format string, args ...any)
@@ -116,6 +118,9 @@ type Syncer struct {
 	// taken in as the user's save. Forgotten once this daemon has written.
 	inherited [][32]byte
 	oursPath  string
+	// troubled: a problem with the file itself was reported, and no save
+	// has parsed since.
+	troubled bool
 }
 
 // fileID tells files apart without reading them.
@@ -417,6 +422,7 @@ func (s *Syncer) read(settled bool) {
 	if perr == nil {
 		s.settling = false
 		s.lastSeen, s.lastSeenOK = h, true
+		s.fileFine()
 		s.apply(f)
 		// A save from a stale buffer lacks requests asked since, and one
 		// that changed nothing makes no rewrite of its own: rewrite anyway,
@@ -483,10 +489,10 @@ func (s *Syncer) readTooLarge(fi os.FileInfo, settled bool) {
 	kept := s.RejectedPath()
 	if err := copyAside(s.path, kept); err != nil {
 		s.logf("pending file: %s; keeping a copy as %s failed: %v", msg, kept, err)
-		s.report(msg)
+		s.fileProblem(msg)
 		return
 	}
-	s.report(fmt.Sprintf("%s (your version is kept as %s)", msg, kept))
+	s.fileProblem(fmt.Sprintf("%s (your version is kept as %s)", msg, kept))
 	s.wantWrite = true
 }
 
@@ -497,7 +503,7 @@ func (s *Syncer) block(msg string) {
 	s.blocked = true
 	if msg != s.blockedMsg {
 		s.blockedMsg = msg
-		s.report(msg + "; it is left alone and questions are not written there until it is removed")
+		s.fileProblem(msg + "; it is left alone and questions are not written there until it is removed")
 	}
 }
 
@@ -506,6 +512,21 @@ func (s *Syncer) unblock() {
 		s.blocked, s.blockedMsg = false, ""
 		s.logf("pending file: %s is usable again", s.path)
 		s.wantWrite = true
+		s.fileFine()
+	}
+}
+
+// fileProblem reports a problem with the file itself.
+func (s *Syncer) fileProblem(msg string) {
+	s.troubled = true
+	s.report(msg)
+}
+
+// fileFine says a reported problem with the file is over.
+func (s *Syncer) fileFine() {
+	if s.troubled {
+		s.troubled = false
+		s.report("")
 	}
 }
 
@@ -522,12 +543,12 @@ func (s *Syncer) reject(data []byte, perr error) {
 	kept := s.RejectedPath()
 	if err := writeAtomic(kept, data); err != nil && !errors.Is(err, errNotSynced) {
 		s.logf("pending file: %s does not parse, and keeping a copy as %s failed: %v", s.path, kept, err)
-		s.report(perr.Error())
+		s.fileProblem(perr.Error())
 		return
 	}
 	s.logf("pending file: %s does not parse; the user's version is kept as %s", s.path, kept)
 	// The next rewrite replaces what the user typed: say where it went.
-	s.report(fmt.Sprintf("%v (your version is kept as %s)", perr, kept))
+	s.fileProblem(fmt.Sprintf("%v (your version is kept as %s)", perr, kept))
 }
 
 // maxReports is how many problems of one save reach subscribers one by one.
