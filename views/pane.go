@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -115,7 +116,9 @@ func NewPane(s Sender, opt Options) *Pane {
 // useTerminalColours makes tview draw with the terminal's own foreground and
 // background, so the pane reads well on dark and light themes alike; emphasis
 // comes from attributes (bold, reverse, underline), not hard-coded colours.
-func useTerminalColours() {
+// tview's styles are package globals: they are set once, so that a second
+// pane in the same process never writes them while the first one draws.
+var useTerminalColours = sync.OnceFunc(func() {
 	tview.Styles.PrimitiveBackgroundColor = tcell.ColorDefault
 	tview.Styles.ContrastBackgroundColor = tcell.ColorDefault
 	tview.Styles.MoreContrastBackgroundColor = tcell.ColorDefault
@@ -127,7 +130,7 @@ func useTerminalColours() {
 	tview.Styles.GraphicsColor = tcell.ColorDefault
 	tview.Styles.InverseTextColor = tcell.ColorDefault
 	tview.Styles.ContrastSecondaryTextColor = tcell.ColorDefault
-}
+})
 
 // connLost is the connection's own event, delivered like the daemon's. The
 // snapshot that follows a reconnection clears it.

@@ -675,6 +675,7 @@ func (s *Syncer) rescue(prev string, seen [32]byte) {
 	if perr == nil {
 		os.Remove(prev)
 		s.lastSeen, s.lastSeenOK = h, true
+		s.fileFine()
 		s.logf("pending file: a save landed during a rewrite; taking it in")
 		s.apply(f)
 		s.wantWrite = true
