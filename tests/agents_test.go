@@ -165,6 +165,28 @@ func (r *agentRun) wait(t *testing.T) {
 
 // agentStep is one tool call of the script and what the user does with the
 // question it asks.
+// agentTest starts an agent test: the agent's binary (or a skip, or under
+// CI a failure, when it is not installed), a parallel test with its own
+// Env and daemon, and a watcher on that daemon.
+func agentTest(t *testing.T, agent string) (bin string, e *Env, w *socketproto.Conn) {
+	t.Helper()
+	bin = agentBinary(t, agent)
+	t.Parallel()
+	e = NewEnv(t)
+	e.StartDaemon()
+	return bin, e, watcher(t, e)
+}
+
+// modelPlaying is a fake model that makes the tool calls of steps, in order.
+func modelPlaying(t *testing.T, steps []agentStep) *fakeModel {
+	t.Helper()
+	fs := make([]fakeStep, len(steps))
+	for i, s := range steps {
+		fs[i] = s.fakeStep
+	}
+	return newFakeModel(t, fs...)
+}
+
 type agentStep struct {
 	fakeStep
 	question string // the first question's text, as the pane shows it
@@ -360,11 +382,7 @@ func agentQuestions(qs ...map[string]any) map[string]any {
 // its own AskUserQuestion (answered by the PreToolUse hook), and the model
 // reads every answer, typed text, multi-select, note and decline.
 func TestAgentClaudeCodeMCPAndHook(t *testing.T) {
-	claude := agentBinary(t, "claude-code")
-	t.Parallel()
-	e := NewEnv(t)
-	e.StartDaemon()
-	w := watcher(t, e)
+	claude, e, w := agentTest(t, "claude-code")
 	steps := []agentStep{
 		{fakeStep: fakeStep{"mcp__askuser__ask_user_question", agentQuestions(agentDBQuestion)},
 			question: "Which database should we use?",
@@ -389,11 +407,7 @@ func TestAgentClaudeCodeMCPAndHook(t *testing.T) {
 			do:       declineCLI,
 			want:     []string{socketproto.DeclinedSentence}},
 	}
-	fs := make([]fakeStep, len(steps))
-	for i, s := range steps {
-		fs[i] = s.fakeStep
-	}
-	model := newFakeModel(t, fs...)
+	model := modelPlaying(t, steps)
 	// Set up as a user would: `askuser-client integrate claude --write`.
 	home := filepath.Join(e.Root, "home")
 	env := claudeEnv(e, home, model)
@@ -409,11 +423,7 @@ func TestAgentClaudeCodeMCPAndHook(t *testing.T) {
 // --permission-prompt-tool and no hook, AskUserQuestion goes through
 // permission_prompt, and so does Bash, as a yes/no question.
 func TestAgentClaudeCodePermissionPrompt(t *testing.T) {
-	claude := agentBinary(t, "claude-code")
-	t.Parallel()
-	e := NewEnv(t)
-	e.StartDaemon()
-	w := watcher(t, e)
+	claude, e, w := agentTest(t, "claude-code")
 	allowQ := "Allow the agent to use Bash with the input shown?"
 	steps := []agentStep{
 		{fakeStep: fakeStep{"AskUserQuestion", agentQuestions(agentFeaturesQuestion)},
@@ -431,11 +441,7 @@ func TestAgentClaudeCodePermissionPrompt(t *testing.T) {
 			wantNot:  []string{"never-printed\n"},
 			wantErr:  true},
 	}
-	fs := make([]fakeStep, len(steps))
-	for i, s := range steps {
-		fs[i] = s.fakeStep
-	}
-	model := newFakeModel(t, fs...)
+	model := modelPlaying(t, steps)
 	home, mcpConfig, settings := claudeSetup(t, e, false, 0)
 	agent := startAgent(t, e.Root, claudeEnv(e, home, model), claude, claudeArgs(mcpConfig, settings)...)
 	lat := playScript(t, e, w, model, agent, "claude-code", steps)
@@ -498,11 +504,7 @@ func piExtension(t *testing.T) string {
 // through its ask_user tool; the model reads the answers given with the CLI,
 // the pending file and the pane: typed text, multi-select, notes, decline.
 func TestAgentPiAskUser(t *testing.T) {
-	pi := agentBinary(t, "pi")
-	t.Parallel()
-	e := NewEnv(t)
-	e.StartDaemon()
-	w := watcher(t, e)
+	pi, e, w := agentTest(t, "pi")
 	pane := startSimPane(t, e, 80, 24)
 	steps := []agentStep{
 		{fakeStep: fakeStep{"ask_user", agentQuestions(agentDBQuestion, agentNameQuestion)},
@@ -534,11 +536,7 @@ func TestAgentPiAskUser(t *testing.T) {
 			do:       declineCLI,
 			want:     []string{`"cancelled":true`, socketproto.DeclinedSentence}},
 	}
-	fs := make([]fakeStep, len(steps))
-	for i, s := range steps {
-		fs[i] = s.fakeStep
-	}
-	model := newFakeModel(t, fs...)
+	model := modelPlaying(t, steps)
 	_, env := piSetup(t, e, model)
 	// Set up as a user would: the extension written by
 	// `askuser-client integrate pi --write`, found by pi on its own.
@@ -573,11 +571,7 @@ func expectWithdrawn(w *socketproto.Conn, id string) func(*testing.T) time.Durat
 // pane; after the hook's timeout Claude Code asks through its fallback, the
 // permission prompt, which askuser answers too.
 func TestAgentClaudeCodeTimeoutsWithdrawTheQuestion(t *testing.T) {
-	claude := agentBinary(t, "claude-code")
-	t.Parallel()
-	e := NewEnv(t)
-	e.StartDaemon()
-	w := watcher(t, e)
+	claude, e, w := agentTest(t, "claude-code")
 	steps := []agentStep{
 		{fakeStep: fakeStep{"mcp__askuser__ask_user_question", agentQuestions(agentDBQuestion)},
 			question: "Which database should we use?",
@@ -599,11 +593,7 @@ func TestAgentClaudeCodeTimeoutsWithdrawTheQuestion(t *testing.T) {
 			},
 			want: []string{`"Which database should we use?"="PostgreSQL (Recommended)"`}},
 	}
-	fs := make([]fakeStep, len(steps))
-	for i, s := range steps {
-		fs[i] = s.fakeStep
-	}
-	model := newFakeModel(t, fs...)
+	model := modelPlaying(t, steps)
 	home, mcpConfig, settings := claudeSetup(t, e, true, 2)
 	agent := startAgent(t, e.Root, claudeEnv(e, home, model, "MCP_TOOL_TIMEOUT=2000"), claude, claudeArgs(mcpConfig, settings)...)
 	playScript(t, e, w, model, agent, "claude-code", steps)
@@ -613,11 +603,7 @@ func TestAgentClaudeCodeTimeoutsWithdrawTheQuestion(t *testing.T) {
 // TestAgentPiAbortWithdrawsTheQuestion: an aborted pi turn (RPC mode's
 // abort, as Esc in the terminal) withdraws the question from the pane.
 func TestAgentPiAbortWithdrawsTheQuestion(t *testing.T) {
-	pi := agentBinary(t, "pi")
-	t.Parallel()
-	e := NewEnv(t)
-	e.StartDaemon()
-	w := watcher(t, e)
+	pi, e, w := agentTest(t, "pi")
 	model := newFakeModel(t, fakeStep{"ask_user", agentQuestions(agentDBQuestion)})
 	_, env := piSetup(t, e, model)
 	agent, send, stdin := startPiRPC(t, e, env, pi)
@@ -704,11 +690,7 @@ env_key = "FAKE_API_KEY"
 // reduced environment: the config passes the XDG variables through), and the
 // model reads the answer and the decline.
 func TestAgentCodexMCP(t *testing.T) {
-	codex := agentBinary(t, "codex")
-	t.Parallel()
-	e := NewEnv(t)
-	e.StartDaemon()
-	w := watcher(t, e)
+	codex, e, w := agentTest(t, "codex")
 	steps := []agentStep{
 		{fakeStep: fakeStep{"mcp__askuser__ask_user_question", agentQuestions(agentDBQuestion)},
 			question: "Which database should we use?",
@@ -719,11 +701,7 @@ func TestAgentCodexMCP(t *testing.T) {
 			do:       declineCLI,
 			want:     []string{socketproto.DeclinedSentence}},
 	}
-	fs := make([]fakeStep, len(steps))
-	for i, s := range steps {
-		fs[i] = s.fakeStep
-	}
-	model := newFakeModel(t, fs...)
+	model := modelPlaying(t, steps)
 	env := codexSetup(t, e, model)
 	integrateAgent(t, env, "codex")
 	agent := startAgent(t, e.Root, env, codex, "exec", "--skip-git-repo-check", "Set up the new service; ask me what you need to know.")
@@ -736,11 +714,7 @@ func TestAgentCodexMCP(t *testing.T) {
 // alone, as a harness or a closed terminal does) while its question waits:
 // the question leaves the pane instead of waiting for nobody.
 func TestAgentPiKilledWithdrawsTheQuestion(t *testing.T) {
-	pi := agentBinary(t, "pi")
-	t.Parallel()
-	e := NewEnv(t)
-	e.StartDaemon()
-	w := watcher(t, e)
+	pi, e, w := agentTest(t, "pi")
 	model := newFakeModel(t, fakeStep{"ask_user", agentQuestions(agentDBQuestion)})
 	_, env := piSetup(t, e, model)
 	agent := startAgent(t, e.Root, env, pi, "-p", "--offline", "--no-session", "--model", "fake/fake-model",
@@ -757,11 +731,7 @@ func TestAgentPiKilledWithdrawsTheQuestion(t *testing.T) {
 // and /questions clear declines this session's question, which the model
 // then reads as declined.
 func TestAgentPiQuestionsCommand(t *testing.T) {
-	pi := agentBinary(t, "pi")
-	t.Parallel()
-	e := NewEnv(t)
-	e.StartDaemon()
-	w := watcher(t, e)
+	pi, e, w := agentTest(t, "pi")
 	model := newFakeModel(t, fakeStep{"ask_user", agentQuestions(agentNameQuestion)})
 	_, env := piSetup(t, e, model)
 	agent, send, _ := startPiRPC(t, e, env, pi)
