@@ -165,13 +165,18 @@ type anthropicBlock struct {
 	Content   json.RawMessage `json:"content"`
 }
 
-// anthropicText is a tool_result's content: a string or a list of blocks.
-func anthropicText(raw json.RawMessage) string {
+// contentText is a tool result's content as the APIs send it: a string, or
+// a list of blocks of which the text ones count (Anthropic's tool_result,
+// OpenAI's message content and function_call_output alike).
+func contentText(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s
 	}
-	var blocks []anthropicBlock
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
 	_ = json.Unmarshal(raw, &blocks)
 	var parts []string
 	for _, b := range blocks {
@@ -197,7 +202,7 @@ func (m *fakeModel) anthropic(w http.ResponseWriter, body []byte) {
 		}
 		for _, b := range blocks {
 			if b.Type == "tool_result" {
-				results[b.ToolUseID] = fakeResult{Text: anthropicText(b.Content), IsError: b.IsError, At: now}
+				results[b.ToolUseID] = fakeResult{Text: contentText(b.Content), IsError: b.IsError, At: now}
 			}
 		}
 	}
@@ -281,26 +286,6 @@ type openAIChatRequest struct {
 	} `json:"tools"`
 }
 
-// openAIText is a message's content: a string or a list of parts.
-func openAIText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	_ = json.Unmarshal(raw, &parts)
-	var out []string
-	for _, p := range parts {
-		if p.Type == "text" {
-			out = append(out, p.Text)
-		}
-	}
-	return strings.Join(out, "\n")
-}
-
 func (m *fakeModel) openAIChat(w http.ResponseWriter, body []byte) {
 	var req openAIChatRequest
 	if err := json.Unmarshal(body, &req); err != nil {
@@ -311,7 +296,7 @@ func (m *fakeModel) openAIChat(w http.ResponseWriter, body []byte) {
 	results := map[string]fakeResult{}
 	for _, msg := range req.Messages {
 		if msg.Role == "tool" {
-			results[msg.ToolCallID] = fakeResult{Text: openAIText(msg.Content), At: now}
+			results[msg.ToolCallID] = fakeResult{Text: contentText(msg.Content), At: now}
 		}
 	}
 	next := -1
@@ -382,7 +367,7 @@ func (m *fakeModel) openAIResponses(w http.ResponseWriter, body []byte) {
 		if json.Unmarshal(raw, &item) != nil || item.Type != "function_call_output" {
 			continue
 		}
-		text := openAIText(item.Output)
+		text := contentText(item.Output)
 		var structured struct {
 			Content string `json:"content"`
 		}
