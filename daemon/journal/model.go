@@ -59,7 +59,7 @@ func (m *model) apply(r Record) bool {
 		asked.Draft = nil
 		m.keep(&Result{ID: r.ID, Outcome: r.Outcome, Via: r.Via, Response: r.Response,
 			Expires: r.Expires, Delivered: r.Delivered, Asked: asked})
-		m.resolved = append(m.resolved, historyOf(&asked, r))
+		m.resolved = append(m.resolved, HistoryOf(&asked, r))
 	case OpDelivered:
 		res := m.results[r.ID]
 		if res == nil {
@@ -73,7 +73,7 @@ func (m *model) apply(r Record) bool {
 		m.keep(&Result{ID: r.ID, Outcome: r.Outcome, Via: r.Via, Response: r.Response,
 			Expires: r.Expires, Delivered: r.Delivered, Asked: *r.Pending})
 		if r.NoHistory {
-			m.resolved = append(m.resolved, historyOf(r.Pending, r))
+			m.resolved = append(m.resolved, HistoryOf(r.Pending, r))
 		}
 	default:
 		return false
@@ -117,9 +117,7 @@ func (m *model) state(now time.Time) State {
 }
 
 // HistoryOf is the history.jsonl line for a request resolved as r says.
-func HistoryOf(asked *socketproto.Pending, r Record) HistoryEntry { return historyOf(asked, r) }
-
-func historyOf(asked *socketproto.Pending, r Record) HistoryEntry {
+func HistoryOf(asked *socketproto.Pending, r Record) HistoryEntry {
 	h := HistoryEntry{
 		RequestID: r.ID,
 		Tool:      asked.Tool,
