@@ -16,7 +16,7 @@ import (
 	"askuser/tests/testdaemon"
 )
 
-// binDir holds askuserd and askuser-client, built once for the whole run.
+// binDir holds askuserd, askuser-client and askuser-mcp, built once for the whole run.
 var binDir string
 
 func TestMain(m *testing.M) {
@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binDir = dir
-	if err := testdaemon.Build(dir, true, "../cmd/askuserd", "../cmd/askuser-client"); err != nil {
+	if err := testdaemon.Build(dir, true, "../cmd/askuserd", "../cmd/askuser-client", "../cmd/askuser-mcp"); err != nil {
 		fmt.Fprintln(os.Stderr, "building binaries:", err)
 		os.RemoveAll(dir)
 		os.Exit(1)

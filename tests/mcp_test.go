@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -396,15 +398,8 @@ func TestMCPEndToEndDaemonMissing(t *testing.T) {
 
 	// Autostart tried and failed (no askuserd beside the client or on PATH):
 	// the error says why and how to start it.
-	lone := filepath.Join(t.TempDir(), "askuser-client")
-	exe, err := os.ReadFile(bin("askuser-client"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(lone, exe, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(lone, "mcp")
+	lone := copyPrograms(t, "askuser-client", "askuser-mcp")
+	cmd := exec.Command(filepath.Join(lone, "askuser-client"), "mcp")
 	cmd.Env = e.Environ("PATH=" + t.TempDir())
 	p = mcpSpawnCmd(t, cmd, "cursor")
 	res = mcpResultOf(t, p, mcpCallInBackground(context.Background(), p, "ask_user", mcpDatabaseQuestion))
@@ -461,5 +456,69 @@ func mcpAwaitPendingFile(t *testing.T, e *Env, id string, held bool) {
 		if time.Now().After(deadline) {
 			t.Fatalf("after 10s, the pending file holding %s is still %v (%v):\n%s", id, !held, err, b)
 		}
+	}
+}
+
+// copyPrograms copies the named programs of the build, and no others, into a
+// new directory, and returns it.
+func copyPrograms(t *testing.T, names ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, name := range names {
+		exe, err := os.ReadFile(bin(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), exe, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// The MCP server is its own program, askuser-mcp, which `askuser-client mcp`
+// runs in its place: it is found beside askuser-client or on PATH, and when
+// it is in neither the error says where it looked and how to install it.
+func TestMCPServerProgramIsFound(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	e.StartDaemon()
+
+	// On PATH only: askuser-client alone in its directory.
+	lone := copyPrograms(t, "askuser-client")
+	cmd := exec.Command(filepath.Join(lone, "askuser-client"), "mcp")
+	cmd.Env = e.Environ("PATH=" + filepath.Dir(bin("askuser-mcp")) + ":/usr/bin:/bin")
+	p := mcpSpawnCmd(t, cmd, "cursor")
+	if tools, err := p.cs.ListTools(context.Background(), nil); err != nil || len(tools.Tools) != 3 {
+		t.Fatalf("tools/list through askuser-mcp on PATH: %v, %+v", err, tools)
+	}
+	// It is askuser-mcp that runs, under the name the user configured, in
+	// askuser-client's process (the MCP client's child, which it signals).
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", cmd.Process.Pid))
+	if err == nil && !strings.HasPrefix(string(cmdline), "askuser-client mcp\x00") {
+		t.Errorf("the server's command line is %q, want it to start with askuser-client mcp", cmdline)
+	}
+
+	// Neither beside it nor on PATH.
+	out := exec.Command(filepath.Join(lone, "askuser-client"), "mcp")
+	out.Env = e.Environ("PATH=" + t.TempDir())
+	stdout, err := out.Output()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 || len(stdout) != 0 {
+		t.Fatalf("askuser-client mcp without askuser-mcp: %v, stdout %q; want exit 1 and nothing on stdout", err, stdout)
+	}
+	for _, want := range []string{"askuser-mcp is neither in " + lone + " nor on PATH", "go install ./cmd/..."} {
+		if !strings.Contains(string(exit.Stderr), want) {
+			t.Errorf("stderr %q does not say %q", exit.Stderr, want)
+		}
+	}
+
+	// askuser-mcp run directly is the same server, with its own name in
+	// its messages.
+	direct := exec.Command(bin("askuser-mcp"), "stray")
+	direct.Env = e.Environ()
+	msg, err := direct.CombinedOutput()
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(msg), `askuser-mcp: unexpected argument "stray"`) {
+		t.Errorf("askuser-mcp stray: %v\n%s", err, msg)
 	}
 }

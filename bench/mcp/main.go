@@ -1,7 +1,8 @@
 // Command mcp measures `askuser-client mcp` as an agent meets it: the time
 // from spawning the process to its initialize result and to a tools/list
-// round trip (median of N spawns), and the server's resident memory while a
-// tool call waits for the user.
+// round trip (median of N spawns), the same for askuser-mcp started directly
+// (without askuser-client's exec in between), and the server's resident
+// memory while a tool call waits for the user.
 //
 //	go run ./bench/mcp            # builds the binaries (no -race) into a temp dir
 //	go run ./bench/mcp -n 50 -bin /path/with/binaries
@@ -28,7 +29,7 @@ import (
 
 func main() {
 	n := flag.Int("n", 20, "number of cold starts to time")
-	binDir := flag.String("bin", "", "directory holding askuser-client and askuserd (default: build them)")
+	binDir := flag.String("bin", "", "directory holding askuser-client, askuser-mcp and askuserd (default: build them)")
 	flag.Parse()
 	if err := run(*n, *binDir); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/mcp:", err)
@@ -44,7 +45,7 @@ func run(n int, binDir string) error {
 	defer os.RemoveAll(tmp)
 	if binDir == "" {
 		binDir = filepath.Join(tmp, "bin")
-		build := exec.Command("go", "build", "-o", binDir+"/", "./cmd/askuser-client", "./cmd/askuserd")
+		build := exec.Command("go", "build", "-o", binDir+"/", "./cmd/askuser-client", "./cmd/askuser-mcp", "./cmd/askuserd")
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
 		if err := build.Run(); err != nil {
 			return fmt.Errorf("building the binaries (run from the repository root): %w", err)
@@ -53,20 +54,7 @@ func run(n int, binDir string) error {
 	env := isolatedEnv(tmp)
 	client := filepath.Join(binDir, "askuser-client")
 
-	// Warm the page cache once so the first sample is not a disk read.
-	if _, _, err := coldStart(client, env); err != nil {
-		return err
-	}
-	var inits, lists []time.Duration
-	for range n {
-		i, l, err := coldStart(client, env)
-		if err != nil {
-			return err
-		}
-		inits = append(inits, i)
-		lists = append(lists, l)
-	}
-	// The floor: the same binary started and run to its exit, doing nothing.
+	// The floor: the client started and run to its exit, doing nothing.
 	var floors []time.Duration
 	for range n {
 		start := time.Now()
@@ -77,10 +65,29 @@ func run(n int, binDir string) error {
 		}
 		floors = append(floors, time.Since(start))
 	}
-	fmt.Printf("askuser-client mcp, %d cold starts (spawn → result, over stdio pipes):\n", n)
-	fmt.Printf("  floor       median %s  (askuser-client --help: spawn to exit)\n", ms(median(floors)))
-	fmt.Printf("  initialize  median %s  min %s  max %s\n", ms(median(inits)), ms(slices.Min(inits)), ms(slices.Max(inits)))
-	fmt.Printf("  tools/list  median %s  min %s  max %s   (after initialize)\n", ms(median(lists)), ms(slices.Min(lists)), ms(slices.Max(lists)))
+	fmt.Printf("MCP server, %d cold starts each (spawn → result, over stdio pipes):\n", n)
+	fmt.Printf("  floor                      median %s  (askuser-client --help: spawn to exit)\n", ms(median(floors)))
+	for _, argv := range [][]string{{client, "mcp"}, {filepath.Join(binDir, "askuser-mcp")}} {
+		// Warm the page cache once so the first sample is not a disk read.
+		if _, _, err := coldStart(argv, env); err != nil {
+			return err
+		}
+		var inits, lists []time.Duration
+		for range n {
+			i, l, err := coldStart(argv, env)
+			if err != nil {
+				return err
+			}
+			inits = append(inits, i)
+			lists = append(lists, l)
+		}
+		name := filepath.Base(argv[0])
+		if len(argv) > 1 {
+			name += " " + argv[1]
+		}
+		fmt.Printf("  %-19s initialize median %s  min %s  max %s\n", name, ms(median(inits)), ms(slices.Min(inits)), ms(slices.Max(inits)))
+		fmt.Printf("  %-19s tools/list median %s  min %s  max %s   (after initialize)\n", name, ms(median(lists)), ms(slices.Min(lists)), ms(slices.Max(lists)))
+	}
 
 	rss, hwm, err := waitingRSS(binDir, env, tmp)
 	if err != nil {
@@ -115,8 +122,10 @@ type server struct {
 	out *bufio.Reader
 }
 
-func spawn(client string, env []string, args ...string) (*server, error) {
-	cmd := exec.Command(client, append([]string{"mcp"}, args...)...)
+// argv is the command line that starts the server: askuser-client and "mcp",
+// or askuser-mcp alone.
+func spawn(argv []string, env []string, args ...string) (*server, error) {
+	cmd := exec.Command(argv[0], append(argv[1:], args...)...)
 	cmd.Env = env
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
@@ -175,9 +184,9 @@ func (s *server) handshake() error {
 }
 
 // coldStart times spawn → initialize result, then tools/list's round trip.
-func coldStart(client string, env []string) (time.Duration, time.Duration, error) {
+func coldStart(argv []string, env []string) (time.Duration, time.Duration, error) {
 	start := time.Now()
-	s, err := spawn(client, env)
+	s, err := spawn(argv, env)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -197,8 +206,9 @@ func coldStart(client string, env []string) (time.Duration, time.Duration, error
 	if err != nil {
 		return 0, 0, err
 	}
-	if tools, _ := m["result"].(map[string]any)["tools"].([]any); len(tools) != 2 {
-		return 0, 0, fmt.Errorf("tools/list gave %d tools, want 2", len(tools))
+	// ask_user_question, ask_user and permission_prompt.
+	if tools, _ := m["result"].(map[string]any)["tools"].([]any); len(tools) != 3 {
+		return 0, 0, fmt.Errorf("tools/list gave %d tools, want 3", len(tools))
 	}
 	return initTime, time.Since(listStart), nil
 }
@@ -231,7 +241,7 @@ func waitingRSS(binDir string, env []string, root string) (rss, hwm int, err err
 		return 0, 0, err
 	}
 
-	s, err := spawn(filepath.Join(binDir, "askuser-client"), env, "--no-autostart")
+	s, err := spawn([]string{filepath.Join(binDir, "askuser-client"), "mcp"}, env, "--no-autostart")
 	if err != nil {
 		return 0, 0, err
 	}

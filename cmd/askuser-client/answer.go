@@ -22,7 +22,7 @@ also be lists or {"selected":[…],"custom":"…","notes":"…"}.`
 func runAnswer(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var cf connFlags
 	fs := newFlags("answer", answerSynopsis, stderr)
-	cf.register(fs, false)
+	cf.Register(fs, false)
 	answersJSON := fs.String("answers", "", "the answers as a JSON list, one element per question")
 	pos, code := parseArgs(fs, args, stdout)
 	if code != nil {
@@ -48,7 +48,7 @@ func runAnswer(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			answers = append(answers, b)
 		}
 	}
-	r, err := cf.resolve(false)
+	r, err := cf.Resolve(false)
 	if err != nil {
 		return failure(stderr, "answer", err)
 	}

@@ -41,7 +41,7 @@ type askFlags struct {
 func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var f askFlags
 	fs := newFlags("ask", askSynopsis, stderr)
-	f.conn.register(fs, true)
+	f.conn.Register(fs, true)
 	fs.StringVar(&f.format, "format", "json", "output: json, claude, pi or text")
 	fs.StringVar(&f.question, "question", "", "one question from flags: its text")
 	fs.StringVar(&f.header, "header", "", "the question's short header")
@@ -69,7 +69,7 @@ func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "askuser-client ask: %s: %v\n", src, err)
 		return exitUsage
 	}
-	r, err := f.conn.resolve(true)
+	r, err := f.conn.Resolve(true)
 	if err != nil {
 		return failure(stderr, "ask", err)
 	}
@@ -77,18 +77,18 @@ func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 
 	if f.noWait || !req.Waits() { // a request file may say "wait": false itself
-		q, err := askclient.Park(ctx, r.opts, req)
+		q, err := askclient.Park(ctx, r.Client, req)
 		if err != nil {
 			return askFailure(stdout, stderr, "ask", f.format, req.RequestID, err)
 		}
 		pendingFile := q.PendingFile
 		if pendingFile == "" {
-			pendingFile = r.cfg.PendingFilePath()
+			pendingFile = r.Config.PendingFilePath()
 		}
 		printParked(stdout, q.RequestID, pendingFile, req.Questions)
 		return exitOK
 	}
-	resp, err := askclient.Ask(ctx, r.opts, req, nil)
+	resp, err := askclient.Ask(ctx, r.Client, req, nil)
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintf(stderr, "askuser-client ask: interrupted; request %s withdrawn\n", req.RequestID)

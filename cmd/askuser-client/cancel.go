@@ -9,7 +9,7 @@ import (
 func runCancel(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var cf connFlags
 	fs := newFlags("cancel", "cancel ID [flags]\n\nThe asking agent gets a cancelled result (it exits 3).", stderr)
-	cf.register(fs, false)
+	cf.Register(fs, false)
 	pos, code := parseArgs(fs, args, stdout)
 	if code != nil {
 		return *code
@@ -17,7 +17,7 @@ func runCancel(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(pos) != 1 {
 		return usageError(fs, stderr, "want one request ID, got %d arguments", len(pos))
 	}
-	r, err := cf.resolve(false)
+	r, err := cf.Resolve(false)
 	if err != nil {
 		return failure(stderr, "cancel", err)
 	}

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 
-	"askuser/cmd/askuser-client/internal/agentinput"
-	"askuser/cmd/askuser-client/internal/claudecode"
+	"askuser/cmd/internal/agentinput"
+	"askuser/cmd/internal/claudecode"
 	"askuser/socketproto"
 	"askuser/socketproto/agenttool"
 	"askuser/socketproto/askclient"
@@ -40,7 +40,7 @@ type claudeHookInput struct {
 func runClaudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("claude-hook", claudeHookSynopsis, stderr)
 	var cf connFlags
-	cf.register(fs, false)
+	cf.Register(fs, false)
 	pos, code := parseArgs(fs, args, stdout)
 	if code != nil {
 		return *code
@@ -68,12 +68,12 @@ func runClaudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	if in.ToolName != claudecode.AskTool || (in.HookEventName != "" && in.HookEventName != "PreToolUse") {
 		return exitOK
 	}
-	r, err := cf.resolve(false)
+	r, err := cf.Resolve(false)
 	if err != nil {
 		fmt.Fprintln(stderr, "askuser-client claude-hook:", err)
 		return exitOK
 	}
-	req, perr := claudecode.Request(in.ToolInput, r.cfg.Limits)
+	req, perr := claudecode.Request(in.ToolInput, r.Config.Limits)
 	if perr != nil {
 		fmt.Fprintf(stderr, "askuser-client claude-hook: tool_input.%s\n", perr.Message)
 		return exitOK
@@ -83,7 +83,7 @@ func runClaudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 
 	ctx, sig, stop := signalContext()
 	defer stop()
-	resp, err := askclient.Ask(ctx, r.opts, req, nil)
+	resp, err := askclient.Ask(ctx, r.Client, req, nil)
 	if err != nil {
 		if ctx.Err() != nil {
 			// Claude Code gave up on the hook (the user pressed Esc, or

@@ -5,60 +5,27 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
-	"askuser/daemon/config"
+	"askuser/cmd/internal/clientflags"
 	"askuser/socketproto"
 	"askuser/socketproto/askclient"
 )
 
-// connFlags are the flags every command that talks to the daemon shares.
-type connFlags struct {
-	socket      string
-	config      string
-	noAutostart bool
-}
-
-// register adds --socket and --config, and --no-autostart for the commands
-// that may start the daemon.
-func (cf *connFlags) register(fs *flag.FlagSet, autostart bool) {
-	fs.StringVar(&cf.socket, "socket", "", "the daemon's socket (default: $ASKUSER_SOCKET, config daemon.socket, then $XDG_RUNTIME_DIR/askuser/askuserd.sock)")
-	fs.StringVar(&cf.config, "config", "", "config.toml to read (default: $XDG_CONFIG_HOME/askuser/config.toml)")
-	if autostart {
-		fs.BoolVar(&cf.noAutostart, "no-autostart", false, "fail (exit 4) instead of starting askuserd when none answers")
-	}
-}
+// connFlags are the flags every command that talks to the daemon shares
+// (shared with askuser-mcp).
+type connFlags = clientflags.Conn
 
 // resolved is what a command needs to reach the daemon.
-type resolved struct {
-	cfg  config.Config
-	opts askclient.Options
-}
-
-// resolve reads config.toml and turns the flags into askclient options.
-// autostart says whether this command may start the daemon at all.
-func (cf *connFlags) resolve(autostart bool) (resolved, error) {
-	cfg, err := config.Load(cf.config)
-	if err != nil {
-		return resolved{}, err
-	}
-	return resolved{cfg: cfg, opts: askclient.Options{
-		SocketPath:      cfg.SocketPath(cf.socket),
-		MaxMessageBytes: cfg.Limits.MaxMessageBytes,
-		Autostart:       autostart && !cf.noAutostart,
-		ConfigPath:      cf.config,
-		DaemonLog:       cfg.DaemonLogPath(),
-	}}, nil
-}
+type resolved = clientflags.Resolved
 
 // callOnce is a one-shot request with the command's options.
 func callOnce(r resolved, msg socketproto.Message) (socketproto.Message, error) {
-	return askclient.Call(context.Background(), r.opts, msg)
+	return askclient.Call(context.Background(), r.Client, msg)
 }
 
 // signalContext is cancelled by SIGINT or SIGTERM; sig reports which.

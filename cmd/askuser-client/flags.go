@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"askuser/cmd/internal/clientflags"
 )
 
 // newFlags makes a subcommand's flag set; its errors and usage go to stderr
@@ -36,7 +38,7 @@ func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 func parseArgs(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, *int) {
 	var pos []string
 	for {
-		if err := parseHelpToStdout(fs, args, stdout); err != nil {
+		if err := clientflags.Parse(fs, args, stdout); err != nil {
 			code := exitUsage
 			if errors.Is(err, flag.ErrHelp) {
 				code = exitOK
@@ -54,24 +56,6 @@ func parseArgs(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, *in
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
-}
-
-// parseHelpToStdout is fs.Parse with the usage printed on stdout when -h or
-// --help asked for it, and on the flag set's output (stderr) otherwise.
-func parseHelpToStdout(fs *flag.FlagSet, args []string, stdout io.Writer) error {
-	usage, stderr := fs.Usage, fs.Output()
-	fs.Usage = func() {} // printed below, once the reason is known
-	err := fs.Parse(args)
-	fs.Usage = usage
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		fs.SetOutput(stdout)
-		fs.Usage()
-		fs.SetOutput(stderr)
-	case err != nil:
-		fs.Usage()
-	}
-	return err
 }
 
 // usageError reports a usage problem the way the flag package does.

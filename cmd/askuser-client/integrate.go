@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -56,6 +57,14 @@ func runIntegrate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	if err != nil {
 		fmt.Fprintln(stderr, "askuser-client integrate "+agent+":", err)
 		return exitFailed
+	}
+	// A config that starts `askuser-client mcp` needs askuser-mcp where that
+	// client will look for it: better said now than by an agent whose MCP
+	// server fails to start.
+	if agent != "pi" {
+		if err := mcpServerFor(client); err != nil {
+			fmt.Fprintf(stderr, "askuser-client integrate %s: warning: %v, so the agent's MCP server will not start until it is installed ('go install ./cmd/...' from askuser's source installs all three programs)\n", agent, err)
+		}
 	}
 	if !*write {
 		printPlan(stdout, agent, changes, notes)
@@ -123,4 +132,26 @@ func defaultClientCommand() string {
 		return "askuser-client"
 	}
 	return exe
+}
+
+// mcpServerFor reports whether `CLIENT mcp` will find askuser-mcp: beside
+// the client program (its real path, as os.Executable gives it) or on PATH.
+func mcpServerFor(client string) error {
+	path := client
+	if !strings.ContainsRune(client, filepath.Separator) {
+		if p, err := exec.LookPath(client); err == nil {
+			path = p
+		}
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(filepath.Join(dir, "askuser-mcp")); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+		return nil
+	}
+	if _, err := exec.LookPath("askuser-mcp"); err == nil {
+		return nil
+	}
+	return fmt.Errorf("askuser-mcp is neither in %s nor on PATH", dir)
 }

@@ -299,3 +299,27 @@ func TestIntegrateFollowsTheAgentsDirectoryVariables(t *testing.T) {
 		})
 	}
 }
+
+// integrate warns when the askuser-mcp that `askuser-client mcp` runs is not
+// where that client will look, and is quiet when it is.
+func TestIntegrateWarnsWithoutTheMCPServerProgram(t *testing.T) {
+	dir := t.TempDir()
+	client := filepath.Join(dir, "askuser-client")
+	writeTestFile(t, client, "#!/bin/sh\n")
+	t.Setenv("PATH", t.TempDir())
+	_, errOut, code := integrateIn(t, t.TempDir(), "claude", "--command", client)
+	want := "warning: askuser-mcp is neither in " + dir + " nor on PATH"
+	if code != 0 || !strings.Contains(errOut, want) {
+		t.Fatalf("exit %d, stderr %q; want 0 and %q", code, errOut, want)
+	}
+	if _, errOut, _ := integrateIn(t, t.TempDir(), "pi", "--command", client); errOut != "" {
+		t.Errorf("pi runs no MCP server, yet: %q", errOut)
+	}
+
+	if err := os.WriteFile(filepath.Join(dir, "askuser-mcp"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := integrateIn(t, t.TempDir(), "codex", "--command", client); code != 0 || errOut != "" {
+		t.Errorf("with askuser-mcp beside the client: exit %d, stderr %q", code, errOut)
+	}
+}

@@ -8,7 +8,7 @@ import (
 func runList(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var cf connFlags
 	fs := newFlags("list", "list [--json] [flags]", stderr)
-	cf.register(fs, false)
+	cf.Register(fs, false)
 	asJSON := fs.Bool("json", false, "print the pending requests as a JSON list")
 	pos, code := parseArgs(fs, args, stdout)
 	if code != nil {
@@ -17,7 +17,7 @@ func runList(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(pos) != 0 {
 		return usageError(fs, stderr, "list takes no arguments")
 	}
-	r, err := cf.resolve(false)
+	r, err := cf.Resolve(false)
 	if err != nil {
 		return failure(stderr, "list", err)
 	}

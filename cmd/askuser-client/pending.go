@@ -24,7 +24,7 @@ it asks first on a terminal, and needs --yes otherwise.`
 func runPending(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var cf connFlags
 	fs := newFlags("pending", pendingSynopsis, stderr)
-	cf.register(fs, false)
+	cf.Register(fs, false)
 	asJSON := fs.Bool("json", false, "print {\"pendingFile\": …, \"pending\": […]}")
 	yes := fs.Bool("yes", false, "with clear: do not ask for confirmation")
 	pos, code := parseArgs(fs, args, stdout)
@@ -41,7 +41,7 @@ func runPending(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *yes && !clear {
 		return usageError(fs, stderr, "--yes goes with pending clear")
 	}
-	r, err := cf.resolve(false)
+	r, err := cf.Resolve(false)
 	if err != nil {
 		return failure(stderr, "pending", err)
 	}
@@ -52,7 +52,7 @@ func runPending(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func showPending(r resolved, asJSON bool, stdout, stderr io.Writer) int {
-	path := r.cfg.PendingFilePath()
+	path := r.Config.PendingFilePath()
 	m, err := callOnce(r, socketproto.Hello{Protocol: socketproto.ProtocolVersion, Client: "askuser-client"})
 	if err != nil {
 		// The path is still worth knowing: the file may hold what the

@@ -12,7 +12,7 @@ import (
 func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var cf connFlags
 	fs := newFlags("status", "status [--json] [flags]\n\nExit 4 when no daemon answers.", stderr)
-	cf.register(fs, false)
+	cf.Register(fs, false)
 	asJSON := fs.Bool("json", false, "print the status as a JSON object")
 	pos, code := parseArgs(fs, args, stdout)
 	if code != nil {
@@ -21,7 +21,7 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(pos) != 0 {
 		return usageError(fs, stderr, "status takes no arguments")
 	}
-	r, err := cf.resolve(false)
+	r, err := cf.Resolve(false)
 	if err != nil {
 		return failure(stderr, "status", err)
 	}

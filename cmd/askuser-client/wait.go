@@ -10,7 +10,7 @@ import (
 func runWait(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var cf connFlags
 	fs := newFlags("wait", "wait ID [flags]\n\nExit codes as for ask.", stderr)
-	cf.register(fs, true)
+	cf.Register(fs, true)
 	format := fs.String("format", "json", "output: json, claude, pi or text")
 	pos, code := parseArgs(fs, args, stdout)
 	if code != nil {
@@ -22,13 +22,13 @@ func runWait(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !validFormat(*format) {
 		return usageError(fs, stderr, "--format: must be json, claude, pi or text, got %q", *format)
 	}
-	r, err := cf.resolve(true)
+	r, err := cf.Resolve(true)
 	if err != nil {
 		return failure(stderr, "wait", err)
 	}
 	ctx, sig, stop := signalContext()
 	defer stop()
-	resp, err := askclient.Wait(ctx, r.opts, pos[0])
+	resp, err := askclient.Wait(ctx, r.Client, pos[0])
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintf(stderr, "askuser-client wait: interrupted; request %s is still pending: run wait again to collect it\n", pos[0])

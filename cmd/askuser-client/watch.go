@@ -12,7 +12,7 @@ import (
 func runWatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var cf connFlags
 	fs := newFlags("watch", "watch [flags]\n\nPrints the snapshot, then every event, one JSON object per line, until\ninterrupted (exit 0) or the daemon goes away (exit 4).", stderr)
-	cf.register(fs, false)
+	cf.Register(fs, false)
 	pos, code := parseArgs(fs, args, stdout)
 	if code != nil {
 		return *code
@@ -20,13 +20,13 @@ func runWatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(pos) != 0 {
 		return usageError(fs, stderr, "watch takes no arguments")
 	}
-	r, err := cf.resolve(false)
+	r, err := cf.Resolve(false)
 	if err != nil {
 		return failure(stderr, "watch", err)
 	}
 	ctx, _, stop := signalContext()
 	defer stop()
-	c, err := askclient.Connect(ctx, r.opts)
+	c, err := askclient.Connect(ctx, r.Client)
 	if err != nil {
 		return failure(stderr, "watch", err)
 	}

@@ -115,21 +115,29 @@ func logHint(o Options) string {
 	return " (see " + o.DaemonLog + ")"
 }
 
-// daemonBinary finds askuserd: the one installed beside this executable wins
-// over PATH, so that a client and daemon from the same build go together.
+// daemonBinary finds askuserd, unless the options name it.
 func daemonBinary(o Options) (string, error) {
 	if o.DaemonBinary != "" {
 		return o.DaemonBinary, nil
 	}
+	return FindProgram("askuserd")
+}
+
+// FindProgram finds one of askuser's programs (askuserd, askuser-mcp): the
+// one installed beside this executable wins over PATH, so that programs
+// from the same build go together.
+func FindProgram(name string) (string, error) {
+	where := "beside this program"
 	if self, err := os.Executable(); err == nil {
-		beside := filepath.Join(filepath.Dir(self), "askuserd")
+		where = "in " + filepath.Dir(self)
+		beside := filepath.Join(filepath.Dir(self), name)
 		if st, err := os.Stat(beside); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
 			return beside, nil
 		}
 	}
-	p, err := exec.LookPath("askuserd")
+	p, err := exec.LookPath(name)
 	if err != nil {
-		return "", fmt.Errorf("askuserd is neither beside %s nor on PATH", os.Args[0])
+		return "", fmt.Errorf("%s is neither %s nor on PATH", name, where)
 	}
 	return p, nil
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Build compiles the main packages pkgs (askuserd, askuser-client) into
+// Build compiles the main packages pkgs (askuserd, askuser-client, askuser-mcp) into
 // dir, with the race detector when race is set, for tests that run the real
 // binaries.
 func Build(dir string, race bool, pkgs ...string) error {

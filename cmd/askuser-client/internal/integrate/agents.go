@@ -13,8 +13,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"askuser/cmd/askuser-client/internal/claudecode"
 	"askuser/cmd/askuser-client/internal/shell"
+	"askuser/cmd/internal/claudecode"
 	"askuser/integrations"
 )
 

@@ -7,7 +7,7 @@ import (
 	"os"
 	"strconv"
 
-	"askuser/cmd/askuser-client/internal/agentinput"
+	"askuser/cmd/internal/agentinput"
 	"askuser/socketproto"
 	"askuser/socketproto/agenttool"
 	"askuser/socketproto/askclient"

@@ -7,5 +7,5 @@
 // agenttool.
 //
 // It knows nothing of flags, config files or signals: the command's main
-// resolves those and hands over a Config and a context.
+// (askuser-mcp's) resolves those and hands over a Config and a context.
 package mcpserver

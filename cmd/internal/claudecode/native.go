@@ -9,7 +9,7 @@ package claudecode
 import (
 	"encoding/json"
 
-	"askuser/cmd/askuser-client/internal/agentinput"
+	"askuser/cmd/internal/agentinput"
 	"askuser/socketproto"
 )
 

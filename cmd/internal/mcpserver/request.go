@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"askuser/cmd/askuser-client/internal/agentinput"
+	"askuser/cmd/internal/agentinput"
 	"askuser/socketproto"
 )
 

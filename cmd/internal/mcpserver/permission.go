@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"askuser/cmd/askuser-client/internal/agentinput"
-	"askuser/cmd/askuser-client/internal/claudecode"
+	"askuser/cmd/internal/agentinput"
+	"askuser/cmd/internal/claudecode"
 	"askuser/socketproto"
 	"askuser/socketproto/agenttool"
 

@@ -1,0 +1,71 @@
+// Package clientflags holds the command-line handling askuser-client and
+// askuser-mcp share: the flags that say how to reach the daemon, and flag
+// parsing that prints the help asked for on stdout.
+package clientflags
+
+import (
+	"errors"
+	"flag"
+	"io"
+
+	"askuser/daemon/config"
+	"askuser/socketproto/askclient"
+)
+
+// Conn are the flags every command that talks to the daemon shares.
+type Conn struct {
+	Socket      string
+	Config      string
+	NoAutostart bool
+}
+
+// Register adds --socket and --config, and --no-autostart for the commands
+// that may start the daemon.
+func (c *Conn) Register(fs *flag.FlagSet, autostart bool) {
+	fs.StringVar(&c.Socket, "socket", "", "the daemon's socket (default: $ASKUSER_SOCKET, config daemon.socket, then $XDG_RUNTIME_DIR/askuser/askuserd.sock)")
+	fs.StringVar(&c.Config, "config", "", "config.toml to read (default: $XDG_CONFIG_HOME/askuser/config.toml)")
+	if autostart {
+		fs.BoolVar(&c.NoAutostart, "no-autostart", false, "fail (exit 4) instead of starting askuserd when none answers")
+	}
+}
+
+// Resolved is what a command needs to reach the daemon.
+type Resolved struct {
+	Config config.Config
+	Client askclient.Options
+}
+
+// Resolve reads config.toml and turns the flags into askclient options.
+// autostart says whether this command may start the daemon at all.
+func (c *Conn) Resolve(autostart bool) (Resolved, error) {
+	cfg, err := config.Load(c.Config)
+	if err != nil {
+		return Resolved{}, err
+	}
+	return Resolved{Config: cfg, Client: askclient.Options{
+		SocketPath:      cfg.SocketPath(c.Socket),
+		MaxMessageBytes: cfg.Limits.MaxMessageBytes,
+		Autostart:       autostart && !c.NoAutostart,
+		ConfigPath:      c.Config,
+		DaemonLog:       cfg.DaemonLogPath(),
+	}}, nil
+}
+
+// Parse is fs.Parse with the usage printed on stdout when -h or --help asked
+// for it (help asked for is the command's output) and on the flag set's
+// output, stderr, after any other error.
+func Parse(fs *flag.FlagSet, args []string, stdout io.Writer) error {
+	usage, stderr := fs.Usage, fs.Output()
+	fs.Usage = func() {} // printed below, once the reason is known
+	err := fs.Parse(args)
+	fs.Usage = usage
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.SetOutput(stdout)
+		fs.Usage()
+		fs.SetOutput(stderr)
+	case err != nil:
+		fs.Usage()
+	}
+	return err
+}
