@@ -63,7 +63,7 @@ func runIntegrate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	// server fails to start.
 	if agent != "pi" {
 		if err := mcpServerFor(client); err != nil {
-			fmt.Fprintf(stderr, "askuser-client integrate %s: warning: %v, so the agent's MCP server will not start until it is installed ('go install ./cmd/...' from askuser's source installs all three programs)\n", agent, err)
+			fmt.Fprintf(stderr, "askuser-client integrate %s: warning: %v, so the agent's MCP server will not start until it is installed ('go install ./cmd/...' from askuser's source installs askuser's three programs together)\n", agent, err)
 		}
 	}
 	if !*write {

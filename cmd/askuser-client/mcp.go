@@ -21,7 +21,7 @@ const mcpArgv0 = "askuser-client mcp"
 func runMCP(args []string, _ io.Reader, _, stderr io.Writer) int {
 	path, err := askclient.FindProgram("askuser-mcp")
 	if err != nil {
-		fmt.Fprintf(stderr, "askuser-client mcp: the MCP server is the program askuser-mcp, installed with askuser-client: %v; install all three programs with 'go install ./cmd/...' from askuser's source\n", err)
+		fmt.Fprintf(stderr, "askuser-client mcp: cannot start the MCP server: %v; install askuser's three programs together ('go install ./cmd/...' from its source)\n", err)
 		return exitFailed
 	}
 	err = syscall.Exec(path, append([]string{mcpArgv0}, args...), os.Environ())
