@@ -3,6 +3,7 @@ package pendingfile
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"time"
 
 	"askuser/socketproto"
@@ -33,13 +34,37 @@ type Request struct {
 }
 
 // Question is one question of a request in the file: options are shown by
-// label only, so that a user can copy one into "answer".
+// label only, so that a user can copy one into "answer", and again in
+// "choices" with their numbers and descriptions, for reading.
 type Question struct {
 	Question    string          `json:"question"`
 	Header      string          `json:"header,omitempty"`
 	Options     []string        `json:"options,omitempty"`
+	Choices     Choices         `json:"choices,omitempty"`
 	MultiSelect *bool           `json:"multiSelect,omitempty"`
 	Answer      json.RawMessage `json:"answer"`
+}
+
+// Choices is the read-only "choices" field of a question with options: one
+// line per option, in option order, "2. SQLite — Lightweight, file-based"
+// (number, label, and the description when there is one). It is only ever
+// written: reading a saved file ignores it whatever it holds (edited, a
+// number, null), so that editing or deleting it changes nothing and is no
+// error.
+type Choices []string
+
+// UnmarshalJSON ignores the field: see Choices.
+func (*Choices) UnmarshalJSON([]byte) error { return nil }
+
+// choiceLine is one element of "choices": "1. PostgreSQL (Recommended)",
+// then " — " and the description when the option has one. Descriptions may
+// hold newlines and tabs (SPEC §3); JSON escapes them like any other text.
+func choiceLine(n int, o socketproto.Option) string {
+	s := strconv.Itoa(n) + ". " + o.Label
+	if o.Description != "" {
+		s += " — " + o.Description
+	}
+	return s
 }
 
 // nullJSON is how an unanswered question's answer is written.
@@ -110,8 +135,9 @@ func (r *renderer) render(pending []socketproto.Pending) []byte {
 }
 
 // requestKey is what a request's text depends on beyond what never changes
-// while it is pending (its questions, agent and metadata): its draft, and
-// its creation time in case an id is reused after the first one resolved.
+// while it is pending (its questions with their options and "choices",
+// agent and metadata): its draft, and its creation time in case an id is
+// reused after the first one resolved.
 func requestKey(p socketproto.Pending) string {
 	var b bytes.Buffer
 	b.WriteString(p.CreatedAt.Format(time.RFC3339Nano))
@@ -171,8 +197,10 @@ func renderRequest(p socketproto.Pending) Request {
 		fq := Question{Question: q.Question, Header: q.Header, Answer: nullJSON}
 		if len(q.Options) > 0 {
 			fq.Options = make([]string, len(q.Options))
+			fq.Choices = make(Choices, len(q.Options))
 			for j, o := range q.Options {
 				fq.Options[j] = o.Label
+				fq.Choices[j] = choiceLine(j+1, o)
 			}
 			multi := q.IsMulti()
 			fq.MultiSelect = &multi

@@ -2,6 +2,7 @@ package pendingfile
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,7 +38,8 @@ func pending(id string, qs ...socketproto.Question) socketproto.Pending {
 }
 
 // TestRenderSpecExample pins the file's exact shape: a user's editor and
-// their muscle memory depend on it.
+// their muscle memory depend on it. It is SPEC §5's example with the
+// read-only "choices" after "options" (the descriptions are SPEC §3's).
 func TestRenderSpecExample(t *testing.T) {
 	p := pending("req-123", dbQuestion, nameQuestion)
 	p.Agent = &socketproto.Agent{ID: "a1", Name: "claude-main"}
@@ -61,6 +63,11 @@ func TestRenderSpecExample(t *testing.T) {
             "PostgreSQL (Recommended)",
             "SQLite",
             "MongoDB"
+          ],
+          "choices": [
+            "1. PostgreSQL (Recommended) — Battle-tested relational DB",
+            "2. SQLite — Lightweight, file-based",
+            "3. MongoDB"
           ],
           "multiSelect": false,
           "answer": null
@@ -165,5 +172,82 @@ func TestRendererReuse(t *testing.T) {
 		if err := json.Unmarshal(r.render(set), &f); err != nil || len(f.Requests) != len(set) {
 			t.Fatalf("step %d: %v, %d requests", i, err, len(f.Requests))
 		}
+	}
+}
+
+// TestRenderChoices: "choices" numbers the options in their order, adds a
+// description after " — " when there is one, and escapes nothing beyond what
+// JSON must: newlines and tabs of a description stay in one JSON string,
+// HTML characters stay as typed. A question without options has none.
+func TestRenderChoices(t *testing.T) {
+	long := strings.Repeat("long description ", 58) // 986 characters, under the limit of 1,000
+	for _, tc := range []struct {
+		name string
+		q    socketproto.Question
+		want string // the rendered question, from its "options" to its "answer"
+	}{
+		{"no descriptions", socketproto.Question{Question: "Which database should we use?", Header: "Database",
+			Options: []socketproto.Option{{Label: "PostgreSQL (Recommended)"}, {Label: "SQLite"}, {Label: "MongoDB"}}}, `
+          "options": [
+            "PostgreSQL (Recommended)",
+            "SQLite",
+            "MongoDB"
+          ],
+          "choices": [
+            "1. PostgreSQL (Recommended)",
+            "2. SQLite",
+            "3. MongoDB"
+          ],
+          "multiSelect": false,
+          "answer": null`},
+		{"descriptions, multi-line and HTML-ish", socketproto.Question{Question: "Which features?", MultiSelect: boolp(true),
+			Options: []socketproto.Option{
+				{Label: "Authentication", Description: "Relational, ACID"},
+				{Label: "<none> & \"quoted\"", Description: "First line\nsecond line\tafter a tab", Preview: "not shown"},
+				{Label: "Logging", Description: long},
+			}}, `
+          "options": [
+            "Authentication",
+            "<none> & \"quoted\"",
+            "Logging"
+          ],
+          "choices": [
+            "1. Authentication — Relational, ACID",
+            "2. <none> & \"quoted\" — First line\nsecond line\tafter a tab",
+            "3. Logging — ` + long + `"
+          ],
+          "multiSelect": true,
+          "answer": null`},
+		{"free text: no options, no choices", nameQuestion, `
+          "question": "What should we name this service?",
+          "answer": null`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := pending("r", tc.q)
+			out := string(Render([]socketproto.Pending{p}))
+			if !strings.Contains(out, tc.want) {
+				t.Errorf("Render:\n%s\nwant it to contain:%s", out, tc.want)
+			}
+			if strings.Count(out, `"choices"`) != min(len(tc.q.Options), 1) {
+				t.Errorf("%d \"choices\" fields for %d options", strings.Count(out, `"choices"`), len(tc.q.Options))
+			}
+			// Read back, "choices" is nothing: the labels come from "options".
+			f, err := Parse([]byte(out))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fq := f.Requests[0].Questions[0]
+			if fq.Choices != nil || len(fq.Options) != len(tc.q.Options) {
+				t.Errorf("parsed choices %q, options %q", fq.Choices, fq.Options)
+			}
+			for i, o := range tc.q.Options {
+				if fq.Options[i] != o.Label {
+					t.Errorf("options[%d] = %q, want %q", i, fq.Options[i], o.Label)
+				}
+			}
+			if acts := Merge(f, []socketproto.Pending{p}); len(acts) != 0 {
+				t.Errorf("merging the daemon's own file changes something: %+v", acts)
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package pendingfile
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -211,4 +212,88 @@ func checkResolveCount(t *testing.T, a Action, pend []socketproto.Pending) {
 		}
 	}
 	t.Errorf("resolve of %s, which is not pending", a.RequestID)
+}
+
+// TestChoicesIgnoredOnRead: "choices" is for reading only. A save whose
+// choices were edited, emptied, deleted, given a wrong type or added where
+// there were none parses without error and asks nothing of the queue: no
+// answer, no draft, no report. Answers by number still count the options,
+// not whatever "choices" says.
+func TestChoicesIgnoredOnRead(t *testing.T) {
+	drafted := pending("a", dbQuestion, nameQuestion)
+	drafted.Draft = []json.RawMessage{json.RawMessage(`"SQLite"`), nil}
+	pend := []socketproto.Pending{drafted, pending("b", featuresQuestion)}
+	rendered := string(Render(pend))
+	choices := regexp.MustCompile(`"choices": \[[^\]]*\]`)
+	if n := len(choices.FindAllString(rendered, -1)); n != 2 {
+		t.Fatalf("%d \"choices\" in the rendered file, want 2:\n%s", n, rendered)
+	}
+	withChoices := func(v string) func(string) string {
+		return func(s string) string { return choices.ReplaceAllLiteralString(s, `"choices": `+v) }
+	}
+	answer := func(question, raw string) func(string) string {
+		return func(s string) string {
+			i := strings.Index(s, `"question": "`+question+`"`)
+			j := i + strings.Index(s[i:], `"answer": null`)
+			if i < 0 || j < i {
+				t.Fatalf("no unanswered %q in\n%s", question, s)
+			}
+			return s[:j] + `"answer": ` + raw + s[j+len(`"answer": null`):]
+		}
+	}
+	edits := []struct {
+		name string
+		edit func(string) string
+	}{
+		{"edited", func(s string) string {
+			s = strings.Replace(s, `"2. SQLite — Lightweight, file-based"`, `"2. Redis — picked this one"`, 1)
+			return strings.Replace(s, `"1. Authentication"`, `"1. Logging", "4. Something new"`, 1)
+		}},
+		{"emptied", withChoices(`[]`)},
+		{"deleted", func(s string) string {
+			return regexp.MustCompile(`\n *"choices": \[[^\]]*\],`).ReplaceAllLiteralString(s, "")
+		}},
+		{"a number", withChoices(`7`)},
+		{"null", withChoices(`null`)},
+		{"a string", withChoices(`"1. SQLite"`)},
+		{"an object", withChoices(`{"1": "MongoDB", "nested": [true, {"x": null}]}`)},
+		{"a list of numbers", withChoices(`[3, 2, 1]`)},
+		{"added to a free-text question", func(s string) string {
+			return strings.Replace(s, `"question": "What should we name this service?",`,
+				`"question": "What should we name this service?", "choices": ["1. orders"],`, 1)
+		}},
+	}
+	for _, e := range edits {
+		t.Run(e.name, func(t *testing.T) {
+			saved := e.edit(rendered)
+			if saved == rendered {
+				t.Fatal("the edit changed nothing")
+			}
+			f, err := Parse([]byte(saved))
+			if err != nil {
+				t.Fatalf("Parse: %v\n%s", err, saved)
+			}
+			if acts := Merge(f, pend); len(acts) != 0 {
+				t.Errorf("a save that changes only \"choices\" asks %q: %+v", kinds(acts), acts)
+			}
+			// The same save with answers by number: the numbers are the
+			// options', whatever "choices" now says.
+			answered := answer("Which features?", `[1, 3]`)(answer("What should we name this service?", `"orders"`)(saved))
+			answered = strings.Replace(answered, `"answer": "SQLite"`, `"answer": 3`, 1)
+			f, err = Parse([]byte(answered))
+			if err != nil {
+				t.Fatalf("Parse: %v\n%s", err, answered)
+			}
+			acts := Merge(f, pend)
+			if got := kinds(acts); got != "resolve:a resolve:b" {
+				t.Fatalf("answered by number: %q, want resolve:a resolve:b\n%+v", got, acts)
+			}
+			if got := acts[0].Answers[0].SelectedOption; got != "MongoDB" {
+				t.Errorf("3 chose %q, want MongoDB", got)
+			}
+			if got := acts[1].Answers[0].SelectedOptions; len(got) != 2 || got[0] != "Authentication" || got[1] != "Logging" {
+				t.Errorf("[1, 3] chose %q, want Authentication and Logging", got)
+			}
+		})
+	}
 }

@@ -1,9 +1,11 @@
 package pendingfile
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -364,4 +366,52 @@ func TestRewriteWhoseDirectoryWillNotSync(t *testing.T) {
 	default:
 		t.Error("the broken save was not reported")
 	}
+}
+
+// TestChoicesOnlySave: a save that changes only the read-only "choices"
+// parses, so it is taken in, but it is no answer, no draft and no
+// pending_file_error; the rewrite after it puts the choices back. A save
+// that deletes them and answers by number answers.
+func TestChoicesOnlySave(t *testing.T) {
+	r := newRig(t)
+	done := r.ask("a", dbQuestion, nameQuestion)
+	r.fileWith("a")
+	own := r.read()
+	saved := bytes.Replace(own, []byte(`"3. MongoDB"`), []byte(`"3. MongoDB — my favourite", "4. CouchDB"`), 1)
+	if bytes.Equal(saved, own) {
+		t.Fatalf("no choice to edit in\n%s", own)
+	}
+	saveVim(t, r.path, saved)
+	// Only the syncer writes the daemon's text back, and only after it has
+	// read the save (a read comes before every rewrite).
+	deadline := time.Now().Add(wait)
+	for !bytes.Equal(r.read(), own) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the file was not rewritten after the save; it holds\n%s", r.read())
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	r.q.mu.Lock()
+	applies := r.q.applies
+	r.q.mu.Unlock()
+	if applies != 1 {
+		t.Errorf("Apply ran %d times for 1 save", applies)
+	}
+	r.noReports()
+	if p, ok := r.q.get("a"); !ok || !draftIs(p.Draft, []string{"", ""}) {
+		t.Errorf("after a save of choices only: pending %v, draft %s", ok, p.Draft)
+	}
+	select {
+	case o := <-done:
+		t.Fatalf("a save of choices only answered: %+v", o)
+	default:
+	}
+
+	answered := regexp.MustCompile(`\n *"choices": \[[^\]]*\],`).ReplaceAll(own, nil)
+	answered = bytes.Replace(answered, []byte(`"answer": null`), []byte(`"answer": 3`), 1)
+	answered = bytes.Replace(answered, []byte(`"answer": null`), []byte(`"answer": "orders"`), 1)
+	saveVim(t, r.path, answered)
+	wantAnswers(t, r.result(done), "MongoDB", "orders")
+	r.fileWith()
+	r.noReports()
 }
