@@ -459,17 +459,24 @@ func mcpAwaitPendingFile(t *testing.T, e *Env, id string, held bool) {
 	}
 }
 
-// copyPrograms copies the named programs of the build, and no others, into a
-// new directory, and returns it.
+// copyPrograms puts the named programs of the build, and no others, into a
+// new directory, and returns it. They are hard links where it can: a copy
+// written while parallel tests fork can fail to run with "text file busy"
+// (a child forked meanwhile still holds the copy open for writing, until it
+// execs: golang/go#22315).
 func copyPrograms(t *testing.T, names ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, name := range names {
+		dst := filepath.Join(dir, name)
+		if os.Link(bin(name), dst) == nil {
+			continue
+		}
 		exe, err := os.ReadFile(bin(name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), exe, 0o755); err != nil {
+		if err := os.WriteFile(dst, exe, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
