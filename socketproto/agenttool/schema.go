@@ -111,11 +111,12 @@ func Schema(tool string) json.RawMessage {
 		{"required", []string{"questions"}},
 		{"additionalProperties", false},
 	}
-	b, err := json.MarshalIndent(schema, "", "  ")
-	if err != nil {
+	var compact, out bytes.Buffer
+	schema.writeTo(&compact)
+	if err := json.Indent(&out, compact.Bytes(), "", "  "); err != nil {
 		panic(err) // built from literals above: cannot fail
 	}
-	return b
+	return out.Bytes()
 }
 
 // kv and obj keep the schema's keys in a readable order ("type" first),
@@ -127,24 +128,36 @@ type kv struct {
 
 type obj []kv
 
-func (o obj) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
+// writeTo writes o as compact JSON. It is written out by hand rather than
+// through a MarshalJSON method: encoding/json validates and compacts what
+// every nested Marshaler returns again at each level, which made printing
+// the schema most of `askuser-client schema`'s time.
+func (o obj) writeTo(b *bytes.Buffer) {
 	b.WriteByte('{')
 	for i, p := range o {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, _ := json.Marshal(p.k)
-		b.Write(k)
+		writeJSONValue(b, p.k)
 		b.WriteByte(':')
-		v, err := json.Marshal(p.v)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(v)
+		writeJSONValue(b, p.v)
 	}
 	b.WriteByte('}')
-	return b.Bytes(), nil
+}
+
+// writeJSONValue writes one of the values a schema is built from.
+func writeJSONValue(b *bytes.Buffer, v any) {
+	switch v := v.(type) {
+	case obj:
+		v.writeTo(b)
+	default:
+		// Strings, numbers, booleans and []string.
+		out, err := json.Marshal(v)
+		if err != nil {
+			panic(err) // built from literals: cannot fail
+		}
+		b.Write(out)
+	}
 }
 
 // Description is the model-facing description of a tool: what it does

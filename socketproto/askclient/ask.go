@@ -2,10 +2,11 @@ package askclient
 
 import (
 	"context"
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"askuser/socketproto"
@@ -53,10 +54,13 @@ func Wait(ctx context.Context, o Options, requestID string) (socketproto.Respons
 	return waitFor(ctx, o, requestID, socketproto.Wait{RequestID: requestID}, nil, false)
 }
 
-// NewRequestID makes a request id matching [A-Za-z0-9._:-]{1,128}.
+// NewRequestID makes a request id matching [A-Za-z0-9._:-]{1,128}: 64
+// random bits, from math/rand/v2's generator, which the runtime seeds from
+// the system's randomness. (crypto/rand would be no more unique, and would
+// link and initialise the crypto packages into every short client command.)
 func NewRequestID() string {
 	var b [8]byte
-	_, _ = rand.Read(b[:])
+	binary.BigEndian.PutUint64(b[:], rand.Uint64())
 	return "req-" + hex.EncodeToString(b[:])
 }
 
