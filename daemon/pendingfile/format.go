@@ -18,8 +18,11 @@ type File struct {
 	Requests     []Request `json:"requests"`
 }
 
-// Request is one pending request in the file. Only RequestID, Cancel and the
-// answers are read back; the rest is there for the user to read.
+// Request is one pending request in the file. Only RequestID, Cancel, the
+// questions' text (which matches answers to questions) and the answers are
+// used from a save; the rest is there for the user to read. A save must
+// still keep those fields' types (a header stays a string), except
+// "choices", which is ignored whatever it holds.
 type Request struct {
 	RequestID string          `json:"requestId"`
 	Agent     string          `json:"agent,omitempty"`
