@@ -523,9 +523,7 @@ func TestAgentPiAskUser(t *testing.T) {
 				pane.key(tcell.KeyRune, '1')
 				pane.key(tcell.KeyRune, '3')
 				pane.key(tcell.KeyRune, '0')
-				for _, r := range "fuzz nightly" {
-					pane.key(tcell.KeyRune, r)
-				}
+				pane.typeText("fuzz nightly")
 				pane.key(tcell.KeyEnter, 0) // accepts the Other text
 				pane.waitFor("[x] 4. Other: fuzz nightly")
 				pane.key(tcell.KeyEnter, 0) // confirms the question: sent

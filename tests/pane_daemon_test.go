@@ -97,6 +97,13 @@ func (p *simPane) waitFor(subs ...string) {
 
 func (p *simPane) key(k tcell.Key, r rune) { p.scr.InjectKey(k, r, tcell.ModNone) }
 
+// typeText types s, one key per character.
+func (p *simPane) typeText(s string) {
+	for _, r := range s {
+		p.key(tcell.KeyRune, r)
+	}
+}
+
 func TestPaneAgainstRealDaemon(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
@@ -111,9 +118,7 @@ func TestPaneAgainstRealDaemon(t *testing.T) {
 	p.key(tcell.KeyRune, '1')
 	p.key(tcell.KeyRune, '3')
 	p.key(tcell.KeyRune, '0')
-	for _, r := range "Use Redis too" {
-		p.key(tcell.KeyRune, r)
-	}
+	p.typeText("Use Redis too")
 	p.key(tcell.KeyEnter, 0) // accepts the Other text
 	p.waitFor("[x] 4. Other: Use Redis too")
 	p.key(tcell.KeyEnter, 0) // confirms the question: sent
@@ -144,9 +149,7 @@ func TestPaneReconnectsAfterDaemonRestart(t *testing.T) {
 		t.Fatalf("ask --no-wait: exit %d", code)
 	}
 	p.waitFor("Name?")
-	for _, r := range "typed while away" {
-		p.key(tcell.KeyRune, r)
-	}
+	p.typeText("typed while away")
 	p.waitFor("> typed while away")
 	e.StopDaemon()
 	p.waitFor("Not connected to askuserd", "> typed while away")

@@ -55,9 +55,7 @@ func TestPaneShowsDraftFromPendingFile(t *testing.T) {
 
 	p.key(tcell.KeyTab, 0)
 	p.waitFor("What should we name this service?")
-	for _, r := range "billing" {
-		p.key(tcell.KeyRune, r)
-	}
+	p.typeText("billing")
 	p.key(tcell.KeyEnter, 0) // to the Submit tab
 	p.waitFor("→ SQLite", "→ billing")
 	p.key(tcell.KeyEnter, 0)

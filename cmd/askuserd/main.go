@@ -7,6 +7,9 @@
 package main
 
 import (
+	"errors"
+	"flag"
+	"fmt"
 	"os"
 )
 
@@ -21,4 +24,29 @@ func main() {
 		}
 	}
 	os.Exit(runPane(args))
+}
+
+// parseFlags parses a command's flags and positional-free arguments the same
+// way for every command: help asked for is printed on stdout (with the flag
+// list after usage when listFlags is set) and ends the command with 0; a bad
+// flag or a stray argument is reported on stderr, with the usage, and ends
+// it with 2. ok says whether the command goes on; if not, exit with code.
+func parseFlags(fs *flag.FlagSet, args []string, usage string, listFlags bool) (code int, ok bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(os.Stdout, usage)
+			if listFlags {
+				fs.SetOutput(os.Stdout)
+				fs.PrintDefaults()
+			}
+			return 0, false
+		}
+		fmt.Fprintf(os.Stderr, "%s: %v\n%s", fs.Name(), err, usage)
+		return 2, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "%s: unexpected argument %q\n%s", fs.Name(), fs.Arg(0), usage)
+		return 2, false
+	}
+	return 0, true
 }

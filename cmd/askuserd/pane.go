@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -36,17 +35,8 @@ func runPane(args []string) int {
 	configPath := fs.String("config", "", "config.toml to read")
 	split := fs.Bool("split", false, "open the pane in a new tmux split")
 	demo := fs.Bool("demo", false, "show fixture questions, without any daemon")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(os.Stdout, paneUsage)
-			return 0
-		}
-		fmt.Fprintf(os.Stderr, "askuserd: %v\n%s", err, paneUsage)
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "askuserd: unexpected argument %q\n%s", fs.Arg(0), paneUsage)
-		return 2
+	if code, ok := parseFlags(fs, args, paneUsage, false); !ok {
+		return code
 	}
 	cfg, err := config.Load(*configPath)
 	if err != nil {

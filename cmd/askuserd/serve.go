@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -29,19 +28,8 @@ func runServe(args []string) int {
 	socket := fs.String("socket", "", "the Unix socket to listen on")
 	configPath := fs.String("config", "", "config.toml to read instead of $XDG_CONFIG_HOME/askuser/config.toml")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(os.Stdout, serveUsage)
-			fs.SetOutput(os.Stdout)
-			fs.PrintDefaults()
-			return 0
-		}
-		fmt.Fprintf(os.Stderr, "askuserd serve: %v\n%s", err, serveUsage)
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "askuserd serve: unexpected argument %q\n%s", fs.Arg(0), serveUsage)
-		return 2
+	if code, ok := parseFlags(fs, args, serveUsage, true); !ok {
+		return code
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {

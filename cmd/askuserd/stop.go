@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -29,17 +28,8 @@ func runStop(args []string) int {
 	fs.SetOutput(io.Discard)
 	socket := fs.String("socket", "", "the socket of the daemon to stop")
 	configPath := fs.String("config", "", "config.toml to read instead of $XDG_CONFIG_HOME/askuser/config.toml")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(os.Stdout, stopUsage)
-			return 0
-		}
-		fmt.Fprintf(os.Stderr, "askuserd stop: %v\n%s", err, stopUsage)
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "askuserd stop: unexpected argument %q\n%s", fs.Arg(0), stopUsage)
-		return 2
+	if code, ok := parseFlags(fs, args, stopUsage, false); !ok {
+		return code
 	}
 	cfg, err := config.Load(*configPath)
 	if err != nil {
