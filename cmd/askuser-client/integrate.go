@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"askuser/cmd/askuser-client/internal/integrate"
+	"askuser/socketproto/askclient"
 )
 
 const integrateSynopsis = `integrate claude|codex|gemini|pi [--write] [--command PATH]
@@ -146,12 +147,6 @@ func mcpServerFor(client string) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
-	dir := filepath.Dir(path)
-	if st, err := os.Stat(filepath.Join(dir, "askuser-mcp")); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-		return nil
-	}
-	if _, err := exec.LookPath("askuser-mcp"); err == nil {
-		return nil
-	}
-	return fmt.Errorf("askuser-mcp is neither in %s nor on PATH", dir)
+	_, err := askclient.FindProgramIn(filepath.Dir(path), "askuser-mcp")
+	return err
 }

@@ -127,10 +127,20 @@ func daemonBinary(o Options) (string, error) {
 // one installed beside this executable wins over PATH, so that programs
 // from the same build go together.
 func FindProgram(name string) (string, error) {
-	where := "beside this program"
+	dir := ""
 	if self, err := os.Executable(); err == nil {
-		where = "in " + filepath.Dir(self)
-		beside := filepath.Join(filepath.Dir(self), name)
+		dir = filepath.Dir(self)
+	}
+	return FindProgramIn(dir, name)
+}
+
+// FindProgramIn finds the program name in dir, else on PATH. dir "" is
+// "beside this program" when it could not be told.
+func FindProgramIn(dir, name string) (string, error) {
+	where := "beside this program"
+	if dir != "" {
+		where = "in " + dir
+		beside := filepath.Join(dir, name)
 		if st, err := os.Stat(beside); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
 			return beside, nil
 		}
