@@ -34,7 +34,6 @@ type journaled struct {
 func startJournal(ctx context.Context, d *server) error {
 	dir := d.opts.Config.StateDir()
 	dc := d.opts.Config.Daemon
-	var j *journal.Journal
 	opts := journal.Options{
 		Dir:            dir,
 		Logf:           func(format string, args ...any) { d.log.Warn(fmt.Sprintf(format, args...)) },

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -337,5 +338,57 @@ func TestPaneTmuxSplit(t *testing.T) {
 			t.Fatalf("the split pane shows:\n%s", out)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A pane open all day outlives a daemon crash: killed with SIGKILL (its
+// socket left behind), the daemon is started again by the pane, and the
+// question it had acknowledged is back. Stopped on purpose (askuserd stop),
+// it stays stopped.
+func TestPaneTmuxRestartsACrashedDaemon(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	p := startTmuxPane(t, e, 80, 24) // starts the daemon in the background
+	p.waitFor("No questions waiting")
+	if _, errs, code := e.Client("", "ask", "--no-wait", "--request-id", "crash-1", "--question", "Still here after a crash?"); code != 0 {
+		t.Fatalf("ask --no-wait: exit %d: %s", code, errs)
+	}
+	p.waitFor("Still here after a crash?")
+	first, err := testdaemon.LockHolder(e.Socket)
+	if err != nil || first == 0 {
+		t.Fatalf("no daemon holds the lock: %v", err)
+	}
+	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+
+	var out string
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		pid, _ := testdaemon.LockHolder(e.Socket)
+		if pid != 0 && pid != first {
+			// list never starts a daemon: this one is the pane's.
+			var code int
+			if out, _, code = e.Client("", "list"); code == 0 && strings.Contains(out, "crash-1") {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no daemon came back within 20s of the SIGKILL; list: %s\nscreen:\n%s", out, p.capture())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	p.waitFor("Still here after a crash?", "1 waiting")
+
+	stop := exec.Command(bin("askuserd"), "stop")
+	stop.Env = e.Environ()
+	if msg, err := stop.CombinedOutput(); err != nil {
+		t.Fatalf("askuserd stop: %v\n%s", err, msg)
+	}
+	p.waitFor("retrying every second")
+	// Three of the pane's dials later, still nobody on the socket.
+	time.Sleep(3 * time.Second)
+	if pid, _ := testdaemon.LockHolder(e.Socket); pid != 0 {
+		t.Fatalf("the pane started the daemon again (pid %d) after askuserd stop", pid)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"syscall"
 	"time"
 
 	"askuser/socketproto"
@@ -16,10 +17,21 @@ import (
 type Link struct {
 	Socket   string
 	MaxBytes int
+	// Restart, when set, starts the daemon again and waits until it answers.
+	// It is called when the daemon died without cleaning up: its socket is
+	// still there but nothing answers (a crash, a SIGKILL). A daemon that
+	// stopped cleanly (askuserd stop, SIGTERM) removed its socket, and is
+	// left stopped. At most once per restartEvery.
+	Restart func() error
 
-	mu   sync.Mutex
-	conn *socketproto.Conn
+	mu          sync.Mutex
+	conn        *socketproto.Conn
+	lastRestart time.Time
 }
+
+// restartEvery spaces the restarts of a daemon that keeps dying, so that a
+// broken one is not started again every second.
+const restartEvery = 10 * time.Second
 
 var errNotConnected = errors.New("not connected to askuserd")
 
@@ -52,10 +64,30 @@ func (l *Link) Run(stop <-chan struct{}, deliver func(socketproto.Message)) {
 				return
 			default:
 			}
-			deliver(connLost{err: fmt.Sprintf("Not connected to askuserd at %s (%v); retrying every second. Nothing you typed is lost.", l.Socket, err)})
+			msg := fmt.Sprintf("Not connected to askuserd at %s (%v); retrying every second. Nothing you typed is lost.", l.Socket, err)
+			if l.shouldRestart(err) {
+				deliver(connLost{err: fmt.Sprintf("askuserd at %s stopped without cleaning up; starting it again. Nothing you typed is lost.", l.Socket)})
+				rerr := l.Restart()
+				if rerr == nil {
+					retry.Reset(0)
+					continue
+				}
+				msg = fmt.Sprintf("Not connected to askuserd at %s: starting it again failed: %v. Retrying every second; nothing you typed is lost.", l.Socket, rerr)
+			}
+			deliver(connLost{err: msg})
 		}
 		retry.Reset(time.Second)
 	}
+}
+
+// shouldRestart reports whether err says the daemon died without cleaning
+// up (its socket refuses connections), and a restart is due.
+func (l *Link) shouldRestart(err error) bool {
+	if l.Restart == nil || !errors.Is(err, syscall.ECONNREFUSED) || time.Since(l.lastRestart) < restartEvery {
+		return false
+	}
+	l.lastRestart = time.Now()
+	return true
 }
 
 // session is one connection's life: dial, subscribe, read until it breaks.

@@ -2,7 +2,9 @@ package views
 
 import (
 	"net"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,5 +100,82 @@ func TestLinkSubscribesAndReconnects(t *testing.T) {
 	defer c2.Close()
 	if _, ok := next().(socketproto.Snapshot); !ok {
 		t.Fatal("no snapshot after reconnecting")
+	}
+}
+
+// A daemon that died without cleaning up leaves its socket behind, refusing
+// connections: the link restarts it (once per restartEvery) and connects.
+// A daemon that stopped cleanly removed its socket: the link only retries.
+func TestLinkRestartsOnlyACrashedDaemon(t *testing.T) {
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "d.sock")
+	stale, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale.SetUnlinkOnClose(false)
+	stale.Close() // the socket file stays, and refuses: a crashed daemon's
+
+	// restart is the daemon starting again: the stale socket replaced by a
+	// listening one, handed to the test.
+	restarts := make(chan net.Listener, 4)
+	restart := func() error {
+		if err := os.Remove(sock); err != nil {
+			return err
+		}
+		ln, err := net.Listen("unix", sock)
+		if err != nil {
+			return err
+		}
+		restarts <- ln
+		return nil
+	}
+	got := make(chan socketproto.Message, 16)
+	runLink := func(link *Link) (stop func()) {
+		ch, done := make(chan struct{}), make(chan struct{})
+		go func() { link.Run(ch, func(m socketproto.Message) { got <- m }); close(done) }()
+		return func() { close(ch); <-done }
+	}
+	next := func() socketproto.Message {
+		t.Helper()
+		select {
+		case m := <-got:
+			return m
+		case <-time.After(10 * time.Second):
+			t.Fatal("no message from the link within 10s")
+			return nil
+		}
+	}
+
+	stop := runLink(&Link{Socket: sock, Restart: restart})
+	if m, ok := next().(connLost); !ok || !strings.Contains(m.err, "stopped without cleaning up; starting it again") {
+		t.Fatalf("first message %#v, want the restart announced", m)
+	}
+	ln := <-restarts
+	c, err := ln.Accept() // restart returned: the link dials at once
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, err := socketproto.NewLineReader(c, 0).ReadLine()
+	if err != nil || !strings.Contains(string(line), `"subscribe"`) {
+		t.Fatalf("after the restart the link sent %s, %v", line, err)
+	}
+	c.Close()
+	stop()
+	ln.Close() // removes the socket, as a clean stop does
+	if len(restarts) != 0 {
+		t.Fatalf("%d more restarts, want 1 in all", len(restarts))
+	}
+
+	// No socket: stopped on purpose. Two failed dials, no restart.
+	stop = runLink(&Link{Socket: sock, Restart: restart})
+	defer stop()
+	for range 2 {
+		if m, ok := next().(connLost); !ok || !strings.Contains(m.err, "retrying every second") {
+			t.Fatalf("got %#v, want a plain retry", m)
+		}
+	}
+	if len(restarts) != 0 {
+		t.Fatal("the link restarted a daemon that had stopped cleanly")
 	}
 }

@@ -30,6 +30,10 @@ type Options struct {
 	// decline or confirm are ignored after the question on screen changed.
 	// 0 turns the guard off.
 	InputGuard time.Duration
+	// RestartDaemon starts the daemon again and waits until it answers; the
+	// pane calls it when the daemon died without cleaning up (see
+	// Link.Restart). nil: never.
+	RestartDaemon func() error
 }
 
 type mode int

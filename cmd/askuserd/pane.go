@@ -64,6 +64,9 @@ func runPane(args []string) int {
 		fmt.Fprintf(os.Stderr, "askuserd: %v\n", err)
 		return 1
 	}
+	// A daemon that crashes is started again, the way it was started here;
+	// one stopped on purpose stays stopped.
+	opt.RestartDaemon = func() error { return ensureDaemon(opt.Socket, *configPath, cfg) }
 	if err := views.Run(opt, cfg.Limits.MaxMessageBytes); err != nil {
 		fmt.Fprintf(os.Stderr, "askuserd: %v\n", err)
 		return 1
