@@ -143,7 +143,7 @@ func (a *App) adapt() {
 // Run opens the pane in this terminal, connected to the daemon's socket
 // (reconnecting whenever the connection drops), until the user quits.
 func Run(opt Options, maxMessageBytes int) error {
-	link := &Link{Socket: opt.Socket, MaxBytes: maxMessageBytes, Restart: opt.RestartDaemon}
+	link := &Link{Socket: opt.Socket, MaxBytes: maxMessageBytes, Restart: opt.RestartDaemon, RestartDelay: 5 * time.Second}
 	a := NewApp(link, opt, nil)
 	go link.Run(a.Done(), a.Deliver)
 	return a.Run()

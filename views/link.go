@@ -23,10 +23,15 @@ type Link struct {
 	// stopped cleanly (askuserd stop, SIGTERM) removed its socket, and is
 	// left stopped. At most once per restartEvery.
 	Restart func() error
+	// RestartDelay is how long the socket must keep refusing before Restart
+	// is called, so that a supervisor (systemd's Restart=) brings back the
+	// daemon it runs before the pane starts another.
+	RestartDelay time.Duration
 
-	mu          sync.Mutex
-	conn        *socketproto.Conn
-	lastRestart time.Time
+	mu           sync.Mutex
+	conn         *socketproto.Conn
+	refusedSince time.Time // when the socket started refusing; zero while it does not
+	lastRestart  time.Time
 }
 
 // restartEvery spaces the restarts of a daemon that keeps dying, so that a
@@ -81,12 +86,24 @@ func (l *Link) Run(stop <-chan struct{}, deliver func(socketproto.Message)) {
 }
 
 // shouldRestart reports whether err says the daemon died without cleaning
-// up (its socket refuses connections), and a restart is due.
+// up (its socket refuses connections), for RestartDelay now, and a restart
+// is due.
 func (l *Link) shouldRestart(err error) bool {
-	if l.Restart == nil || !errors.Is(err, syscall.ECONNREFUSED) || time.Since(l.lastRestart) < restartEvery {
+	if l.Restart == nil {
 		return false
 	}
-	l.lastRestart = time.Now()
+	if !errors.Is(err, syscall.ECONNREFUSED) {
+		l.refusedSince = time.Time{}
+		return false
+	}
+	now := time.Now()
+	if l.refusedSince.IsZero() {
+		l.refusedSince = now
+	}
+	if now.Sub(l.refusedSince) < l.RestartDelay || now.Sub(l.lastRestart) < restartEvery {
+		return false
+	}
+	l.lastRestart = now
 	return true
 }
 
