@@ -208,11 +208,12 @@ func (s *state) keptFor(req socketproto.Request) *result {
 }
 
 // answerFromKept answers a repeated request at once with a kept answer. The
-// new request goes through the ordinary transitions (added, then resolved
-// with the answers given earlier), so "wait" on its id works and history has
-// it; the kept answer is then delivered and not handed out again.
+// new request is journaled and resolved with the answers given earlier, so
+// "wait" on its id works and history has it; followers hear only that it was
+// resolved (enqueue). The kept answer is then delivered, and neither it nor
+// the new request's copy of it is handed out again.
 func (s *state) answerFromKept(c *conn, r *request, old *result) {
-	if err := s.add(r); err != nil {
+	if err := s.enqueue(r); err != nil {
 		s.sendErr(c, r.p.RequestID, stateUnavailable(r.p.RequestID, err))
 		return
 	}
@@ -220,8 +221,13 @@ func (s *state) answerFromKept(c *conn, r *request, old *result) {
 	resp := *old.resp
 	resp.RequestID = r.p.RequestID
 	if err := s.resolve(r, old.outcome, old.via, &resp); err != nil {
-		return // it stays pending, as asked; the user answers it again
+		// It stays pending, as asked; the user answers it again.
+		s.tell(func(f follower) { f.added(r.p) })
+		return
 	}
+	// Asked without waiting, its result is kept for "wait" but is no kept
+	// answer for a third identical request.
+	s.forgetKept(s.results[r.p.RequestID])
 	s.markDelivered(old)
 	s.log.Debug("answered a repeated request from a kept answer", "requestId", r.p.RequestID, "keptFrom", old.id,
 		"agent", r.p.Agent.ID)

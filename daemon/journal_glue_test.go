@@ -153,11 +153,27 @@ func TestSameAgentSameQuestionsGetsTheKeptAnswer(t *testing.T) {
 	// Only once: the next identical request is queued like any other.
 	c.Send(ask("r10", `,"wait":false`))
 	c.Expect("ask_user_queued requestId=r10 position=3")
-	// r9 went through the queue like any request: added, then resolved at once.
-	for _, id := range []string{"x1", "x2", "r9", "r10"} {
+	// r9 never waited for the user: watchers and panes hear only that it was
+	// resolved (no request_added, so no bell and no notify.command).
+	for _, id := range []string{"x1", "x2", "r10"} {
 		if m := w.Until("request_added"); testdaemon.Lookup(m, "request.requestId") != id {
 			t.Fatalf("request_added for %s, want %s", testdaemon.Lookup(m, "request.requestId"), id)
 		}
+	}
+
+	// Asked without waiting, a repeat gets the kept answer (r10's, given
+	// while nobody waited) for its own "wait", and hands it to no third.
+	b = testdaemon.DialRaw(t, sock)
+	b.Send(strings.Replace(answer1, "r1", "r10", 1))
+	b.Expect("ok requestId=r10")
+	c.Send(ask("r11", `,"wait":false`))
+	c.Expect("ask_user_queued requestId=r11 position=0")
+	c.Send(ask("r12", `,"wait":false`))
+	c.Expect("ask_user_queued requestId=r12 position=3")
+	c.Send(`{"type":"wait","requestId":"r11"}` + "\n")
+	c.Expect("ask_user_response requestId=r11 answered=true answers.0.answer=SQLite")
+	if m := w.Until("request_added"); testdaemon.Lookup(m, "request.requestId") != "r12" {
+		t.Fatalf("request_added for %s, want r12 (r11 was answered at once)", testdaemon.Lookup(m, "request.requestId"))
 	}
 
 	// history.jsonl has r1 (answered) and r9 (answered from r1).

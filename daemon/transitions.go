@@ -17,8 +17,20 @@ import (
 // client leaves only after the step's journal writes (queue.commit), so an
 // acknowledgement always follows the record it promises.
 
-// add queues a new request; its waiter (if any) is already in r.waiters.
+// add queues a new request and tells the followers; its waiter (if any) is
+// already in r.waiters.
 func (s *state) add(r *request) error {
+	if err := s.enqueue(r); err != nil {
+		return err
+	}
+	s.tell(func(f follower) { f.added(r.p) })
+	return nil
+}
+
+// enqueue is add without telling the followers, for a request resolved in
+// the same step (answerFromKept): nobody is shown, rung or notified for a
+// question that never waits for the user.
+func (s *state) enqueue(r *request) error {
 	p := r.p // its slices are never changed in place, so the copy stays as it is
 	if err := s.record([]journal.Record{{Op: journal.OpAdd, ID: p.RequestID, At: p.CreatedAt, Pending: &p, Parked: r.parked}}); err != nil {
 		return err
@@ -29,7 +41,6 @@ func (s *state) add(r *request) error {
 		s.watch(c, r)
 	}
 	s.log.Debug("request added", "requestId", r.p.RequestID, "status", r.p.Status, "questions", len(r.p.Questions))
-	s.tell(func(f follower) { f.added(r.p) })
 	return nil
 }
 
