@@ -12,6 +12,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"askuser/daemon/internal/statefile"
 )
 
 // LockFileName is the lock held beside the socket for the daemon's lifetime.
@@ -120,14 +122,9 @@ func takeLock(path, socketPath string) (*socketLock, lockHolder, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, lockHolder{}, fmt.Errorf("lock file: %w", err)
 	}
-	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0o600)
+	f, _, err := statefile.Open(path, unix.O_RDWR|unix.O_CREAT, 0o600)
 	if err != nil {
-		return nil, lockHolder{}, fmt.Errorf("lock file %s: %w", path, err)
-	}
-	f := os.NewFile(uintptr(fd), path)
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, lockHolder{}, fmt.Errorf("lock file %s is not a regular file; remove it", path)
+		return nil, lockHolder{}, lockFileError(path, err)
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		defer f.Close()
@@ -140,6 +137,15 @@ func takeLock(path, socketPath string) (*socketLock, lockHolder, error) {
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"+socketPath+"\n"), 0)
 	}
 	return &socketLock{f: f}, lockHolder{}, nil
+}
+
+// lockFileError says why the lock file at path could not be opened.
+func lockFileError(path string, err error) error {
+	var notRegular *statefile.NotRegularError
+	if errors.As(err, &notRegular) {
+		return fmt.Errorf("lock file %s is %s, not a regular file; remove it", path, statefile.Kind(notRegular.Mode))
+	}
+	return fmt.Errorf("lock file %s: %w", path, err)
 }
 
 // readHolder reads the pid and socket a lock holder wrote.
@@ -162,18 +168,15 @@ func readHolder(f *os.File) lockHolder {
 // stopped is not held).
 func ReadLock(socketPath string) (pid int, held bool, err error) {
 	path := filepath.Join(filepath.Dir(socketPath), LockFileName)
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	f, _, err := statefile.Open(path, unix.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, false, nil
+	}
 	if err != nil {
-		if errors.Is(err, unix.ENOENT) {
-			return 0, false, nil
-		}
-		return 0, false, fmt.Errorf("lock file %s: %w", path, err)
+		return 0, false, lockFileError(path, err)
 	}
-	f := os.NewFile(uintptr(fd), path)
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return 0, false, fmt.Errorf("lock file %s is not a regular file", path)
-	}
+	fd := int(f.Fd())
 	if err := unix.Flock(fd, unix.LOCK_SH|unix.LOCK_NB); err == nil {
 		_ = unix.Flock(fd, unix.LOCK_UN)
 		return 0, false, nil

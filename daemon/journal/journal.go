@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"askuser/daemon/internal/statefile"
 )
 
 // File names in the state dir.
@@ -387,37 +389,21 @@ func writeSynced(path string, b []byte) error {
 	return f.Close()
 }
 
-// openRegular opens a file in the state dir, refusing anything but a regular
-// file: O_NONBLOCK keeps a FIFO planted there from blocking the open, and
-// O_NOFOLLOW a symlink from sending the writes elsewhere. create makes the
-// file (and its directory) when missing.
+// openRegular opens a file in the state dir, refusing anything but a
+// regular file (statefile.Open). create makes the file (and its directory)
+// when missing.
 func openRegular(path string, flags int, create bool) (*os.File, error) {
 	if create {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return nil, err
 		}
 	}
-	fd, err := unix.Open(path, flags|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
-	if err != nil {
-		if errors.Is(err, unix.ELOOP) {
-			err = errors.New("it is a symlink; the state dir holds regular files only")
-		}
-		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	f, _, err := statefile.Open(path, flags, 0o600)
+	var notRegular *statefile.NotRegularError
+	if errors.As(err, &notRegular) {
+		return nil, fmt.Errorf("%w; left alone", err)
 	}
-	f := os.NewFile(uintptr(fd), path)
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("it is %s, not a regular file; left alone", kindOf(fi.Mode()))}
-	}
-	// Back to blocking I/O for a regular file (O_NONBLOCK means nothing to
-	// one, but say what we mean).
-	_ = unix.SetNonblock(fd, false)
-	return f, nil
+	return f, err
 }
 
 // checkRegularOrMissing refuses a path where something other than a regular
@@ -431,7 +417,7 @@ func checkRegularOrMissing(path string) error {
 		return err
 	}
 	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s is %s, not a regular file; left alone", path, kindOf(fi.Mode()))
+		return fmt.Errorf("%s is %s, not a regular file; left alone", path, statefile.Kind(fi.Mode()))
 	}
 	return nil
 }
@@ -443,27 +429,10 @@ func removeIfRegular(path string, logf func(string, ...any)) {
 		return
 	}
 	if !fi.Mode().IsRegular() {
-		logf("state journal: %s is %s; left alone", path, kindOf(fi.Mode()))
+		logf("state journal: %s is %s; left alone", path, statefile.Kind(fi.Mode()))
 		return
 	}
 	if err := os.Remove(path); err == nil {
 		logf("state journal: removed %s, left by an interrupted compaction", path)
 	}
-}
-
-// kindOf names a file mode for a message: "a directory", "a FIFO"…
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSymlink != 0:
-		return "a symlink"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "not a regular file"
 }

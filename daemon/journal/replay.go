@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 
 	"golang.org/x/sys/unix"
 )
@@ -160,10 +159,7 @@ func copyFile(from, to string) error {
 		return err
 	}
 	defer in.Close()
-	if err := checkRegularOrMissing(to); err != nil {
-		return err
-	}
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	out, err := openRegular(to, unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC, false)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"askuser/daemon/internal/statefile"
 	"askuser/socketproto"
 
 	"github.com/fsnotify/fsnotify"
@@ -385,10 +386,10 @@ func (s *Syncer) rewatch() {
 // timer fired).
 func (s *Syncer) read(settled bool) {
 	data, fi, err := readRegular(s.path)
-	var notRegular *notRegularError
+	var notRegular *statefile.NotRegularError
 	switch {
 	case errors.As(err, &notRegular):
-		s.block(notRegular.Error())
+		s.block("the pending file " + notRegular.Error())
 		return
 	case errors.Is(err, errTooLarge):
 		s.unblock()
@@ -661,8 +662,29 @@ func (s *Syncer) write() {
 // program that holds it open: it is swapped back into place, so that what
 // it writes lands in the file, and settles like any other save.
 func (s *Syncer) rescue(prev string, seen [32]byte) {
-	data, err := readCapped(prev)
-	if err != nil {
+	data, _, err := readRegular(prev)
+	var notRegular *statefile.NotRegularError
+	switch {
+	case errors.As(err, &notRegular):
+		// Not a save: something planted at the path in that instant. It is
+		// put back and left alone (the next read reports it); the daemon's
+		// file, swapped back to prev, goes.
+		if _, xerr := exchange(prev, s.path); xerr != nil {
+			s.logf("pending file: %s landed at %s during a rewrite and could not be put back: %v", statefile.Kind(notRegular.Mode), s.path, xerr)
+			return
+		}
+		os.Remove(prev)
+		return
+	case errors.Is(err, errTooLarge):
+		msg := fmt.Sprintf("a save of more than %d MiB landed during a rewrite", maxFileBytes>>20)
+		if rerr := os.Rename(prev, s.RejectedPath()); rerr != nil {
+			os.Remove(prev)
+			s.fileProblem(fmt.Sprintf("%s; keeping it as %s failed: %v", msg, s.RejectedPath(), rerr))
+			return
+		}
+		s.fileProblem(fmt.Sprintf("%s (your version is kept as %s)", msg, s.RejectedPath()))
+		return
+	case err != nil:
 		os.Remove(prev)
 		return
 	}
@@ -697,49 +719,21 @@ func (s *Syncer) rescue(prev string, seen [32]byte) {
 // errTooLarge: the file is larger than maxFileBytes.
 var errTooLarge = errors.New("larger than the pending file can be")
 
-// notRegularError: something other than a regular file is at the path.
-type notRegularError struct {
-	path string
-	mode os.FileMode
-}
-
-func (e *notRegularError) Error() string {
-	kind := "not a regular file"
-	switch {
-	case e.mode.IsDir():
-		kind = "a directory"
-	case e.mode&os.ModeNamedPipe != 0:
-		kind = "a FIFO"
-	case e.mode&os.ModeSymlink != 0:
-		kind = "a symlink"
-	case e.mode&os.ModeDevice != 0:
-		kind = "a device"
-	case e.mode&os.ModeSocket != 0:
-		kind = "a socket"
-	}
-	return fmt.Sprintf("the pending file %s is %s, not a regular file", e.path, kind)
+// openRegular opens path for reading if it is a regular file, without ever
+// blocking on a FIFO or following a symlink (statefile.Open).
+func openRegular(path string) (*os.File, os.FileInfo, error) {
+	return statefile.Open(path, unix.O_RDONLY, 0)
 }
 
 // readRegular reads the pending file if it is a regular file of at most
-// maxFileBytes. The open never blocks (a FIFO planted there) nor follows a
-// symlink; a larger file is not read (errTooLarge, with its FileInfo).
+// maxFileBytes (openRegular); a larger file is not read (errTooLarge, with
+// its FileInfo).
 func readRegular(path string) ([]byte, os.FileInfo, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if errors.Is(err, unix.ELOOP) {
-		return nil, nil, &notRegularError{path: path, mode: os.ModeSymlink}
-	}
+	f, fi, err := openRegular(path)
 	if err != nil {
-		return nil, nil, &os.PathError{Op: "open", Path: path, Err: err}
+		return nil, fi, err
 	}
-	f := os.NewFile(uintptr(fd), path)
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fi, &notRegularError{path: path, mode: fi.Mode()}
-	}
 	if fi.Size() > maxFileBytes {
 		return nil, fi, errTooLarge
 	}
@@ -756,7 +750,7 @@ func readRegular(path string) ([]byte, os.FileInfo, error) {
 // copyAside copies a file too large to read into memory to kept, through a
 // temporary file renamed into place.
 func copyAside(path, kept string) error {
-	in, err := os.Open(path)
+	in, _, err := openRegular(path)
 	if err != nil {
 		return err
 	}
@@ -779,22 +773,4 @@ func copyAside(path, kept string) error {
 		return err
 	}
 	return nil
-}
-
-// readCapped reads a file of at most maxFileBytes; a larger one reads as an
-// error saying so, which the caller logs.
-func readCapped(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxFileBytes {
-		return nil, fmt.Errorf("%s is larger than %d MiB; not reading it", path, maxFileBytes>>20)
-	}
-	return data, nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -123,6 +124,55 @@ func TestSaveLandingDuringRewrite(t *testing.T) {
 	wantAnswers(t, r.result(done), "orders")
 	if _, err := os.Stat(prev); !os.IsNotExist(err) {
 		t.Errorf("the swapped-out file was left behind: %v", err)
+	}
+}
+
+// TestFIFOLandingDuringRewrite: a FIFO planted at the path between the
+// daemon's read and its swap is not opened in a way that blocks: it is put
+// back at the path, left alone and reported, and nothing is lost.
+func TestFIFOLandingDuringRewrite(t *testing.T) {
+	r := newStoppedRig(t)
+	done := r.q.ask(pending("a", nameQuestion))
+	r.s.wantWrite = true
+	r.s.write()
+	seen := r.s.onDisk
+	if err := os.Remove(r.path); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(r.path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	prev, err := swapIn(r.path, Render(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prev == "" {
+		t.Skip("this file system cannot exchange files atomically")
+	}
+	rescued := make(chan struct{})
+	go func() { r.s.rescue(prev, seen); close(rescued) }()
+	select {
+	case <-rescued:
+	case <-time.After(10 * time.Second):
+		t.Fatal("rescue blocked on the FIFO")
+	}
+	if fi, err := os.Lstat(r.path); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Fatalf("the FIFO is not back at the path: %v %v", fi, err)
+	}
+	if _, err := os.Lstat(prev); !os.IsNotExist(err) {
+		t.Errorf("the swapped-out file was left behind: %v", err)
+	}
+	r.s.read(false)
+	if msg := r.report(); !strings.Contains(msg, "a FIFO, not a regular file") {
+		t.Errorf("reported %q", msg)
+	}
+	if _, ok := r.q.get("a"); !ok {
+		t.Error("the request is gone")
+	}
+	select {
+	case o := <-done:
+		t.Errorf("the request was resolved: %+v", o)
+	default:
 	}
 }
 

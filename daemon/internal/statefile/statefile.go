@@ -1,0 +1,68 @@
+// Package statefile opens the files of the daemon's state and runtime dirs
+// the one way SPEC §10 allows: regular files only. The open never blocks on
+// a FIFO planted at the path (O_NONBLOCK) and never follows a symlink
+// (O_NOFOLLOW); anything but a regular file is refused and left alone.
+package statefile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// NotRegularError says that something other than a regular file is at Path.
+type NotRegularError struct {
+	Path string
+	Mode fs.FileMode
+}
+
+func (e *NotRegularError) Error() string {
+	return fmt.Sprintf("%s is %s, not a regular file", e.Path, Kind(e.Mode))
+}
+
+// Open opens path with flags (unix.O_RDONLY, unix.O_RDWR|unix.O_CREAT, …)
+// and perm for a file it creates, if it is a regular file; otherwise the
+// error is a *NotRegularError (with the FileInfo when there is one). The
+// file is in blocking mode again when returned.
+func Open(path string, flags int, perm os.FileMode) (*os.File, fs.FileInfo, error) {
+	fd, err := unix.Open(path, flags|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm.Perm()))
+	if errors.Is(err, unix.ELOOP) {
+		return nil, nil, &NotRegularError{Path: path, Mode: fs.ModeSymlink}
+	}
+	if err != nil {
+		return nil, nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), path)
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fi, &NotRegularError{Path: path, Mode: fi.Mode()}
+	}
+	// O_NONBLOCK means nothing to a regular file, but say what we mean.
+	_ = unix.SetNonblock(fd, false)
+	return f, fi, nil
+}
+
+// Kind names what a file mode is, for a message: "a directory", "a FIFO"…
+func Kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
+}
