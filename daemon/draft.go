@@ -10,7 +10,7 @@ import (
 // draft records the answer given so far to one question (SPEC §4 "draft").
 // A pane sends one for every answer the user gives, so an answer in progress
 // outlives the pane: it is journalled, written to the pending file and shown
-// in every other pane (request_updated, from setDraftByID).
+// in every other pane (request_updated, from setDraft).
 //
 // The answer is checked with the same normaliser as a final answer, so a
 // draft that could never be sent is refused now, with the reason, rather
@@ -44,7 +44,7 @@ func (s *state) draft(c *conn, m socketproto.DraftRequest) {
 	draft := make([]json.RawMessage, n)
 	copy(draft, r.p.Draft)
 	draft[m.Index] = value
-	if e := s.setDraftByID(m.RequestID, draft); e != nil {
+	if e := s.changeDraft(r, draft); e != nil {
 		s.sendErr(c, m.RequestID, e)
 		return
 	}

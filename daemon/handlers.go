@@ -204,17 +204,8 @@ func (s *state) cancel(c *conn, m socketproto.Cancel) {
 		return
 	}
 	if _, waiting := c.asking[m.RequestID]; waiting || r.owner == c {
-		// The agent takes its question back; other waiters learn it is gone
-		// (before resolve, which closes those that wait for nothing else).
-		told := len(s.held)
-		for _, w := range r.waiters {
-			if w != c {
-				s.sendErr(w, m.RequestID, socketproto.Errf(socketproto.CodeNotFound, "requestId",
-					"request %q was withdrawn by its agent", m.RequestID))
-			}
-		}
-		if err := s.resolve(r, socketproto.OutcomeWithdrawn, socketproto.ViaAgent, nil); err != nil {
-			s.held = s.held[:told] // it is not withdrawn after all
+		// The agent takes its question back; other waiters learn it is gone.
+		if err := s.resolve(r, socketproto.OutcomeWithdrawn, socketproto.ViaAgent, nil, c); err != nil {
 			s.sendErr(c, m.RequestID, stateUnavailable(m.RequestID, err))
 			return
 		}

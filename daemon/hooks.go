@@ -57,11 +57,16 @@ func (s *state) setDraftByID(id string, draft []json.RawMessage) *socketproto.Er
 		return socketproto.Errf(socketproto.CodeInvalidAnswer, "draft",
 			"%d answers for %d questions", len(draft), len(r.p.Questions))
 	}
+	return s.changeDraft(r, draft)
+}
+
+// changeDraft records draft for r unless it is the draft r has already.
+func (s *state) changeDraft(r *request, draft []json.RawMessage) *socketproto.Error {
 	if pendingfile.SameDraft(r.p.Draft, draft) {
 		return nil
 	}
 	if err := s.setDraft(r, draft); err != nil {
-		return stateUnavailable(id, err)
+		return stateUnavailable(r.p.RequestID, err)
 	}
 	return nil
 }
@@ -81,12 +86,12 @@ func (s *state) pendingFileError(path, msg string) {
 // answerWith resolves r as answered.
 func (s *state) answerWith(r *request, answers []socketproto.Answer, via socketproto.Via) error {
 	resp := socketproto.BuildResponse(r.p.RequestID, r.p.Questions, answers, via, s.now().UTC())
-	return s.resolve(r, socketproto.OutcomeAnswered, via, &resp)
+	return s.resolve(r, socketproto.OutcomeAnswered, via, &resp, nil)
 }
 
 // cancelAsUser resolves r as declined by the user.
 func (s *state) cancelAsUser(r *request, via socketproto.Via) error {
 	resp := socketproto.CancelledResponse(r.p.RequestID, s.now().UTC())
 	resp.AnsweredVia = via
-	return s.resolve(r, socketproto.OutcomeCancelled, via, &resp)
+	return s.resolve(r, socketproto.OutcomeCancelled, via, &resp, nil)
 }

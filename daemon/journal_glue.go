@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 
+	"askuser/daemon/config"
 	"askuser/daemon/journal"
 	"askuser/socketproto"
 )
@@ -37,7 +38,7 @@ func startJournal(ctx context.Context, d *server) error {
 	opts := journal.Options{
 		Dir:            dir,
 		Logf:           func(format string, args ...any) { d.log.Warn(fmt.Sprintf(format, args...)) },
-		SyncAlways:     dc.Sync == "always",
+		SyncAlways:     dc.Sync == config.SyncAlways,
 		SyncInterval:   dc.SyncInterval.Duration,
 		MaxRecordBytes: 4*d.limits.MaxMessageBytes + 64<<10,
 		// Called by the journal only from inside the queue goroutine.
@@ -67,13 +68,13 @@ func startJournal(ctx context.Context, d *server) error {
 	return nil
 }
 
-// record writes recs (and history lines) to the journal before a change is
-// made. During restore there is no journal: the records are already there.
-func (s *state) record(recs []journal.Record, history ...journal.HistoryEntry) error {
+// record writes rec (and its history line) to the journal before a change
+// is made. During restore there is no journal: the records are already there.
+func (s *state) record(rec journal.Record, history ...journal.HistoryEntry) error {
 	if s.journal == nil {
 		return nil
 	}
-	if err := s.journal.Write(recs, history...); err != nil {
+	if err := s.journal.Write([]journal.Record{rec}, history...); err != nil {
 		s.journalFailed(err)
 		return err
 	}
@@ -200,7 +201,9 @@ func (s *state) keptFor(req socketproto.Request) *result {
 		return nil
 	}
 	for _, res := range s.byAgent[req.Agent.ID] {
-		if !res.delivered && s.results[res.id] == res && reflect.DeepEqual(res.asked.Questions, req.Questions) {
+		// Only undelivered results are indexed; one replaced under the same
+		// id (an old journal's pending request and result) is not this one.
+		if s.results[res.id] == res && reflect.DeepEqual(res.asked.Questions, req.Questions) {
 			return res
 		}
 	}
@@ -220,7 +223,7 @@ func (s *state) answerFromKept(c *conn, r *request, old *result) {
 	s.send(c, socketproto.Queued{RequestID: r.p.RequestID, Position: 0, PendingFile: s.opts.PendingFilePath})
 	resp := *old.resp
 	resp.RequestID = r.p.RequestID
-	if err := s.resolve(r, old.outcome, old.via, &resp); err != nil {
+	if err := s.resolve(r, old.outcome, old.via, &resp, nil); err != nil {
 		// It stays pending, as asked; the user answers it again.
 		s.tell(func(f follower) { f.added(r.p) })
 		return

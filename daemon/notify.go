@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -32,7 +33,9 @@ func startNotifier(ctx context.Context, d *server) error {
 		return nil
 	}
 	n := &notifier{cmd: d.opts.Config.Notify.Command, log: d.log, ch: make(chan socketproto.Pending, notifyBacklog)}
-	d.q.do(func(s *state) { s.follow(n) })
+	if !d.q.do(func(s *state) { s.follow(n) }) {
+		return fmt.Errorf("notify: the queue stopped before it started")
+	}
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()

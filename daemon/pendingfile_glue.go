@@ -8,7 +8,7 @@ import (
 	"askuser/socketproto"
 )
 
-// The pending file (SPEC §5) follows the queue through the extension hooks:
+// The pending file (SPEC §5) follows the queue as a follower (anyChange):
 // every change marks it dirty, and its own goroutine rewrites it and takes in
 // what the user saves. Nothing here makes the queue wait for disk.
 

@@ -22,7 +22,8 @@ const LockFileName = "askuserd.lock"
 // ErrAlreadyRunning is wrapped by listenSocket when another daemon holds the lock.
 var ErrAlreadyRunning = errors.New("another askuserd is running")
 
-// socketLock is the flock beside the socket; it holds the owner's pid.
+// socketLock is a held flock: the one beside the socket, or the state dir's.
+// The file holds the owner's pid and socket.
 type socketLock struct {
 	f *os.File
 }
@@ -91,7 +92,8 @@ func ownerOf(fi fs.FileInfo) int {
 	return -1
 }
 
-// lockSocket takes the exclusive lock beside socketPath and writes our pid in it.
+// lockSocket takes the exclusive lock beside socketPath and writes our pid
+// and socket in it.
 func lockSocket(socketPath string) (*socketLock, error) {
 	path := filepath.Join(filepath.Dir(socketPath), LockFileName)
 	l, holder, err := takeLock(path, socketPath)

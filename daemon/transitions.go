@@ -32,7 +32,7 @@ func (s *state) add(r *request) error {
 // question that never waits for the user.
 func (s *state) enqueue(r *request) error {
 	p := r.p // its slices are never changed in place, so the copy stays as it is
-	if err := s.record([]journal.Record{{Op: journal.OpAdd, ID: p.RequestID, At: p.CreatedAt, Pending: &p, Parked: r.parked}}); err != nil {
+	if err := s.record(journal.Record{Op: journal.OpAdd, ID: p.RequestID, At: p.CreatedAt, Pending: &p, Parked: r.parked}); err != nil {
 		return err
 	}
 	r.elem = s.order.PushBack(r)
@@ -108,7 +108,7 @@ func (s *state) orphanExpired(id string, gen uint64) {
 		return // answered, waited for, or re-orphaned since
 	}
 	r.orphanTimer = nil
-	if err := s.resolve(r, socketproto.OutcomeWithdrawn, socketproto.ViaAgent, nil); err != nil {
+	if err := s.resolve(r, socketproto.OutcomeWithdrawn, socketproto.ViaAgent, nil, nil); err != nil {
 		s.log.Warn("could not withdraw a request whose agent did not come back; trying again", "requestId", id,
 			"err", err, "retry", orphanRetry)
 		s.startOrphanClock(r, orphanRetry)
@@ -134,7 +134,7 @@ func (s *state) setStatus(r *request, status socketproto.RequestStatus) {
 func (s *state) setDraft(r *request, draft []json.RawMessage) error {
 	d := make([]json.RawMessage, len(r.p.Questions))
 	copy(d, draft)
-	if err := s.record([]journal.Record{{Op: journal.OpDraft, ID: r.p.RequestID, At: s.now().UTC(), Draft: d}}); err != nil {
+	if err := s.record(journal.Record{Op: journal.OpDraft, ID: r.p.RequestID, At: s.now().UTC(), Draft: d}); err != nil {
 		return err
 	}
 	r.p.Draft = d
@@ -144,8 +144,9 @@ func (s *state) setDraft(r *request, draft []json.RawMessage) error {
 
 // resolve ends a request exactly once: outcome answered or cancelled delivers
 // resp to every waiter and keeps it for "wait"; withdrawn (resp nil) tells
-// other waiters it is gone. Its history line is written with it.
-func (s *state) resolve(r *request, outcome socketproto.Outcome, via socketproto.Via, resp *socketproto.Response) error {
+// every waiter but by, the connection that withdrew it, that it is gone. Its
+// history line is written with it.
+func (s *state) resolve(r *request, outcome socketproto.Outcome, via socketproto.Via, resp *socketproto.Response, by *conn) error {
 	id := r.p.RequestID
 	asked := r.p
 	asked.Draft = nil
@@ -154,7 +155,7 @@ func (s *state) resolve(r *request, outcome socketproto.Outcome, via socketproto
 		expires:   s.now().Add(s.opts.Config.Daemon.ResultRetention.Duration)}
 	rec := journal.Record{Op: journal.OpResolve, ID: id, At: s.now().UTC(),
 		Outcome: outcome, Via: via, Response: resp, Expires: res.expires, Delivered: res.delivered}
-	if err := s.record([]journal.Record{rec}, journal.HistoryOf(&asked, rec)); err != nil {
+	if err := s.record(rec, journal.HistoryOf(&asked, rec)); err != nil {
 		return err
 	}
 	delete(s.pending, id)
@@ -166,8 +167,11 @@ func (s *state) resolve(r *request, outcome socketproto.Outcome, via socketproto
 	}
 	for _, c := range r.waiters {
 		delete(c.asking, id)
-		if resp != nil {
+		switch {
+		case resp != nil:
 			s.send(c, *resp)
+		case c != by:
+			s.sendErr(c, id, socketproto.Errf(socketproto.CodeNotFound, "requestId", "request %q was withdrawn by its agent", id))
 		}
 		s.closeIfDone(c)
 	}
@@ -186,7 +190,7 @@ func (s *state) markDelivered(res *result) {
 	if res.delivered {
 		return
 	}
-	if err := s.record([]journal.Record{{Op: journal.OpDelivered, ID: res.id, At: s.now().UTC()}}); err != nil {
+	if err := s.record(journal.Record{Op: journal.OpDelivered, ID: res.id, At: s.now().UTC()}); err != nil {
 		// Worst case after a restart: the same agent asking the same
 		// questions gets this answer once more instead of a new question.
 		s.log.Warn("could not journal that a result was delivered", "requestId", res.id, "err", err)

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 	"syscall"
 	"time"
 
@@ -71,7 +70,6 @@ type Journal struct {
 
 	syncKick chan struct{}
 	syncDone chan struct{}
-	syncMu   sync.Mutex // held by the background fsync; Close waits on it
 	closed   bool
 }
 
@@ -119,10 +117,7 @@ func Open(opts Options) (*Journal, State) {
 	st := m.state(opts.Now())
 	// Resolutions the history may lack: the daemon died between the two
 	// appends, or the history append failed.
-	if missing := missingHistory(j.history, m.mark, m.resolved, opts.Logf); len(missing) > 0 {
-		j.unhistoried = missing
-		j.appendHistory(nil)
-	}
+	j.appendHistory(missingHistory(j.history, m.mark, m.resolved, opts.Logf))
 	go j.syncLoop()
 	return j, st
 }
@@ -153,7 +148,7 @@ func (j *Journal) Write(recs []Record, history ...HistoryEntry) error {
 
 func (j *Journal) writeState(b []byte) error {
 	if j.broken {
-		if err := j.compact(); err != nil {
+		if err := j.Compact(); err != nil {
 			return err
 		}
 	}
@@ -162,7 +157,7 @@ func (j *Journal) writeState(b []byte) error {
 		if errors.Is(err, fs.ErrNotExist) {
 			// Deleted under us (or the whole state dir): the records
 			// before this one went with it; write the whole live state.
-			if err := j.compact(); err != nil {
+			if err := j.Compact(); err != nil {
 				return err
 			}
 			f, err = openRegular(j.path, unix.O_WRONLY|unix.O_APPEND, false)
@@ -258,7 +253,7 @@ func (j *Journal) Commit() error {
 	}
 	j.closeFile()
 	if j.appended > j.opts.CompactBytes && j.appended > 2*j.liveSize {
-		if cerr := j.compact(); cerr != nil {
+		if cerr := j.Compact(); cerr != nil {
 			j.opts.Logf("state journal: %v", cerr)
 		}
 	}
@@ -285,10 +280,10 @@ func (j *Journal) syncLoop() {
 }
 
 // syncNow fsyncs state.jsonl and history.jsonl. fsync acts on the file, not
-// on the descriptor that wrote, so a fresh open is enough.
+// on the descriptor that wrote, so a fresh open is enough. One caller at a
+// time: Commit with SyncAlways, otherwise the background loop, and Close
+// once that loop has ended.
 func (j *Journal) syncNow() error {
-	j.syncMu.Lock()
-	defer j.syncMu.Unlock()
 	var first error
 	for _, path := range []string{j.path, j.history} {
 		f, err := openRegular(path, unix.O_RDONLY, false)
@@ -309,9 +304,7 @@ func (j *Journal) syncNow() error {
 // Compact rewrites the journal to the live state (opts.Snapshot) through a
 // temporary file, fsynced and renamed over it: a crash at any point leaves
 // either the old journal or the new one, whole.
-func (j *Journal) Compact() error { return j.compact() }
-
-func (j *Journal) compact() error {
+func (j *Journal) Compact() error {
 	j.closeFile()
 	if err := os.MkdirAll(j.opts.Dir, 0o700); err != nil {
 		return j.unavailable(err)

@@ -12,7 +12,7 @@ import (
 // compaction takes its snapshot from there.
 type model struct {
 	pending map[string]*Request
-	order   []string // pending ids, oldest first; may hold resolved ids until tidy
+	order   []string // pending ids, oldest first; may hold resolved ids until state()
 	results map[string]*Result
 	resOrd  []string // result ids, oldest first
 	// resolved lists the history entries that resolutions since the last

@@ -387,16 +387,16 @@ func (s *Syncer) rewatch() {
 func (s *Syncer) read(settled bool) {
 	data, fi, err := readRegular(s.path)
 	var notRegular *statefile.NotRegularError
-	switch {
-	case errors.As(err, &notRegular):
+	if errors.As(err, &notRegular) {
 		s.block("the pending file " + notRegular.Error())
 		return
+	}
+	s.unblock()
+	switch {
 	case errors.Is(err, errTooLarge):
-		s.unblock()
 		s.readTooLarge(fi, settled)
 		return
 	case err != nil:
-		s.unblock()
 		s.onDisk = [32]byte{}
 		s.settling = false
 		if !errors.Is(err, os.ErrNotExist) {
@@ -404,7 +404,6 @@ func (s *Syncer) read(settled bool) {
 		}
 		return
 	}
-	s.unblock()
 	h := sha256.Sum256(data)
 	s.onDisk = h
 	if h == s.lastWritten || slices.Contains(s.inherited, h) {
