@@ -45,16 +45,7 @@ func TestLinkSubscribesAndReconnects(t *testing.T) {
 		}
 	}()
 
-	next := func() socketproto.Message {
-		t.Helper()
-		select {
-		case m := <-got:
-			return m
-		case <-time.After(10 * time.Second):
-			t.Fatal("no message from the link within 10s")
-			return nil
-		}
-	}
+	next := func() socketproto.Message { t.Helper(); return nextFromLink(t, got) }
 	serve := func() (net.Conn, *socketproto.LineReader) {
 		t.Helper()
 		var c net.Conn
@@ -136,16 +127,7 @@ func TestLinkRestartsOnlyACrashedDaemon(t *testing.T) {
 		go func() { link.Run(ch, func(m socketproto.Message) { got <- m }); close(done) }()
 		return func() { close(ch); <-done }
 	}
-	next := func() socketproto.Message {
-		t.Helper()
-		select {
-		case m := <-got:
-			return m
-		case <-time.After(10 * time.Second):
-			t.Fatal("no message from the link within 10s")
-			return nil
-		}
-	}
+	next := func() socketproto.Message { t.Helper(); return nextFromLink(t, got) }
 
 	stop := runLink(&Link{Socket: sock, Restart: restart})
 	if m, ok := next().(connLost); !ok || !strings.Contains(m.err, "stopped without cleaning up; starting it again") {
@@ -177,5 +159,17 @@ func TestLinkRestartsOnlyACrashedDaemon(t *testing.T) {
 	}
 	if len(restarts) != 0 {
 		t.Fatal("the link restarted a daemon that had stopped cleanly")
+	}
+}
+
+// nextFromLink is the next message a link delivered on got (10 s safety net).
+func nextFromLink(t *testing.T, got <-chan socketproto.Message) socketproto.Message {
+	t.Helper()
+	select {
+	case m := <-got:
+		return m
+	case <-time.After(10 * time.Second):
+		t.Fatal("no message from the link within 10s")
+		return nil
 	}
 }
