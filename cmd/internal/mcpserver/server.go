@@ -85,11 +85,11 @@ func (s *server) handler(tool string, schema json.RawMessage) mcp.ToolHandler {
 		// about how it asked.
 		agent := s.agent(req.ClientInfo())
 		if perr := socketproto.CheckSubagent(&agent); perr != nil {
-			return toolError(agenttool.ErrorText(perr)), nil
+			return toolError(perr.Error()), nil
 		}
 		ask, perr := buildRequest(tool, schema, req.Params.Arguments, s.cfg.Limits)
 		if perr != nil {
-			return toolError(agenttool.ErrorText(perr)), nil
+			return toolError(perr.Error()), nil
 		}
 		resp, failed, err := s.ask(ctx, req, ask)
 		if failed != nil || err != nil {
@@ -112,7 +112,7 @@ func (s *server) ask(ctx context.Context, req *mcp.CallToolRequest, ask socketpr
 	// its parent.
 	agent := s.agent(req.ClientInfo())
 	if perr := socketproto.CheckSubagent(&agent); perr != nil {
-		return resp, toolError(agenttool.ErrorText(perr)), nil
+		return resp, toolError(perr.Error()), nil
 	}
 	ask.Agent = &agent
 
@@ -171,7 +171,7 @@ func (s *server) describeError(err error) string {
 		return "the question was lost: " + err.Error() +
 			"; ask again once askuserd runs ('askuserd' in a terminal, or 'askuserd serve')"
 	case errors.As(err, &perr):
-		return agenttool.ErrorText(perr)
+		return perr.Error()
 	case errors.Is(err, askclient.ErrUnreachable):
 		// err says where it dialled and, with autostart, why starting failed.
 		hint := "run 'askuserd' in a terminal, or 'askuserd serve'"
