@@ -62,7 +62,11 @@ func (s *server) permissionPrompt(ctx context.Context, req *mcp.CallToolRequest)
 		if perr != nil {
 			return toolError(perr.Error()), nil
 		}
-		resp, failed, err := s.ask(ctx, req, ask)
+		agent, refused := s.asker(req)
+		if refused != nil {
+			return refused, nil
+		}
+		resp, failed, err := s.ask(ctx, req, agent, ask)
 		if failed != nil || err != nil {
 			return failed, err
 		}
@@ -76,7 +80,11 @@ func (s *server) permissionPrompt(ctx context.Context, req *mcp.CallToolRequest)
 		if perr := socketproto.ValidateRequest(ask.Request, s.cfg.Limits); perr != nil {
 			return toolError(perr.Error()), nil
 		}
-		resp, failed, err := s.ask(ctx, req, ask)
+		agent, refused := s.asker(req)
+		if refused != nil {
+			return refused, nil
+		}
+		resp, failed, err := s.ask(ctx, req, agent, ask)
 		if failed != nil || err != nil {
 			return failed, err
 		}

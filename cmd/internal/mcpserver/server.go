@@ -83,15 +83,15 @@ func (s *server) handler(tool string, schema json.RawMessage) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		// A sub-agent hears that it may not ask before any complaint
 		// about how it asked.
-		agent := s.agent(req.ClientInfo())
-		if perr := socketproto.CheckSubagent(&agent); perr != nil {
-			return toolError(perr.Error()), nil
+		agent, refused := s.asker(req)
+		if refused != nil {
+			return refused, nil
 		}
 		ask, perr := buildRequest(tool, schema, req.Params.Arguments, s.cfg.Limits)
 		if perr != nil {
 			return toolError(perr.Error()), nil
 		}
-		resp, failed, err := s.ask(ctx, req, ask)
+		resp, failed, err := s.ask(ctx, req, agent, ask)
 		if failed != nil || err != nil {
 			return failed, err
 		}
@@ -99,21 +99,26 @@ func (s *server) handler(tool string, schema json.RawMessage) mcp.ToolHandler {
 	}
 }
 
-// ask asks the daemon and waits for the result, with progress notifications
-// while it waits. A refusal or an unreachable daemon is a tool error for the
-// model (failed); a call the client cancelled is err, and its request has
-// been withdrawn.
-func (s *server) ask(ctx context.Context, req *mcp.CallToolRequest, ask socketproto.AskUserRequest) (resp socketproto.Response, failed *mcp.CallToolResult, err error) {
+// asker is who asks in req (see agent), or, for a sub-agent, the tool error
+// that refuses it: a sub-agent is refused whatever it asks, since its
+// question belongs to its parent.
+func (s *server) asker(req *mcp.CallToolRequest) (socketproto.Agent, *mcp.CallToolResult) {
+	agent := s.agent(req.ClientInfo())
+	if perr := socketproto.CheckSubagent(&agent); perr != nil {
+		return agent, toolError(perr.Error())
+	}
+	return agent, nil
+}
+
+// ask asks the daemon on behalf of agent (from asker, so not a sub-agent)
+// and waits for the result, with progress notifications while it waits. A
+// refusal or an unreachable daemon is a tool error for the model (failed);
+// a call the client cancelled is err, and its request has been withdrawn.
+func (s *server) ask(ctx context.Context, req *mcp.CallToolRequest, agent socketproto.Agent, ask socketproto.AskUserRequest) (resp socketproto.Response, failed *mcp.CallToolResult, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(s.base, cancel)()
 
-	// A sub-agent is refused whatever it asks: its question belongs to
-	// its parent.
-	agent := s.agent(req.ClientInfo())
-	if perr := socketproto.CheckSubagent(&agent); perr != nil {
-		return resp, toolError(perr.Error()), nil
-	}
 	ask.Agent = &agent
 
 	prog := startProgress(ctx, req)
