@@ -12,6 +12,12 @@ import (
 	"askuser/socketproto/askclient"
 )
 
+// MCPViaClient is the name askuser-client runs askuser-mcp under for
+// `askuser-client mcp` (its argv[0]), and by which askuser-mcp knows it was
+// started so: its messages, and ps, then say what the user configured. The
+// two programs must agree on it, hence one constant.
+const MCPViaClient = "askuser-client mcp"
+
 // Conn are the flags every command that talks to the daemon shares.
 type Conn struct {
 	Socket      string
