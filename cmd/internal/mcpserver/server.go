@@ -37,8 +37,9 @@ type server struct {
 	pid  string
 }
 
-// New builds the MCP server with both tools. Calls in flight are
-// withdrawn when base is cancelled.
+// New builds the MCP server with its three tools: ask_user_question,
+// ask_user and permission_prompt. Calls in flight are withdrawn when base is
+// cancelled.
 func New(base context.Context, cfg Config) *mcp.Server {
 	s := &server{cfg: cfg, base: base, env: askclient.AgentFromEnv(), pid: strconv.Itoa(os.Getpid())}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "askuser", Title: "askuser", Version: socketproto.Version}, &mcp.ServerOptions{
