@@ -81,6 +81,7 @@ func toolTitle(tool string) string {
 
 // handler is one tool's call: validate, ask the daemon, wait, shape the result.
 func (s *server) handler(tool string, schema json.RawMessage) mcp.ToolHandler {
+	fields := parseSchema(schema) // once, not on every call
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		// A sub-agent hears that it may not ask before any complaint
 		// about how it asked.
@@ -88,7 +89,7 @@ func (s *server) handler(tool string, schema json.RawMessage) mcp.ToolHandler {
 		if refused != nil {
 			return refused, nil
 		}
-		ask, perr := buildRequest(tool, schema, req.Params.Arguments, s.cfg.Limits)
+		ask, perr := buildRequest(tool, fields, req.Params.Arguments, s.cfg.Limits)
 		if perr != nil {
 			return toolError(perr.Error()), nil
 		}
