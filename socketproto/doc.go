@@ -13,5 +13,6 @@ package socketproto
 const ProtocolVersion = 1
 
 // Version is askuser's release, the one version every part reports:
-// askuserd in hello and status, askuser-client mcp as its serverInfo.
+// askuserd in hello and status, the MCP server askuser-mcp (which
+// `askuser-client mcp` runs) as its serverInfo.
 const Version = "0.1.0"

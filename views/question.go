@@ -315,7 +315,6 @@ func (p *Pane) drawList(screen tcell.Screen, s *QState, items []int, blocks [][]
 // does not fit, its title line says which lines show: a line of its own
 // would take the one row a short terminal has for the preview itself.
 func (p *Pane) drawPreview(screen tcell.Screen, s *QState, pv string, x, y, w, bottom int) (end int) {
-	p.previewOverflow = false
 	if w < 3 || bottom-y < 2 {
 		return y
 	}

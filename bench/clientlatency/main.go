@@ -91,7 +91,7 @@ func run(n int, binDir string, static bool) error {
 
 	client := filepath.Join(binDir, "askuser-client")
 	minimal := filepath.Join(binDir, "minimal")
-	proc := func(env []string, bin string, args ...string) func() error {
+	runProc := func(env []string, bin string, args ...string) func() error {
 		return func() error {
 			cmd := exec.Command(bin, args...)
 			cmd.Env = env
@@ -101,28 +101,23 @@ func run(n int, binDir string, static bool) error {
 			return nil
 		}
 	}
+	// A minimal line sets the baseline of the askuser-client line after
+	// it, which shows the ratio to it.
 	var baseline time.Duration
-	report := func(name string, f func() error) error {
+	report := func(name string, minimal bool, f func() error) error {
 		d, err := measure(n, f)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		ratio := ""
-		if baseline > 0 {
+		if !minimal && baseline > 0 {
 			ratio = fmt.Sprintf("  %.2f× minimal", float64(d[0])/float64(baseline))
 		}
 		fmt.Printf("%-44s p50 %8s  p90 %8s  p99 %8s%s\n", name, d[0], d[1], d[2], ratio)
 		baseline = 0
-		return nil
-	}
-	// minimal sets the baseline of the askuser-client line after it.
-	minimalReport := func(name string, f func() error) error {
-		d, err := measure(n, f)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+		if minimal {
+			baseline = d[0]
 		}
-		fmt.Printf("%-44s p50 %8s  p90 %8s  p99 %8s\n", name, d[0], d[1], d[2])
-		baseline = d[0]
 		return nil
 	}
 	linking := "with cgo, as go build builds them"
@@ -140,16 +135,16 @@ func run(n int, binDir string, static bool) error {
 		minimal bool
 		f       func() error
 	}{
-		{"exec /bin/true (process floor)", false, proc(env, "/bin/true")},
+		{"exec /bin/true (process floor)", false, runProc(env, "/bin/true")},
 		{"in process: dial, status, one line", false, func() error { return oneLine(sock) }},
 		{"in process: dial, ask, read the answer", false, func() error { return rawAsk(sock) }},
-		{"minimal noop (start and exit)", true, proc(env, minimal, "noop")},
-		{"askuser-client schema (no socket)", false, proc(env, client, "schema")},
-		{"minimal status", true, proc(env, minimal, "status", sock)},
-		{"askuser-client status", false, proc(env, client, "status")},
-		{"minimal list", true, proc(env, minimal, "list", sock)},
-		{"askuser-client list", false, proc(env, client, "list")},
-		{"minimal ask, answered at once", true, proc(env, minimal, "ask", sock)},
+		{"minimal noop (start and exit)", true, runProc(env, minimal, "noop")},
+		{"askuser-client schema (no socket)", false, runProc(env, client, "schema")},
+		{"minimal status", true, runProc(env, minimal, "status", sock)},
+		{"askuser-client status", false, runProc(env, client, "status")},
+		{"minimal list", true, runProc(env, minimal, "list", sock)},
+		{"askuser-client list", false, runProc(env, client, "list")},
+		{"minimal ask, answered at once", true, runProc(env, minimal, "ask", sock)},
 		{"askuser-client ask, answered at once", false, func() error {
 			cmd := exec.Command(client, "ask", "--question", "Proceed?", "--option", "Yes", "--option", "No", "--no-autostart")
 			cmd.Env = env
@@ -165,11 +160,7 @@ func run(n int, binDir string, static bool) error {
 		}},
 	}
 	for _, st := range steps {
-		rep := report
-		if st.minimal {
-			rep = minimalReport
-		}
-		if err := rep(st.name, st.f); err != nil {
+		if err := report(st.name, st.minimal, st.f); err != nil {
 			return err
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"askuser/cmd/internal/agentinput"
 	"askuser/cmd/internal/claudecode"
 	"askuser/socketproto"
-	"askuser/socketproto/agenttool"
 	"askuser/socketproto/askclient"
 )
 
@@ -93,7 +92,7 @@ func runClaudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 		}
 		var pe *socketproto.Error
 		if errors.As(err, &pe) {
-			fmt.Fprintf(stderr, "askuser-client claude-hook: askuserd refused the questions: %s\n", agenttool.ErrorText(pe))
+			fmt.Fprintf(stderr, "askuser-client claude-hook: askuserd refused the questions: %s\n", pe.Error())
 		} else {
 			fmt.Fprintf(stderr, "askuser-client claude-hook: %v; Claude Code asks in its own dialog\n", err)
 		}

@@ -6,12 +6,9 @@ import (
 	"os"
 	"syscall"
 
+	"askuser/cmd/internal/clientflags"
 	"askuser/socketproto/askclient"
 )
-
-// mcpArgv0 is the name askuser-mcp runs under when started from here, so
-// that its messages, and ps, say what the user configured.
-const mcpArgv0 = "askuser-client mcp"
 
 // runMCP serves the MCP tools (SPEC §8) by running askuser-mcp in this
 // process's place: the same pid, stdin, stdout and signals, so the MCP
@@ -24,7 +21,7 @@ func runMCP(args []string, _ io.Reader, _, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "askuser-client mcp: cannot start the MCP server: %v; install askuser's three programs together ('go install ./cmd/...' from its source)\n", err)
 		return exitFailed
 	}
-	err = syscall.Exec(path, append([]string{mcpArgv0}, args...), os.Environ())
+	err = syscall.Exec(path, append([]string{clientflags.MCPViaClient}, args...), os.Environ())
 	fmt.Fprintf(stderr, "askuser-client mcp: running %s: %v\n", path, err)
 	return exitFailed
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"io"
 
 	"askuser/socketproto"
@@ -26,12 +24,8 @@ func runSchema(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if tool != socketproto.ToolAskUser && tool != socketproto.ToolAskUserQuestion {
 		return usageError(fs, stderr, "unknown tool %q; want ask_user or ask_user_question", tool)
 	}
-	var b bytes.Buffer
-	if err := json.Indent(&b, agenttool.Schema(tool), "", "  "); err != nil {
-		return failure(stderr, "schema", err)
-	}
-	b.WriteByte('\n')
-	if _, err := stdout.Write(b.Bytes()); err != nil {
+	// Schema is indented already, two spaces as printed here.
+	if _, err := stdout.Write(append(agenttool.Schema(tool), '\n')); err != nil {
 		return exitFailed
 	}
 	return exitOK

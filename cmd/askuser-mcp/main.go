@@ -27,14 +27,12 @@ const (
 	exitUsage  = 2
 )
 
-// viaClient is the name askuser-client gives this program when it runs it
-// for `askuser-client mcp`: messages and ps then show what the user typed.
-const viaClient = "askuser-client mcp"
-
 func main() {
 	name := "askuser-mcp"
-	if os.Args[0] == viaClient {
-		name = viaClient
+	// Run by askuser-client for `askuser-client mcp`: messages and ps
+	// then show what the user typed.
+	if os.Args[0] == clientflags.MCPViaClient {
+		name = clientflags.MCPViaClient
 	}
 	os.Exit(run(name, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	"askuser/cmd/internal/clientflags"
 	"askuser/daemon/config"
 	"askuser/socketproto/askclient"
 	"askuser/views"
@@ -111,14 +112,10 @@ func ensureDaemon(socket, configPath string, cfg config.Config) error {
 	if err != nil {
 		return err
 	}
-	c, err := askclient.Connect(context.Background(), askclient.Options{
-		SocketPath:      socket,
-		MaxMessageBytes: cfg.Limits.MaxMessageBytes,
-		Autostart:       true,
-		DaemonBinary:    exe,
-		ConfigPath:      configPath,
-		DaemonLog:       cfg.DaemonLogPath(),
-	})
+	// socket is resolved already, and ClientOptions keeps it as it is.
+	opts := clientflags.ClientOptions(cfg, socket, configPath, true)
+	opts.DaemonBinary = exe
+	c, err := askclient.Connect(context.Background(), opts)
 	if err != nil {
 		return err
 	}

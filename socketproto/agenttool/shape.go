@@ -85,12 +85,3 @@ func TextShape(r socketproto.Response) string {
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
-
-// ErrorText is what an agent reads for a refusal: the daemon's own words
-// (which already name the field), exactly as a socket client would see them.
-func ErrorText(e *socketproto.Error) string {
-	if e.Message != "" {
-		return e.Message
-	}
-	return e.Error()
-}

@@ -1,6 +1,6 @@
 // Package askclient is the asking side of the socket protocol, shared by
-// askuser-client's subcommands and its MCP server: connecting (starting the
-// daemon when nothing answers: the one autostart, which the pane uses too),
+// askuser-client's subcommands, the MCP server askuser-mcp and the pane:
+// connecting (starting the daemon when nothing answers: the one autostart),
 // asking and waiting through a dropped connection, one-shot calls, and the
 // agent identity taken from the environment.
 //

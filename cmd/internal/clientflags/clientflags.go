@@ -1,6 +1,7 @@
 // Package clientflags holds the command-line handling askuser-client and
 // askuser-mcp share: the flags that say how to reach the daemon, and flag
-// parsing that prints the help asked for on stdout.
+// parsing that prints the help asked for on stdout. The pane (askuserd)
+// reaches its daemon with the same ClientOptions.
 package clientflags
 
 import (
@@ -11,6 +12,12 @@ import (
 	"askuser/daemon/config"
 	"askuser/socketproto/askclient"
 )
+
+// MCPViaClient is the name askuser-client runs askuser-mcp under for
+// `askuser-client mcp` (its argv[0]), and by which askuser-mcp knows it was
+// started so: its messages, and ps, then say what the user configured. The
+// two programs must agree on it, hence one constant.
+const MCPViaClient = "askuser-client mcp"
 
 // Conn are the flags every command that talks to the daemon shares.
 type Conn struct {
@@ -42,13 +49,22 @@ func (c *Conn) Resolve(autostart bool) (Resolved, error) {
 	if err != nil {
 		return Resolved{}, err
 	}
-	return Resolved{Config: cfg, Client: askclient.Options{
-		SocketPath:      cfg.SocketPath(c.Socket),
+	return Resolved{Config: cfg, Client: ClientOptions(cfg, c.Socket, c.Config, autostart && !c.NoAutostart)}, nil
+}
+
+// ClientOptions are the askclient options for a daemon configured by cfg:
+// socketFlag is --socket ("" for the configured or default socket; a path
+// already resolved by cfg.SocketPath is kept as it is), configPath is
+// --config, handed to a daemon started here, and autostart says whether one
+// may be started. DaemonBinary is left to the caller.
+func ClientOptions(cfg config.Config, socketFlag, configPath string, autostart bool) askclient.Options {
+	return askclient.Options{
+		SocketPath:      cfg.SocketPath(socketFlag),
 		MaxMessageBytes: cfg.Limits.MaxMessageBytes,
-		Autostart:       autostart && !c.NoAutostart,
-		ConfigPath:      c.Config,
+		Autostart:       autostart,
+		ConfigPath:      configPath,
 		DaemonLog:       cfg.DaemonLogPath(),
-	}}, nil
+	}
 }
 
 // Parse is fs.Parse with the usage printed on stdout when -h or --help asked

@@ -8,7 +8,6 @@ import (
 	"askuser/cmd/internal/agentinput"
 	"askuser/cmd/internal/claudecode"
 	"askuser/socketproto"
-	"askuser/socketproto/agenttool"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -61,9 +60,13 @@ func (s *server) permissionPrompt(ctx context.Context, req *mcp.CallToolRequest)
 	if args.ToolName == claudecode.AskTool {
 		ask, perr := claudecode.Request(args.Input, s.cfg.Limits)
 		if perr != nil {
-			return toolError(agenttool.ErrorText(perr)), nil
+			return toolError(perr.Error()), nil
 		}
-		resp, failed, err := s.ask(ctx, req, ask)
+		agent, refused := s.asker(req)
+		if refused != nil {
+			return refused, nil
+		}
+		resp, failed, err := s.ask(ctx, req, agent, ask)
 		if failed != nil || err != nil {
 			return failed, err
 		}
@@ -75,9 +78,13 @@ func (s *server) permissionPrompt(ctx context.Context, req *mcp.CallToolRequest)
 	} else {
 		ask := permissionRequest(args.ToolName, args.Input)
 		if perr := socketproto.ValidateRequest(ask.Request, s.cfg.Limits); perr != nil {
-			return toolError(agenttool.ErrorText(perr)), nil
+			return toolError(perr.Error()), nil
 		}
-		resp, failed, err := s.ask(ctx, req, ask)
+		agent, refused := s.asker(req)
+		if refused != nil {
+			return refused, nil
+		}
+		resp, failed, err := s.ask(ctx, req, agent, ask)
 		if failed != nil || err != nil {
 			return failed, err
 		}

@@ -14,8 +14,9 @@ import (
 // buildRequest turns a tool call's arguments into the request the daemon
 // would accept, or the error the daemon would give, naming the field. The
 // checks run here so that a model gets its mistake back at once, without a
-// daemon, and with the same words as every other way of asking.
-func buildRequest(tool string, schema json.RawMessage, args json.RawMessage, lim socketproto.Limits) (socketproto.AskUserRequest, *socketproto.Error) {
+// daemon, and with the same words as every other way of asking. schema is
+// the tool's schema as parseSchema returns it.
+func buildRequest(tool string, schema map[string]any, args json.RawMessage, lim socketproto.Limits) (socketproto.AskUserRequest, *socketproto.Error) {
 	var none socketproto.AskUserRequest
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
@@ -66,13 +67,23 @@ func rawOrNull(v json.RawMessage) json.RawMessage {
 	return v
 }
 
-// checkFields reports a property the tool's schema does not allow
-// (additionalProperties: false), naming it the way the other rules name
-// fields. The schema is the one source of which fields exist; the rest of
-// its rules are ValidateRequest's, which says more than a schema validator.
-func checkFields(schema json.RawMessage, top map[string]json.RawMessage) *socketproto.Error {
+// parseSchema is a tool's schema as checkFields reads it, parsed once for
+// every call of the tool; nil when it does not parse.
+func parseSchema(schema json.RawMessage) map[string]any {
 	var root map[string]any
 	if err := json.Unmarshal(schema, &root); err != nil {
+		return nil
+	}
+	return root
+}
+
+// checkFields reports a property the tool's schema (from parseSchema) does
+// not allow (additionalProperties: false), naming it the way the other rules
+// name fields. The schema is the one source of which fields exist; the rest
+// of its rules are ValidateRequest's, which says more than a schema
+// validator. It is only read, so calls may share it.
+func checkFields(root map[string]any, top map[string]json.RawMessage) *socketproto.Error {
+	if root == nil {
 		return nil // a broken schema is caught by the tests, not by the model
 	}
 	var value any

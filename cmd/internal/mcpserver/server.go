@@ -37,8 +37,9 @@ type server struct {
 	pid  string
 }
 
-// New builds the MCP server with both tools. Calls in flight are
-// withdrawn when base is cancelled.
+// New builds the MCP server with its three tools: ask_user_question,
+// ask_user and permission_prompt. Calls in flight are withdrawn when base is
+// cancelled.
 func New(base context.Context, cfg Config) *mcp.Server {
 	s := &server{cfg: cfg, base: base, env: askclient.AgentFromEnv(), pid: strconv.Itoa(os.Getpid())}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "askuser", Title: "askuser", Version: socketproto.Version}, &mcp.ServerOptions{
@@ -80,18 +81,19 @@ func toolTitle(tool string) string {
 
 // handler is one tool's call: validate, ask the daemon, wait, shape the result.
 func (s *server) handler(tool string, schema json.RawMessage) mcp.ToolHandler {
+	fields := parseSchema(schema) // once, not on every call
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		// A sub-agent hears that it may not ask before any complaint
 		// about how it asked.
-		agent := s.agent(req.ClientInfo())
-		if perr := socketproto.CheckSubagent(&agent); perr != nil {
-			return toolError(agenttool.ErrorText(perr)), nil
+		agent, refused := s.asker(req)
+		if refused != nil {
+			return refused, nil
 		}
-		ask, perr := buildRequest(tool, schema, req.Params.Arguments, s.cfg.Limits)
+		ask, perr := buildRequest(tool, fields, req.Params.Arguments, s.cfg.Limits)
 		if perr != nil {
-			return toolError(agenttool.ErrorText(perr)), nil
+			return toolError(perr.Error()), nil
 		}
-		resp, failed, err := s.ask(ctx, req, ask)
+		resp, failed, err := s.ask(ctx, req, agent, ask)
 		if failed != nil || err != nil {
 			return failed, err
 		}
@@ -99,21 +101,26 @@ func (s *server) handler(tool string, schema json.RawMessage) mcp.ToolHandler {
 	}
 }
 
-// ask asks the daemon and waits for the result, with progress notifications
-// while it waits. A refusal or an unreachable daemon is a tool error for the
-// model (failed); a call the client cancelled is err, and its request has
-// been withdrawn.
-func (s *server) ask(ctx context.Context, req *mcp.CallToolRequest, ask socketproto.AskUserRequest) (resp socketproto.Response, failed *mcp.CallToolResult, err error) {
+// asker is who asks in req (see agent), or, for a sub-agent, the tool error
+// that refuses it: a sub-agent is refused whatever it asks, since its
+// question belongs to its parent.
+func (s *server) asker(req *mcp.CallToolRequest) (socketproto.Agent, *mcp.CallToolResult) {
+	agent := s.agent(req.ClientInfo())
+	if perr := socketproto.CheckSubagent(&agent); perr != nil {
+		return agent, toolError(perr.Error())
+	}
+	return agent, nil
+}
+
+// ask asks the daemon on behalf of agent (from asker, so not a sub-agent)
+// and waits for the result, with progress notifications while it waits. A
+// refusal or an unreachable daemon is a tool error for the model (failed);
+// a call the client cancelled is err, and its request has been withdrawn.
+func (s *server) ask(ctx context.Context, req *mcp.CallToolRequest, agent socketproto.Agent, ask socketproto.AskUserRequest) (resp socketproto.Response, failed *mcp.CallToolResult, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(s.base, cancel)()
 
-	// A sub-agent is refused whatever it asks: its question belongs to
-	// its parent.
-	agent := s.agent(req.ClientInfo())
-	if perr := socketproto.CheckSubagent(&agent); perr != nil {
-		return resp, toolError(agenttool.ErrorText(perr)), nil
-	}
 	ask.Agent = &agent
 
 	prog := startProgress(ctx, req)
@@ -171,7 +178,7 @@ func (s *server) describeError(err error) string {
 		return "the question was lost: " + err.Error() +
 			"; ask again once askuserd runs ('askuserd' in a terminal, or 'askuserd serve')"
 	case errors.As(err, &perr):
-		return agenttool.ErrorText(perr)
+		return perr.Error()
 	case errors.Is(err, askclient.ErrUnreachable):
 		// err says where it dialled and, with autostart, why starting failed.
 		hint := "run 'askuserd' in a terminal, or 'askuserd serve'"

@@ -52,7 +52,6 @@ type Change struct {
 }
 
 // Unchanged reports whether the file already holds what the plan would write.
-// Unchanged reports whether the file already holds what the plan would write.
 func (c Change) Unchanged() bool { return c.Old != nil && bytes.Equal(c.Old, c.New) }
 
 // Apply writes the file (atomically, keeping its mode) after copying the old
