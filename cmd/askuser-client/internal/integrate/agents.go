@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -80,18 +81,19 @@ func setKeys(o, want *jsonObject) {
 	}
 }
 
-// mcpServerEntry merges askuser's entry into root's "mcpServers".
-func mcpServerEntry(root *jsonObject, entry *jsonObject) error {
+// mcpServerEntry merges askuser's entry into root's "mcpServers" and
+// returns the merged entry.
+func mcpServerEntry(root *jsonObject, entry *jsonObject) (*jsonObject, error) {
 	servers, err := root.Object("mcpServers", "mcpServers")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cur, err := servers.Object("askuser", "mcpServers.askuser")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	setKeys(cur, entry)
-	return nil
+	return cur, nil
 }
 
 // --- Claude Code ------------------------------------------------------------
@@ -109,10 +111,12 @@ func planClaude(env Env) ([]Change, []string, error) {
 	entry := jsonObj("type", "stdio", "command", env.Client, "args", []any{"mcp"})
 	mcp, err := jsonPlan(mcpFile, jsonObj("mcpServers", jsonObj("askuser", jsonObj("type", "stdio", "command", env.Client, "args", []any{"mcp"}, "env", newJSONObject()))),
 		func(root *jsonObject) error {
-			if err := mcpServerEntry(root, entry); err != nil {
+			cur, err := mcpServerEntry(root, entry)
+			if err != nil {
 				return err
 			}
-			cur, _ := root.vals["mcpServers"].(*jsonObject).vals["askuser"].(*jsonObject)
+			// An "env" the user set is kept; otherwise an empty one, as
+			// claude mcp add writes it.
 			if _, ok := cur.Get("env"); !ok {
 				cur.Set("env", newJSONObject())
 			}
@@ -126,14 +130,10 @@ func planClaude(env Env) ([]Change, []string, error) {
 	// shell; the default timeout (60 s) would cut a person off.
 	hookCmd := shell.Quote(env.Client) + " claude-hook"
 	hook := jsonObj("type", "command", "command", hookCmd, "timeout", json.Number(strconv.Itoa(integrateTimeoutSec)))
-	allow := []string{"mcp__askuser__ask_user_question", "mcp__askuser__ask_user"}
-	allowAny := make([]any, len(allow))
-	for i, a := range allow {
-		allowAny[i] = a
-	}
+	allow := []any{"mcp__askuser__ask_user_question", "mcp__askuser__ask_user"}
 	snippet := jsonObj(
 		"hooks", jsonObj("PreToolUse", []any{jsonObj("matcher", claudecode.AskTool, "hooks", []any{hook})}),
-		"permissions", jsonObj("allow", allowAny),
+		"permissions", jsonObj("allow", allow),
 	)
 	settings, err := jsonPlan(settingsFile, snippet, func(root *jsonObject) error {
 		hooks, err := root.Object("hooks", "hooks")
@@ -180,13 +180,7 @@ func planClaude(env Env) ([]Change, []string, error) {
 			return err
 		}
 		for _, a := range allow {
-			present := false
-			for _, h := range have {
-				if h == a {
-					present = true
-				}
-			}
-			if !present {
+			if !slices.Contains(have, a) {
 				have = append(have, a)
 			}
 		}
@@ -215,7 +209,8 @@ func planGemini(env Env) ([]Change, []string, error) {
 	path := filepath.Join(env.Home, ".gemini", "settings.json")
 	entry := jsonObj("command", env.Client, "args", []any{"mcp"}, "timeout", json.Number(strconv.Itoa(integrateTimeoutMS)))
 	c, err := jsonPlan(path, jsonObj("mcpServers", jsonObj("askuser", entry)), func(root *jsonObject) error {
-		return mcpServerEntry(root, entry)
+		_, err := mcpServerEntry(root, entry)
+		return err
 	})
 	if err != nil {
 		return nil, nil, err
