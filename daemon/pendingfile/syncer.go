@@ -747,28 +747,19 @@ func readRegular(path string) ([]byte, os.FileInfo, error) {
 }
 
 // copyAside copies a file too large to read into memory to kept, through a
-// temporary file renamed into place.
+// temporary file (copyTemp) renamed into place.
 func copyAside(path, kept string) error {
 	in, _, err := openRegular(path)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	tmp, err := os.CreateTemp(filepath.Dir(kept), "."+filepath.Base(kept)+".tmp-*")
+	tmp, err := copyTemp(kept, in)
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(tmp, in); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), kept); err != nil {
-		os.Remove(tmp.Name())
+	if err := os.Rename(tmp, kept); err != nil {
+		os.Remove(tmp)
 		return err
 	}
 	return nil

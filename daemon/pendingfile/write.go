@@ -1,8 +1,10 @@
 package pendingfile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -59,6 +61,11 @@ var errNotSynced = errors.New("written, but the directory could not be synced")
 // rename is atomic), mode 0600, fsynced. A missing directory is created
 // (0700): a user who deletes the file or its directory just gets it back.
 func writeTemp(path string, data []byte) (string, error) {
+	return copyTemp(path, bytes.NewReader(data))
+}
+
+// copyTemp is writeTemp with what src reads.
+func copyTemp(path string, src io.Reader) (string, error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
@@ -77,7 +84,7 @@ func writeTemp(path string, data []byte) (string, error) {
 	if err := tmp.Chmod(0o600); err != nil {
 		return fail(err)
 	}
-	if _, err := tmp.Write(data); err != nil {
+	if _, err := io.Copy(tmp, src); err != nil {
 		return fail(err)
 	}
 	if err := tmp.Sync(); err != nil {
