@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"askuser/cmd/internal/textpos"
 	"askuser/socketproto"
 )
 
@@ -42,7 +43,7 @@ func parseRequestInput(data []byte) (socketproto.AskUserRequest, error) {
 	}
 	if dec.More() {
 		off := dec.InputOffset()
-		l, c := lineCol(data, int(off))
+		l, c := textpos.LineCol(data, int(off))
 		return socketproto.AskUserRequest{}, fmt.Errorf("line %d, column %d: more than one JSON value; give one request", l, c)
 	}
 	var obj map[string]any
@@ -149,25 +150,14 @@ func jsonPosError(data []byte, err error) error {
 		return fmt.Errorf("empty input; give a request object or a list of questions")
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) {
-		l, c := lineCol(data, len(data))
+		l, c := textpos.LineCol(data, len(data))
 		return fmt.Errorf("line %d, column %d: unexpected end of input", l, c)
 	}
 	if off < 0 {
 		return err
 	}
-	l, c := lineCol(data, int(off))
+	l, c := textpos.LineCol(data, int(off))
 	return fmt.Errorf("line %d, column %d: %v", l, c, err)
-}
-
-// lineCol is the 1-based line and column (in characters) of byte offset off.
-func lineCol(data []byte, off int) (int, int) {
-	if off > len(data) {
-		off = len(data)
-	}
-	before := data[:off]
-	line := bytes.Count(before, []byte("\n")) + 1
-	start := bytes.LastIndexByte(before, '\n') + 1
-	return line, len([]rune(string(before[start:]))) + 1
 }
 
 func jsonKindOf(v any) string {

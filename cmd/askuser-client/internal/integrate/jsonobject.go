@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"askuser/cmd/internal/textpos"
 )
 
 // jsonObject is a JSON object that keeps its keys in the order the file had
@@ -139,7 +141,7 @@ func parseJSONObject(data []byte) (*jsonObject, error) {
 		}
 	}
 	if err != nil {
-		line, col := jsonLineCol(data, dec.InputOffset())
+		line, col := textpos.LineCol(data, int(dec.InputOffset()))
 		return nil, fmt.Errorf("line %d, column %d: %v", line, col, err)
 	}
 	o, ok := v.(*jsonObject)
@@ -198,16 +200,6 @@ func jsonValue(dec *json.Decoder) (any, error) {
 		return nil, fmt.Errorf("unexpected %v", t)
 	}
 	return tok, nil
-}
-
-func jsonLineCol(data []byte, off int64) (int, int) {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	before := data[:off]
-	line := bytes.Count(before, []byte("\n")) + 1
-	col := int(off) - bytes.LastIndexByte(before, '\n')
-	return line, col
 }
 
 // jsonObj is an object with keys and values given in turn, in that order.
