@@ -51,7 +51,8 @@ func PiShape(r socketproto.Response) map[string]any {
 // TextShape is the result for people and shell scripts: one
 // "question: answer" line per question, ending in a newline. A multi-line
 // answer keeps its lines, indented by two spaces so it cannot be mistaken
-// for the next question; notes follow in parentheses.
+// for the next question; a note follows on its own line, "  note: …"
+// (SPEC §7), so the answer line stays exactly the answer.
 func TextShape(r socketproto.Response) string {
 	if r.Cancelled {
 		return socketproto.DeclinedSentence + "\n"
@@ -72,10 +73,13 @@ func TextShape(r socketproto.Response) string {
 		b.WriteString(oneLine(a.Question))
 		b.WriteString(": ")
 		b.WriteString(strings.ReplaceAll(a.Answer.Joined(), "\n", "\n  "))
-		if a.Notes != "" {
-			b.WriteString(" (note: " + oneLine(a.Notes) + ")")
-		}
 		b.WriteString("\n")
+		// The note goes on a line of its own, indented like a
+		// continuation, so that a script comparing the answer line
+		// still sees exactly the answer the user chose.
+		if a.Notes != "" {
+			b.WriteString("  note: " + oneLine(a.Notes) + "\n")
+		}
 	}
 	return b.String()
 }

@@ -75,7 +75,7 @@ func TestShapes(t *testing.T) {
 			pi: `{"answered":true,"answers":[` +
 				`{"question":"Which database should we use?","answer":"PostgreSQL (Recommended)","selectedOption":"PostgreSQL (Recommended)","wasCustom":false,"notes":"yes, but keep the old table too"},` +
 				`{"question":"Which features?","answer":["REST API"],"selectedOptions":["REST API"],"wasCustom":false}]}`,
-			text: "Which database should we use?: PostgreSQL (Recommended) (note: yes, but keep the old table too)\nWhich features?: REST API\n",
+			text: "Which database should we use?: PostgreSQL (Recommended)\n  note: yes, but keep the old table too\nWhich features?: REST API\n",
 		},
 		{
 			name:   "cancelled",
