@@ -121,6 +121,24 @@ func TestClaudeHookAnswersAskUserQuestion(t *testing.T) {
 		}
 	})
 
+	t.Run("numbers Go cannot hold are passed through byte for byte", func(t *testing.T) {
+		big := strings.Replace(string(input), `"tool_input":{`, `"tool_input":{"limit":1e400,"id":9223372036854775809,`, 1)
+		if big == string(input) {
+			t.Fatal("the recorded input has no tool_input to add to")
+		}
+		ch := runHookAsync(sock, []byte(big))
+		p := watch("request_added").(socketproto.RequestAdded).Request
+		testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI, Answers: []json.RawMessage{
+			json.RawMessage(`"SQLite"`), json.RawMessage(`["Authentication"]`),
+		}})
+		r := awaitHook(t, ch)
+		for _, want := range []string{`"limit":1e400`, `"id":9223372036854775809`, `"Which database should we use?":"SQLite"`} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("hook output lacks %s:\n%s\nstderr: %s", want, r.stdout, r.stderr)
+			}
+		}
+	})
+
 	t.Run("declined: answers that say so", func(t *testing.T) {
 		ch := runHookAsync(sock, input)
 		p := watch("request_added").(socketproto.RequestAdded).Request

@@ -73,13 +73,17 @@ func Request(input json.RawMessage, lim socketproto.Limits) (socketproto.AskUser
 // with ", ") and, when the user wrote notes, "annotations". A decline is
 // answers that say so: Claude Code shows the model answers, and a decline
 // must still tell it to go on without them.
-func UpdatedInput(input json.RawMessage, qs []socketproto.Question, resp socketproto.Response) (map[string]any, error) {
-	var out map[string]any
+//
+// Every other field is handed back byte for byte: decoding it into Go values
+// would round a large integer and refuse a number such as 1e400, and the
+// user's answer would then be lost over a field the hook never reads.
+func UpdatedInput(input json.RawMessage, qs []socketproto.Question, resp socketproto.Response) (map[string]json.RawMessage, error) {
+	var out map[string]json.RawMessage
 	if err := json.Unmarshal(input, &out); err != nil {
 		return nil, err
 	}
 	if out == nil {
-		out = map[string]any{}
+		out = map[string]json.RawMessage{}
 	}
 	answers := map[string]string{}
 	annotations := map[string]any{}
@@ -95,9 +99,14 @@ func UpdatedInput(input json.RawMessage, qs []socketproto.Question, resp socketp
 			}
 		}
 	}
-	out["answers"] = answers
+	var err error
+	if out["answers"], err = json.Marshal(answers); err != nil {
+		return nil, err
+	}
 	if len(annotations) > 0 {
-		out["annotations"] = annotations
+		if out["annotations"], err = json.Marshal(annotations); err != nil {
+			return nil, err
+		}
 	} else {
 		delete(out, "annotations")
 	}
