@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/BurntSushi/toml"
 )
@@ -321,5 +323,76 @@ func TestIntegrateWarnsWithoutTheMCPServerProgram(t *testing.T) {
 	}
 	if _, errOut, code := integrateIn(t, t.TempDir(), "codex", "--command", client); code != 0 || errOut != "" {
 		t.Errorf("with askuser-mcp beside the client: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// A settings file kept in a dotfiles repository and linked into place is
+// written through the link: the repository's copy gets the entry and the
+// link stays a link.
+func TestIntegrateWritesThroughASymlink(t *testing.T) {
+	home := t.TempDir()
+	dotfiles := filepath.Join(t.TempDir(), "dotfiles", "gemini-settings.json")
+	writeTestFile(t, dotfiles, `{"theme": "dark"}`)
+	link := filepath.Join(home, ".gemini", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(link), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(dotfiles, link); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := integrateIn(t, home, "gemini", "--write", "--command", testClient)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if li, err := os.Lstat(link); err != nil || li.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("%s is no longer a link (%v)", link, err)
+	}
+	if got := readTestFile(t, dotfiles); !strings.Contains(got, testClient) || !strings.Contains(got, `"theme": "dark"`) {
+		t.Errorf("the linked file did not get the entry:\n%s", got)
+	}
+	if !strings.Contains(out+errOut, dotfiles) {
+		t.Errorf("integrate does not say it wrote through the link to %s:\n%s%s", dotfiles, out, errOut)
+	}
+}
+
+// A FIFO at a settings path is refused at once, with or without --write,
+// never waited on; a file nested absurdly deep is an error, not a crash.
+func TestIntegrateRefusesWhatIsNotASettingsFile(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, ".gemini", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"gemini"}, {"gemini", "--write"}} {
+		done := make(chan struct{})
+		var errOut string
+		var code int
+		go func() {
+			defer close(done)
+			_, errOut, code = integrateIn(t, home, args...)
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			// Unblock the reader so the test can end, then fail.
+			if f, err := os.OpenFile(path, os.O_WRONLY, 0); err == nil {
+				f.Close()
+			}
+			<-done
+			t.Fatalf("integrate %v waited on a FIFO", args)
+		}
+		if code != exitFailed || !strings.Contains(errOut, path+" is a FIFO, not a regular file") {
+			t.Errorf("integrate %v: exit %d, stderr %q", args, code, errOut)
+		}
+	}
+	os.Remove(path)
+
+	writeTestFile(t, path, `{"x":`+strings.Repeat("[", 5<<20))
+	_, errOut, code := integrateIn(t, home, "gemini", "--write")
+	if code != exitFailed || !strings.Contains(errOut, "nested deeper than") {
+		t.Errorf("deep nesting: exit %d, stderr %q", code, errOut)
 	}
 }

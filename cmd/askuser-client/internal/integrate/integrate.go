@@ -9,10 +9,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 )
 
 // Agents are the agents Plan knows, in order.
@@ -55,16 +57,22 @@ type Change struct {
 func (c Change) Unchanged() bool { return c.Old != nil && bytes.Equal(c.Old, c.New) }
 
 // Apply writes the file (atomically, keeping its mode) after copying the old
-// one aside, and says what it did.
+// one aside, and says what it did. A path that is a symbolic link (settings
+// kept in a dotfiles repository) is written through: the file it points to
+// gets the change and the link stays a link.
 func (c Change) Apply(stamp string) (string, error) {
 	if c.Unchanged() {
 		return c.Path + ": already set up, left as it is", nil
 	}
+	target, err := writeTarget(c.Path)
+	if err != nil {
+		return "", err
+	}
 	mode := c.Mode
-	if st, err := os.Stat(c.Path); err == nil {
+	if st, err := os.Stat(target); err == nil {
 		mode = st.Mode().Perm()
 	}
-	if err := os.MkdirAll(filepath.Dir(c.Path), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
 		return "", err
 	}
 	backup := ""
@@ -74,11 +82,53 @@ func (c Change) Apply(stamp string) (string, error) {
 			return "", fmt.Errorf("keeping a backup of %s: %v", c.Path, err)
 		}
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(c.Path), "."+filepath.Base(c.Path)+".askuser-*")
-	if err != nil {
-		return "", err
+	if err := writeAtomic(target, c.New, mode); err != nil {
+		return "", fmt.Errorf("writing %s: %v", target, err)
 	}
-	_, err = tmp.Write(c.New)
+	what := c.Path
+	if target != c.Path {
+		what += " (a link; written to " + target + ")"
+	}
+	if backup == "" {
+		return "created " + what, nil
+	}
+	return "updated " + what + " (the old one is kept as " + backup + ")", nil
+}
+
+// writeTarget is where a change to path is written: path itself, or, when
+// path is a symbolic link, the file it resolves to (which may not exist yet).
+func writeTarget(path string) (string, error) {
+	li, err := os.Lstat(path)
+	if err != nil || li.Mode()&fs.ModeSymlink == 0 {
+		return path, nil
+	}
+	if resolved, err := filepath.EvalSymlinks(path); err == nil {
+		return resolved, nil
+	}
+	// A dangling link: follow it one hop at a time to the missing file.
+	target := path
+	for range 40 {
+		dest, err := os.Readlink(target)
+		if err != nil {
+			return target, nil
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(target), dest)
+		}
+		target = dest
+	}
+	return "", fmt.Errorf("%s: too many levels of symbolic links", path)
+}
+
+// writeAtomic replaces path with data: a temporary file beside it, synced,
+// renamed into place, and the directory synced so that the rename itself
+// survives a power cut.
+func writeAtomic(path string, data []byte, mode fs.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".askuser-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
 	if err == nil {
 		err = tmp.Chmod(mode)
 	}
@@ -89,23 +139,65 @@ func (c Change) Apply(stamp string) (string, error) {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), c.Path)
+		err = os.Rename(tmp.Name(), path)
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
-		return "", fmt.Errorf("writing %s: %v", c.Path, err)
+		return err
 	}
-	if backup == "" {
-		return "created " + c.Path, nil
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		err = d.Sync()
+		d.Close()
+		return err
 	}
-	return "updated " + c.Path + " (the old one is kept as " + backup + ")", nil
+	return nil
 }
 
+// maxConfigBytes bounds a settings file integrate reads: far above any real
+// one, low enough that a mistake (a log file at the path) is refused rather
+// than read into memory.
+const maxConfigBytes = 16 << 20
+
 // readConfigFile reads a config file; a missing one is nil, not an error.
+// Only a regular file is read: a FIFO or a device at the path is refused at
+// once (opened without blocking), never waited on.
 func readConfigFile(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil // also a dangling link: the file it names is created
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is %s, not a regular file; integrate reads and writes regular files only", path, fileKind(st.Mode()))
+	}
+	if st.Size() > maxConfigBytes {
+		return nil, fmt.Errorf("%s is %d bytes, more than integrate reads (%d MiB); is it the right file?", path, st.Size(), maxConfigBytes>>20)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
+	if err == nil && len(b) > maxConfigBytes {
+		err = fmt.Errorf("%s: more than %d MiB; is it the right file?", path, maxConfigBytes>>20)
 	}
 	return b, err
+}
+
+// fileKind names what a non-regular file is, for an error message.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file (" + m.Type().String() + ")"
 }

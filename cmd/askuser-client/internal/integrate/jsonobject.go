@@ -134,7 +134,7 @@ func parseJSONObject(data []byte) (*jsonObject, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	v, err := jsonValue(dec)
+	v, err := jsonValue(dec, 0)
 	if err == nil {
 		if _, extra := dec.Token(); extra != io.EOF {
 			err = errors.New("more than one JSON value")
@@ -151,7 +151,15 @@ func parseJSONObject(data []byte) (*jsonObject, error) {
 	return o, nil
 }
 
-func jsonValue(dec *json.Decoder) (any, error) {
+// maxJSONDepth bounds how deeply a settings file may nest: real ones nest a
+// handful of levels, and recursion without a bound turns `{"x":` and a few
+// megabytes of `[` into a stack overflow instead of an error.
+const maxJSONDepth = 1000
+
+func jsonValue(dec *json.Decoder, depth int) (any, error) {
+	if depth > maxJSONDepth {
+		return nil, fmt.Errorf("nested deeper than %d levels", maxJSONDepth)
+	}
 	tok, err := dec.Token()
 	if err != nil {
 		if err == io.EOF {
@@ -173,7 +181,7 @@ func jsonValue(dec *json.Decoder) (any, error) {
 				if !ok {
 					return nil, fmt.Errorf("expected a key, got %v", kt)
 				}
-				v, err := jsonValue(dec)
+				v, err := jsonValue(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -186,7 +194,7 @@ func jsonValue(dec *json.Decoder) (any, error) {
 		case '[':
 			l := []any{}
 			for dec.More() {
-				v, err := jsonValue(dec)
+				v, err := jsonValue(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}
