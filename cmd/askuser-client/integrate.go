@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -47,7 +48,15 @@ func runIntegrate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	}
 	client := *command
 	if client == "" {
-		client = defaultClientCommand()
+		var why string
+		var err error
+		if client, why, err = defaultClientCommand(); err != nil {
+			fmt.Fprintf(stderr, "askuser-client integrate %s: %v\n", agent, err)
+			return exitFailed
+		}
+		// Said on stderr, so that what the agent will run is never a
+		// surprise and a printed plan stays the plan alone.
+		fmt.Fprintf(stderr, "askuser-client integrate %s: the agent will run %s (%s; --command to choose another)\n", agent, client, why)
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
@@ -118,21 +127,30 @@ func printPlan(w io.Writer, agent string, changes []integrate.Change, notes []st
 	}
 }
 
-// defaultClientCommand is this program's absolute path, so that agents that
-// start it with a reduced PATH (Codex, GUI apps) still find it; `go run`
-// builds into a temporary directory, and then the name on PATH is better.
-func defaultClientCommand() string {
+// defaultClientCommand is the askuser-client the agent will run, and why:
+// this program's absolute path, so that agents that start it with a reduced
+// PATH (Codex, GUI apps) still find it. A `go run` build lives in a
+// directory the go command deletes afterwards, so then the askuser-client
+// on PATH is taken, by its absolute path too; with none there, the user
+// must say which with --command.
+func defaultClientCommand() (command, why string, err error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return "askuser-client"
+		return "", "", fmt.Errorf("cannot tell where this program is (%v); give the askuser-client to run with --command", err)
 	}
 	if resolved, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = resolved
 	}
-	if strings.HasPrefix(exe, filepath.Clean(os.TempDir())+string(filepath.Separator)) || strings.Contains(exe, string(filepath.Separator)+"go-build") {
-		return "askuser-client"
+	if !strings.Contains(exe, string(filepath.Separator)+"go-build") {
+		return exe, "this program's absolute path", nil
 	}
-	return exe
+	if p, err := exec.LookPath("askuser-client"); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs, "this is a 'go run' build, which is deleted when it ends; the askuser-client on PATH is used", nil
+		}
+	}
+	return "", "", errors.New("this is a 'go run' build, which is deleted when it ends, and no askuser-client is on PATH; " +
+		"install askuser ('go install ./cmd/...') and run integrate again, or give the program to run with --command")
 }
 
 // mcpServerFor reports whether `CLIENT mcp` will find askuser-mcp: beside

@@ -198,7 +198,7 @@ func TestIntegrateRefusesAFileItCannotRead(t *testing.T) {
 	home := t.TempDir()
 	path := filepath.Join(home, ".gemini", "settings.json")
 	writeTestFile(t, path, "{\n  \"theme\": \"dark\",\n  \"mcpServers\": {\n}\n,}\n")
-	_, errOut, code := integrateIn(t, home, "gemini", "--write")
+	_, errOut, code := integrateIn(t, home, "gemini", "--write", "--command", testClient)
 	if code != exitFailed || !strings.Contains(errOut, path+": line 5, column") {
 		t.Errorf("exit %d, stderr %q; want 1 and the file's line and column", code, errOut)
 	}
@@ -207,7 +207,7 @@ func TestIntegrateRefusesAFileItCannotRead(t *testing.T) {
 	}
 
 	writeTestFile(t, path, `{"mcpServers": []}`)
-	_, errOut, code = integrateIn(t, home, "gemini", "--write")
+	_, errOut, code = integrateIn(t, home, "gemini", "--write", "--command", testClient)
 	if code != exitFailed || !strings.Contains(errOut, "mcpServers: must be an object, got a list") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
@@ -292,7 +292,7 @@ func TestIntegrateFollowsTheAgentsDirectoryVariables(t *testing.T) {
 			}
 			t.Setenv(c.env, dir)
 			var out, errb bytes.Buffer
-			if code := dispatch([]string{"integrate", c.agent, "--write"}, nil, &out, &errb); code != 0 {
+			if code := dispatch([]string{"integrate", c.agent, "--write", "--command", testClient}, nil, &out, &errb); code != 0 {
 				t.Fatalf("exit %d: %s", code, errb.String())
 			}
 			if _, err := os.Stat(filepath.Join(dir, c.file)); err != nil {
@@ -372,7 +372,7 @@ func TestIntegrateRefusesWhatIsNotASettingsFile(t *testing.T) {
 		var code int
 		go func() {
 			defer close(done)
-			_, errOut, code = integrateIn(t, home, args...)
+			_, errOut, code = integrateIn(t, home, append(args, "--command", testClient)...)
 		}()
 		select {
 		case <-done:
@@ -391,8 +391,43 @@ func TestIntegrateRefusesWhatIsNotASettingsFile(t *testing.T) {
 	os.Remove(path)
 
 	writeTestFile(t, path, `{"x":`+strings.Repeat("[", 5<<20))
-	_, errOut, code := integrateIn(t, home, "gemini", "--write")
+	_, errOut, code := integrateIn(t, home, "gemini", "--write", "--command", testClient)
 	if code != exitFailed || !strings.Contains(errOut, "nested deeper than") {
 		t.Errorf("deep nesting: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// Without --command, integrate says which askuser-client the agent will run
+// and why. This test runs as a `go run`-style build (in the go command's
+// build cache), which is deleted afterwards: the askuser-client on PATH is
+// written by its absolute path, and with none there integrate asks for
+// --command rather than write a bare name a reduced PATH cannot find.
+func TestIntegrateSaysWhichClientItWrites(t *testing.T) {
+	bin := t.TempDir()
+	onPath := filepath.Join(bin, "askuser-client")
+	if err := os.WriteFile(onPath, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "askuser-mcp"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	home := t.TempDir()
+	_, errOut, code := integrateIn(t, home, "gemini", "--write")
+	if code != 0 || !strings.Contains(errOut, "the agent will run "+onPath+" (this is a 'go run' build") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if got := readTestFile(t, filepath.Join(home, ".gemini", "settings.json")); !strings.Contains(got, `"command": "`+onPath+`"`) {
+		t.Errorf("settings.json does not run %s:\n%s", onPath, got)
+	}
+
+	t.Setenv("PATH", t.TempDir())
+	home = t.TempDir()
+	_, errOut, code = integrateIn(t, home, "gemini", "--write")
+	if code != exitFailed || !strings.Contains(errOut, "--command") {
+		t.Errorf("no askuser-client on PATH: exit %d, stderr %q; want 1 and a word about --command", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".gemini", "settings.json")); err == nil {
+		t.Errorf("settings.json was written without knowing what to run")
 	}
 }
