@@ -38,7 +38,7 @@ func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 func parseArgs(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, *int) {
 	var pos []string
 	for {
-		if err := clientflags.Parse(fs, args, stdout); err != nil {
+		if err := clientflags.Parse(fs, args, stdout, "askuser-client "+fs.Name()); err != nil {
 			code := exitUsage
 			if errors.Is(err, flag.ErrHelp) {
 				code = exitOK
@@ -58,10 +58,10 @@ func parseArgs(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, *in
 	}
 }
 
-// usageError reports a usage problem the way the flag package does.
+// usageError reports a usage problem in one line, and where help is.
 func usageError(fs *flag.FlagSet, stderr io.Writer, format string, args ...any) int {
 	fmt.Fprintf(stderr, "askuser-client %s: %s\n", fs.Name(), fmt.Sprintf(format, args...))
-	fs.Usage()
+	clientflags.HelpHint(stderr, "askuser-client "+fs.Name())
 	return exitUsage
 }
 

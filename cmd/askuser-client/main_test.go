@@ -16,13 +16,29 @@ func TestHelpGoesToStdout(t *testing.T) {
 			t.Errorf("%s: stdout %q, stderr %q; want the usage on stdout", arg, stdout.String(), stderr.String())
 		}
 	}
-	for _, args := range [][]string{nil, {"nope"}} {
+	var stdout, stderr strings.Builder
+	if code := dispatch(nil, strings.NewReader(""), &stdout, &stderr); code != exitUsage || stdout.Len() != 0 || !strings.Contains(stderr.String(), "usage: askuser-client COMMAND") {
+		t.Errorf("no command: exit %d, stdout %q, stderr %q; want 2 and the usage on stderr", code, stdout.String(), stderr.String())
+	}
+}
+
+// A mistyped command gets one line, a guess when one is close, and where
+// help is.
+func TestUnknownCommand(t *testing.T) {
+	for typed, want := range map[string]string{
+		"aks":     "askuser-client: unknown command \"aks\"; did you mean \"ask\"?\n",
+		"anwser":  "askuser-client: unknown command \"anwser\"; did you mean \"answer\"?\n",
+		"histroy": "askuser-client: unknown command \"histroy\"; did you mean \"history\"?\n",
+		"integ":   "askuser-client: unknown command \"integ\"; did you mean \"integrate\"?\n",
+		"statsu":  "askuser-client: unknown command \"statsu\"; did you mean \"status\"?\n",
+		"nope":    "askuser-client: unknown command \"nope\"\n",
+		"x":       "askuser-client: unknown command \"x\"\n",
+	} {
 		var stdout, stderr strings.Builder
-		if code := dispatch(args, strings.NewReader(""), &stdout, &stderr); code != exitUsage {
-			t.Errorf("%q: exit %d, want 2", args, code)
-		}
-		if stdout.Len() != 0 || !strings.Contains(stderr.String(), "usage: askuser-client COMMAND") {
-			t.Errorf("%q: stdout %q, stderr %q; want the usage on stderr", args, stdout.String(), stderr.String())
+		code := dispatch([]string{typed}, strings.NewReader(""), &stdout, &stderr)
+		want += "Run 'askuser-client --help' for usage.\n"
+		if code != exitUsage || stdout.Len() != 0 || stderr.String() != want {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and %q", typed, code, stdout.String(), stderr.String(), want)
 		}
 	}
 }

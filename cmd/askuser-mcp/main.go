@@ -57,7 +57,7 @@ func run(name string, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 		fmt.Fprintln(w, "\nflags:")
 		fs.PrintDefaults()
 	}
-	if err := clientflags.Parse(fs, args, stdout); err != nil {
+	if err := clientflags.Parse(fs, args, stdout, name); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}
@@ -65,7 +65,7 @@ func run(name string, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", name, fs.Arg(0))
-		fs.Usage()
+		clientflags.HelpHint(stderr, name)
 		return exitUsage
 	}
 	// A broken config.toml is refused here rather than at the first tool

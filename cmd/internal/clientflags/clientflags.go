@@ -7,6 +7,7 @@ package clientflags
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 
 	"askuser/daemon/config"
@@ -68,9 +69,11 @@ func ClientOptions(cfg config.Config, socketFlag, configPath string, autostart b
 }
 
 // Parse is fs.Parse with the usage printed on stdout when -h or --help asked
-// for it (help asked for is the command's output) and on the flag set's
-// output, stderr, after any other error.
-func Parse(fs *flag.FlagSet, args []string, stdout io.Writer) error {
+// for it (help asked for is the command's output). After any other error
+// the flag package's one line is followed by where help is, not by the whole
+// usage: the line is what the user needs to read. command is how the user
+// runs it, e.g. "askuser-client ask".
+func Parse(fs *flag.FlagSet, args []string, stdout io.Writer, command string) error {
 	usage, stderr := fs.Usage, fs.Output()
 	fs.Usage = func() {} // printed below, once the reason is known
 	err := fs.Parse(args)
@@ -81,7 +84,12 @@ func Parse(fs *flag.FlagSet, args []string, stdout io.Writer) error {
 		fs.Usage()
 		fs.SetOutput(stderr)
 	case err != nil:
-		fs.Usage()
+		HelpHint(stderr, command)
 	}
 	return err
+}
+
+// HelpHint ends a usage error: where the whole usage is.
+func HelpHint(w io.Writer, command string) {
+	fmt.Fprintf(w, "Run '%s --help' for usage.\n", command)
 }
