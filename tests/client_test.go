@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -745,8 +746,18 @@ func TestClientSchema(t *testing.T) {
 }
 
 // openPTY opens a pseudo-terminal pair: the test writes the user's keys to
-// master; the client reads them from slave, which is a terminal.
+// master; the client reads them from slave, which is a terminal. What the
+// client writes to the terminal is read and thrown away, so it never blocks.
 func openPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	m, s := openPTYPair(t)
+	go func() { _, _ = io.Copy(io.Discard, m) }()
+	return m, s
+}
+
+// openPTYPair opens a pseudo-terminal pair whose output the test reads from
+// master itself.
+func openPTYPair(t *testing.T) (master, slave *os.File) {
 	t.Helper()
 	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
@@ -768,8 +779,6 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 		t.Fatalf("open slave: %v", err)
 	}
 	t.Cleanup(func() { s.Close(); m.Close() })
-	// Drain the echo so that the terminal never blocks the client.
-	go func() { _, _ = io.Copy(io.Discard, m) }()
 	return m, s
 }
 
@@ -910,4 +919,74 @@ func TestClientInterruptedWaitKeepsRequest(t *testing.T) {
 	if code := finish(t, again); code != 0 || out.String() != "Later?: now\n" {
 		t.Errorf("second wait: exit %d, stdout %q, stderr %s", code, out, errb2)
 	}
+}
+
+// `answer` run by a person (stderr a terminal) says what it sent; run by a
+// script (stderr a pipe) it says nothing.
+func TestClientAnswerSaysWhatItSentOnATerminal(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	e.StartDaemon()
+	for _, onTerminal := range []bool{true, false} {
+		id := fmt.Sprintf("said-%t", onTerminal)
+		mustClient(t, e, "", "ask", "--no-wait", "--request-id", id, "--question", "Which database?",
+			"--option", "PostgreSQL", "--option", "SQLite")
+		cmd := exec.Command(bin("askuser-client"), "answer", id, "--answers", `[{"selected":["SQLite"],"notes":"keep it small"}]`)
+		cmd.Env = e.Environ()
+		var errb strings.Builder
+		var master *os.File
+		if onTerminal {
+			m, slave := openPTYPair(t)
+			master = m
+			cmd.Stderr = slave
+		} else {
+			cmd.Stderr = &errb
+		}
+		var out strings.Builder
+		cmd.Stdout = &out
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("answer: %v; stderr %s", err, errb.String())
+		}
+		if out.Len() != 0 {
+			t.Errorf("answer printed %q on stdout, which is for scripts", out.String())
+		}
+		if !onTerminal {
+			if errb.Len() != 0 {
+				t.Errorf("answer with stderr a pipe printed %q", errb.String())
+			}
+			continue
+		}
+		want := "Sent to said-true:\r\n  “Which database?” → SQLite\r\n    note: keep it small\r\n"
+		got := readUntil(master, want)
+		if !strings.Contains(got, want) {
+			t.Errorf("on a terminal, answer printed %q; want %q", got, want)
+		}
+		mustClient(t, e, "", "wait", id)
+	}
+}
+
+// readUntil reads the terminal until what it read contains want; after
+// clientWait it gives up with what it has.
+func readUntil(master *os.File, want string) string {
+	got := make(chan []byte, 1)
+	var seen []byte
+	go func() {
+		buf := make([]byte, 1024)
+		var acc []byte
+		for !strings.Contains(string(acc), want) {
+			n, err := master.Read(buf)
+			acc = append(acc, buf[:n]...)
+			if err != nil {
+				break
+			}
+		}
+		got <- acc
+	}()
+	select {
+	case seen = <-got:
+	case <-time.After(clientWait):
+		master.Close() // ends the reader
+		seen = <-got
+	}
+	return string(seen)
 }

@@ -53,13 +53,54 @@ func runAnswer(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return failure(stderr, "answer", err)
 	}
 	notes := numbersTakenAsText(r, id, answers)
+	// Someone answering by hand sees what was sent; a script's stderr
+	// stays quiet. The questions are fetched before sending, since an
+	// answered request leaves the queue.
+	var sent string
+	if isTerminal(stderr) {
+		sent = answerSummary(r, id, answers)
+	}
 	if _, err := callOnce(r, socketproto.AnswerRequest{RequestID: id, Answers: answers, Via: socketproto.ViaCLI}); err != nil {
 		return failure(stderr, "answer", err)
 	}
 	for _, n := range notes {
 		fmt.Fprintf(stderr, "askuser-client answer: %s\n", n)
 	}
+	if sent != "" {
+		fmt.Fprint(stderr, sent)
+	}
 	return exitOK
+}
+
+// answerSummary says what answering request id with answers sends, one line
+// per question ("Sent to req-1: “Which database?” → SQLite"), or "" when
+// the request's questions cannot be had.
+func answerSummary(r resolved, id string, answers []json.RawMessage) string {
+	pending, err := fetchPending(r)
+	if err != nil {
+		return ""
+	}
+	i := slices.IndexFunc(pending, func(p socketproto.Pending) bool { return p.RequestID == id })
+	if i < 0 {
+		return ""
+	}
+	qs := pending[i].Questions
+	if len(qs) != len(answers) {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Sent to %s:\n", id)
+	for i, raw := range answers {
+		a, answered, err := socketproto.NormalizeAnswer(qs[i], raw)
+		if err != nil || !answered {
+			return ""
+		}
+		fmt.Fprintf(&b, "  “%s” → %s\n", clip(flatText(qs[i].Question), 60), clip(flatText(a.Answer.Joined()), 120))
+		if a.Notes != "" {
+			fmt.Fprintf(&b, "    note: %s\n", clip(flatText(a.Notes), 120))
+		}
+	}
+	return b.String()
 }
 
 // numbersTakenAsText says which answers look like an option number but are

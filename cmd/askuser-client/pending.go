@@ -139,9 +139,10 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// isTerminal reports whether r is a terminal (a confirmation can be asked).
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
+// isTerminal reports whether stream (stdin, stderr) is a terminal: a
+// confirmation can be asked there, or a person reads it.
+func isTerminal(stream any) bool {
+	f, ok := stream.(*os.File)
 	if !ok {
 		return false
 	}
