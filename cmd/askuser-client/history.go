@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"askuser/daemon/config"
@@ -108,8 +109,14 @@ func lastLines(path string, n int) (out []historyLine, skipped int, err error) {
 	return out, skipped, nil
 }
 
-// writeHistoryEntry prints one request: "time  via  agent", then one
-// "  question: answer" line per question.
+// historyWidth is where history wraps a long question or answer: a
+// 2,000-character answer is read on several lines, not one that runs off
+// the screen.
+const historyWidth = 100
+
+// writeHistoryEntry prints one request: "time  via  agent  id", then one
+// "  question: answer" line per question, wrapped at historyWidth with the
+// rest indented.
 func writeHistoryEntry(w io.Writer, e journal.HistoryEntry) {
 	via := string(e.Via)
 	switch e.Outcome {
@@ -119,18 +126,43 @@ func writeHistoryEntry(w io.Writer, e journal.HistoryEntry) {
 	default:
 		via = string(e.Outcome) + " via " + via
 	}
-	fmt.Fprintf(w, "%s  %s  %s\n", e.Time.Local().Format(time.DateTime), via, agentLabel(e.Agent))
+	fmt.Fprintf(w, "%s  %s  %s  %s\n", e.Time.Local().Format(time.DateTime), via, agentLabel(e.Agent), flatText(e.RequestID))
 	for _, q := range e.Questions {
 		ans, ok := e.AnswersByQuestion[q.Question]
 		if e.Outcome != socketproto.OutcomeAnswered || !ok {
 			ans = "(" + string(e.Outcome) + ")"
 		}
-		fmt.Fprintf(w, "  %s: %s\n", flatText(q.Question), flatText(ans))
+		writeWrapped(w, "  ", flatText(q.Question)+": "+flatText(ans))
 	}
 	for _, a := range e.Answers {
 		if a.Notes != "" {
-			fmt.Fprintf(w, "  (notes on %q: %s)\n", flatText(a.Question), flatText(a.Notes))
+			writeWrapped(w, "  ", fmt.Sprintf("(notes on %q: %s)", flatText(a.Question), flatText(a.Notes)))
 		}
+	}
+}
+
+// writeWrapped writes text after indent, broken at spaces so that no line
+// is wider than historyWidth (a word longer than that is cut), the lines
+// after the first indented two more.
+func writeWrapped(w io.Writer, indent, text string) {
+	prefix := indent
+	for {
+		room := max(historyWidth-len([]rune(prefix)), 20)
+		r := []rune(text)
+		if len(r) <= room {
+			fmt.Fprintf(w, "%s%s\n", prefix, text)
+			return
+		}
+		cut := room
+		for i := room; i > room/2; i-- {
+			if r[i] == ' ' {
+				cut = i
+				break
+			}
+		}
+		fmt.Fprintf(w, "%s%s\n", prefix, strings.TrimRight(string(r[:cut]), " "))
+		text = strings.TrimLeft(string(r[cut:]), " ")
+		prefix = indent + "  "
 	}
 }
 

@@ -61,8 +61,8 @@ func TestHistory(t *testing.T) {
 		{name: "no file", args: nil, want: []string{"No history yet.\n"}},
 		{name: "empty file", file: ptr(""), want: []string{"No history yet.\n"}},
 		{name: "all three, newest last", file: &three, want: []string{
-			"pane  claude (a-1)\n  Which DB?: SQLite\n  (notes on \"Which DB?\": keep it small)\n",
-			"cancelled via pane  claude (a-1)\n  Name?: (cancelled)\n",
+			"pane  claude (a-1)  r1\n  Which DB?: SQLite\n  (notes on \"Which DB?\": keep it small)\n",
+			"cancelled via pane  claude (a-1)  r2\n  Name?: (cancelled)\n",
 			"  Port?: 8080\n"}},
 		{name: "-n 1", file: &three, args: []string{"-n", "1"}, want: []string{"Port?: 8080"}, wantNot: []string{"Which DB?", "Name?"}},
 		{name: "-n 0 is all", file: &three, args: []string{"-n", "0"}, want: []string{"Which DB?", "Name?", "Port?"}},
@@ -71,6 +71,8 @@ func TestHistory(t *testing.T) {
 			want: []string{"Port?: 8080"}, wantErr: "skipped 2 damaged lines"},
 		{name: "terminal control sequences dropped", file: ptr(entry("r5", "Which DB?", "\x1b]0;pwned\x07SQLite\x1b[2J", "answered", at)),
 			want: []string{"  Which DB?: ]0;pwned SQLite [2J\n"}, wantNot: []string{"\x1b", "\x07"}},
+		{name: "a long answer wraps", file: ptr(entry("r6", "Why?", strings.Repeat("because ", 40)+"done", "answered", at)),
+			want: []string{"  Why?: because because", "\n    because because", "done\n"}},
 		{name: "negative -n", file: &three, args: []string{"-n", "-1"}, wantCode: exitUsage, wantErr: "-n: need 0 or more"},
 		{name: "arguments", file: &three, args: []string{"extra"}, wantCode: exitUsage, wantErr: "history takes no arguments"},
 	} {
