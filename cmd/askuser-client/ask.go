@@ -20,7 +20,9 @@ const askSynopsis = `ask [FILE|-] [flags]
 
 FILE (or - for stdin) holds a request object ({"questions": [...], ...}) or just
 its list of questions. Exit: 0 answered (or parked with --no-wait), 1 refused or
-failed, 2 usage, 3 cancelled by the user, 4 daemon unreachable or connection lost.`
+failed, 2 usage, 3 cancelled by the user, 4 daemon unreachable or connection lost,
+130 interrupted (Ctrl-C; 128 + the signal's number for SIGTERM, SIGHUP): the
+question is withdrawn.`
 
 // askFlags are ask's flags; wait shares the output ones.
 type askFlags struct {
