@@ -71,6 +71,13 @@ func TestDaemonFreshStartPermissionsAndSecondDaemon(t *testing.T) {
 	if !strings.Contains(out, want) {
 		t.Errorf("second daemon said %q, want %q", out, want)
 	}
+	// Its stderr is not a terminal but a log (askuserd.log, when a client
+	// started it): the refusal is a structured line like every other.
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !strings.HasPrefix(line, "time=") || !strings.Contains(line, "level=ERROR") {
+			t.Errorf("a refused daemon's log line is not structured: %q", line)
+		}
+	}
 	// The first one is unharmed.
 	c := testdaemon.DialRaw(t, e.Socket)
 	c.Send(`{"type":"hello","protocol":1,"client":"test/1"}` + "\n")

@@ -262,7 +262,7 @@ func TestHistoryEndToEnd(t *testing.T) {
 	e.StopDaemon() // no daemon needed to read it
 
 	out = mustClient(t, e, "", "history")
-	for _, want := range []string{"  cli  agent-h1\n  Deploy now?: yes\n", "  Deploy now?: no\n", "cancelled via cli  agent-h3\n  Deploy now?: (cancelled)\n"} {
+	for _, want := range []string{"  cli  agent-h1  h1\n  Deploy now?: yes\n", "  Deploy now?: no\n", "cancelled via cli  agent-h3  h3\n  Deploy now?: (cancelled)\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("history lacks %q:\n%s", want, out)
 		}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 
+	"golang.org/x/term"
+
 	"askuser/daemon"
 	"askuser/daemon/config"
 )
@@ -37,12 +39,12 @@ func runServe(args []string) int {
 		return 2
 	}
 
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	cfg, err := config.Load(*configPath)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "askuserd: refusing to start: %v\n", err)
+		refuse(logger, "refusing to start: "+err.Error())
 		return 1
 	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
 	// SIGHUP too: a daemon started from a terminal that closes must stop
 	// cleanly (socket removed, journal synced), not die mid-write.
@@ -59,8 +61,20 @@ func runServe(args []string) int {
 		Version:         daemon.Version,
 	})
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "askuserd: %s\n", strings.TrimPrefix(err.Error(), "askuserd: "))
+		refuse(logger, strings.TrimPrefix(err.Error(), "askuserd: "))
 		return 1
 	}
 	return 0
+}
+
+// refuse says why the daemon will not run. On a terminal it is a sentence
+// for the person who typed the command; otherwise stderr is the daemon's
+// log (an autostarted daemon's askuserd.log, journald), whose lines are all
+// structured, so it is one more of those.
+func refuse(logger *slog.Logger, why string) {
+	if term.IsTerminal(int(os.Stderr.Fd())) {
+		fmt.Fprintf(os.Stderr, "askuserd: %s\n", why)
+		return
+	}
+	logger.Error("askuserd will not run", "reason", why)
 }
