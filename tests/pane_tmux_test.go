@@ -341,6 +341,36 @@ func TestPaneTmuxSplit(t *testing.T) {
 	}
 }
 
+// --split in a detached session (no tmux client attached, as when driven
+// by a script or over ssh) splits the pane it was run from, not window 0.
+func TestPaneTmuxSplitsTheWindowItRunsIn(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	e.StartDaemon()
+	shell := startTmux(t, e, 160, 30, "sh")
+	shell.tmux("new-window", "-d", "sh") // window 1, not the current one
+	target := shell.e.Root + "-split-exit"
+	shell.tmux("send-keys", "-t", ":1", "-l", bin("askuserd")+" --split; echo $? > "+target)
+	shell.tmux("send-keys", "-t", ":1", "Enter")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if b, err := os.ReadFile(target); err == nil && strings.TrimSpace(string(b)) == "0" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("askuserd --split in window 1 did not exit 0:\n%s", shell.tmux("capture-pane", "-p", "-t", ":1"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	os.Remove(target)
+	if panes := strings.Fields(shell.tmux("list-panes", "-t", ":0", "-F", "#{pane_id}")); len(panes) != 1 {
+		t.Errorf("window 0 was split: panes %v", panes)
+	}
+	if panes := strings.Fields(shell.tmux("list-panes", "-t", ":1", "-F", "#{pane_id}")); len(panes) != 2 {
+		t.Errorf("window 1, where --split ran, has panes %v; want 2", panes)
+	}
+}
+
 // A pane open all day outlives a daemon crash: killed with SIGKILL (its
 // socket left behind), the daemon is started again by the pane, and the
 // question it had acknowledged is back. Stopped on purpose (askuserd stop),

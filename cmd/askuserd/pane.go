@@ -88,7 +88,14 @@ func splitPane(socket, configPath string, demo bool) int {
 		fmt.Fprintf(os.Stderr, "askuserd: %v\n", err)
 		return 1
 	}
-	argv := []string{"split-window", "-h", exe, "--socket", socket}
+	argv := []string{"split-window", "-h"}
+	// tmux's "current pane" is the attached client's; with no client (a
+	// detached session, a script) it is window 0. TMUX_PANE names the pane
+	// this command runs in, which is the one to split.
+	if pane := os.Getenv("TMUX_PANE"); pane != "" {
+		argv = append(argv, "-t", pane)
+	}
+	argv = append(argv, exe, "--socket", socket)
 	if configPath != "" {
 		abs, _ := filepath.Abs(configPath)
 		argv = append(argv, "--config", abs)
