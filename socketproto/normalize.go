@@ -16,18 +16,24 @@ import (
 // answering cannot drift apart.
 //
 // raw is a JSON string, number, list, or the object
-// {"selected":[labels…],"custom":"text","notes":"…"}. null, "", whitespace,
-// [] and an object with nothing selected or typed are "not answered"
-// (answered false, err nil). An error says why the answer cannot stand, as a
-// sentence without a field name (NormalizeAnswers adds "answers[i]").
+// {"selected":[labels…],"custom":"text","notes":"…"}. null, "", whitespace
+// and an object with nothing selected or typed are "not answered" (answered
+// false, err nil); so is [] for a single-select or free-text question. For a
+// multi-select question [] (or {"selected": []}) is the answer "none of
+// these". An error says why the answer cannot stand, as a sentence without a
+// field name (NormalizeAnswers adds "answers[i]").
+//
+// What looks like a slip is refused, not guessed (SPEC §3): a bare whole
+// number that is not an option's position (0, or 7 for a 4-option
+// question), and a multi-select list or comma-separated string of which
+// some parts name options and some do not. Text that only looks like that is
+// sent on purpose in the object form ({"custom": "7"}), which askuser-client
+// answer --text writes. A number that is not whole (2.5) is typed text.
 //
 // Choices the SPEC leaves open, made here once:
-//   - A number that is not an option's position (0, 7 for a 4-option
-//     question, 2.5) is typed text, as SPEC §3 says of "anything else": the
-//     agent reads "7" and can ask again. In the object form, "selected"
-//     must name options, so there it is an error.
-//   - Several typed elements in a multiSelect list become one typed answer,
-//     joined with ", " (an Answer carries one custom text).
+//   - Several typed elements in a multiSelect list, none naming an option,
+//     become one typed answer, joined with ", " (an Answer carries one
+//     custom text).
 //   - Typed text is trimmed and its CRLFs become LFs; control characters
 //     other than newline and tab are refused, because answers are shown in
 //     terminals and fed back to agents.
@@ -90,6 +96,9 @@ type selection struct {
 	custom string
 	typed  int // pieces of typed text joined into custom
 	notes  string
+	// noneOfThese: the user gave an empty selection on purpose ([] or
+	// {"selected": []}), which a multi-select question takes as its answer.
+	noneOfThese bool
 }
 
 func newSelection(q Question) selection { return selection{chosen: make([]bool, len(q.Options))} }
@@ -122,6 +131,11 @@ func (s selection) answer(q Question) (Answer, bool, error) {
 	a := Answer{Question: q.Question, Notes: s.notes}
 	n := s.count()
 	if n == 0 {
+		if s.noneOfThese && q.IsMulti() && len(q.Options) > 0 {
+			a.SelectedOptions = []string{}
+			a.Answer = AnswerValue{List: []string{}, IsList: true}
+			return a, true, nil
+		}
 		return a, false, nil
 	}
 	var labels []string
@@ -189,16 +203,12 @@ func element(q Question, v any) (idx int, text string, err error) {
 			return i, "", nil
 		}
 		if n, ok := digits(x); ok {
-			if i, ok := optionIndex(q, n); ok {
-				return i, "", nil
-			}
+			return byNumber(q, n, strings.TrimSpace(x))
 		}
 		return -1, x, nil
 	case json.Number:
 		if n, ok := wholeNumber(x); ok {
-			if i, ok := optionIndex(q, n); ok {
-				return i, "", nil
-			}
+			return byNumber(q, n, x.String())
 		}
 		return -1, x.String(), nil
 	case nil:
@@ -211,6 +221,34 @@ func element(q Question, v any) (idx int, text string, err error) {
 		return -1, "", errors.New("must be a string or a number, got an object")
 	}
 	return -1, "", errors.New("must be a string or a number")
+}
+
+// isNumber reports whether a decoded JSON value is a number or a string of
+// digits: in "selected", one that names no option is refused as such.
+func isNumber(v any) bool {
+	switch x := v.(type) {
+	case json.Number:
+		return true
+	case string:
+		_, ok := digits(x)
+		return ok
+	}
+	return false
+}
+
+// byNumber resolves a whole number: the option at that position. A number
+// with no option there is refused when the question has options (it is
+// most likely a slip); a free-text question takes it as the answer.
+func byNumber(q Question, n int64, text string) (int, string, error) {
+	if i, ok := optionIndex(q, n); ok {
+		return i, "", nil
+	}
+	if len(q.Options) == 0 {
+		return -1, text, nil
+	}
+	return -1, "", fmt.Errorf("%s is not an option number: this question has options 1 to %d; "+
+		"to send %q as your own answer, use askuser-client answer --text, or {\"custom\": %q} in the pending file",
+		truncateForError(text), len(q.Options), truncateForError(text), truncateForError(text))
 }
 
 // optionIndex is the index of option number n (1-based), if there is one.
@@ -278,26 +316,53 @@ func fromString(q Question, s string) (selection, error) {
 }
 
 // splitSelection reads "Authentication, 3" as a list when every part names
-// an option. ok is false when some part does not: then the whole string is
-// the user's own answer (it may be a sentence with commas in it).
+// an option. ok is false when no part does: then the whole string is the
+// user's own answer (a sentence with commas in it). Some parts naming
+// options and some not is most likely a misspelt label ("Red, Bleu"), and
+// is refused rather than sent as text with Red unselected.
 func splitSelection(q Question, s string) (selection, bool, error) {
 	sel := newSelection(q)
-	parts := 0
+	var matched, unmatched []string
 	for _, p := range strings.Split(s, ",") {
-		if strings.TrimSpace(p) == "" {
+		p = strings.TrimSpace(p)
+		if p == "" {
 			continue
 		}
-		parts++
 		idx, _, err := element(q, p)
 		if err != nil {
-			return sel, false, err
+			// A number out of range among labels: a slip like any other.
+			unmatched = append(unmatched, p)
+			continue
 		}
 		if idx < 0 {
-			return sel, false, nil
+			unmatched = append(unmatched, p)
+			continue
 		}
+		matched = append(matched, p)
 		sel.chosen[idx] = true
 	}
-	return sel, parts > 0, nil
+	switch {
+	case len(matched) == 0:
+		return sel, false, nil
+	case len(unmatched) > 0:
+		return sel, false, mixedError(matched, unmatched)
+	}
+	return sel, true, nil
+}
+
+// mixedError refuses a multi-select answer of which some parts name options
+// and some do not, naming both and the way to send text on purpose.
+func mixedError(matched, unmatched []string) error {
+	quote := func(parts []string) string {
+		q := make([]string, len(parts))
+		for i, p := range parts {
+			q[i] = strconv.Quote(truncateForError(p))
+		}
+		return strings.Join(q, ", ")
+	}
+	return fmt.Errorf("%s %s no option of this question, while %s %s: check the spelling; "+
+		"to send your own text beside the options, use {\"selected\": [labels…], \"custom\": \"text\"}",
+		quote(unmatched), plural(len(unmatched), "names", "name"), quote(matched), plural(len(matched), "does", "do"))
 }
 
 func fromNumber(q Question, x json.Number) (selection, error) {
@@ -318,6 +383,8 @@ func fromNumber(q Question, x json.Number) (selection, error) {
 // A single-select question takes a list of exactly one answer.
 func fromList(q Question, list []any) (selection, error) {
 	sel := newSelection(q)
+	sel.noneOfThese = len(list) == 0
+	var matched, unmatched []string
 	for i, e := range list {
 		if s, ok := e.(string); ok && strings.TrimSpace(s) == "" {
 			continue
@@ -328,9 +395,14 @@ func fromList(q Question, list []any) (selection, error) {
 		}
 		if idx >= 0 {
 			sel.chosen[idx] = true
+			matched = append(matched, fmt.Sprint(e))
 		} else {
 			sel.addCustom(text)
+			unmatched = append(unmatched, text)
 		}
+	}
+	if q.IsMulti() && len(matched) > 0 && len(unmatched) > 0 {
+		return sel, mixedError(matched, unmatched)
 	}
 	return sel, nil
 }
@@ -349,6 +421,7 @@ func fromObject(q Question, obj map[string]any) (selection, error) {
 	switch x := obj["selected"].(type) {
 	case nil:
 	case []any:
+		sel.noneOfThese = len(x) == 0
 		for i, e := range x {
 			if s, ok := e.(string); ok && strings.TrimSpace(s) == "" {
 				continue
@@ -360,7 +433,7 @@ func fromObject(q Question, obj map[string]any) (selection, error) {
 				return sel, errors.New(`selected: this question has no options; give the answer as "custom"`)
 			}
 			idx, _, err := element(q, e)
-			if err != nil {
+			if err != nil && !isNumber(e) {
 				return sel, fmt.Errorf("selected[%d]: %v", i, err)
 			}
 			if idx < 0 {

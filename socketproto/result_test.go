@@ -80,7 +80,7 @@ func TestSummarySentences(t *testing.T) {
 		{"chosen", dbQuestion, `"SQLite"`, `Asked "Which database should we use?"; the user chose SQLite.`},
 		{"typed on options", dbQuestion, `"CockroachDB"`, `Asked "Which database should we use?"; the user answered "CockroachDB".`},
 		{"three chosen", featQuestion, `[1,2,3]`, `Asked "Which features?"; the user chose Authentication, REST API and Caching.`},
-		{"chosen and typed", featQuestion, `["Authentication","Use Redis too"]`, `Asked "Which features?"; the user chose Authentication, and answered "Use Redis too".`},
+		{"chosen and typed", featQuestion, `{"selected":["Authentication"],"custom":"Use Redis too"}`, `Asked "Which features?"; the user chose Authentication, and answered "Use Redis too".`},
 		{"typed multi", featQuestion, `"GraphQL"`, `Asked "Which features?"; the user answered "GraphQL".`},
 		{"multi-line folded", Question{Question: "Name?\nPlease."}, `"a\nb"`, `Asked "Name? Please."; the user answered "a b".`},
 		{"note ending in a period", nameQuestion, `{"custom":"svc","notes":"Keep it short."}`, `Asked "What should we name this service?"; the user answered "svc". Note: Keep it short.`},

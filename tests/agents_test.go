@@ -514,7 +514,7 @@ func TestAgentPiAskUser(t *testing.T) {
 				`"answer":"order-processor"`, `"wasCustom":true`}},
 		{fakeStep: fakeStep{"ask_user", agentQuestions(agentFeaturesQuestion)},
 			question: "Which features should we include?",
-			do:       answerFile(`["REST API", "Use Redis too"]`),
+			do:       answerFile(`{"selected": ["REST API"], "custom": "Use Redis too"}`),
 			want:     []string{`"answer":["REST API","Use Redis too"]`, `"selectedOptions":["REST API"]`, `"custom":"Use Redis too"`}},
 		{fakeStep: fakeStep{"ask_user", agentQuestions(agentChecksQuestion)},
 			question: "Which checks should CI run?",

@@ -154,7 +154,7 @@ func TestClientAskFromFileAnsweredByCLI(t *testing.T) {
 }
 
 // An ask of a bare questions list from stdin, answered with --answers (a
-// multiSelect list with typed text).
+// multi-select answer in the object form: options and typed text).
 func TestClientAskFromStdinAnsweredWithJSONList(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
@@ -164,7 +164,7 @@ func TestClientAskFromStdinAnsweredWithJSONList(t *testing.T) {
 	         "options": [{"label": "Authentication"}, {"label": "Caching"}]}]`
 	ask, out, errb := e.StartClient(qs, "ask", "-", "--format", "pi")
 	p := nextAdded(t, w)
-	mustClient(t, e, "", "answer", p.RequestID, "--answers", `[["Authentication", "Use Redis too"]]`)
+	mustClient(t, e, "", "answer", p.RequestID, "--answers", `[{"selected": ["Authentication"], "custom": "Use Redis too"}]`)
 	if code := finish(t, ask); code != 0 {
 		t.Fatalf("ask exit %d; stderr: %s", code, errb)
 	}

@@ -112,7 +112,7 @@ func TestDraftDoesNotClobberTyping(t *testing.T) {
 func TestMultiSelectDraft(t *testing.T) {
 	h := newH(t, 80, 24)
 	q := multi(question("Which features?", "Features", "Auth", "API", "Admin"))
-	h.Event(snap(withDraft(pending("req-1", q), `["Auth","Admin","Redis"]`)))
+	h.Event(snap(withDraft(pending("req-1", q), `{"selected":["Auth","Admin"],"custom":"Redis"}`)))
 	h.Has("[x] 1. Auth", "[ ] 2. API", "[x] 3. Admin", "[x] 4. Other: Redis")
 	h.Press("<Enter>")
 	a := h.Answers("req-1")[0]

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,18 +11,24 @@ import (
 )
 
 const answerSynopsis = `answer ID ANSWER... [flags]
+       answer ID --text TEXT...
        answer ID --answers '["PostgreSQL (Recommended)", "order-processor"]'
 
 One ANSWER per question, in order: an option's label, its number, or your own
-text; for a multiSelect question, labels joined with commas. Put -- before
-answers that start with "-". --answers takes a JSON list whose elements may
-also be lists or {"selected":[…],"custom":"…","notes":"…"}.`
+text; for a multiSelect question, labels joined with commas, or [] in
+--answers for "none of these". What looks like a slip is refused, not
+guessed: a number with no option there, or a list of which some parts are
+labels and some not. --text sends every ANSWER as your own text, exactly as
+typed (a "7" that is not option 7). Put -- before answers that start with
+"-". --answers takes a JSON list whose elements may also be lists or
+{"selected":[…],"custom":"…","notes":"…"}.`
 
 func runAnswer(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var cf connFlags
 	fs := newFlags("answer", answerSynopsis, stderr)
 	cf.Register(fs, false)
 	answersJSON := fs.String("answers", "", "the answers as a JSON list, one element per question")
+	asText := fs.Bool("text", false, "send each ANSWER as typed text, never as an option's label or number")
 	pos, code := parseArgs(fs, args, stdout)
 	if code != nil {
 		return *code
@@ -36,6 +41,8 @@ func runAnswer(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch {
 	case *answersJSON != "" && len(given) > 0:
 		return usageError(fs, stderr, "give the answers as arguments or with --answers, not both")
+	case *answersJSON != "" && *asText:
+		return usageError(fs, stderr, "--text sends ANSWER arguments as text; give them as arguments, not with --answers")
 	case *answersJSON != "":
 		if err := json.Unmarshal([]byte(*answersJSON), &answers); err != nil {
 			return usageError(fs, stderr, "--answers: %v", jsonPosError([]byte(*answersJSON), err))
@@ -44,7 +51,12 @@ func runAnswer(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return usageError(fs, stderr, "no answers: give one ANSWER per question, or --answers")
 	default:
 		for _, a := range given {
-			b, _ := json.Marshal(a)
+			var b []byte
+			if *asText {
+				b, _ = json.Marshal(map[string]string{"custom": a})
+			} else {
+				b, _ = json.Marshal(a)
+			}
 			answers = append(answers, b)
 		}
 	}
@@ -52,7 +64,6 @@ func runAnswer(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return failure(stderr, "answer", err)
 	}
-	notes := numbersTakenAsText(r, id, answers)
 	// Someone answering by hand sees what was sent; a script's stderr
 	// stays quiet. The questions are fetched before sending, since an
 	// answered request leaves the queue.
@@ -62,9 +73,6 @@ func runAnswer(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if _, err := callOnce(r, socketproto.AnswerRequest{RequestID: id, Answers: answers, Via: socketproto.ViaCLI}); err != nil {
 		return failure(stderr, "answer", err)
-	}
-	for _, n := range notes {
-		fmt.Fprintf(stderr, "askuser-client answer: %s\n", n)
 	}
 	if sent != "" {
 		fmt.Fprint(stderr, sent)
@@ -95,62 +103,14 @@ func answerSummary(r resolved, id string, answers []json.RawMessage) string {
 		if err != nil || !answered {
 			return ""
 		}
-		fmt.Fprintf(&b, "  “%s” → %s\n", clip(flatText(qs[i].Question), 60), clip(flatText(a.Answer.Joined()), 120))
+		shown := a.Answer.Joined()
+		if a.Answer.IsList && len(a.Answer.List) == 0 {
+			shown = "(none of these)"
+		}
+		fmt.Fprintf(&b, "  “%s” → %s\n", clip(flatText(qs[i].Question), 60), clip(flatText(shown), 120))
 		if a.Notes != "" {
 			fmt.Fprintf(&b, "    note: %s\n", clip(flatText(a.Notes), 120))
 		}
 	}
 	return b.String()
-}
-
-// numbersTakenAsText says which answers look like an option number but are
-// none of their question's, and so were sent as typed text (SPEC §3): "5" for
-// a question with two options is most likely a slip the user should see. The
-// request's questions are asked for only when some answer is a whole number;
-// when they cannot be had, nothing is said and the answer goes as given.
-func numbersTakenAsText(r resolved, id string, answers []json.RawMessage) []string {
-	if !slices.ContainsFunc(answers, isWholeNumber) {
-		return nil
-	}
-	pending, err := fetchPending(r)
-	if err != nil {
-		return nil
-	}
-	i := slices.IndexFunc(pending, func(p socketproto.Pending) bool { return p.RequestID == id })
-	if i < 0 {
-		return nil
-	}
-	qs := pending[i].Questions
-	var notes []string
-	for i, raw := range answers {
-		if i >= len(qs) || len(qs[i].Options) == 0 || !isWholeNumber(raw) {
-			continue
-		}
-		a, answered, err := socketproto.NormalizeAnswer(qs[i], raw)
-		if err != nil || !answered || !a.WasCustom {
-			continue
-		}
-		notes = append(notes, fmt.Sprintf("%s is not an option number of question %d (%q has options 1 to %d); it was sent as typed text",
-			a.Custom, i+1, clip(qs[i].Question, 60), len(qs[i].Options)))
-	}
-	return notes
-}
-
-// isWholeNumber reports whether an answer is a whole number, as a JSON number
-// or as text.
-func isWholeNumber(raw json.RawMessage) bool {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return false
-	}
-	var s string
-	switch v := v.(type) {
-	case float64:
-		s = string(bytes.TrimSpace(raw))
-	case string:
-		s = strings.TrimSpace(v)
-	default:
-		return false
-	}
-	return s != "" && strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' }) < 0
 }

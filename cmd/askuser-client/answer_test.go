@@ -10,9 +10,11 @@ import (
 	"askuser/tests/testdaemon/inproc"
 )
 
-// An option number the question does not have is still sent, as typed text
-// (SPEC §3), and the user is told so on stderr.
-func TestAnswerNumberThatIsNoOptionIsTextAndSaysSo(t *testing.T) {
+// An option number the question does not have is refused with the reason
+// and nothing is sent (SPEC §3); --text sends it as typed text on purpose.
+// A misspelt label among labels of a multi-select is refused the same way,
+// and [] is "none of these".
+func TestAnswerRefusesSlipsAndTakesTextOnPurpose(t *testing.T) {
 	sock := inproc.Start(t, nil).Socket
 	watch := testdaemon.WatchNext(t, sock)
 	c, err := socketproto.Dial(sock, 0)
@@ -20,37 +22,62 @@ func TestAnswerNumberThatIsNoOptionIsTextAndSaysSo(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	noWait := false
-	for _, id := range []string{"two-options", "by-number"} {
-		req := socketproto.AskUserRequest{Wait: &noWait, Request: socketproto.Request{RequestID: id, Questions: []socketproto.Question{
-			{Question: "Proceed?", Options: []socketproto.Option{{Label: "Yes"}, {Label: "No"}}},
-			{Question: "Name?"},
-		}}}
-		if err := c.Send(req); err != nil {
+	noWait, multi := false, true
+	ask := func(id string, qs ...socketproto.Question) {
+		t.Helper()
+		if err := c.Send(socketproto.AskUserRequest{Wait: &noWait, Request: socketproto.Request{RequestID: id, Questions: qs}}); err != nil {
 			t.Fatal(err)
 		}
 		watch("request_added")
 	}
+	proceed := socketproto.Question{Question: "Proceed?", Options: []socketproto.Option{{Label: "Yes"}, {Label: "No"}}}
+	colours := socketproto.Question{Question: "Colours?", MultiSelect: &multi, Options: []socketproto.Option{{Label: "Red"}, {Label: "Blue"}}}
+	ask("two-options", proceed, socketproto.Question{Question: "Name?"})
+	ask("colours", colours)
+	ask("none", colours)
 
-	var stdout, stderr strings.Builder
-	if code := dispatch([]string{"answer", "--socket", sock, "two-options", "5", "7"}, strings.NewReader(""), &stdout, &stderr); code != exitOK {
-		t.Fatalf("answer: exit %d; stderr %s", code, stderr.String())
+	run := func(args ...string) (int, string, string) {
+		var stdout, stderr strings.Builder
+		code := dispatch(append([]string{"answer", "--socket", sock}, args...), strings.NewReader(""), &stdout, &stderr)
+		return code, stdout.String(), stderr.String()
 	}
-	want := `askuser-client answer: 5 is not an option number of question 1 ("Proceed?" has options 1 to 2); it was sent as typed text` + "\n"
-	if stderr.String() != want {
-		t.Errorf("stderr:\n got %q\nwant %q", stderr.String(), want)
-	}
-	stdout.Reset()
-	if code := dispatch([]string{"wait", "--socket", sock, "two-options", "--format", "pi"}, strings.NewReader(""), &stdout, &stderr); code != exitOK {
-		t.Fatalf("wait: exit %d; stderr %s", code, stderr.String())
-	}
-	var got struct{ Answers []socketproto.Answer }
-	if err := json.Unmarshal([]byte(stdout.String()), &got); err != nil || len(got.Answers) != 2 || got.Answers[0].Custom != "5" || !got.Answers[0].WasCustom {
-		t.Errorf("result: %s (%v)", stdout.String(), err)
+	result := func(id string) []socketproto.Answer {
+		t.Helper()
+		var stdout, stderr strings.Builder
+		if code := dispatch([]string{"wait", "--socket", sock, id, "--format", "pi"}, strings.NewReader(""), &stdout, &stderr); code != exitOK {
+			t.Fatalf("wait %s: exit %d; stderr %s", id, code, stderr.String())
+		}
+		var got struct{ Answers []socketproto.Answer }
+		if err := json.Unmarshal([]byte(stdout.String()), &got); err != nil {
+			t.Fatalf("wait %s: %s (%v)", id, stdout.String(), err)
+		}
+		return got.Answers
 	}
 
-	stderr.Reset()
-	if code := dispatch([]string{"answer", "--socket", sock, "by-number", "2", "7"}, strings.NewReader(""), &stdout, &stderr); code != exitOK || stderr.Len() != 0 {
-		t.Errorf("a real option number: exit %d, stderr %q", code, stderr.String())
+	if code, _, stderr := run("two-options", "5", "7"); code != exitFailed ||
+		!strings.Contains(stderr, `answers[0]: 5 is not an option number: this question has options 1 to 2; to send "5" as your own answer, use askuser-client answer --text`) {
+		t.Errorf("an option number out of range: exit %d, stderr %q", code, stderr)
+	}
+	if code, _, stderr := run("colours", "Red, Bleu"); code != exitFailed ||
+		!strings.Contains(stderr, `answers[0]: "Bleu" names no option of this question, while "Red" does: check the spelling`) {
+		t.Errorf("a misspelt label: exit %d, stderr %q", code, stderr)
+	}
+	if code, _, stderr := run("two-options", "--text", "5", "7"); code != exitOK {
+		t.Fatalf("--text: exit %d, stderr %q", code, stderr)
+	}
+	if got := result("two-options"); len(got) != 2 || got[0].Custom != "5" || !got[0].WasCustom || got[1].Answer.Text != "7" {
+		t.Errorf("--text 5 7: %+v", got)
+	}
+	if code, _, stderr := run("colours", "Red, Blue"); code != exitOK {
+		t.Fatalf("two labels: exit %d, stderr %q", code, stderr)
+	}
+	if got := result("colours"); len(got) != 1 || strings.Join(got[0].SelectedOptions, "+") != "Red+Blue" {
+		t.Errorf("Red, Blue: %+v", got)
+	}
+	if code, _, stderr := run("none", "--answers", "[[]]"); code != exitOK {
+		t.Fatalf("none of these: exit %d, stderr %q", code, stderr)
+	}
+	if got := result("none"); len(got) != 1 || !got[0].Answer.IsList || len(got[0].Answer.List) != 0 {
+		t.Errorf("none of these: %+v", got)
 	}
 }

@@ -45,7 +45,7 @@ func marshal(t *testing.T, v any) string {
 
 func TestShapes(t *testing.T) {
 	qs := []socketproto.Question{dbQuestion, featQuestion}
-	answered := socketproto.BuildResponse("r1", qs, mustAnswers(t, qs, `"sqlite"`, `["Authentication","Use Redis too"]`), socketproto.ViaFile, answeredAt)
+	answered := socketproto.BuildResponse("r1", qs, mustAnswers(t, qs, `"sqlite"`, `{"selected":["Authentication"],"custom":"Use Redis too"}`), socketproto.ViaFile, answeredAt)
 	withNotes := socketproto.BuildResponse("r2", qs, mustAnswers(t, qs, `{"selected":[1],"notes":"yes, but keep the old table too"}`, `2`), socketproto.ViaPane, answeredAt)
 	cancelled := socketproto.CancelledResponse("r3", answeredAt)
 	lost := socketproto.Response{RequestID: "r4", Answers: nil, ConnectionLost: true}
