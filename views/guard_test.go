@@ -46,6 +46,7 @@ func (h *H) hintRow() string {
 // then Enter 100 ms later answers the first and leaves the second waiting;
 // the same Enter once the guard is over answers it.
 func TestGuardKeepsKeysFromTheNextRequest(t *testing.T) {
+	t.Parallel()
 	h, c := guarded(t, 80, 24)
 	h.Event(snap(pending("req-1", dbQuestion()), pending("req-2", question("Force-push to main?", "", "Yes", "No"))))
 	if !strings.Contains(h.hintRow(), "settling…") {
@@ -82,6 +83,7 @@ func TestGuardKeepsKeysFromTheNextRequest(t *testing.T) {
 // input, typing and pasting are, after any change of question on screen:
 // [ ], a tab, answering a question.
 func TestGuardIgnoresOnlyAnsweringKeys(t *testing.T) {
+	t.Parallel()
 	h, c := guarded(t, 80, 24)
 	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion()), pending("req-2", dbQuestion())))
 	h.Press("<Down>", "j")
@@ -113,6 +115,7 @@ func TestGuardIgnoresOnlyAnsweringKeys(t *testing.T) {
 
 // A guard of 0 (ui.input_guard = "0s") turns it off.
 func TestGuardOff(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24) // the harness's panes have no guard
 	h.Event(snap(pending("req-1", dbQuestion())))
 	h.HasNot("settling")
@@ -122,6 +125,7 @@ func TestGuardOff(t *testing.T) {
 
 // The hint line ends "settling…" by itself: one redraw when the guard ends.
 func TestGuardEndsWithARedraw(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24, func(o *Options) {
 		o.Now = time.Now
 		o.InputGuard = 50 * time.Millisecond

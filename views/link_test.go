@@ -15,6 +15,7 @@ import (
 // real socket: it must subscribe as a pane, pass events on, report a lost
 // connection, dial again, and refuse to send while disconnected.
 func TestLinkSubscribesAndReconnects(t *testing.T) {
+	t.Parallel()
 	sock := filepath.Join(t.TempDir(), "d.sock")
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
@@ -98,6 +99,7 @@ func TestLinkSubscribesAndReconnects(t *testing.T) {
 // connections: the link restarts it (once per restartEvery) and connects.
 // A daemon that stopped cleanly removed its socket: the link only retries.
 func TestLinkRestartsOnlyACrashedDaemon(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "d.sock")
 	stale, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})

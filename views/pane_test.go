@@ -12,11 +12,13 @@ import (
 )
 
 func TestEmptyState(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Has("askuser — nothing waiting", "No questions waiting", "/run/user/1000/askuser/askuserd.sock")
 }
 
 func TestSingleQuestionChooseWithEnter(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(socketproto.Snapshot{State: "waiting_for_user", Pending: []socketproto.Pending{pending("req-1", dbQuestion())}})
 	h.Has("askuser — 1 waiting", "claude-main", "3m ago", "Database", "Which database should we use?",
@@ -33,6 +35,7 @@ func TestSingleQuestionChooseWithEnter(t *testing.T) {
 }
 
 func TestNumberKeysChooseAtOnce(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", dbQuestion())))
 	h.Press("3")
@@ -42,6 +45,7 @@ func TestNumberKeysChooseAtOnce(t *testing.T) {
 }
 
 func TestJKMoveAndOtherTyped(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", dbQuestion())))
 	h.Press("j", "j", "k")
@@ -56,6 +60,7 @@ func TestJKMoveAndOtherTyped(t *testing.T) {
 }
 
 func TestOtherEscKeepsTextAndReturnsToList(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", dbQuestion())))
 	h.Press("<Down>", "<Down>", "<Down>", "<Enter>", "Cassandra", "<Esc>")
@@ -72,6 +77,7 @@ func TestOtherEscKeepsTextAndReturnsToList(t *testing.T) {
 }
 
 func TestLongListScrolls(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", frameworkQuestion(12))))
 	h.Has("1. Framework 01", "6. Framework 06", "↓ 7 more…")
@@ -86,6 +92,7 @@ func TestLongListScrolls(t *testing.T) {
 }
 
 func TestShortTerminalScrollsList(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 40, 12)
 	q := dbQuestion()
 	q.Options = append(q.Options, opt("Redis=In-memory store"))
@@ -96,6 +103,7 @@ func TestShortTerminalScrollsList(t *testing.T) {
 }
 
 func TestFilterKeepsOriginalNumbers(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	q := frameworkQuestion(12)
 	q.Options[6].Label = "Koa"
@@ -117,6 +125,7 @@ func TestFilterKeepsOriginalNumbers(t *testing.T) {
 }
 
 func TestFilterEnterSelectsFocused(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", dbQuestion())))
 	h.Press("/", "lite", "<Enter>", "<Enter>")
@@ -126,6 +135,7 @@ func TestFilterEnterSelectsFocused(t *testing.T) {
 }
 
 func TestLongQuestionScrollsWithPgDn(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 40, 12)
 	text := strings.Repeat("word ", 80) + "THE-END?"
 	h.Event(snap(pending("req-1", question(text, "", "Yes", "No"))))
@@ -140,6 +150,7 @@ func TestLongQuestionScrollsWithPgDn(t *testing.T) {
 }
 
 func TestLongDescriptionScrolls(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 40, 12)
 	q := question("Pick", "", "A=x", "B")
 	q.Options[0].Description = strings.Repeat("detail ", 60) + "LAST-WORD"
@@ -153,6 +164,7 @@ func TestLongDescriptionScrolls(t *testing.T) {
 }
 
 func TestPreviewBesideAndBelow(t *testing.T) {
+	t.Parallel()
 	q := dbQuestion()
 	q.Options[0].Preview = "db, _ := sql.Open(\"pgx\", url)\nPREVIEW-LINE-2"
 	for _, c := range []struct {
@@ -178,6 +190,7 @@ func TestPreviewBesideAndBelow(t *testing.T) {
 }
 
 func TestNoteGoesWithTheAnswer(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", dbQuestion())))
 	h.Press("n", "keep the old table", "<Enter>")
@@ -190,6 +203,7 @@ func TestNoteGoesWithTheAnswer(t *testing.T) {
 }
 
 func TestFreeTextQuestion(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", nameQuestion())))
 	h.Has("What should we name this service?", "> type your answer")
@@ -205,6 +219,7 @@ func TestFreeTextQuestion(t *testing.T) {
 }
 
 func TestQuitKeyOnlyOutsideTextInput(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", nameQuestion())))
 	h.Press("quiet")
@@ -224,6 +239,7 @@ func TestQuitKeyOnlyOutsideTextInput(t *testing.T) {
 }
 
 func TestCtrlCQuits(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", nameQuestion())))
 	h.Scr.InjectKey(tcell.KeyCtrlC, 0, tcell.ModNone)
@@ -238,6 +254,7 @@ func TestCtrlCQuits(t *testing.T) {
 }
 
 func TestMultiSelect(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	q := multi(question("Which features?", "Features", "Authentication=OAuth2 + JWT", "REST API", "Admin Dashboard"))
 	h.Event(snap(pending("req-1", q)))
@@ -258,6 +275,7 @@ func TestMultiSelect(t *testing.T) {
 }
 
 func TestMultiSelectUntoggle(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", multi(question("Which?", "", "A", "B", "C")))))
 	h.Press("1", "2", "1", "<Down>", "<Enter>") // Enter on the checked B confirms
@@ -267,6 +285,7 @@ func TestMultiSelectUntoggle(t *testing.T) {
 }
 
 func TestTabsAndSubmit(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	feat := multi(question("Which features?", "Features", "Auth", "API"))
 	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion(), feat)))
@@ -296,6 +315,7 @@ func TestTabsAndSubmit(t *testing.T) {
 }
 
 func TestBackTabAndShiftTab(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion())))
 	h.Press("<BackTab>") // already first: stays
@@ -305,6 +325,7 @@ func TestBackTabAndShiftTab(t *testing.T) {
 }
 
 func TestLongAnswerConfirm(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", nameQuestion())))
 	long := strings.Repeat("x", 2847)
@@ -328,6 +349,7 @@ func TestLongAnswerConfirm(t *testing.T) {
 }
 
 func TestLongAnswerEnterAccepts(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24, func(o *Options) { o.SoftLimit = 10 })
 	h.Event(snap(pending("req-1", dbQuestion())))
 	h.Press("0", "eleven chars", "<Enter>")
@@ -339,6 +361,7 @@ func TestLongAnswerEnterAccepts(t *testing.T) {
 }
 
 func TestEscWithNothingAnsweredCancels(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion())))
 	h.Press("<Esc>")
@@ -351,6 +374,7 @@ func TestEscWithNothingAnsweredCancels(t *testing.T) {
 }
 
 func TestEscWithAnswersAsks(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", dbQuestion(), dbQuestionB(), nameQuestion())))
 	h.Press("2", "3")
@@ -379,6 +403,7 @@ func dbQuestionB() socketproto.Question {
 }
 
 func TestFreeTextEscWithTextAsks(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", nameQuestion())))
 	h.Press("half-typed", "<Esc>")
@@ -394,6 +419,7 @@ func TestFreeTextEscWithTextAsks(t *testing.T) {
 // TestListWindowGrowsBackAfterResize: options scrolled out of a short
 // terminal come back into view when it grows, without a stale "↑ N more…".
 func TestListWindowGrowsBackAfterResize(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 40, 12)
 	h.Event(snap(pending("req-1", question("Which database should we use? "+strings.Repeat("More about it. ", 6), "Database",
 		"PostgreSQL (Recommended)=Battle-tested relational DB", "SQLite=Lightweight, file-based", "MongoDB=Document store"))))
@@ -413,6 +439,7 @@ func TestListWindowGrowsBackAfterResize(t *testing.T) {
 // laid out, so the very first draw of a question that scrolls offers
 // PgUp/PgDn, and one that fits after a resize no longer does.
 func TestHintsMatchThisDraw(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 100, 12)
 	text := strings.Repeat("word ", 200) + "THE-END?"
 	var first string
@@ -437,6 +464,7 @@ func TestHintsMatchThisDraw(t *testing.T) {
 // but not yet accepted, boxes checked but not confirmed, and a lone note are
 // all work one Esc must not throw away: the discard question comes first.
 func TestEscKeepsUnacceptedWork(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		qs   []socketproto.Question
@@ -469,6 +497,7 @@ func TestEscKeepsUnacceptedWork(t *testing.T) {
 // TestPromptsWholeAtFortyColumns: the confirmations wrap on a narrow
 // terminal rather than losing their [Y/n] / [y/N].
 func TestPromptsWholeAtFortyColumns(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 40, 12)
 	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion())))
 	h.Press("1", "z") // typed, so the input is the user's
@@ -503,6 +532,7 @@ func (h *H) paste(text string) {
 // used to vanish), opens Other on an options list, keeps its newlines and
 // loses escape sequences, and never submits by itself.
 func TestPasteReachesTheInput(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", nameQuestion(), dbQuestion())))
 	h.Press("svc-")
@@ -527,6 +557,7 @@ func TestPasteReachesTheInput(t *testing.T) {
 // TestPasteShowsItsEnd: a paste that makes the input taller keeps the cursor
 // (the paste's end) in view.
 func TestPasteShowsItsEnd(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 40, 12)
 	h.Event(snap(pending("req-1", nameQuestion())))
 	h.paste(strings.Repeat("word ", 100) + "END")
@@ -538,6 +569,7 @@ func TestPasteShowsItsEnd(t *testing.T) {
 // TestOneRowQuestionSaysThereIsMore: squeezed to a single row, a question
 // longer than that row still says it goes on.
 func TestOneRowQuestionSaysThereIsMore(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 40, 12)
 	h.Event(snap(pending("req-1", question(strings.Repeat("word ", 40)+"THE-END?", "", "Yes=y\ny\ny", "No=n\nn\nn", "Maybe=m\nm\nm"))))
 	h.Has("word word", "> 1. Yes")
