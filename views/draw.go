@@ -41,11 +41,7 @@ func (p *Pane) Draw(screen tcell.Screen) {
 		p.drawTooSmall(screen, x, y, w, h)
 		return
 	}
-	if r := p.M.Focused(); r != nil && !r.Sending {
-		p.showing(fmt.Sprintf("%s\x00%d", r.P.RequestID, r.Tab))
-	} else {
-		p.showing("")
-	}
+	p.showing(p.onScreen())
 	top, bottom := y, y+h
 	p.drawTitle(screen, x, top, w)
 	top++

@@ -477,6 +477,23 @@ func (p *Pane) settling() bool {
 	return p.opt.InputGuard > 0 && p.opt.Now().Before(p.settleUntil)
 }
 
+// onScreen is what the guard watches: the request on screen and its tab,
+// "" when none can be answered.
+func (p *Pane) onScreen() string {
+	if r := p.M.Focused(); r != nil && !r.Sending {
+		return fmt.Sprintf("%s\x00%d", r.P.RequestID, r.Tab)
+	}
+	return ""
+}
+
+// movedByUser notes that a key of the user's own (Tab, [ ], answering and
+// moving on) changed what is on screen: their next keys are theirs, so the
+// change does not start the guard (SPEC §6). A request leaving or sliding in
+// comes with a daemon event, never inside a key, and still starts it.
+func (p *Pane) movedByUser() {
+	p.shown = p.onScreen()
+}
+
 // showing notes what a draw puts on screen; a change starts the guard.
 func (p *Pane) showing(what string) {
 	if what == p.shown {
