@@ -88,7 +88,7 @@ func (p *Pane) Draw(screen tcell.Screen) {
 		// finds (whether anything scrolls at this size).
 		defer func() { put(screen, x, hintRow, w, seg{fitHints(p.hintLine(), w-1), styleQuiet}) }()
 	}
-	if p.mode == modeLong || p.mode == modeDiscard {
+	if p.mode == modeLong || p.mode == modeDiscard || p.mode == modeNone {
 		// Wrapped, not cut: "[Y/n]" at the end is the point of the line.
 		lines := wrap(p.prompt(), max(1, w-1))
 		for i := len(lines) - 1; i >= 0 && bottom > top; i-- {
@@ -125,6 +125,12 @@ func (p *Pane) Draw(screen tcell.Screen) {
 }
 
 func (p *Pane) prompt() string {
+	if p.mode == modeNone {
+		if r := p.M.Focused(); r != nil && r.Current() != nil {
+			return fmt.Sprintf("None of these for “%s”? [y/N]", truncate(Clean(r.Current().Q.Question, false), 60))
+		}
+		return "None of these? [y/N]"
+	}
 	if p.mode == modeDiscard {
 		if p.discardN == 1 {
 			return "Discard 1 answer? [y/N]"

@@ -27,6 +27,7 @@ const (
 	wIdle                      // nothing to answer: no request, or one being sent
 	wLong                      // "Answer is long … [Y/n]"
 	wDiscard                   // "Discard N answers? [y/N]"
+	wNone                      // "None of these? [y/N]"
 
 	wOptions  = wSingle | wMulti
 	wInputs   = wText | wNote | wFilter
@@ -42,6 +43,7 @@ var whereNames = []struct {
 	{wSingle, "single-select list"}, {wMulti, "multi-select list"}, {wText, "text input"}, {wNote, "note"},
 	{wFilter, "filter"}, {wSubmit, "Submit tab"}, {wBare, "request without questions"},
 	{wIdle, "nothing to answer"}, {wLong, "“Answer is long” prompt"}, {wDiscard, "“Discard” prompt"},
+	{wNone, "“None of these” prompt"},
 }
 
 func (w where) String() string {
@@ -176,6 +178,10 @@ var keyTable = []binding{
 		}},
 	{keys: join(kk(tcell.KeyEscape, tcell.KeyEnter), rk('n', 'N')), hint: "n/Esc/Enter go back", keyNames: "`n`, Esc, Enter", doc: "back to the questions, every answer intact", where: wDiscard,
 		do: func(p *Pane, c keyCtx) { p.mode = p.back }},
+	{keys: rk('y', 'Y'), hint: "y none of these", keyNames: "`y`", doc: "answer the question with none of its options", where: wNone,
+		do: func(p *Pane, c keyCtx) { p.answerNone(c.r, c.s) }},
+	{keys: join(kk(tcell.KeyEscape, tcell.KeyEnter), rk('n', 'N')), hint: "n/Esc/Enter go back", keyNames: "`n`, Esc, Enter", doc: "back to the options, the boxes as they were", where: wNone,
+		do: func(p *Pane, c keyCtx) { p.mode = modeList }},
 
 	// Settling or not, a request can always be left, switched and quit.
 	{keys: kk(tcell.KeyCtrlC), keyNames: "Ctrl-C", doc: "quit the pane; the daemon, its queue and every draft go on", where: wBrowsing | wInputs,
@@ -227,6 +233,8 @@ var keyTable = []binding{
 		do: func(p *Pane, c keyCtx) { p.enterMulti(c.r, c.s) }},
 	{keys: rk(' '), hint: "Space toggle", keyNames: "Space", doc: "check or uncheck the focused box (never submits)", where: wMulti, guard: true,
 		do: func(p *Pane, c keyCtx) { p.toggle(c.s, c.s.Cursor) }},
+	{keys: rk('-'), hint: "- none", keyNames: "`-`", doc: "answer “none of these” (asks first)", where: wMulti, guard: true,
+		do: func(p *Pane, c keyCtx) { p.mode = modeNone }},
 	{keys: rk('1', '2', '3', '4', '5', '6', '7', '8', '9'), hint: "1-9 pick", keyNames: "`1`–`9`", doc: "choose that option at once", where: wSingle, guard: true,
 		do: func(p *Pane, c keyCtx) { p.number(c) }},
 	{keys: rk('1', '2', '3', '4', '5', '6', '7', '8', '9'), hint: "1-9 toggle", keyNames: "`1`–`9`", doc: "toggle that option", where: wMulti, guard: true,
@@ -334,6 +342,8 @@ func (p *Pane) place() (where, keyCtx) {
 		return wLong, c
 	case modeDiscard:
 		return wDiscard, c
+	case modeNone:
+		return wNone, c
 	case modeText, modeNote, modeFilter:
 		c.r, c.s = p.editReq, p.editQ
 		if c.s == nil {

@@ -45,6 +45,7 @@ const (
 	modeFilter              // typing a filter
 	modeLong                // "Answer is long … [Y/n]"
 	modeDiscard             // "Discard N answers? [y/N]"
+	modeNone                // "None of these for …? [y/N]" (a multi-select question)
 )
 
 // Pane is the whole screen: one tview primitive that draws the model and
@@ -258,6 +259,9 @@ func (p *Pane) sync() {
 	if p.mode == modeDiscard && p.M.Focused() != p.discardReq {
 		p.mode = modeList // the request being discarded left (or lost the focus)
 	}
+	if p.mode == modeNone && !onMultiSelect(p.M.Focused()) {
+		p.mode = modeList // the question asked about left the screen
+	}
 	if p.mode == modeText && p.editQ != nil && !p.typed && p.input.GetText() != p.editQ.Custom {
 		p.input.SetText(p.editQ.Custom, true) // a new draft for an input not typed in since it opened
 	}
@@ -408,6 +412,29 @@ func (p *Pane) cancelFlow(r *Req) {
 	p.discardReq = r
 	p.back = p.mode
 	p.mode = modeDiscard
+}
+
+// onMultiSelect reports whether r shows a multi-select question with options.
+func onMultiSelect(r *Req) bool {
+	if r == nil || r.Sending {
+		return false
+	}
+	s := r.Current()
+	return s != nil && s.HasOptions() && s.Q.IsMulti()
+}
+
+// answerNone answers a multi-select question with none of its options, as
+// the user confirmed: the empty selection of SPEC §3, not "not answered".
+func (p *Pane) answerNone(r *Req, s *QState) {
+	p.mode = modeList
+	if r == nil || s == nil || !s.Q.IsMulti() {
+		return
+	}
+	for i := range s.Checked {
+		s.Checked[i] = false
+	}
+	s.Answered = true
+	p.advance(r)
 }
 
 func (p *Pane) cancel(r *Req) {

@@ -284,6 +284,32 @@ func TestMultiSelectUntoggle(t *testing.T) {
 	}
 }
 
+// "None of these" is an answer a multi-select question can be given in the
+// pane (SPEC §3, §6), after a confirmation; n leaves the boxes as they were.
+func TestMultiSelectNoneOfThese(t *testing.T) {
+	t.Parallel()
+	h := newH(t, 80, 24)
+	feat := multi(question("Which features?", "Features", "Auth", "API"))
+	h.Event(snap(pending("req-1", feat, nameQuestion())))
+	h.Press("1", "-")
+	h.Has("None of these for “Which features?”? [y/N]")
+	h.Press("n")
+	h.HasNot("None of these for")
+	h.Has("[x] 1. Auth")
+	h.Press("-", "y")
+	h.Has("What should we name this service?")
+	if d := h.D.Drafts(); len(d) == 0 || string(d[len(d)-1].Answer) != "[]" {
+		t.Fatalf("drafts %v: want the last one [] (none of these)", d)
+	}
+	h.Press("svc", "<Enter>")
+	h.Has("→ (none of these)", "→ svc")
+	h.Press("<Enter>")
+	a := h.Answers("req-1")
+	if got := selected(t, a[0]); len(got) != 0 || a[0]["custom"] != nil {
+		t.Fatalf("answers %v: want nothing selected", a)
+	}
+}
+
 func TestTabsAndSubmit(t *testing.T) {
 	t.Parallel()
 	h := newH(t, 80, 24)
