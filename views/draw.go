@@ -13,7 +13,7 @@ import (
 )
 
 const (
-	maxListItems = 6  // options shown at once before the list scrolls (SPEC §6)
+	maxListItems = 6  // options the list keeps room for before the question above it is cut; more show when they fit
 	widePreview  = 70 // from this width the preview sits beside the list
 	// The smallest terminal the pane draws a question on (SPEC §6 "Small
 	// terminals"): below it, "terminal too small" rather than a question
@@ -398,7 +398,21 @@ func (p *Pane) drawSubmit(screen tcell.Screen, r *Req, x, y, w, bottom int) {
 			lines = append(lines, seg{})
 		}
 	}
-	lines = append(lines, seg{}, seg{"Press Enter to send these answers.", styleStrong})
+	missing := 0
+	for _, s := range r.Qs {
+		if !s.Answered {
+			missing++
+		}
+	}
+	// Said as it is: Enter sends only when every question has its answer.
+	switch missing {
+	case 0:
+		lines = append(lines, seg{}, seg{"Press Enter to send these answers.", styleStrong})
+	case 1:
+		lines = append(lines, seg{}, seg{"1 question is not answered yet: Enter goes to it.", styleStrong})
+	default:
+		lines = append(lines, seg{}, seg{fmt.Sprintf("%d questions are not answered yet: Enter goes to the first.", missing), styleStrong})
+	}
 	p.drawScrolled(screen, lines, &p.submitScroll, x, y, w, bottom)
 }
 
@@ -409,8 +423,10 @@ func (p *Pane) drawScrolled(screen tcell.Screen, lines []seg, off *int, x, y, w,
 	if h <= 0 {
 		return y
 	}
+	p.page = h
 	if len(lines) > h {
 		h--
+		p.page = h
 		*off = min(*off, len(lines)-h)
 		defer put(screen, x, y+h, w, seg{fmt.Sprintf("lines %d–%d of %d (PgUp/PgDn)", *off+1, *off+h, len(lines)), styleQuiet})
 	} else {

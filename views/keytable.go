@@ -224,7 +224,7 @@ var keyTable = []binding{
 	{keys: join(kk(tcell.KeyUp, tcell.KeyDown), rk('k', 'j')), hint: "↑↓ move", keyNames: "↑ ↓, `j` `k`", doc: "move between options", where: wOptions,
 		do: func(p *Pane, c keyCtx) { p.move(c.s, arrow(c.ev)) }},
 	{keys: join(kk(tcell.KeyUp, tcell.KeyDown, tcell.KeyPgUp, tcell.KeyPgDn), rk('k', 'j')), hint: "↑↓ scroll", keyNames: "↑ ↓, `j` `k`, PgUp PgDn", doc: "scroll the list of answers", where: wSubmit,
-		do: func(p *Pane, c keyCtx) { p.submitScroll = max(0, p.submitScroll+arrow(c.ev)) }},
+		do: func(p *Pane, c keyCtx) { p.submitScroll = max(0, p.submitScroll+p.scrollStep(c.ev)) }},
 
 	// Answering.
 	{keys: kk(tcell.KeyEnter), hint: "Enter choose", keyNames: "Enter", doc: "choose the focused option (Other opens the text input)", where: wSingle, guard: true,
@@ -250,8 +250,8 @@ var keyTable = []binding{
 		when: notFiltered, do: func(p *Pane, c keyCtx) { p.cancelFlow(c.r) }},
 
 	// Scrolling.
-	{keys: kk(tcell.KeyPgUp, tcell.KeyPgDn), hint: "PgUp/PgDn scroll", keyNames: "PgUp PgDn", doc: "scroll a long question or description", where: wOptions | wText | wNote | wFilter,
-		when: scrollable, do: func(p *Pane, c keyCtx) { c.s.Scroll = max(0, c.s.Scroll+arrow(c.ev)) }},
+	{keys: kk(tcell.KeyPgUp, tcell.KeyPgDn), hint: "PgUp/PgDn scroll", keyNames: "PgUp PgDn", doc: "scroll a long question or description by a page", where: wOptions | wText | wNote | wFilter,
+		when: scrollable, do: func(p *Pane, c keyCtx) { c.s.Scroll = max(0, c.s.Scroll+p.scrollStep(c.ev)) }},
 	{keys: rk('{', '}'), hint: "{ } preview", keyNames: "`{` `}`", doc: "scroll the focused option's preview", where: wSingle,
 		when: previewScrolls, do: func(p *Pane, c keyCtx) {
 			if c.ev.Rune() == '}' {
@@ -296,6 +296,16 @@ var keyTable = []binding{
 		do: func(p *Pane, c keyCtx) { p.typeKey(c) }},
 	{hint: "", keyNames: "other keys", doc: "type the filter", where: wFilter,
 		do: func(p *Pane, c keyCtx) { p.typeKey(c) }},
+}
+
+// scrollStep is how far a scrolling key moves: a line for ↑ ↓ j k, a page
+// (what the last draw showed, less a line kept for context) for PgUp PgDn.
+func (p *Pane) scrollStep(ev *tcell.EventKey) int {
+	step := arrow(ev)
+	if ev.Key() == tcell.KeyPgUp || ev.Key() == tcell.KeyPgDn {
+		step *= max(1, p.page-1)
+	}
+	return step
 }
 
 func arrow(ev *tcell.EventKey) int {

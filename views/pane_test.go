@@ -2,6 +2,8 @@ package views
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -79,16 +81,26 @@ func TestOtherEscKeepsTextAndReturnsToList(t *testing.T) {
 func TestLongListScrolls(t *testing.T) {
 	t.Parallel()
 	h := newH(t, 80, 24)
-	h.Event(snap(pending("req-1", frameworkQuestion(12))))
-	h.Has("1. Framework 01", "6. Framework 06", "↓ 7 more…")
-	h.HasNot("Framework 07", "↑ 1")
-	for range 8 {
+	h.Event(snap(pending("req-1", frameworkQuestion(40))))
+	h.Has("1. Framework 01", "6. Framework 06", "  ↓ ", "more…")
+	h.HasNot("Framework 40", "  ↑ ")
+	for range 30 {
 		h.Press("<Down>")
 	}
-	h.Has("> 9. Framework 09", "↑ ", "more…")
+	h.Has("> 31. Framework 31", "↑ ", "more…")
 	h.Press("<End>")
-	h.Has("> 13. Other (type your answer)", "↑ 7 more…")
-	h.HasNot("↓ 1", "↓ 2")
+	h.Has("> 41. Other (type your answer)", "  ↑ 23 more…")
+	h.HasNot("  ↓ ")
+}
+
+// A list uses the room the terminal has: in 200×60, twenty options are all
+// on screen, with no "↓ N more…" over rows left empty.
+func TestLongListUsesTheRoom(t *testing.T) {
+	t.Parallel()
+	h := newH(t, 200, 60)
+	h.Event(snap(pending("req-1", frameworkQuestion(20))))
+	h.Has("1. Framework 01", "20. Framework 20", "21. Other (type your answer)")
+	h.HasNot("more…")
 }
 
 func TestShortTerminalScrollsList(t *testing.T) {
@@ -114,7 +126,7 @@ func TestFilterKeepsOriginalNumbers(t *testing.T) {
 	h.Press("<Enter>") // keep the filter, back to the list
 	h.Has("> 7. Koa")
 	h.Press("<Esc>") // clears the filter, cancels nothing
-	h.Has("Framework 02", "↑ 1 more…", "> 7. Koa")
+	h.Has("Framework 01", "Framework 02", "> 7. Koa")
 	if len(h.D.Sent()) != 0 {
 		t.Fatalf("sent %v", h.D.Sent())
 	}
@@ -147,6 +159,32 @@ func TestLongQuestionScrollsWithPgDn(t *testing.T) {
 	h.Has("THE-END?", "1. Yes")
 	h.Press("<PgUp>")
 	h.HasNot("THE-END?")
+}
+
+// PgDn moves a long question by a page (what is on screen, less a line
+// kept for context), not by one line.
+func TestPgDnScrollsAPage(t *testing.T) {
+	t.Parallel()
+	h := newH(t, 60, 20)
+	var lines []string
+	for i := 1; i <= 60; i++ {
+		lines = append(lines, fmt.Sprintf("line-%02d", i))
+	}
+	h.Event(snap(pending("req-1", question(strings.Join(lines, "\n"), "", "Yes", "No"))))
+	first := regexp.MustCompile(`lines 1–(\d+) of`).FindStringSubmatch(h.Screen())
+	if first == nil {
+		t.Fatalf("no position line:\n%s", h.Screen())
+	}
+	shown, _ := strconv.Atoi(first[1])
+	if shown < 5 {
+		t.Fatalf("only %d lines shown:\n%s", shown, h.Screen())
+	}
+	h.Press("<PgDn>")
+	// The last line of the first page is kept at the top of the second.
+	h.Has(fmt.Sprintf("lines %d–", shown), fmt.Sprintf("line-%02d", shown))
+	h.HasNot(fmt.Sprintf("line-%02d", shown-1))
+	h.Press("<PgUp>")
+	h.Has("lines 1–", "line-01")
 }
 
 func TestLongDescriptionScrolls(t *testing.T) {
@@ -319,7 +357,8 @@ func TestTabsAndSubmit(t *testing.T) {
 	h.Press("1")
 	h.Has("■ Database  □ Service Name", "What should we name this service?")
 	h.Press("<Tab>", "<Tab>") // to Submit with questions unanswered
-	h.Has("(not answered)", "Press Enter to send")
+	h.Has("(not answered)", "2 questions are not answered yet: Enter goes to the first.")
+	h.HasNot("Press Enter to send")
 	h.Press("<Enter>")
 	h.Has("Question 2 is not answered yet.", "What should we name this service?")
 	if len(h.D.Sent()) != 0 {
@@ -456,9 +495,9 @@ func TestListWindowGrowsBackAfterResize(t *testing.T) {
 	h.Has("1. PostgreSQL (Recommended)", "> 4. Other (type your answer)")
 	// Scrolling up in a long list still moves the window only at its edge.
 	h = newH(t, 80, 30)
-	h.Event(snap(pending("req-2", frameworkQuestion(12))))
+	h.Event(snap(pending("req-2", frameworkQuestion(40))))
 	h.Press("<End>", "<Up>")
-	h.Has("↑ 7 more…", "> 12.")
+	h.Has("↑ ", "> 40.")
 }
 
 // TestHintsMatchThisDraw: the key hints are worked out after the question is

@@ -119,6 +119,7 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 		}
 	}
 	qOff := min(s.Scroll, p.qOverflow)
+	p.page = max(1, qRows-1)
 	if p.qOverflow > 0 && qRows >= 2 {
 		for i := 0; i < qRows-1; i++ {
 			put(screen, x, y+i, w, q[qOff+i])
@@ -240,7 +241,7 @@ func (p *Pane) drawList(screen tcell.Screen, s *QState, items []int, blocks [][]
 			avail--
 		}
 		end, used := top, 0
-		for end < n && end-top < maxListItems {
+		for end < n {
 			rest := 0
 			if end+1 < n {
 				rest = 1
