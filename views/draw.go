@@ -82,20 +82,27 @@ func (p *Pane) Draw(screen tcell.Screen) {
 			top++
 		}
 	}
+	if p.mode == modeDiscard || p.mode == modeNone {
+		// About the request or the question on screen: asked right above
+		// it, where the eyes are, not on the bottom line.
+		top = p.drawPrompt(screen, x, top, w, bottom-1)
+	}
 	bottom--
 	if hintRow := bottom; hintRow >= top {
 		// Drawn last: which keys apply depends on what the layout below
 		// finds (whether anything scrolls at this size).
 		defer func() { put(screen, x, hintRow, w, seg{fitHints(p.hintLine(), w-1), styleQuiet}) }()
 	}
-	if p.mode == modeLong || p.mode == modeDiscard || p.mode == modeNone {
-		// Wrapped, not cut: "[Y/n]" at the end is the point of the line.
-		lines := wrap(p.prompt(), max(1, w-1))
-		for i := len(lines) - 1; i >= 0 && bottom > top; i-- {
-			bottom--
-			fill(screen, x, bottom, w, styleTitle)
-			put(screen, x, bottom, w, seg{" " + lines[i], styleFocus})
-		}
+	p.longAsked = false
+	if p.mode == modeLong {
+		// Asked under the text it is about (drawQuestion); should the
+		// input not fit on screen, above the hint line instead.
+		defer func() {
+			if !p.longAsked {
+				lines := wrap(p.prompt(), max(1, w-1))
+				p.drawPrompt(screen, x, max(top, bottom-len(lines)), w, bottom)
+			}
+		}()
 	}
 	r := p.M.Focused()
 	if r == nil {
@@ -122,6 +129,21 @@ func (p *Pane) Draw(screen tcell.Screen) {
 		return
 	}
 	p.drawQuestion(screen, r, r.Current(), x+1, top, w-2, bottom)
+}
+
+// drawPrompt draws the question a prompt asks from row y, wrapped, not cut
+// ("[Y/n]" at the end is the point of the line), and returns the row under
+// it; bottom bounds it.
+func (p *Pane) drawPrompt(screen tcell.Screen, x, y, w, bottom int) int {
+	for _, l := range wrap(p.prompt(), max(1, w-1)) {
+		if y >= bottom {
+			break
+		}
+		fill(screen, x, y, w, styleTitle)
+		put(screen, x, y, w, seg{" " + l, styleFocus})
+		y++
+	}
+	return y
 }
 
 func (p *Pane) prompt() string {

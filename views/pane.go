@@ -72,6 +72,7 @@ type Pane struct {
 	submitScroll    int
 	qOverflow       int  // question lines that did not fit at the last draw
 	page            int  // lines PgUp/PgDn move: what the last draw showed of the scrolled text
+	longAsked       bool // the last draw put "Answer is long" under the input
 	scrollable      bool // PgUp/PgDn have something to scroll
 	previewOverflow bool // { } have something to scroll
 	small           bool // the last draw said "terminal too small"

@@ -389,6 +389,41 @@ func TestBackTabAndShiftTab(t *testing.T) {
 	h.Has("Which database")
 }
 
+// The prompts stand next to what they ask about, not on the bottom line: the
+// long-answer question right under the typed text, the discard question
+// above the request's questions.
+func TestPromptsStandByWhatTheyAsk(t *testing.T) {
+	t.Parallel()
+	row := func(lines []string, sub string) int {
+		for i, l := range lines {
+			if strings.Contains(l, sub) {
+				return i
+			}
+		}
+		return -1
+	}
+	h := newH(t, 80, 40)
+	h.Event(snap(pending("req-1", nameQuestion())))
+	h.Press("a")
+	h.On(func() { h.A.Pane.input.SetText(strings.Repeat("x", 2100)+"END", true) })
+	h.Press("<Enter>")
+	lines := h.Lines()
+	ask, end := row(lines, "Answer is long"), row(lines, "END")
+	if ask < 0 || end < 0 || ask != end+1 {
+		t.Fatalf("the long-answer prompt is on row %d, the typed text ends on row %d; want it right under:\n%s", ask, end, h.Screen())
+	}
+	h.Press("n", "<Esc>")
+
+	h = newH(t, 80, 40)
+	h.Event(snap(pending("req-2", dbQuestion(), nameQuestion())))
+	h.Press("1", "<Esc>")
+	lines = h.Lines()
+	ask, q := row(lines, "Discard 1 answer? [y/N]"), row(lines, "What should we name this service?")
+	if ask < 0 || q < 0 || ask > q {
+		t.Fatalf("the discard prompt is on row %d, the question on row %d; want it above:\n%s", ask, q, h.Screen())
+	}
+}
+
 func TestLongAnswerConfirm(t *testing.T) {
 	t.Parallel()
 	h := newH(t, 80, 24)

@@ -27,6 +27,11 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 	if editing {
 		ih = p.inputHeight(w, bottom-y)
 	}
+	var long int // rows of "Answer is long … [Y/n]", asked under the input
+	if editing && p.mode == modeLong {
+		long = len(wrap(p.prompt(), max(1, w-1)))
+		ih += long
+	}
 	// What goes under the question (free text) or the list: the note, then
 	// the input. Room for them is kept at the bottom; they are drawn right
 	// under what is above them.
@@ -52,7 +57,11 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 			row++
 		}
 		if editing {
-			p.drawInput(screen, s, x, row, w, ih)
+			p.drawInput(screen, s, x, row, w, ih-long)
+			if long > 0 {
+				p.drawPrompt(screen, x-1, row+ih-long, w+1, full)
+				p.longAsked = true
+			}
 		}
 	}
 	bottom -= reserve
