@@ -165,7 +165,11 @@ func (p *Pane) prompt() string {
 func (p *Pane) drawTitle(screen tcell.Screen, x, y, w int) {
 	fill(screen, x, y, w, styleTitle)
 	n := len(p.M.Reqs)
-	parts := []string{"askuser — " + waiting(n)}
+	name := "askuser"
+	if p.opt.Demo {
+		name = "askuser DEMO (nothing is sent)"
+	}
+	parts := []string{name + " — " + waiting(n)}
 	if r := p.M.Focused(); r != nil {
 		if n > 1 {
 			parts = append(parts, fmt.Sprintf("request %d of %d", p.M.FocusIndex()+1, n))

@@ -34,6 +34,9 @@ type Options struct {
 	// pane calls it when the daemon died without cleaning up (see
 	// Link.Restart). nil: never.
 	RestartDaemon func() error
+	// Demo marks a pane on fixture questions (askuserd --demo): it says so
+	// in its title, and that nothing it "sends" reaches an agent.
+	Demo bool
 }
 
 type mode int
@@ -181,7 +184,11 @@ func (p *Pane) HandleEvent(msg socketproto.Message) {
 		q := requestName(r)
 		switch {
 		case r.Sending && ev.Outcome == socketproto.OutcomeAnswered:
-			p.notice(fmt.Sprintf("Answer to %s sent.", q), noticeTTL)
+			if p.opt.Demo {
+				p.notice(fmt.Sprintf("Demo: the answer to %s would be sent now; no agent asked it.", q), noticeTTL)
+			} else {
+				p.notice(fmt.Sprintf("Answer to %s sent.", q), noticeTTL)
+			}
 		case r.Sending && ev.Outcome == socketproto.OutcomeCancelled:
 			p.notice(fmt.Sprintf("%s declined.", upperFirst(q)), noticeTTL)
 		case ev.Outcome == socketproto.OutcomeWithdrawn:
