@@ -34,6 +34,9 @@ type Options struct {
 	// pane calls it when the daemon died without cleaning up (see
 	// Link.Restart). nil: never.
 	RestartDaemon func() error
+	// Warnings are said once, as a notice, when the pane opens: the
+	// config's unknown keys, say.
+	Warnings []string
 	// Demo marks a pane on fixture questions (askuserd --demo): it says so
 	// in its title, and that nothing it "sends" reaches an agent.
 	Demo bool
@@ -120,8 +123,15 @@ func NewPane(s Sender, opt Options) *Pane {
 	p.Box.SetBackgroundColor(tcell.ColorDefault)
 	p.M.Socket = opt.Socket
 	p.M.SoftLimit = opt.SoftLimit
+	if len(opt.Warnings) > 0 {
+		// Long enough to be read when the pane opens, then out of the way.
+		p.notice("Warning: "+Clean(strings.Join(opt.Warnings, "; "), false), warningTTL)
+	}
 	return p
 }
+
+// warningTTL is how long the config's warnings stay on screen.
+const warningTTL = 30 * time.Second
 
 // useTerminalColours makes tview draw with the terminal's own foreground and
 // background, so the pane reads well on dark and light themes alike; emphasis

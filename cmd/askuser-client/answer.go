@@ -60,7 +60,7 @@ func runAnswer(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			answers = append(answers, b)
 		}
 	}
-	r, err := cf.Resolve(false)
+	r, err := cf.Resolve(false, stderr, "askuser-client answer")
 	if err != nil {
 		return failure(stderr, "answer", err)
 	}

@@ -71,7 +71,7 @@ func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "askuser-client ask: %s: %v\n", src, err)
 		return exitUsage
 	}
-	r, err := f.conn.Resolve(true)
+	r, err := f.conn.Resolve(true, stderr, "askuser-client ask")
 	if err != nil {
 		return failure(stderr, "ask", err)
 	}

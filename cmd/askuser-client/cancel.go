@@ -17,7 +17,7 @@ func runCancel(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(pos) != 1 {
 		return usageError(fs, stderr, "want one request ID, got %d arguments", len(pos))
 	}
-	r, err := cf.Resolve(false)
+	r, err := cf.Resolve(false, stderr, "askuser-client cancel")
 	if err != nil {
 		return failure(stderr, "cancel", err)
 	}

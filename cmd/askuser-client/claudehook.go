@@ -67,7 +67,7 @@ func runClaudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	if in.ToolName != claudecode.AskTool || (in.HookEventName != "" && in.HookEventName != "PreToolUse") {
 		return exitOK
 	}
-	r, err := cf.Resolve(false)
+	r, err := cf.Resolve(false, stderr, "askuser-client claude-hook")
 	if err != nil {
 		fmt.Fprintln(stderr, "askuser-client claude-hook:", err)
 		return exitOK

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"askuser/cmd/internal/clientflags"
 	"askuser/daemon/config"
 	"askuser/daemon/journal"
 	"askuser/socketproto"
@@ -38,6 +39,7 @@ func runHistory(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return failure(stderr, "history", err)
 	}
+	clientflags.WarnAbout(cfg, stderr, "askuser-client history")
 	path := filepath.Join(cfg.StateDir(), journal.HistoryFile)
 	lines, skipped, err := lastLines(path, *n)
 	if errors.Is(err, os.ErrNotExist) || (err == nil && len(lines) == 0 && skipped == 0) {

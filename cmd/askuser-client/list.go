@@ -17,7 +17,7 @@ func runList(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(pos) != 0 {
 		return usageError(fs, stderr, "list takes no arguments")
 	}
-	r, err := cf.Resolve(false)
+	r, err := cf.Resolve(false, stderr, "askuser-client list")
 	if err != nil {
 		return failure(stderr, "list", err)
 	}

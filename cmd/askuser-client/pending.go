@@ -41,7 +41,7 @@ func runPending(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *yes && !clear {
 		return usageError(fs, stderr, "--yes goes with pending clear")
 	}
-	r, err := cf.Resolve(false)
+	r, err := cf.Resolve(false, stderr, "askuser-client pending")
 	if err != nil {
 		return failure(stderr, "pending", err)
 	}

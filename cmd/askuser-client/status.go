@@ -21,7 +21,7 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(pos) != 0 {
 		return usageError(fs, stderr, "status takes no arguments")
 	}
-	r, err := cf.Resolve(false)
+	r, err := cf.Resolve(false, stderr, "askuser-client status")
 	if err != nil {
 		return failure(stderr, "status", err)
 	}

@@ -22,7 +22,7 @@ func runWait(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !validFormat(*format) {
 		return usageError(fs, stderr, "--format: must be json, claude, pi or text, got %q", *format)
 	}
-	r, err := cf.Resolve(true)
+	r, err := cf.Resolve(true, stderr, "askuser-client wait")
 	if err != nil {
 		return failure(stderr, "wait", err)
 	}

@@ -20,7 +20,7 @@ func runWatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(pos) != 0 {
 		return usageError(fs, stderr, "watch takes no arguments")
 	}
-	r, err := cf.Resolve(false)
+	r, err := cf.Resolve(false, stderr, "askuser-client watch")
 	if err != nil {
 		return failure(stderr, "watch", err)
 	}
