@@ -188,9 +188,9 @@ var keyTable = []binding{
 		do: func(p *Pane, c keyCtx) { p.quit() }},
 
 	// The text inputs: Other, a free-text question, a note, the filter.
-	{keys: kk(tcell.KeyEnter), hint: "Enter send", keyNames: "Enter", doc: "accept the typed answer; a lone question is sent", where: wText, guard: true,
+	{keys: kk(tcell.KeyEnter), hint: "Enter send", keyNames: "Enter", doc: "a lone question: accept the typed answer and send it", where: wText, guard: true,
 		when: and(loneQuestion, not(multiOther)), do: func(p *Pane, c keyCtx) { p.finishEdit(true) }},
-	{keys: kk(tcell.KeyEnter), hint: "Enter accept", keyNames: "Enter", doc: "accept the typed answer and move on", where: wText, guard: true,
+	{keys: kk(tcell.KeyEnter), hint: "Enter accept", keyNames: "Enter", doc: "one of several questions: accept the typed answer and move on", where: wText, guard: true,
 		when: not(multiOther), do: func(p *Pane, c keyCtx) { p.finishEdit(true) }},
 	{keys: kk(tcell.KeyEnter), hint: "Enter keep text", keyNames: "Enter", doc: "multi-select Other: keep the text and check Other; Enter on the list confirms", where: wText, guard: true,
 		do: func(p *Pane, c keyCtx) { p.finishEdit(true) }},
@@ -200,9 +200,9 @@ var keyTable = []binding{
 		do: func(p *Pane, c keyCtx) { p.finishEdit(true) }},
 	{keys: kk(tcell.KeyUp, tcell.KeyDown), hint: "↑↓ move", keyNames: "↑ ↓", doc: "move among the options the filter keeps", where: wFilter,
 		do: func(p *Pane, c keyCtx) { p.move(c.s, arrow(c.ev)) }},
-	{keys: kk(tcell.KeyEscape), hint: "Esc back", keyNames: "Esc", doc: "back to the list; the text is kept", where: wText,
+	{keys: kk(tcell.KeyEscape), hint: "Esc back", keyNames: "Esc", doc: "Other: back to the list; the text is kept", where: wText,
 		when: not(freeText), do: func(p *Pane, c keyCtx) { p.finishEdit(false) }},
-	{keys: kk(tcell.KeyEscape), hint: "Esc cancel", keyNames: "Esc", doc: "free text: decline the request (asks first when answers would be lost)", where: wText, guard: true,
+	{keys: kk(tcell.KeyEscape), hint: "Esc cancel", keyNames: "Esc", doc: "free-text question: decline the request (asks first when answers would be lost)", where: wText, guard: true,
 		do: func(p *Pane, c keyCtx) { p.finishEdit(false) }},
 	{keys: kk(tcell.KeyEscape), hint: "Esc leave it as it was", keyNames: "Esc", doc: "leave the note as it was", where: wNote,
 		do: func(p *Pane, c keyCtx) { p.finishEdit(false) }},
