@@ -53,7 +53,9 @@ func (c *Conn) Resolve(autostart bool, stderr io.Writer, command string) (Resolv
 		return Resolved{}, err
 	}
 	WarnAbout(cfg, stderr, command)
-	return Resolved{Config: cfg, Client: ClientOptions(cfg, c.Socket, c.Config, autostart && !c.NoAutostart)}, nil
+	opts := ClientOptions(cfg, c.Socket, c.Config, autostart && !c.NoAutostart)
+	opts.Say = func(s string) { fmt.Fprintf(stderr, "%s: %s\n", command, s) }
+	return Resolved{Config: cfg, Client: opts}, nil
 }
 
 // WarnAbout says the config's warnings on w, one line each.

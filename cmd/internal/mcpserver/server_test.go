@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -593,6 +594,15 @@ func TestDaemonGoneForGoodIsAToolError(t *testing.T) {
 	ch := callAsync(context.Background(), cs, &mcp.CallToolParams{Name: "ask_user", Arguments: strictArgs()})
 	watch("request_added")
 	stopDaemon()
+	// It died rather than stopped: its socket is left behind, refusing
+	// connections (a clean stop removes it, and waiting clients then wait
+	// for the user to start it again, without a deadline).
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	ln.Close()
 	res := await(t, ch)
 	if text := textOf(t, res, 0); !res.IsError || !strings.Contains(text, "the question was lost: connection to askuserd lost") ||
 		!strings.Contains(text, "'askuserd serve'") {
