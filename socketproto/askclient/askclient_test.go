@@ -385,7 +385,7 @@ func TestCallAndPark(t *testing.T) {
 }
 
 func TestConnectUnreachable(t *testing.T) {
-	dir := t.TempDir()
+	dir := privateTempDir(t)
 	o := Options{SocketPath: filepath.Join(dir, "none.sock")}
 	if _, err := Connect(ctx10(t), o); !errors.Is(err, ErrUnreachable) {
 		t.Fatalf("want ErrUnreachable, got %v", err)
@@ -427,7 +427,7 @@ func TestConnectAutostartFailingDaemon(t *testing.T) {
 	old := autostartWait
 	autostartWait = 500 * time.Millisecond
 	t.Cleanup(func() { autostartWait = old })
-	dir := t.TempDir()
+	dir := privateTempDir(t)
 	starts := filepath.Join(dir, "starts")
 	script := filepath.Join(dir, "askuserd")
 	body := "#!/bin/sh\necho \"$@\" >> " + starts + "\nexit 3\n"
@@ -471,4 +471,15 @@ func TestWaitCancelledLeavesRequest(t *testing.T) {
 	if got := <-next; got != "" {
 		t.Errorf("Wait withdrew: %s", got)
 	}
+}
+
+// privateTempDir is a temporary directory only the user may enter, as
+// clients require of the socket's directory (t.TempDir's is 0755).
+func privateTempDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

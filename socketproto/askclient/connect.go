@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"askuser/socketproto"
+	"askuser/socketproto/peertrust"
 )
 
 // ErrUnreachable means no daemon answered on the socket (and, when autostart
@@ -68,6 +69,11 @@ func Connect(ctx context.Context, o Options) (*socketproto.Conn, error) {
 	c, err := socketproto.Dial(o.SocketPath, o.MaxMessageBytes)
 	if err == nil {
 		return c, nil
+	}
+	if peertrust.IsRefusal(err) {
+		// Someone else's socket or directory: starting a daemon would not
+		// make it ours, and trying another socket could reach theirs.
+		return nil, fmt.Errorf("%w: %w", ErrUnreachable, err)
 	}
 	if !o.Autostart {
 		return nil, fmt.Errorf("%w on %s: %w%s", ErrUnreachable, o.SocketPath, err, whatToDo(err))
