@@ -80,6 +80,9 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	d := &server{opts: opts, log: opts.Logger, limits: opts.Config.Limits, uid: os.Getuid(), live: map[*conn]struct{}{}}
 
+	if err := checkStateDirs(opts.Config.StateDir(), opts.PendingFilePath); err != nil {
+		return err
+	}
 	ln, lock, err := listenSocket(opts.SocketPath)
 	if err != nil {
 		return err

@@ -61,7 +61,7 @@ func TestFullStateDirRefusesWhatItCannotKeep(t *testing.T) {
 	root := testdaemon.ShortRoot(t)
 	state := filepath.Join(root, "state")
 	os.MkdirAll(state, 0o700)
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", state).CombinedOutput(); err != nil {
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", state).CombinedOutput(); err != nil {
 		t.Skipf("a full disk is simulated with a small tmpfs, and mounting one failed (needs root): %v %s", err, out)
 	}
 	t.Cleanup(func() { exec.Command("umount", "-l", state).Run() })

@@ -116,7 +116,12 @@ func owned(owner, uid int) string {
 	return "owned by " + who(owner) + ", not by you (uid " + strconv.Itoa(uid) + ")"
 }
 
-// who names a uid, with its user name when it has one.
+// Who names a uid, with its user name when it has one: "uid 1001 (mallory)".
+func Who(uid int) string { return who(uid) }
+
+// Owner is the uid that owns fi, or -1 when the system does not say.
+func Owner(fi fs.FileInfo) int { return ownerOf(fi) }
+
 func who(uid int) string {
 	s := "uid " + strconv.Itoa(uid)
 	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil && u.Username != "" {
