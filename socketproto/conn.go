@@ -40,7 +40,7 @@ func Dial(socketPath string, maxBytes int) (*Conn, error) {
 	}
 	// The checks above give the clearer message; this one holds even if
 	// the socket was swapped after them.
-	if err := peertrust.CheckPeer(nc, uid); err != nil {
+	if err := peertrust.CheckPeer(nc, socketPath, uid); err != nil {
 		nc.Close()
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"askuser/socketproto"
 	"askuser/socketproto/agenttool"
 	"askuser/socketproto/askclient"
+	"askuser/socketproto/peertrust"
 )
 
 const askSynopsis = `ask [FILE|-] [flags]
@@ -290,6 +291,11 @@ func askFailure(stdout, stderr io.Writer, cmd, format, requestID string, err err
 			lost.Summary = "askuserd could not be reached; the question was not asked. " + startHint
 			if cmd == "wait" {
 				lost.Summary = "askuserd could not be reached; no result was collected. " + startHint
+			}
+			var refusal *peertrust.Refusal
+			if errors.As(err, &refusal) {
+				// Starting askuserd would not help: the socket is not the user's.
+				lost.Summary = "The question was not asked: " + refusal.Error()
 			}
 		}
 		_ = writeResult(stdout, format, lost)

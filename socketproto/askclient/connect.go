@@ -92,6 +92,10 @@ func Connect(ctx context.Context, o Options) (*socketproto.Conn, error) {
 		if err == nil {
 			return c, nil
 		}
+		if peertrust.IsRefusal(err) {
+			// Someone else's socket appeared while ours was starting.
+			return nil, fmt.Errorf("%w: %w", ErrUnreachable, err)
+		}
 		if time.Now().After(deadline) {
 			break
 		}

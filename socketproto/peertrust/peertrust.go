@@ -86,29 +86,23 @@ func CheckSocket(path string, uid int) error {
 	return nil
 }
 
-// CheckPeer refuses a connection whose other end does not run as uid.
-func CheckPeer(c net.Conn, uid int) error {
+// CheckPeer refuses a connection, dialled at path, whose other end does not
+// run as uid.
+func CheckPeer(c net.Conn, path string, uid int) error {
 	uc, ok := c.(*net.UnixConn)
 	if !ok {
-		return &Refusal{Path: c.RemoteAddr().String(), Why: "not a Unix socket connection", Fix: "use askuser's Unix socket"}
+		return &Refusal{Path: path, Why: "not a Unix socket connection", Fix: "use askuser's Unix socket"}
 	}
 	got, err := PeerUID(uc)
 	if err != nil {
-		return &Refusal{Path: uc.RemoteAddr().String(), Why: "cannot tell who is at the other end: " + err.Error(),
+		return &Refusal{Path: path, Why: "cannot tell who is at the other end: " + err.Error(),
 			Fix: "askuser does not talk to a peer it cannot identify"}
 	}
 	if got != uid {
-		return &Refusal{Path: socketName(uc), Why: "the process at the other end runs as " + who(got) + ", not as you (uid " + strconv.Itoa(uid) + ")",
+		return &Refusal{Path: path, Why: "the process at the other end runs as " + who(got) + ", not as you (uid " + strconv.Itoa(uid) + ")",
 			Fix: "another user may be listening there to catch your questions: stop using that socket (check ASKUSER_SOCKET and XDG_RUNTIME_DIR)"}
 	}
 	return nil
-}
-
-func socketName(c *net.UnixConn) string {
-	if a := c.RemoteAddr(); a != nil && a.String() != "" {
-		return a.String()
-	}
-	return "the socket"
 }
 
 // owned says who owns a file, beside who should.

@@ -111,10 +111,10 @@ func TestCheckSocketAndPeer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	if err := CheckPeer(nc, os.Getuid()); err != nil {
+	if err := CheckPeer(nc, sock, os.Getuid()); err != nil {
 		t.Fatalf("our own peer: %v", err)
 	}
-	if err := CheckPeer(nc, os.Getuid()+1); !IsRefusal(err) || !strings.Contains(err.Error(), "the process at the other end runs as uid") {
+	if err := CheckPeer(nc, sock, os.Getuid()+1); !IsRefusal(err) || !strings.Contains(err.Error(), "the process at the other end runs as uid") {
 		t.Fatalf("a peer of another uid: %v", err)
 	}
 }

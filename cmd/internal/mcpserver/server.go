@@ -11,6 +11,7 @@ import (
 	"askuser/socketproto"
 	"askuser/socketproto/agenttool"
 	"askuser/socketproto/askclient"
+	"askuser/socketproto/peertrust"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -179,6 +180,9 @@ func (s *server) describeError(err error) string {
 			"; ask again once askuserd runs ('askuserd' in a terminal, or 'askuserd serve')"
 	case errors.As(err, &perr):
 		return perr.Error()
+	case peertrust.IsRefusal(err):
+		// Someone else's socket: starting askuserd would not help.
+		return "the question was not asked: " + err.Error()
 	case errors.Is(err, askclient.ErrUnreachable):
 		// err says where it dialled and, with autostart, why starting failed.
 		hint := "run 'askuserd' in a terminal, or 'askuserd serve'"
