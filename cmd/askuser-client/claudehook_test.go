@@ -169,7 +169,13 @@ func TestClaudeHookAnswersAskUserQuestion(t *testing.T) {
 }
 
 func TestClaudeHookWithoutDaemonLeavesClaudeCodeToAsk(t *testing.T) {
-	sock := filepath.Join(t.TempDir(), "none.sock")
+	// A directory only the user may enter, as every client requires
+	// (SPEC §2): a wider one is refused, which is not what this tests.
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "none.sock")
 	r := awaitHook(t, runHookAsync(sock, claudeTestdata(t, "pretooluse-askuserquestion.json")))
 	if r.stdout != "" {
 		t.Errorf("stdout = %q, want nothing", r.stdout)
