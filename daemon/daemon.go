@@ -3,7 +3,7 @@
 // handlers.go, transitions.go), the state journal every change is written
 // to before it happens (journal_glue.go), and the followers through which
 // subscribers, the pending file and the notify hook mirror it (followers.go,
-// hooks.go). It speaks only socketproto to its clients and knows nothing of
+// extensions.go). It speaks only socketproto to its clients and knows nothing of
 // the pane.
 package daemon
 
@@ -100,8 +100,9 @@ func Run(ctx context.Context, opts Options) error {
 	d.q = newQueue(opts, d.log)
 	queueDone := make(chan struct{})
 	go func() { d.q.run(ctx); close(queueDone) }()
-	for _, ext := range extensions {
-		if err := ext(ctx, d); err != nil {
+	// The journal first: it restores the queue before anyone follows it.
+	for _, start := range []func(context.Context) error{d.startJournal, d.startExtensions} {
+		if err := start(ctx); err != nil {
 			stopping := ctx.Err() != nil // a signal during start-up is a stop, not a failure
 			cancel()
 			ln.Close()
