@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -67,6 +68,9 @@ type Journal struct {
 	// each write; their ids, so that compaction can say so.
 	unhistoried []HistoryEntry
 	dirty       bool // written since the last fsync (SyncAlways)
+	// refused: the journal on disk is of a newer format; nothing is written
+	// over it.
+	refused error
 
 	syncKick chan struct{}
 	syncDone chan struct{}
@@ -113,11 +117,18 @@ func Open(opts Options) (*Journal, State) {
 	removeIfRegular(j.path+tmpSuffix, opts.Logf)
 
 	m := newModel()
-	replay(j.path, m, opts.MaxRecordBytes, opts.Logf)
+	if newer := replay(j.path, m, opts.MaxRecordBytes, opts.Logf); newer > 0 {
+		j.refused = fmt.Errorf("%w: %s is journal format %d, written by a newer askuserd (this one writes format %d); "+
+			"run that askuserd, or move the file away to start afresh", ErrUnavailable, j.path, newer, Format)
+	}
+	all := m.allResolved()
 	st := m.state(opts.Now())
+	// A torn last line is made whole before anything is appended to it,
+	// and before it is read for what it lacks.
+	j.repairHistory()
 	// Resolutions the history may lack: the daemon died between the two
-	// appends, or the history append failed.
-	j.appendHistory(missingHistory(j.history, m.mark, m.resolved, opts.Logf))
+	// appends, the history append failed, or the file was cut or removed.
+	j.appendHistory(missingHistory(j.history, m.mark, m.resolved, all, opts.Logf))
 	go j.syncLoop()
 	return j, st
 }
@@ -132,12 +143,11 @@ const tmpSuffix = ".tmp"
 func (j *Journal) Write(recs []Record, history ...HistoryEntry) error {
 	var buf bytes.Buffer
 	for _, r := range recs {
-		line, err := json.Marshal(r)
+		line, err := encodeRecord(r)
 		if err != nil {
 			return fmt.Errorf("%w: cannot encode a %q record for %q: %v", ErrUnavailable, r.Op, r.ID, err)
 		}
 		buf.Write(line)
-		buf.WriteByte('\n')
 	}
 	if err := j.writeState(buf.Bytes()); err != nil {
 		return err
@@ -147,25 +157,40 @@ func (j *Journal) Write(recs []Record, history ...HistoryEntry) error {
 }
 
 func (j *Journal) writeState(b []byte) error {
+	if j.refused != nil {
+		return j.refused
+	}
 	if j.broken {
 		if err := j.Compact(); err != nil {
 			return err
 		}
 	}
 	if j.f == nil {
-		f, err := openRegular(j.path, unix.O_WRONLY|unix.O_APPEND, false)
+		f, err := openRegular(j.path, unix.O_RDWR|unix.O_APPEND, false)
 		if errors.Is(err, fs.ErrNotExist) {
 			// Deleted under us (or the whole state dir): the records
 			// before this one went with it; write the whole live state.
 			if err := j.Compact(); err != nil {
 				return err
 			}
-			f, err = openRegular(j.path, unix.O_WRONLY|unix.O_APPEND, false)
+			f, err = openRegular(j.path, unix.O_RDWR|unix.O_APPEND, false)
 		}
 		if err != nil {
 			return j.unavailable(err)
 		}
 		j.f = f
+		// A last line without its newline (a write cut short that could
+		// not be cut back, a fragment put there by anything else) would
+		// swallow this record: rewrite the journal instead.
+		if whole, err := endsWhole(f); err != nil || !whole {
+			j.closeFile()
+			if err != nil {
+				return j.unavailable(err)
+			}
+			j.opts.Logf("state journal %s: its last line is cut short; rewriting it from the live state", j.path)
+			j.broken = true
+			return j.writeState(b)
+		}
 	}
 	fi, err := j.f.Stat()
 	if err != nil {
@@ -206,6 +231,36 @@ func (j *Journal) appendHistory(entries []HistoryEntry) {
 	if len(j.unhistoried) == 0 {
 		return
 	}
+	f, err := openRegular(j.history, unix.O_RDWR|unix.O_APPEND|unix.O_CREAT, true)
+	if err == nil {
+		err = j.appendHistoryTo(f)
+		f.Close()
+	}
+	if err != nil {
+		j.opts.Logf("history %s: %v; %d entries kept to write later", j.history, err, len(j.unhistoried))
+		return
+	}
+	j.unhistoried = nil
+	j.dirty = true
+}
+
+// appendHistoryTo appends j.unhistoried to f, after making its end whole.
+// A write that fails is cut back; one that cannot be is made whole by the
+// next append.
+func (j *Journal) appendHistoryTo(f *os.File) error {
+	note, completed, err := repairTail(f, wholeHistoryEntry)
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		j.opts.Logf("history %s: %s", j.history, note)
+	}
+	if completed != "" {
+		// Our own write that lost only its newline: that entry is there.
+		if i := slices.IndexFunc(j.unhistoried, func(h HistoryEntry) bool { return h.RequestID == completed }); i >= 0 {
+			j.unhistoried = slices.Delete(j.unhistoried, i, i+1)
+		}
+	}
 	var buf bytes.Buffer
 	for _, h := range j.unhistoried {
 		line, err := json.Marshal(h)
@@ -216,22 +271,34 @@ func (j *Journal) appendHistory(entries []HistoryEntry) {
 		buf.Write(line)
 		buf.WriteByte('\n')
 	}
-	f, err := openRegular(j.history, unix.O_WRONLY|unix.O_APPEND|unix.O_CREAT, true)
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		_ = f.Truncate(fi.Size())
+		return err
+	}
+	return nil
+}
+
+// repairHistory makes history.jsonl end with a whole line (tail.go), so
+// that what a start appends to it is readable.
+func (j *Journal) repairHistory() {
+	f, err := openRegular(j.history, unix.O_RDWR|unix.O_APPEND, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
 	if err == nil {
-		var fi os.FileInfo
-		if fi, err = f.Stat(); err == nil {
-			if _, err = f.Write(buf.Bytes()); err != nil {
-				_ = f.Truncate(fi.Size())
-			}
+		var note string
+		if note, _, err = repairTail(f, wholeHistoryEntry); note != "" {
+			j.opts.Logf("history %s: %s", j.history, note)
 		}
 		f.Close()
 	}
 	if err != nil {
-		j.opts.Logf("history %s: %v; %d entries kept to write later", j.history, err, len(j.unhistoried))
-		return
+		j.opts.Logf("history %s: cannot make its last line whole: %v; new entries wait until it can be", j.history, err)
 	}
-	j.unhistoried = nil
-	j.dirty = true
 }
 
 // Commit ends a group of writes. With SyncAlways it returns after the fsync
@@ -306,6 +373,9 @@ func (j *Journal) syncNow() error {
 // either the old journal or the new one, whole.
 func (j *Journal) Compact() error {
 	j.closeFile()
+	if j.refused != nil {
+		return j.refused
+	}
 	if err := os.MkdirAll(j.opts.Dir, 0o700); err != nil {
 		return j.unavailable(err)
 	}
@@ -320,18 +390,17 @@ func (j *Journal) Compact() error {
 	for _, h := range j.unhistoried {
 		unhistoried[h.RequestID]++
 	}
-	recs := append([]Record{{Op: OpMark, At: j.opts.Now().UTC(), HistorySize: histSize}}, j.opts.Snapshot()...)
+	recs := append([]Record{{Op: OpMark, At: j.opts.Now().UTC(), HistorySize: histSize, Format: Format}}, j.opts.Snapshot()...)
 	var buf bytes.Buffer
 	for _, r := range recs {
 		if r.Op == OpResult && unhistoried[r.ID] > 0 {
 			r.NoHistory = true
 		}
-		line, err := json.Marshal(r)
+		line, err := encodeRecord(r)
 		if err != nil {
 			return fmt.Errorf("%w: cannot encode a %q record for %q: %v", ErrUnavailable, r.Op, r.ID, err)
 		}
 		buf.Write(line)
-		buf.WriteByte('\n')
 	}
 	tmp := j.path + tmpSuffix
 	if err := writeSynced(tmp, buf.Bytes()); err != nil {
