@@ -50,6 +50,9 @@ type server struct {
 	wg     sync.WaitGroup // every goroutine the daemon starts
 	uid    int
 	nextID uint64
+	// stateLock is the state dir's; the queue goroutine takes it again
+	// when the dir was deleted or could not be written (statedir.go).
+	stateLock *stateDirLock
 
 	// live holds every open connection so that shutdown can close them even
 	// when the queue has already stopped. Touched only on connect, on
@@ -88,12 +91,15 @@ func Run(ctx context.Context, opts Options) error {
 	// Go removes the socket file when the listener closes; say it anyway, as
 	// removal before releasing the lock is what makes restarts safe.
 	ln.SetUnlinkOnClose(true)
-	stateLock, err := lockStateDir(opts.Config.StateDir(), opts.SocketPath)
+	// A state dir that cannot be written does not stop the start (SPEC
+	// §10): what it holds is restored, and changes are refused until it
+	// can be written (statedir.go).
+	d.stateLock, err = openStateDirLock(opts.Config.StateDir(), opts.SocketPath)
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	defer stateLock.release()
+	defer d.stateLock.release()
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -42,8 +42,10 @@ type extensionAPI interface {
 	// padded. A request_updated event follows when the draft changed.
 	setDraftByID(id string, draft []json.RawMessage) *socketproto.Error
 	// pendingFileError tells every subscriber that the pending file at path
-	// could not be used, e.g. "line 12, column 3: expected ','"; an empty
-	// msg that it can be again, so that a notice about it goes.
+	// could not be used, or what was wrong in a save, e.g. "line 12,
+	// column 3: expected ','"; an empty msg that this is over (the file can
+	// be used again, a later save was taken in), so that a notice about it
+	// goes. Never for the state dir's trouble, which has its own event.
 	pendingFileError(path, msg string)
 }
 
@@ -126,10 +128,21 @@ func (s *state) setDraftByID(id string, draft []json.RawMessage) *socketproto.Er
 	return s.changeDraft(r, draft)
 }
 
+// pendingFileError remembers what it said of path until it is cleared, so
+// that a subscriber who comes later hears it too (tellTrouble); a cleared
+// form is sent only when something was said.
 func (s *state) pendingFileError(path, msg string) {
 	if msg == "" {
+		if _, said := s.fileTrouble[path]; !said {
+			return
+		}
+		delete(s.fileTrouble, path)
 		s.log.Info("pending file: usable again", "path", path)
 	} else {
+		if s.fileTrouble == nil {
+			s.fileTrouble = map[string]string{}
+		}
+		s.fileTrouble[path] = msg
 		s.log.Warn("pending file", "path", path, "err", msg)
 	}
 	s.broadcast(socketproto.PendingFileError{Path: path, Error: msg})

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
+	"time"
 
 	"askuser/daemon/config"
 	"askuser/daemon/journal"
@@ -24,9 +27,20 @@ import (
 type journaled struct {
 	// journal is nil while the state is restored from it.
 	journal *journal.Journal
-	// unavailable: the last write failed; panes have been told.
-	unavailable bool
+	// dirLock is the state dir's lock, taken again before the dir is
+	// written after trouble (statedir.go).
+	dirLock *stateDirLock
+	// trouble says why the state dir cannot take writes, "" while it can;
+	// subscribers have been told (state_dir_error) and are told when it
+	// ends. Every change is refused meanwhile.
+	trouble string
+	// retry tries the state dir again while it is in trouble: nothing else
+	// may come to write (a remount read-write sends no event).
+	retry *time.Timer
 }
+
+// stateRetry is how often a state dir that cannot take writes is tried again.
+const stateRetry = 2 * time.Second
 
 func (d *server) startJournal(ctx context.Context) error {
 	dir := d.opts.Config.StateDir()
@@ -44,9 +58,10 @@ func (d *server) startJournal(ctx context.Context) error {
 	if !d.q.do(func(s *state) {
 		s.restore(st)
 		s.journal = j
-		if err := j.Compact(); err != nil {
-			s.journalFailed(err)
-		}
+		s.dirLock = d.stateLock
+		// Whatever replay skipped is dropped, and a dir that cannot take
+		// writes is known before anyone asks.
+		_ = s.recoverStateDir()
 	}) {
 		j.Close()
 		return fmt.Errorf("state journal: the queue stopped before it started")
@@ -54,11 +69,15 @@ func (d *server) startJournal(ctx context.Context) error {
 	if n, m := len(st.Pending), len(st.Results); n+m > 0 {
 		d.log.Info("state journal: restored", "pending", n, "results", m)
 	}
-	d.wg.Add(1)
+	d.wg.Add(2)
+	go d.watchStateDir(ctx, dir)
 	go func() {
 		defer d.wg.Done()
 		<-ctx.Done()
-		<-d.q.done // the queue's last records are in
+		<-d.q.done // the queue's last records are in; its goroutine is gone
+		if t := d.q.st.retry; t != nil {
+			t.Stop()
+		}
 		j.Close()
 	}()
 	return nil
@@ -66,31 +85,100 @@ func (d *server) startJournal(ctx context.Context) error {
 
 // record writes rec (and its history line) to the journal before a change
 // is made. During restore there is no journal: the records are already there.
+// While the state dir is in trouble, each change first tries to end it.
 func (s *state) record(rec journal.Record, history ...journal.HistoryEntry) error {
 	if s.journal == nil {
 		return nil
 	}
-	if err := s.journal.Write([]journal.Record{rec}, history...); err != nil {
-		s.journalFailed(err)
-		return err
+	if s.trouble != "" {
+		if err := s.recoverStateDir(); err != nil {
+			return err
+		}
 	}
-	if s.unavailable {
-		s.unavailable = false
-		s.log.Info("state journal: writing again")
+	if err := s.journal.Write([]journal.Record{rec}, history...); err != nil {
+		s.stateDirFailed(err)
+		return err
 	}
 	return nil
 }
 
-// journalFailed logs a failed write and tells every pane, once until the
-// journal works again.
-func (s *state) journalFailed(err error) {
-	if s.unavailable {
+// recoverStateDir writes the whole live state to the state dir: the lock
+// first (the dir or its lock may have been deleted, or never been
+// writable), then a compacted journal. It ends a trouble, or says why not.
+func (s *state) recoverStateDir() error {
+	if err := s.dirLock.ensure(); err != nil {
+		err = fmt.Errorf("%w: %v", journal.ErrUnavailable, err)
+		s.stateDirFailed(err)
+		return err
+	}
+	if err := s.journal.Compact(); err != nil {
+		s.stateDirFailed(err)
+		return err
+	}
+	if s.trouble != "" {
+		s.trouble = ""
+		if s.retry != nil {
+			s.retry.Stop()
+			s.retry = nil
+		}
+		dir := s.opts.Config.StateDir()
+		s.log.Info("state dir: writing again; changes are accepted", "path", dir)
+		s.broadcast(socketproto.StateDirError{Path: dir, Error: ""})
+	}
+	return nil
+}
+
+// checkStateDir is the watch's (statedir.go): the journal or the lock gone
+// (the dir deleted) is written back at once, with everything pending; a dir
+// in trouble is tried again.
+func (s *state) checkStateDir() {
+	if s.journal == nil {
 		return
 	}
-	s.unavailable = true
-	msg := fmt.Sprintf("%v; nothing new is accepted until it can be written", err)
-	s.log.Error("state journal: " + msg)
-	s.broadcast(socketproto.PendingFileError{Path: s.opts.Config.StateDir(), Error: msg})
+	if s.trouble == "" {
+		if !s.journal.Missing() && s.dirLock.intact() {
+			return
+		}
+		s.log.Warn("state dir: its journal or lock was deleted; writing them back with everything pending",
+			"path", s.opts.Config.StateDir(), "pending", len(s.pending), "results", len(s.results))
+	}
+	_ = s.recoverStateDir()
+}
+
+// stateDirFailed logs why the state dir did not take a write and tells
+// every subscriber, once for each new reason; it is tried again every
+// stateRetry until it takes one.
+func (s *state) stateDirFailed(err error) {
+	if s.retry == nil {
+		s.retry = time.AfterFunc(stateRetry, func() {
+			s.post(func(s *state) {
+				s.retry = nil
+				if s.trouble != "" {
+					_ = s.recoverStateDir()
+				}
+			})
+		})
+	}
+	msg := strings.TrimPrefix(err.Error(), journal.ErrUnavailable.Error()+": ") +
+		"; nothing new is accepted until it can be written"
+	if msg == s.trouble {
+		return
+	}
+	s.trouble = msg
+	dir := s.opts.Config.StateDir()
+	s.log.Error("state dir: it cannot take writes", "path", dir, "err", msg)
+	s.broadcast(socketproto.StateDirError{Path: dir, Error: msg})
+}
+
+// tellTrouble sends a new subscriber, after its snapshot, the trouble that
+// lasts: it missed the event when it began.
+func (s *state) tellTrouble(c *conn) {
+	if s.trouble != "" {
+		s.send(c, socketproto.StateDirError{Path: s.opts.Config.StateDir(), Error: s.trouble})
+	}
+	for _, path := range slices.Sorted(maps.Keys(s.fileTrouble)) {
+		s.send(c, socketproto.PendingFileError{Path: path, Error: s.fileTrouble[path]})
+	}
 }
 
 // stateUnavailable is the error a client gets for a change the journal

@@ -59,18 +59,22 @@ func (f fileQueue) Snapshot() (pending []socketproto.Pending, ok bool) {
 func (f fileQueue) Apply(file *pendingfile.File) (acts []pendingfile.Action, ok bool) {
 	path := f.path
 	ok = f.q.do(func(q extensionAPI) {
+		// A save that parses ends what was said of the one before; what
+		// is wrong in this one is said after it.
+		q.pendingFileError(path, "")
 		acts = pendingfile.Merge(file, q.pendingList())
 		for _, a := range acts {
 			switch a.Kind {
+			// Merged against this very list, an answer or a cancel can be
+			// refused only for the state dir's trouble, which its own
+			// event (state_dir_error) tells; the request stays pending.
 			case pendingfile.Resolve:
-				// Merged against this very list: only state_unavailable can
-				// refuse it.
-				if e := q.answerByID(a.RequestID, a.Answers, socketproto.ViaFile); e != nil && e.Code == socketproto.CodeStateUnavailable {
-					q.pendingFileError(path, fmt.Sprintf("the answer to %s was not taken: %s", a.RequestID, e.Message))
+				if e := q.answerByID(a.RequestID, a.Answers, socketproto.ViaFile); e != nil {
+					f.log.Warn("pending file: an answer was not taken", "requestId", a.RequestID, "err", e.Message)
 				}
 			case pendingfile.Cancel:
-				if e := q.cancelByID(a.RequestID, socketproto.ViaFile); e != nil && e.Code == socketproto.CodeStateUnavailable {
-					q.pendingFileError(path, fmt.Sprintf("the cancel of %s was not taken: %s", a.RequestID, e.Message))
+				if e := q.cancelByID(a.RequestID, socketproto.ViaFile); e != nil {
+					f.log.Warn("pending file: a cancel was not taken", "requestId", a.RequestID, "err", e.Message)
 				}
 			case pendingfile.SetDraft:
 				if e := q.setDraftByID(a.RequestID, a.Draft); e != nil {

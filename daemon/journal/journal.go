@@ -285,6 +285,15 @@ func (j *Journal) appendHistoryTo(f *os.File) error {
 // repairHistory makes history.jsonl end with a whole line (tail.go), so
 // that what a start appends to it is readable.
 func (j *Journal) repairHistory() {
+	// Looked at read-only first: a read-only state dir whose history ends
+	// whole is nothing to report.
+	if f, err := openRegular(j.history, unix.O_RDONLY, false); err == nil {
+		whole, _ := endsWhole(f)
+		f.Close()
+		if whole {
+			return
+		}
+	}
 	f, err := openRegular(j.history, unix.O_RDWR|unix.O_APPEND, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return
@@ -417,6 +426,13 @@ func (j *Journal) Compact() error {
 	}
 	j.appended, j.liveSize, j.broken = 0, int64(buf.Len()), false
 	return nil
+}
+
+// Missing reports whether state.jsonl is gone (deleted, or its dir with
+// it): the live state is then on disk nowhere, and Compact puts it back.
+func (j *Journal) Missing() bool {
+	_, err := os.Lstat(j.path)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // Close fsyncs what was written and stops the background fsync.

@@ -1,0 +1,226 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"golang.org/x/sys/unix"
+
+	"askuser/daemon/internal/statefile"
+	"askuser/daemon/journal"
+)
+
+// The state dir (SPEC §10) is the daemon's, and it may go away or stop
+// taking writes while the daemon runs: deleted (rm -rf), made read-only (a
+// remount, a chmod), full. This file holds what keeps the daemon on its
+// feet then: the state dir's lock, which must not stop a read-only dir from
+// being restored, and a watch that writes a deleted dir back at once. The
+// journal glue (journal_glue.go) refuses changes while the dir cannot take
+// them and recovers when it can.
+
+// StateLockName is the lock in the state dir: one daemon per state dir,
+// whatever socket it listens on.
+const StateLockName = "state.lock"
+
+// lockStateDir takes the state dir's lock. A second daemon on another
+// socket (a shell without XDG_RUNTIME_DIR, an agent that strips the
+// environment) would otherwise share the journal and the pending file.
+func lockStateDir(dir, socketPath string) (*socketLock, error) {
+	l, holder, err := takeLock(filepath.Join(dir, StateLockName), socketPath)
+	if errors.Is(err, unix.EWOULDBLOCK) {
+		return nil, stateDirInUse(dir, holder)
+	}
+	return l, err
+}
+
+func stateDirInUse(dir string, holder lockHolder) error {
+	return fmt.Errorf("%w: the state dir %s is in use by askuserd %s on %s; "+
+		"use that daemon (ASKUSER_SOCKET=%s), stop it (askuserd stop --socket %s), or give this one its own daemon.state_dir",
+		ErrAlreadyRunning, dir, holder.describe(), holder.socket, holder.socket, holder.socket)
+}
+
+// stateDirLock is the state dir's lock as the daemon holds it over time.
+//
+// A read-only state dir must not stop the daemon (SPEC §10), yet its lock
+// file cannot be created or written there. The lock is then taken on the
+// existing lock file opened read-only (flock works on any descriptor), which
+// still keeps a second daemon out; without a lock file there is nothing to
+// lock, and nothing needs it: no write reaches the dir until ensure has
+// taken the lock. A lock file deleted with its dir locks nothing either:
+// ensure takes it again, on the new file, before the dir is written back.
+//
+// Touched at start, then only in the queue goroutine, then at shutdown.
+type stateDirLock struct {
+	dir, socket string
+	l           *socketLock // nil while none is held
+}
+
+// openStateDirLock takes the lock at start. It fails only when another
+// daemon holds it or the lock file is unusable for another reason than a
+// dir that cannot be written.
+func openStateDirLock(dir, socket string) (*stateDirLock, error) {
+	sl := &stateDirLock{dir: dir, socket: socket}
+	l, err := lockStateDir(dir, socket)
+	if err == nil {
+		sl.l = l
+		return sl, nil
+	}
+	if errors.Is(err, ErrAlreadyRunning) || !cannotWrite(err) {
+		return nil, err
+	}
+	path := filepath.Join(dir, StateLockName)
+	f, _, oerr := statefile.Open(path, unix.O_RDONLY, 0)
+	if errors.Is(oerr, fs.ErrNotExist) {
+		return sl, nil
+	}
+	if oerr != nil {
+		return nil, lockFileError(path, oerr)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		defer f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, stateDirInUse(dir, readHolder(f))
+		}
+		return nil, fmt.Errorf("locking %s: %w", path, err)
+	}
+	sl.l = &socketLock{f: f}
+	return sl, nil
+}
+
+// cannotWrite: the error says the file system or its permissions refuse a
+// write, which a state dir may do for a while.
+func cannotWrite(err error) bool {
+	return errors.Is(err, unix.EROFS) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) ||
+		errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EDQUOT)
+}
+
+// intact reports whether the lock held is on the lock file now in the dir.
+func (sl *stateDirLock) intact() bool {
+	if sl.l == nil || sl.l.f == nil {
+		return false
+	}
+	held, err := sl.l.f.Stat()
+	if err != nil {
+		return false
+	}
+	now, err := os.Lstat(filepath.Join(sl.dir, StateLockName))
+	return err == nil && os.SameFile(held, now)
+}
+
+// ensure holds the lock on the lock file as it is now, creating the dir and
+// the file when they are gone. Called before the state dir is written after
+// trouble; the error (another daemon took the dir meanwhile, the dir still
+// cannot be written) means nothing may be written.
+func (sl *stateDirLock) ensure() error {
+	if sl.intact() {
+		return nil
+	}
+	l, err := lockStateDir(sl.dir, sl.socket)
+	if err != nil {
+		return err
+	}
+	sl.l.release()
+	sl.l = l
+	return nil
+}
+
+func (sl *stateDirLock) release() {
+	if sl != nil {
+		sl.l.release()
+	}
+}
+
+// stateDirSettle is how long the watch waits after an event before it
+// looks: an rm -rf is over by then, and writing back while it runs would
+// only make it fail ("Directory not empty").
+const stateDirSettle = 100 * time.Millisecond
+
+// stateDirPoll is how often the dir is looked at when it cannot be watched
+// (inotify unavailable, or the dir gone and not yet back).
+const stateDirPoll = 2 * time.Second
+
+// watchStateDir notices the state dir, its journal or its lock deleted or
+// renamed away, and has the queue write them back at once (checkStateDir)
+// rather than at the next change: a crash meanwhile would lose every
+// pending request. A watch (fsnotify) is chosen over a periodic check
+// because it is immediate and costs an idle daemon nothing; it also tells
+// of a chmod of the dir, after which a dir that could not take writes is
+// tried again. Where no watch can be set, the dir is looked at every
+// stateDirPoll.
+func (d *server) watchStateDir(ctx context.Context, dir string) {
+	defer d.wg.Done()
+	var events <-chan fsnotify.Event
+	var errs <-chan error
+	w, err := fsnotify.NewWatcher()
+	if err == nil {
+		defer w.Close()
+		events, errs = w.Events, w.Errors
+	} else {
+		d.log.Warn("state dir: cannot watch it; a deleted state dir is noticed within "+stateDirPoll.String(), "err", err)
+	}
+	watching := false
+	watch := func() {
+		if w != nil && !watching {
+			watching = w.Add(dir) == nil
+		}
+	}
+	watch()
+	settle := time.NewTimer(time.Hour)
+	settle.Stop()
+	defer settle.Stop()
+	poll := time.NewTicker(stateDirPoll)
+	defer poll.Stop()
+	for {
+		var tick <-chan time.Time
+		if !watching {
+			tick = poll.C
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-events:
+			if !ok {
+				events = nil
+				continue
+			}
+			if ev.Name == dir && ev.Has(fsnotify.Remove|fsnotify.Rename) {
+				watching = false // the watch went with the dir
+			}
+			if stateDirEvent(dir, ev) {
+				settle.Reset(stateDirSettle)
+			}
+			continue
+		case err, ok := <-errs:
+			if !ok {
+				errs = nil
+				continue
+			}
+			d.log.Warn("state dir: watching it", "err", err)
+			continue
+		case <-settle.C:
+		case <-tick:
+		}
+		if !d.q.do(func(s *state) { s.checkStateDir() }) {
+			return
+		}
+		watch()
+	}
+}
+
+// stateDirEvent: ev may mean the dir, the journal or the lock went away, or
+// that the dir's permissions changed.
+func stateDirEvent(dir string, ev fsnotify.Event) bool {
+	switch ev.Name {
+	case dir:
+		return ev.Has(fsnotify.Remove | fsnotify.Rename | fsnotify.Chmod)
+	case filepath.Join(dir, journal.StateFile), filepath.Join(dir, StateLockName):
+		return ev.Has(fsnotify.Remove | fsnotify.Rename)
+	}
+	return false
+}
