@@ -13,7 +13,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"askuser/daemon/internal/statefile"
-	"askuser/daemon/journal"
 )
 
 // The state dir (SPEC §10) is the daemon's, and it may go away or stop
@@ -145,16 +144,21 @@ const stateDirSettle = 100 * time.Millisecond
 // (inotify unavailable, or the dir gone and not yet back).
 const stateDirPoll = 2 * time.Second
 
-// watchStateDir notices the state dir, its journal or its lock deleted or
-// renamed away, and has the queue write them back at once (checkStateDir)
-// rather than at the next change: a crash meanwhile would lose every
-// pending request. A watch (fsnotify) is chosen over a periodic check
-// because it is immediate and costs an idle daemon nothing; it also tells
-// of a chmod of the dir, after which a dir that could not take writes is
-// tried again. Where no watch can be set, the dir is looked at every
+// watchStateDir notices the state dir deleted or renamed away and has the
+// queue write it back at once (checkStateDir) rather than at the next
+// change: a crash meanwhile would lose every pending request. It watches
+// the state dir's parent (fsnotify), not the dir: a watch on the dir would
+// wake this goroutine at every write of the journal, the history and the
+// pending file, while the parent changes only when its entries do. The
+// parent also tells of a chmod of the dir, after which a dir that could not
+// take writes is tried again. A journal or lock deleted alone, inside a dir
+// that stays, is written back at the next change (the journal compacts when
+// its file is gone) or at the next look. Where no watch can be set (no
+// inotify, the parent gone and not yet back), the dir is looked at every
 // stateDirPoll.
 func (d *server) watchStateDir(ctx context.Context, dir string) {
 	defer d.wg.Done()
+	parent := filepath.Dir(dir)
 	var events <-chan fsnotify.Event
 	var errs <-chan error
 	w, err := fsnotify.NewWatcher()
@@ -167,7 +171,7 @@ func (d *server) watchStateDir(ctx context.Context, dir string) {
 	watching := false
 	watch := func() {
 		if w != nil && !watching {
-			watching = w.Add(dir) == nil
+			watching = w.Add(parent) == nil
 		}
 	}
 	watch()
@@ -189,10 +193,11 @@ func (d *server) watchStateDir(ctx context.Context, dir string) {
 				events = nil
 				continue
 			}
-			if ev.Name == dir && ev.Has(fsnotify.Remove|fsnotify.Rename) {
-				watching = false // the watch went with the dir
-			}
-			if stateDirEvent(dir, ev) {
+			switch {
+			case ev.Name == parent && ev.Has(fsnotify.Remove|fsnotify.Rename):
+				watching = false // the watch went with the parent, and the dir with it
+				settle.Reset(stateDirSettle)
+			case ev.Name == dir && ev.Has(fsnotify.Remove|fsnotify.Rename|fsnotify.Chmod|fsnotify.Create):
 				settle.Reset(stateDirSettle)
 			}
 			continue
@@ -211,16 +216,4 @@ func (d *server) watchStateDir(ctx context.Context, dir string) {
 		}
 		watch()
 	}
-}
-
-// stateDirEvent: ev may mean the dir, the journal or the lock went away, or
-// that the dir's permissions changed.
-func stateDirEvent(dir string, ev fsnotify.Event) bool {
-	switch ev.Name {
-	case dir:
-		return ev.Has(fsnotify.Remove | fsnotify.Rename | fsnotify.Chmod)
-	case filepath.Join(dir, journal.StateFile), filepath.Join(dir, StateLockName):
-		return ev.Has(fsnotify.Remove | fsnotify.Rename)
-	}
-	return false
 }

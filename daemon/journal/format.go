@@ -40,20 +40,28 @@ const (
 
 // encodeRecord is r's line in state.jsonl, newline included.
 func encodeRecord(r Record) ([]byte, error) {
-	b, err := json.Marshal(r)
-	if err != nil {
+	var buf bytes.Buffer
+	if err := writeRecord(&buf, r); err != nil {
 		return nil, err
 	}
-	if len(b) < 2 || b[len(b)-1] != '}' {
-		return nil, fmt.Errorf("a %q record did not encode as an object", r.Op)
+	return buf.Bytes(), nil
+}
+
+// writeRecord appends r's line in state.jsonl to buf, newline included.
+func writeRecord(buf *bytes.Buffer, r Record) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
 	}
-	sum := crc32.Checksum(b, castagnoli)
-	line := make([]byte, 0, len(b)+crcSuffix)
-	line = append(line, b[:len(b)-1]...)
-	line = append(line, crcOpen...)
-	line = fmt.Appendf(line, "%08x", sum)
-	line = append(line, "\"}\n"...)
-	return line, nil
+	if len(b) < 2 || b[len(b)-1] != '}' {
+		return fmt.Errorf("a %q record did not encode as an object", r.Op)
+	}
+	var sum [8]byte
+	buf.Write(b[:len(b)-1])
+	buf.WriteString(crcOpen)
+	buf.Write(fmt.Appendf(sum[:0], "%08x", crc32.Checksum(b, castagnoli)))
+	buf.WriteString("\"}\n")
+	return nil
 }
 
 // splitChecksum returns the record of a line that ends in a checksum and

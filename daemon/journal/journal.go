@@ -68,6 +68,10 @@ type Journal struct {
 	// each write; their ids, so that compaction can say so.
 	unhistoried []HistoryEntry
 	dirty       bool // written since the last fsync (SyncAlways)
+	// size and histSize are the sizes the files had after our last write
+	// to them (-1: unknown): a file of another size was changed by
+	// someone else, and its end is looked at before appending.
+	size, histSize int64
 	// refused: the journal on disk is of a newer format; nothing is written
 	// over it.
 	refused error
@@ -110,6 +114,8 @@ func Open(opts Options) (*Journal, State) {
 		path:     filepath.Join(opts.Dir, StateFile),
 		history:  filepath.Join(opts.Dir, HistoryFile),
 		broken:   true, // compact at the first chance: replay may have skipped damage
+		size:     -1,
+		histSize: -1,
 		syncKick: make(chan struct{}, 1),
 		syncDone: make(chan struct{}),
 	}
@@ -143,11 +149,9 @@ const tmpSuffix = ".tmp"
 func (j *Journal) Write(recs []Record, history ...HistoryEntry) error {
 	var buf bytes.Buffer
 	for _, r := range recs {
-		line, err := encodeRecord(r)
-		if err != nil {
+		if err := writeRecord(&buf, r); err != nil {
 			return fmt.Errorf("%w: cannot encode a %q record for %q: %v", ErrUnavailable, r.Op, r.ID, err)
 		}
-		buf.Write(line)
 	}
 	if err := j.writeState(buf.Bytes()); err != nil {
 		return err
@@ -179,10 +183,17 @@ func (j *Journal) writeState(b []byte) error {
 			return j.unavailable(err)
 		}
 		j.f = f
-		// A last line without its newline (a write cut short that could
-		// not be cut back, a fragment put there by anything else) would
-		// swallow this record: rewrite the journal instead.
-		if whole, err := endsWhole(f); err != nil || !whole {
+	}
+	fi, err := j.f.Stat()
+	if err != nil {
+		return j.unavailable(err)
+	}
+	if fi.Size() != j.size {
+		// Not as we left it. A last line without its newline (a write cut
+		// short that could not be cut back, a fragment put there by
+		// anything else) would swallow this record: rewrite the journal
+		// instead.
+		if whole, err := endsWhole(j.f); err != nil || !whole {
 			j.closeFile()
 			if err != nil {
 				return j.unavailable(err)
@@ -191,10 +202,6 @@ func (j *Journal) writeState(b []byte) error {
 			j.broken = true
 			return j.writeState(b)
 		}
-	}
-	fi, err := j.f.Stat()
-	if err != nil {
-		return j.unavailable(err)
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink == 0 {
 		// Unlinked while we held it: the records would go nowhere.
@@ -205,12 +212,14 @@ func (j *Journal) writeState(b []byte) error {
 	if _, err := j.f.Write(b); err != nil {
 		// A partial line would swallow the next record on replay: cut
 		// the file back to where it was.
+		j.size = -1
 		if terr := j.f.Truncate(fi.Size()); terr != nil {
 			j.broken = true
 		}
 		return j.unavailable(err)
 	}
 	j.appended += int64(len(b))
+	j.size = fi.Size() + int64(len(b))
 	j.dirty = true
 	return nil
 }
@@ -248,17 +257,26 @@ func (j *Journal) appendHistory(entries []HistoryEntry) {
 // A write that fails is cut back; one that cannot be is made whole by the
 // next append.
 func (j *Journal) appendHistoryTo(f *os.File) error {
-	note, completed, err := repairTail(f, wholeHistoryEntry)
+	fi, err := f.Stat()
 	if err != nil {
 		return err
 	}
-	if note != "" {
-		j.opts.Logf("history %s: %s", j.history, note)
-	}
-	if completed != "" {
-		// Our own write that lost only its newline: that entry is there.
-		if i := slices.IndexFunc(j.unhistoried, func(h HistoryEntry) bool { return h.RequestID == completed }); i >= 0 {
-			j.unhistoried = slices.Delete(j.unhistoried, i, i+1)
+	if fi.Size() != j.histSize {
+		note, completed, err := repairTail(f, wholeHistoryEntry)
+		if err != nil {
+			return err
+		}
+		if note != "" {
+			j.opts.Logf("history %s: %s", j.history, note)
+		}
+		if completed != "" {
+			// Our own write that lost only its newline: that entry is there.
+			if i := slices.IndexFunc(j.unhistoried, func(h HistoryEntry) bool { return h.RequestID == completed }); i >= 0 {
+				j.unhistoried = slices.Delete(j.unhistoried, i, i+1)
+			}
+		}
+		if fi, err = f.Stat(); err != nil {
+			return err
 		}
 	}
 	var buf bytes.Buffer
@@ -271,14 +289,12 @@ func (j *Journal) appendHistoryTo(f *os.File) error {
 		buf.Write(line)
 		buf.WriteByte('\n')
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
 	if _, err := f.Write(buf.Bytes()); err != nil {
+		j.histSize = -1
 		_ = f.Truncate(fi.Size())
 		return err
 	}
+	j.histSize = fi.Size() + int64(buf.Len())
 	return nil
 }
 
@@ -405,11 +421,9 @@ func (j *Journal) Compact() error {
 		if r.Op == OpResult && unhistoried[r.ID] > 0 {
 			r.NoHistory = true
 		}
-		line, err := encodeRecord(r)
-		if err != nil {
+		if err := writeRecord(&buf, r); err != nil {
 			return fmt.Errorf("%w: cannot encode a %q record for %q: %v", ErrUnavailable, r.Op, r.ID, err)
 		}
-		buf.Write(line)
 	}
 	tmp := j.path + tmpSuffix
 	if err := writeSynced(tmp, buf.Bytes()); err != nil {
@@ -425,6 +439,7 @@ func (j *Journal) Compact() error {
 		d.Close()
 	}
 	j.appended, j.liveSize, j.broken = 0, int64(buf.Len()), false
+	j.size = int64(buf.Len())
 	return nil
 }
 
