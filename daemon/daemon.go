@@ -1,10 +1,10 @@
 // Package daemon is askuserd: the source of truth for every question. It owns
 // the socket (safesocket.go), the queue and its state machine (queue.go,
 // handlers.go, transitions.go), the state journal every change is written
-// to before it happens (journal_glue.go), and the followers through which
-// subscribers, the pending file and the notify hook mirror it (followers.go,
-// extensions.go). It speaks only socketproto to its clients and knows nothing of
-// the pane.
+// to before it happens (journal_glue.go) and the state dir it lives in
+// (statedir.go), and the followers through which subscribers, the pending
+// file and the notify hook mirror it (followers.go, extensions.go). It
+// speaks only socketproto to its clients and knows nothing of the pane.
 package daemon
 
 import (
