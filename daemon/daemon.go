@@ -1,10 +1,10 @@
 // Package daemon is askuserd: the source of truth for every question. It owns
 // the socket (safesocket.go), the queue and its state machine (queue.go,
 // handlers.go, transitions.go), the state journal every change is written
-// to before it happens (journal_glue.go), and the followers through which
-// subscribers, the pending file and the notify hook mirror it (followers.go,
-// hooks.go). It speaks only socketproto to its clients and knows nothing of
-// the pane.
+// to before it happens (journal_glue.go) and the state dir it lives in
+// (statedir.go; its StrictModes check in strictmodes.go), and the followers through which subscribers, the pending
+// file and the notify hook mirror it (followers.go, extensions.go). It
+// speaks only socketproto to its clients and knows nothing of the pane.
 package daemon
 
 import (
@@ -50,6 +50,9 @@ type server struct {
 	wg     sync.WaitGroup // every goroutine the daemon starts
 	uid    int
 	nextID uint64
+	// stateLock is the state dir's; the queue goroutine takes it again
+	// when the dir was deleted or could not be written (statedir.go).
+	stateLock *stateDirLock
 
 	// live holds every open connection so that shutdown can close them even
 	// when the queue has already stopped. Touched only on connect, on
@@ -91,20 +94,24 @@ func Run(ctx context.Context, opts Options) error {
 	// Go removes the socket file when the listener closes; say it anyway, as
 	// removal before releasing the lock is what makes restarts safe.
 	ln.SetUnlinkOnClose(true)
-	stateLock, err := lockStateDir(opts.Config.StateDir(), opts.SocketPath)
+	// A state dir that cannot be written does not stop the start (SPEC
+	// §10): what it holds is restored, and changes are refused until it
+	// can be written (statedir.go).
+	d.stateLock, err = openStateDirLock(opts.Config.StateDir(), opts.SocketPath)
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	defer stateLock.release()
+	defer d.stateLock.release()
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	d.q = newQueue(opts, d.log)
 	queueDone := make(chan struct{})
 	go func() { d.q.run(ctx); close(queueDone) }()
-	for _, ext := range extensions {
-		if err := ext(ctx, d); err != nil {
+	// The journal first: it restores the queue before anyone follows it.
+	for _, start := range []func(context.Context) error{d.startJournal, d.startExtensions} {
+		if err := start(ctx); err != nil {
 			stopping := ctx.Err() != nil // a signal during start-up is a stop, not a failure
 			cancel()
 			ln.Close()

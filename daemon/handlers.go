@@ -246,6 +246,7 @@ func (s *state) subscribe(c *conn, m socketproto.Subscribe) {
 	}
 	s.subs[c] = struct{}{}
 	s.send(c, socketproto.Snapshot{State: s.currentState(), Pending: s.pendingList()})
+	s.tellTrouble(c)
 }
 
 func (s *state) status() socketproto.Status {

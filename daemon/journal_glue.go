@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
+	"maps"
 	"slices"
+	"strings"
+	"time"
 
 	"askuser/daemon/config"
 	"askuser/daemon/journal"
@@ -25,14 +27,22 @@ import (
 type journaled struct {
 	// journal is nil while the state is restored from it.
 	journal *journal.Journal
-	// unavailable: the last write failed; panes have been told.
-	unavailable bool
-	// byAgent indexes kept answered results that no connection has received
-	// yet, by agent id, for "same agent, same questions".
-	byAgent map[string][]*result
+	// dirLock is the state dir's lock, taken again before the dir is
+	// written after trouble (statedir.go).
+	dirLock *stateDirLock
+	// trouble says why the state dir cannot take writes, "" while it can;
+	// subscribers have been told (state_dir_error) and are told when it
+	// ends. Every change is refused meanwhile.
+	trouble string
+	// retry tries the state dir again while it is in trouble: nothing else
+	// may come to write (a remount read-write sends no event).
+	retry *time.Timer
 }
 
-func startJournal(ctx context.Context, d *server) error {
+// stateRetry is how often a state dir that cannot take writes is tried again.
+const stateRetry = 2 * time.Second
+
+func (d *server) startJournal(ctx context.Context) error {
 	dir := d.opts.Config.StateDir()
 	dc := d.opts.Config.Daemon
 	opts := journal.Options{
@@ -48,9 +58,10 @@ func startJournal(ctx context.Context, d *server) error {
 	if !d.q.do(func(s *state) {
 		s.restore(st)
 		s.journal = j
-		if err := j.Compact(); err != nil {
-			s.journalFailed(err)
-		}
+		s.dirLock = d.stateLock
+		// Whatever replay skipped is dropped, and a dir that cannot take
+		// writes is known before anyone asks.
+		_ = s.recoverStateDir()
 	}) {
 		j.Close()
 		return fmt.Errorf("state journal: the queue stopped before it started")
@@ -58,11 +69,15 @@ func startJournal(ctx context.Context, d *server) error {
 	if n, m := len(st.Pending), len(st.Results); n+m > 0 {
 		d.log.Info("state journal: restored", "pending", n, "results", m)
 	}
-	d.wg.Add(1)
+	d.wg.Add(2)
+	go d.watchStateDir(ctx, dir)
 	go func() {
 		defer d.wg.Done()
 		<-ctx.Done()
-		<-d.q.done // the queue's last records are in
+		<-d.q.done // the queue's last records are in; its goroutine is gone
+		if t := d.q.st.retry; t != nil {
+			t.Stop()
+		}
 		j.Close()
 	}()
 	return nil
@@ -70,31 +85,100 @@ func startJournal(ctx context.Context, d *server) error {
 
 // record writes rec (and its history line) to the journal before a change
 // is made. During restore there is no journal: the records are already there.
+// While the state dir is in trouble, each change first tries to end it.
 func (s *state) record(rec journal.Record, history ...journal.HistoryEntry) error {
 	if s.journal == nil {
 		return nil
 	}
-	if err := s.journal.Write([]journal.Record{rec}, history...); err != nil {
-		s.journalFailed(err)
-		return err
+	if s.trouble != "" {
+		if err := s.recoverStateDir(); err != nil {
+			return err
+		}
 	}
-	if s.unavailable {
-		s.unavailable = false
-		s.log.Info("state journal: writing again")
+	if err := s.journal.Write([]journal.Record{rec}, history...); err != nil {
+		s.stateDirFailed(err)
+		return err
 	}
 	return nil
 }
 
-// journalFailed logs a failed write and tells every pane, once until the
-// journal works again.
-func (s *state) journalFailed(err error) {
-	if s.unavailable {
+// recoverStateDir writes the whole live state to the state dir: the lock
+// first (the dir or its lock may have been deleted, or never been
+// writable), then a compacted journal. It ends a trouble, or says why not.
+func (s *state) recoverStateDir() error {
+	if err := s.dirLock.ensure(); err != nil {
+		err = fmt.Errorf("%w: %v", journal.ErrUnavailable, err)
+		s.stateDirFailed(err)
+		return err
+	}
+	if err := s.journal.Compact(); err != nil {
+		s.stateDirFailed(err)
+		return err
+	}
+	if s.trouble != "" {
+		s.trouble = ""
+		if s.retry != nil {
+			s.retry.Stop()
+			s.retry = nil
+		}
+		dir := s.opts.Config.StateDir()
+		s.log.Info("state dir: writing again; changes are accepted", "path", dir)
+		s.broadcast(socketproto.StateDirError{Path: dir, Error: ""})
+	}
+	return nil
+}
+
+// checkStateDir is the watch's (statedir.go): the journal or the lock gone
+// (the dir deleted) is written back at once, with everything pending; a dir
+// in trouble is tried again.
+func (s *state) checkStateDir() {
+	if s.journal == nil {
 		return
 	}
-	s.unavailable = true
-	msg := fmt.Sprintf("%v; nothing new is accepted until it can be written", err)
-	s.log.Error("state journal: " + msg)
-	s.broadcast(socketproto.PendingFileError{Path: s.opts.Config.StateDir(), Error: msg})
+	if s.trouble == "" {
+		if !s.journal.Missing() && s.dirLock.intact() {
+			return
+		}
+		s.log.Warn("state dir: its journal or lock was deleted; writing them back with everything pending",
+			"path", s.opts.Config.StateDir(), "pending", len(s.pending), "results", len(s.results))
+	}
+	_ = s.recoverStateDir()
+}
+
+// stateDirFailed logs why the state dir did not take a write and tells
+// every subscriber, once for each new reason; it is tried again every
+// stateRetry until it takes one.
+func (s *state) stateDirFailed(err error) {
+	if s.retry == nil {
+		s.retry = time.AfterFunc(stateRetry, func() {
+			s.post(func(s *state) {
+				s.retry = nil
+				if s.trouble != "" {
+					_ = s.recoverStateDir()
+				}
+			})
+		})
+	}
+	msg := strings.TrimPrefix(err.Error(), journal.ErrUnavailable.Error()+": ") +
+		"; nothing new is accepted until it can be written"
+	if msg == s.trouble {
+		return
+	}
+	s.trouble = msg
+	dir := s.opts.Config.StateDir()
+	s.log.Error("state dir: it cannot take writes", "path", dir, "err", msg)
+	s.broadcast(socketproto.StateDirError{Path: dir, Error: msg})
+}
+
+// tellTrouble sends a new subscriber, after its snapshot, the trouble that
+// lasts: it missed the event when it began.
+func (s *state) tellTrouble(c *conn) {
+	if s.trouble != "" {
+		s.send(c, socketproto.StateDirError{Path: s.opts.Config.StateDir(), Error: s.trouble})
+	}
+	for _, path := range slices.Sorted(maps.Keys(s.fileTrouble)) {
+		s.send(c, socketproto.PendingFileError{Path: path, Error: s.fileTrouble[path]})
+	}
 }
 
 // stateUnavailable is the error a client gets for a change the journal
@@ -165,73 +249,4 @@ func (s *state) snapshotRecords() []journal.Record {
 			Outcome: res.outcome, Via: res.via, Response: res.resp, Expires: res.expires, Delivered: res.delivered})
 	}
 	return recs
-}
-
-// indexKept makes an answered result nobody has received yet findable by
-// its agent's id.
-func (s *state) indexKept(res *result) {
-	a := res.asked.Agent
-	if res.outcome != socketproto.OutcomeAnswered || res.resp == nil || res.delivered || a == nil || a.ID == "" {
-		return
-	}
-	if s.byAgent == nil {
-		s.byAgent = map[string][]*result{}
-	}
-	s.byAgent[a.ID] = append(s.byAgent[a.ID], res)
-}
-
-// forgetKept drops a result from the index (delivered or expired).
-func (s *state) forgetKept(res *result) {
-	a := res.asked.Agent
-	if a == nil || s.byAgent[a.ID] == nil {
-		return
-	}
-	list := slices.DeleteFunc(s.byAgent[a.ID], func(r *result) bool { return r == res })
-	if len(list) == 0 {
-		delete(s.byAgent, a.ID)
-	} else {
-		s.byAgent[a.ID] = list
-	}
-}
-
-// keptFor finds the undelivered answer to the same questions from the same
-// agent (SPEC §10), or nil.
-func (s *state) keptFor(req socketproto.Request) *result {
-	if req.Agent == nil || req.Agent.ID == "" {
-		return nil
-	}
-	for _, res := range s.byAgent[req.Agent.ID] {
-		// Only undelivered results are indexed; one replaced under the same
-		// id (an old journal's pending request and result) is not this one.
-		if s.results[res.id] == res && reflect.DeepEqual(res.asked.Questions, req.Questions) {
-			return res
-		}
-	}
-	return nil
-}
-
-// answerFromKept answers a repeated request at once with a kept answer. The
-// new request is journaled and resolved with the answers given earlier, so
-// "wait" on its id works and history has it; followers hear only that it was
-// resolved (enqueue). The kept answer is then delivered, and neither it nor
-// the new request's copy of it is handed out again.
-func (s *state) answerFromKept(c *conn, r *request, old *result) {
-	if err := s.enqueue(r); err != nil {
-		s.sendErr(c, r.p.RequestID, stateUnavailable(r.p.RequestID, err))
-		return
-	}
-	s.send(c, socketproto.Queued{RequestID: r.p.RequestID, Position: 0, PendingFile: s.opts.PendingFilePath})
-	resp := *old.resp
-	resp.RequestID = r.p.RequestID
-	if err := s.resolve(r, old.outcome, old.via, &resp, nil); err != nil {
-		// It stays pending, as asked; the user answers it again.
-		s.tell(func(f follower) { f.added(r.p) })
-		return
-	}
-	// Asked without waiting, its result is kept for "wait" but is no kept
-	// answer for a third identical request.
-	s.forgetKept(s.results[r.p.RequestID])
-	s.markDelivered(old)
-	s.log.Debug("answered a repeated request from a kept answer", "requestId", r.p.RequestID, "keptFrom", old.id,
-		"agent", r.p.Agent.ID)
 }

@@ -28,17 +28,17 @@ type notifier struct {
 	ch  chan socketproto.Pending
 }
 
-func startNotifier(ctx context.Context, d *server) error {
-	if len(d.opts.Config.Notify.Command) == 0 {
+func startNotifier(ctx context.Context, h host) error {
+	if len(h.opts.Config.Notify.Command) == 0 {
 		return nil
 	}
-	n := &notifier{cmd: d.opts.Config.Notify.Command, log: d.log, ch: make(chan socketproto.Pending, notifyBacklog)}
-	if !d.q.do(func(s *state) { s.follow(n) }) {
+	n := &notifier{cmd: h.opts.Config.Notify.Command, log: h.log, ch: make(chan socketproto.Pending, notifyBacklog)}
+	if !h.queue.do(func(q extensionAPI) { q.follow(n) }) {
 		return fmt.Errorf("notify: the queue stopped before it started")
 	}
-	d.wg.Add(1)
+	h.wg.Add(1)
 	go func() {
-		defer d.wg.Done()
+		defer h.wg.Done()
 		for {
 			select {
 			case p := <-n.ch:

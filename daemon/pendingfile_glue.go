@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"log/slog"
 
 	"askuser/daemon/pendingfile"
 	"askuser/socketproto"
@@ -12,27 +13,27 @@ import (
 // every change marks it dirty, and its own goroutine rewrites it and takes in
 // what the user saves. Nothing here makes the queue wait for disk.
 
-func startPendingFile(ctx context.Context, d *server) error {
-	path := d.opts.PendingFilePath
+func startPendingFile(ctx context.Context, h host) error {
+	path := h.opts.PendingFilePath
 	sy := pendingfile.New(pendingfile.Options{
 		Path:  path,
-		Queue: fileQueue{d.q},
+		Queue: fileQueue{q: h.queue, path: path, log: h.log},
 		Report: func(msg string) {
-			d.q.post(func(s *state) { s.pendingFileError(path, msg) })
+			h.queue.post(func(q extensionAPI) { q.pendingFileError(path, msg) })
 		},
-		Logf: func(format string, args ...any) { d.log.Info(fmt.Sprintf(format, args...)) },
+		Logf: func(format string, args ...any) { h.log.Info(fmt.Sprintf(format, args...)) },
 	})
-	if !d.q.do(func(s *state) { s.follow(anyChange(sy.Changed)) }) {
+	if !h.queue.do(func(q extensionAPI) { q.follow(anyChange(sy.Changed)) }) {
 		return fmt.Errorf("pending file: the queue stopped before it started")
 	}
 	if err := sy.Start(); err != nil {
 		// Still written on every change; only saves go unnoticed.
-		d.log.Warn("pending file: cannot watch its directory; saves in an editor will not be noticed",
+		h.log.Warn("pending file: cannot watch its directory; saves in an editor will not be noticed",
 			"path", path, "err", err)
 	}
-	d.wg.Add(1)
+	h.wg.Add(1)
 	go func() {
-		defer d.wg.Done()
+		defer h.wg.Done()
 		<-ctx.Done()
 		sy.Close()
 	}()
@@ -40,10 +41,14 @@ func startPendingFile(ctx context.Context, d *server) error {
 }
 
 // fileQueue is the queue as the pending file sees it.
-type fileQueue struct{ q *queue }
+type fileQueue struct {
+	q    extensionQueue
+	path string
+	log  *slog.Logger
+}
 
 func (f fileQueue) Snapshot() (pending []socketproto.Pending, ok bool) {
-	ok = f.q.do(func(s *state) { pending = s.pendingList() })
+	ok = f.q.do(func(q extensionAPI) { pending = q.pendingList() })
 	return pending, ok
 }
 
@@ -52,23 +57,28 @@ func (f fileQueue) Snapshot() (pending []socketproto.Pending, ok bool) {
 // meanwhile either comes first (and the file's entry is reported as no longer
 // waiting) or after (and gets already_resolved), never both.
 func (f fileQueue) Apply(file *pendingfile.File) (acts []pendingfile.Action, ok bool) {
-	ok = f.q.do(func(s *state) {
-		acts = pendingfile.Merge(file, s.pendingList())
+	path := f.path
+	ok = f.q.do(func(q extensionAPI) {
+		// A save that parses ends what was said of the one before; what
+		// is wrong in this one is said after it.
+		q.pendingFileError(path, "")
+		acts = pendingfile.Merge(file, q.pendingList())
 		for _, a := range acts {
 			switch a.Kind {
+			// Merged against this very list, an answer or a cancel can be
+			// refused only for the state dir's trouble, which its own
+			// event (state_dir_error) tells; the request stays pending.
 			case pendingfile.Resolve:
-				if r, e := s.lookup(a.RequestID); e == nil {
-					if err := s.answerWith(r, a.Answers, socketproto.ViaFile); err != nil {
-						s.pendingFileError(s.opts.PendingFilePath, fmt.Sprintf("the answer to %s was not taken: %v", a.RequestID, err))
-					}
+				if e := q.answerByID(a.RequestID, a.Answers, socketproto.ViaFile); e != nil {
+					f.log.Warn("pending file: an answer was not taken", "requestId", a.RequestID, "err", e.Message)
 				}
 			case pendingfile.Cancel:
-				if e := s.cancelByID(a.RequestID, socketproto.ViaFile); e != nil && e.Code == socketproto.CodeStateUnavailable {
-					s.pendingFileError(s.opts.PendingFilePath, fmt.Sprintf("the cancel of %s was not taken: %s", a.RequestID, e.Message))
+				if e := q.cancelByID(a.RequestID, socketproto.ViaFile); e != nil {
+					f.log.Warn("pending file: a cancel was not taken", "requestId", a.RequestID, "err", e.Message)
 				}
 			case pendingfile.SetDraft:
-				if e := s.setDraftByID(a.RequestID, a.Draft); e != nil {
-					s.log.Warn("pending file: keeping a draft", "requestId", a.RequestID, "err", e.Message)
+				if e := q.setDraftByID(a.RequestID, a.Draft); e != nil {
+					f.log.Warn("pending file: keeping a draft", "requestId", a.RequestID, "err", e.Message)
 				}
 			}
 		}

@@ -76,8 +76,12 @@ type state struct {
 	idSeq uint64
 
 	// followers are told of every change (followers.go).
-	followers []follower
-	journaled // the state journal (journal_glue.go)
+	followers   []follower
+	journaled   // the state journal (journal_glue.go)
+	keptAnswers // answers kept for a repeated request (kept_answers.go)
+	// fileTrouble is what was last said of each pending file and not
+	// cleared yet (extensions.go), for subscribers that come later.
+	fileTrouble map[string]string
 	// held is what the current step sends, released by commit once the
 	// step's journal writes are done (and fsynced, with daemon.sync =
 	// "always"): nothing leaves before the change it reports is kept.

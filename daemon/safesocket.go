@@ -172,23 +172,6 @@ func ReadLock(socketPath string) (pid int, held bool, err error) {
 	return readHolder(f).pid, true, nil
 }
 
-// StateLockName is the lock in the state dir: one daemon per state dir,
-// whatever socket it listens on.
-const StateLockName = "state.lock"
-
-// lockStateDir takes the state dir's lock. A second daemon on another
-// socket (a shell without XDG_RUNTIME_DIR, an agent that strips the
-// environment) would otherwise share the journal and the pending file.
-func lockStateDir(dir, socketPath string) (*socketLock, error) {
-	l, holder, err := takeLock(filepath.Join(dir, StateLockName), socketPath)
-	if errors.Is(err, unix.EWOULDBLOCK) {
-		return nil, fmt.Errorf("%w: the state dir %s is in use by askuserd %s on %s; "+
-			"use that daemon (ASKUSER_SOCKET=%s), stop it (askuserd stop --socket %s), or give this one its own daemon.state_dir",
-			ErrAlreadyRunning, dir, holder.describe(), holder.socket, holder.socket, holder.socket)
-	}
-	return l, err
-}
-
 // removeStaleSocket removes what a crashed daemon left at path. Called only
 // under the lock, so it can never pull the socket from under a live daemon.
 func removeStaleSocket(path string) error {

@@ -1,122 +1,219 @@
 package daemon
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
+	"time"
 
-	"askuser/socketproto/peertrust"
+	"github.com/fsnotify/fsnotify"
+	"golang.org/x/sys/unix"
+
+	"askuser/daemon/internal/statefile"
 )
 
-// checkStateDirs checks the state dir, and a pending file's directory that
-// lies elsewhere (daemon.pending_file), as OpenSSH's StrictModes checks
-// ~/.ssh (SPEC §2), before anything in them is read or trusted: whoever can
-// write there, or replace the directory, can hand the user's agents answers
-// the user never gave (a pending file renamed into place answers for them).
-// A directory that does not exist yet is made first, 0700.
-func checkStateDirs(stateDir, pendingFile string) error {
-	uid := os.Getuid()
-	if err := os.MkdirAll(stateDir, 0o700); err != nil {
-		return fmt.Errorf("state dir: %w", err)
+// The state dir (SPEC §10) is the daemon's, and it may go away or stop
+// taking writes while the daemon runs: deleted (rm -rf), made read-only (a
+// remount, a chmod), full. This file holds what keeps the daemon on its
+// feet then: the state dir's lock, which must not stop a read-only dir from
+// being restored, and a watch that writes a deleted dir back at once. The
+// journal glue (journal_glue.go) refuses changes while the dir cannot take
+// them and recovers when it can.
+
+// StateLockName is the lock in the state dir: one daemon per state dir,
+// whatever socket it listens on.
+const StateLockName = "state.lock"
+
+// lockStateDir takes the state dir's lock. A second daemon on another
+// socket (a shell without XDG_RUNTIME_DIR, an agent that strips the
+// environment) would otherwise share the journal and the pending file.
+func lockStateDir(dir, socketPath string) (*socketLock, error) {
+	l, holder, err := takeLock(filepath.Join(dir, StateLockName), socketPath)
+	if errors.Is(err, unix.EWOULDBLOCK) {
+		return nil, stateDirInUse(dir, holder)
 	}
-	if err := strictDir(stateDir, "the state dir", "daemon.state_dir", uid); err != nil {
+	return l, err
+}
+
+func stateDirInUse(dir string, holder lockHolder) error {
+	return fmt.Errorf("%w: the state dir %s is in use by askuserd %s on %s; "+
+		"use that daemon (ASKUSER_SOCKET=%s), stop it (askuserd stop --socket %s), or give this one its own daemon.state_dir",
+		ErrAlreadyRunning, dir, holder.describe(), holder.socket, holder.socket, holder.socket)
+}
+
+// stateDirLock is the state dir's lock as the daemon holds it over time.
+//
+// A read-only state dir must not stop the daemon (SPEC §10), yet its lock
+// file cannot be created or written there. The lock is then taken on the
+// existing lock file opened read-only (flock works on any descriptor), which
+// still keeps a second daemon out; without a lock file there is nothing to
+// lock, and nothing needs it: no write reaches the dir until ensure has
+// taken the lock. A lock file deleted with its dir locks nothing either:
+// ensure takes it again, on the new file, before the dir is written back.
+//
+// Touched at start, then only in the queue goroutine, then at shutdown.
+type stateDirLock struct {
+	dir, socket string
+	l           *socketLock // nil while none is held
+}
+
+// openStateDirLock takes the lock at start. It fails only when another
+// daemon holds it or the lock file is unusable for another reason than a
+// dir that cannot be written.
+func openStateDirLock(dir, socket string) (*stateDirLock, error) {
+	sl := &stateDirLock{dir: dir, socket: socket}
+	l, err := lockStateDir(dir, socket)
+	if err == nil {
+		sl.l = l
+		return sl, nil
+	}
+	if errors.Is(err, ErrAlreadyRunning) || !cannotWrite(err) {
+		return nil, err
+	}
+	path := filepath.Join(dir, StateLockName)
+	f, _, oerr := statefile.Open(path, unix.O_RDONLY, 0)
+	if errors.Is(oerr, fs.ErrNotExist) {
+		return sl, nil
+	}
+	if oerr != nil {
+		return nil, lockFileError(path, oerr)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		defer f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, stateDirInUse(dir, readHolder(f))
+		}
+		return nil, fmt.Errorf("locking %s: %w", path, err)
+	}
+	sl.l = &socketLock{f: f}
+	return sl, nil
+}
+
+// cannotWrite: the error says the file system or its permissions refuse a
+// write, which a state dir may do for a while.
+func cannotWrite(err error) bool {
+	return errors.Is(err, unix.EROFS) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) ||
+		errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EDQUOT)
+}
+
+// intact reports whether the lock held is on the lock file now in the dir.
+func (sl *stateDirLock) intact() bool {
+	if sl.l == nil || sl.l.f == nil {
+		return false
+	}
+	held, err := sl.l.f.Stat()
+	if err != nil {
+		return false
+	}
+	now, err := os.Lstat(filepath.Join(sl.dir, StateLockName))
+	return err == nil && os.SameFile(held, now)
+}
+
+// ensure holds the lock on the lock file as it is now, creating the dir and
+// the file when they are gone. Called before the state dir is written after
+// trouble; the error (another daemon took the dir meanwhile, the dir still
+// cannot be written) means nothing may be written.
+func (sl *stateDirLock) ensure() error {
+	if sl.intact() {
+		return nil
+	}
+	l, err := lockStateDir(sl.dir, sl.socket)
+	if err != nil {
 		return err
 	}
-	pd := filepath.Dir(pendingFile)
-	if pendingFile == "" || sameDir(pd, stateDir) {
-		return nil
-	}
-	// One that cannot be made is the pending file's own trouble, reported
-	// as such when it is written; the daemon still serves.
-	if err := os.MkdirAll(pd, 0o700); err != nil {
-		return nil
-	}
-	return strictDir(pd, "the pending file's directory", "daemon.pending_file", uid)
+	sl.l.release()
+	sl.l = l
+	return nil
 }
 
-func sameDir(a, b string) bool {
-	ai, err1 := os.Stat(a)
-	bi, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(ai, bi)
-}
-
-// strictDir refuses dir (what names it for the message, key the config key
-// that moves it) unless:
-//   - every symlink on the way to it is the user's or root's (its owner
-//     could point it elsewhere);
-//   - the directory it resolves to is the user's and not writable by group
-//     or others;
-//   - every directory above that is the user's or root's, and none is
-//     writable by others without the sticky bit (they could rename it and
-//     put their own in its place). /tmp, sticky, is fine.
-//
-// Group-writable directories above are accepted, as SPEC §2 asks only about
-// others; OpenSSH's owner rule for them (root or the user) is kept.
-func strictDir(dir, what, key string, uid int) error {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return fmt.Errorf("%s %s: %w", what, dir, err)
-	}
-	elsewhere := "set " + key + " to a directory of your own"
-	// The path as written: a symlink in it is followed on every open.
-	for p := abs; ; p = filepath.Dir(p) {
-		li, err := os.Lstat(p)
-		if err != nil {
-			return fmt.Errorf("%s %s: %w", what, dir, err)
-		}
-		if li.Mode()&fs.ModeSymlink != 0 && !trustedOwner(peertrust.Owner(li), uid) {
-			return &peertrust.Refusal{Path: p,
-				Why: "a symlink on the way to " + what + " " + abs + " is owned by " + peertrust.Who(peertrust.Owner(li)) + ", who could point it anywhere",
-				Fix: "replace it with a directory of your own, or " + elsewhere}
-		}
-		if p == filepath.Dir(p) {
-			break
-		}
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return fmt.Errorf("%s %s: %w", what, dir, err)
-	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return fmt.Errorf("%s %s: %w", what, dir, err)
-	}
-	if !fi.IsDir() {
-		return &peertrust.Refusal{Path: real, Why: what + " is not a directory", Fix: "remove it, or " + elsewhere}
-	}
-	if o := peertrust.Owner(fi); o != uid {
-		return &peertrust.Refusal{Path: real,
-			Why: what + " is owned by " + peertrust.Who(o) + ", not by you (uid " + strconv.Itoa(uid) + "), who may have put files there for askuserd to trust",
-			Fix: "remove it (as root if need be) or " + elsewhere + "; if it is yours after all, check what is in it, then run chown -R " + strconv.Itoa(uid) + " " + real}
-	}
-	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
-		return &peertrust.Refusal{Path: real,
-			Why: fmt.Sprintf("%s has mode %04o, which lets other users write there", what, perm),
-			Fix: "run chmod 700 " + real}
-	}
-	for p := filepath.Dir(real); ; p = filepath.Dir(p) {
-		pi, err := os.Stat(p)
-		if err != nil {
-			return fmt.Errorf("%s %s: %s: %w", what, dir, p, err)
-		}
-		above := "it is above " + what + " " + real
-		if o := peertrust.Owner(pi); !trustedOwner(o, uid) {
-			return &peertrust.Refusal{Path: p,
-				Why: above + " and owned by " + peertrust.Who(o) + ", who could replace " + what + " with their own",
-				Fix: elsewhere + " (under one that only you and root own)"}
-		}
-		if pi.Mode().Perm()&0o002 != 0 && pi.Mode()&fs.ModeSticky == 0 {
-			return &peertrust.Refusal{Path: p,
-				Why: fmt.Sprintf("%s and has mode %04o: every user may write there, and without the sticky bit any of them could replace %s with their own", above, pi.Mode().Perm(), what),
-				Fix: "run chmod o-w " + p + " (or chmod +t " + p + "), or " + elsewhere}
-		}
-		if p == filepath.Dir(p) {
-			return nil
-		}
+func (sl *stateDirLock) release() {
+	if sl != nil {
+		sl.l.release()
 	}
 }
 
-// trustedOwner: root, or the user.
-func trustedOwner(owner, uid int) bool { return owner == uid || owner == 0 }
+// stateDirSettle is how long the watch waits after an event before it
+// looks: an rm -rf is over by then, and writing back while it runs would
+// only make it fail ("Directory not empty").
+const stateDirSettle = 100 * time.Millisecond
+
+// stateDirPoll is how often the dir is looked at when it cannot be watched
+// (inotify unavailable, or the dir gone and not yet back).
+const stateDirPoll = 2 * time.Second
+
+// watchStateDir notices the state dir deleted or renamed away and has the
+// queue write it back at once (checkStateDir) rather than at the next
+// change: a crash meanwhile would lose every pending request. It watches
+// the state dir's parent (fsnotify), not the dir: a watch on the dir would
+// wake this goroutine at every write of the journal, the history and the
+// pending file, while the parent changes only when its entries do. The
+// parent also tells of a chmod of the dir, after which a dir that could not
+// take writes is tried again. A journal or lock deleted alone, inside a dir
+// that stays, is written back at the next change (the journal compacts when
+// its file is gone) or at the next look. Where no watch can be set (no
+// inotify, the parent gone and not yet back), the dir is looked at every
+// stateDirPoll.
+func (d *server) watchStateDir(ctx context.Context, dir string) {
+	defer d.wg.Done()
+	parent := filepath.Dir(dir)
+	var events <-chan fsnotify.Event
+	var errs <-chan error
+	w, err := fsnotify.NewWatcher()
+	if err == nil {
+		defer w.Close()
+		events, errs = w.Events, w.Errors
+	} else {
+		d.log.Warn("state dir: cannot watch it; a deleted state dir is noticed within "+stateDirPoll.String(), "err", err)
+	}
+	watching := false
+	watch := func() {
+		if w != nil && !watching {
+			watching = w.Add(parent) == nil
+		}
+	}
+	watch()
+	settle := time.NewTimer(time.Hour)
+	settle.Stop()
+	defer settle.Stop()
+	poll := time.NewTicker(stateDirPoll)
+	defer poll.Stop()
+	for {
+		var tick <-chan time.Time
+		if !watching {
+			tick = poll.C
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-events:
+			if !ok {
+				events = nil
+				continue
+			}
+			switch {
+			case ev.Name == parent && ev.Has(fsnotify.Remove|fsnotify.Rename):
+				watching = false // the watch went with the parent, and the dir with it
+				settle.Reset(stateDirSettle)
+			case ev.Name == dir && ev.Has(fsnotify.Remove|fsnotify.Rename|fsnotify.Chmod|fsnotify.Create):
+				settle.Reset(stateDirSettle)
+			}
+			continue
+		case err, ok := <-errs:
+			if !ok {
+				errs = nil
+				continue
+			}
+			d.log.Warn("state dir: watching it", "err", err)
+			continue
+		case <-settle.C:
+		case <-tick:
+		}
+		if !d.q.do(func(s *state) { s.checkStateDir() }) {
+			return
+		}
+		watch()
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"askuser/daemon/journal"
+	"askuser/daemon/pendingfile"
 	"askuser/socketproto"
 )
 
@@ -140,6 +141,30 @@ func (s *state) setDraft(r *request, draft []json.RawMessage) error {
 	r.p.Draft = d
 	s.tell(func(f follower) { f.updated(r.p) })
 	return nil
+}
+
+// changeDraft records draft for r unless it is the draft r has already.
+func (s *state) changeDraft(r *request, draft []json.RawMessage) *socketproto.Error {
+	if pendingfile.SameDraft(r.p.Draft, draft) {
+		return nil
+	}
+	if err := s.setDraft(r, draft); err != nil {
+		return stateUnavailable(r.p.RequestID, err)
+	}
+	return nil
+}
+
+// answerWith resolves r as answered.
+func (s *state) answerWith(r *request, answers []socketproto.Answer, via socketproto.Via) error {
+	resp := socketproto.BuildResponse(r.p.RequestID, r.p.Questions, answers, via, s.now().UTC())
+	return s.resolve(r, socketproto.OutcomeAnswered, via, &resp, nil)
+}
+
+// cancelAsUser resolves r as declined by the user.
+func (s *state) cancelAsUser(r *request, via socketproto.Via) error {
+	resp := socketproto.CancelledResponse(r.p.RequestID, s.now().UTC())
+	resp.AnsweredVia = via
+	return s.resolve(r, socketproto.OutcomeCancelled, via, &resp, nil)
 }
 
 // resolve ends a request exactly once: outcome answered or cancelled delivers

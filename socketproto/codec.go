@@ -318,6 +318,7 @@ var fromDaemon = map[string]func(line []byte) (Message, error){
 	"request_resolved":   decodeAs[RequestResolved],
 	"state":              decodeAs[StateEvent],
 	"pending_file_error": decodeAs[PendingFileError],
+	"state_dir_error":    decodeAs[StateDirError],
 	"error":              decodeAs[*Error], // a pointer, as *Error is the Go error
 }
 

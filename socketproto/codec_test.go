@@ -254,6 +254,8 @@ func TestDecodeFromDaemonRoundTrip(t *testing.T) {
 		RequestResolved{RequestID: "r", Outcome: OutcomeAnswered, Via: ViaFile},
 		StateEvent{State: StateIdle, Pending: []Pending{}},
 		PendingFileError{Path: "/p", Error: "line 12, column 3: expected ','"},
+		StateDirError{Path: "/s", Error: "/s/state.jsonl.tmp: read-only file system"},
+		StateDirError{Path: "/s", Error: ""},
 		&Error{RequestID: "r", Code: CodeNotFound, Message: "no such request"},
 	}
 	for _, m := range msgs {

@@ -363,3 +363,15 @@ type PendingFileError struct {
 }
 
 func (PendingFileError) MessageType() string { return "pending_file_error" }
+
+// StateDirError says the state dir at Path cannot take writes and why
+// ("…/state.jsonl.tmp: read-only file system; nothing new is accepted until
+// it can be written"): until it can, every change is refused with
+// state_unavailable. An empty Error says it can again: a notice about it
+// goes. A subscriber gets one after its snapshot while the trouble lasts.
+type StateDirError struct {
+	Path  string `json:"path"`
+	Error string `json:"error"`
+}
+
+func (StateDirError) MessageType() string { return "state_dir_error" }

@@ -3,6 +3,7 @@ package tests
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -291,4 +292,163 @@ func TestHistoryEndToEnd(t *testing.T) {
 		h.Metadata["ticket"] != "42" || len(h.Answers) != 1 || len(h.Questions) != 1 {
 		t.Errorf("history entry: %s", lines[0])
 	}
+}
+
+// resolveViaCLI asks each id without waiting and answers it, as a user
+// would from the CLI.
+func resolveViaCLI(t *testing.T, e *Env, ids ...string) {
+	t.Helper()
+	for _, id := range ids {
+		mustClient(t, e, "", append([]string{"ask", "--no-wait", "--no-autostart", "--request-id", id}, deployQ...)...)
+		mustClient(t, e, "", "answer", id, "yes")
+	}
+}
+
+// historyOnce checks that `askuser-client history --json` shows every id
+// exactly once, nothing else, and skips no damaged line.
+func historyOnce(t *testing.T, e *Env, ids ...string) {
+	t.Helper()
+	out, errOut, code := e.Client("", "history", "-n", "0", "--json")
+	if code != 0 || errOut != "" {
+		t.Errorf("history: exit %d, stderr %q", code, errOut)
+	}
+	seen := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var h struct {
+			RequestID string `json:"requestId"`
+		}
+		decodeJSON(t, line, &h)
+		seen[h.RequestID]++
+	}
+	for _, id := range ids {
+		if seen[id] != 1 {
+			t.Errorf("%s is %d times in history", id, seen[id])
+		}
+		delete(seen, id)
+	}
+	if len(seen) > 0 {
+		t.Errorf("history has more: %v\n%s", seen, out)
+	}
+}
+
+// A torn last line in history.jsonl (cut by truncation after a crash, or a
+// fragment appended) never swallows what follows: after more answers and two
+// restarts, every resolved request is in `askuser-client history` once.
+func TestDurableHistoryTornTail(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	history := e.stateFile("history.jsonl")
+	e.StartDaemon()
+	resolveViaCLI(t, e, "t1", "t2", "t3")
+	fileHas(t, history, `"requestId":"t3"`)
+	e.killDaemon()
+	fi, err := os.Stat(history)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(history, fi.Size()-15); err != nil { // t3's line cut short
+		t.Fatal(err)
+	}
+
+	e.StartDaemon()
+	resolveViaCLI(t, e, "t4", "t5")
+	fileHas(t, history, `"requestId":"t5"`)
+	e.killDaemon()
+	f, err := os.OpenFile(history, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"requestId":"t9","questions":[{"quest`)
+	f.Close()
+
+	e.StartDaemon()
+	resolveViaCLI(t, e, "t6")
+	e.StopDaemon()
+	e.StartDaemon()
+	e.StopDaemon()
+	historyOnce(t, e, "t1", "t2", "t3", "t4", "t5", "t6")
+}
+
+// The state dir deleted while requests wait is written back at once: a
+// SIGKILL right after (before any other change) loses none of them.
+func TestDurableDeletedStateDirIsWrittenBack(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	e.StartDaemon()
+	for _, id := range []string{"s1", "s2", "s3"} {
+		mustClient(t, e, "", append([]string{"ask", "--no-wait", "--no-autostart", "--request-id", id}, deployQ...)...)
+	}
+	journaled(t, e, `"id":"s3"`)
+	// The pending file is written again as soon as it goes, so an rm -rf
+	// can find the dir not empty at its end: the user runs it again.
+	for try := 0; ; try++ {
+		err := os.RemoveAll(filepath.Join(e.State, "askuser"))
+		if err == nil {
+			break
+		}
+		if try == 10 {
+			t.Fatal(err)
+		}
+	}
+	// Nothing else happens: the daemon writes it back of its own accord.
+	for _, id := range []string{"s1", "s2", "s3"} {
+		journaled(t, e, `"id":"`+id+`"`)
+	}
+	e.killDaemon()
+
+	e.StartDaemon()
+	for _, id := range []string{"s1", "s2", "s3"} {
+		listedAs(t, e, id, socketproto.StatusParked)
+	}
+}
+
+// A read-only state dir (SPEC §10): the daemon starts, restores what it
+// holds, refuses an ask with state_unavailable naming the reason, tells a
+// subscriber with state_dir_error, and once the dir is writable again says
+// so and accepts. The read-only dir is a tmpfs remounted read-only (as root
+// chmod does not stop writes); without root the test is skipped.
+func TestDurableReadOnlyStateDir(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	dir := filepath.Join(e.State, "askuser")
+	os.MkdirAll(dir, 0o700)
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", dir).CombinedOutput(); err != nil {
+		if os.Getuid() == 0 && os.Getenv("CI") == "true" {
+			t.Fatalf("mounting a tmpfs as root: %v %s", err, out)
+		}
+		t.Skipf("a read-only state dir is a tmpfs remounted read-only, and mounting one failed (needs root): %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })
+	remount := func(mode string) {
+		t.Helper()
+		if out, err := exec.Command("mount", "-o", "remount,"+mode, dir).CombinedOutput(); err != nil {
+			t.Fatalf("remount %s: %v %s", mode, err, out)
+		}
+	}
+	e.StartDaemon()
+	mustClient(t, e, "", append([]string{"ask", "--no-wait", "--no-autostart", "--request-id", "ro1"}, deployQ...)...)
+	e.StopDaemon()
+	remount("ro")
+
+	e.StartDaemon()
+	w := watcher(t, e)
+	ev := testdaemon.RecvType(t, w, "state_dir_error", clientWait).(socketproto.StateDirError)
+	if ev.Path != dir || !strings.Contains(ev.Error, "read-only file system") {
+		t.Errorf("state_dir_error: %+v", ev)
+	}
+	if out := mustClient(t, e, "", "list"); !strings.Contains(out, "ro1") {
+		t.Errorf("list on a read-only state dir:\n%s", out)
+	}
+	_, errOut, code := e.Client("", append([]string{"ask", "--no-wait", "--no-autostart", "--request-id", "ro2"}, deployQ...)...)
+	if code == 0 || !strings.Contains(errOut, "read-only file system") {
+		t.Errorf("ask on a read-only state dir: exit %d, stderr %q", code, errOut)
+	}
+
+	remount("rw")
+	if ev := testdaemon.RecvType(t, w, "state_dir_error", clientWait).(socketproto.StateDirError); ev.Error != "" {
+		t.Errorf("after the remount: %+v, want the cleared form", ev)
+	}
+	mustClient(t, e, "", append([]string{"ask", "--no-wait", "--no-autostart", "--request-id", "ro2"}, deployQ...)...)
+	listedAs(t, e, "ro2", socketproto.StatusParked)
+	e.StopDaemon()
 }

@@ -3,6 +3,7 @@ package views
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -89,8 +90,11 @@ type Pane struct {
 	shown       string
 	settleUntil time.Time
 
-	noticeUntil time.Time // when the notice goes; zero: until replaced
-	noticeFile  bool      // the notice is a pending-file error
+	// Notices (see notice): one about something that happened, which
+	// goes at noticeUntil, and those about conditions that last.
+	noticeEvent string
+	noticeUntil time.Time // when noticeEvent goes; zero: there is none
+	conditions  []condition
 
 	// drafts are the draft messages sent and not yet acknowledged, oldest
 	// first: the daemon answers a connection's messages in order.
@@ -166,6 +170,10 @@ func (p *Pane) HandleEvent(msg socketproto.Message) {
 	case socketproto.Snapshot:
 		m.ConnErr = ""
 		p.drafts = nil // a new connection: nothing of the old one is acknowledged
+		// The daemon says again, right after the snapshot, every condition
+		// that still holds; one that ended while the pane was away goes.
+		p.conditions = nil
+		p.showNotices()
 		for _, r := range m.Reqs {
 			for _, s := range r.Qs {
 				s.inflight = 0
@@ -181,10 +189,6 @@ func (p *Pane) HandleEvent(msg socketproto.Message) {
 		}
 	case socketproto.RequestUpdated:
 		m.Update(ev.Request)
-		if p.noticeFile {
-			// The daemon took something in from the file: it parses again.
-			p.clearNotice()
-		}
 	case socketproto.RequestResolved:
 		r := m.Remove(ev.RequestID)
 		if r == nil {
@@ -209,14 +213,9 @@ func (p *Pane) HandleEvent(msg socketproto.Message) {
 			p.notice(fmt.Sprintf("%s was answered elsewhere (%s).", upperFirst(q), Clean(string(ev.Via), false)), noticeTTL)
 		}
 	case socketproto.PendingFileError:
-		if ev.Error == "" { // the file parses again
-			if p.noticeFile {
-				p.clearNotice()
-			}
-			break
-		}
-		p.notice(fmt.Sprintf("Pending file %s: %s", Clean(ev.Path, false), Clean(ev.Error, false)), fileErrorTTL)
-		p.noticeFile = true
+		p.condition("pending_file "+ev.Path, ev.Error, fmt.Sprintf("Pending file %s: %s", Clean(ev.Path, false), Clean(ev.Error, false)))
+	case socketproto.StateDirError:
+		p.condition("state_dir "+ev.Path, ev.Error, fmt.Sprintf("State dir %s cannot take writes: %s", Clean(ev.Path, false), Clean(ev.Error, false)))
 	case *socketproto.Error:
 		p.daemonError(ev)
 	case socketproto.OK:
@@ -258,9 +257,9 @@ func (p *Pane) daemonError(e *socketproto.Error) {
 		}
 		p.notice(fmt.Sprintf("%s is no longer waiting: %s", name, msg), noticeTTL)
 	case socketproto.CodeInvalidAnswer:
-		p.notice("The daemon refused the answer: "+msg, 0)
+		p.notice("The daemon refused the answer: "+msg, refusalTTL)
 	default:
-		p.notice("Daemon: "+msg, 0)
+		p.notice("Daemon: "+msg, refusalTTL)
 	}
 }
 
@@ -468,27 +467,68 @@ func (p *Pane) cancel(r *Req) {
 
 // --- notices --------------------------------------------------------------------
 
+// A notice is one of two kinds, and one rule says when it goes. A notice
+// about a condition (the pending file cannot be used, the state dir cannot
+// take writes) stays until the daemon sends that event's cleared form
+// ("error": ""), however long that takes, and whatever else is said
+// meanwhile. Any other notice is about something that happened, and goes
+// after a few seconds or when the next one replaces it.
+
 const (
-	noticeTTL = 5 * time.Second // a notice about something that happened
-	// A pending-file error stays until the daemon takes something in from
-	// the file again (it parses then), or this long: the protocol has no
-	// word for "the file parses again" when a fix changes no answer.
-	fileErrorTTL = 30 * time.Second
+	noticeTTL  = 5 * time.Second  // a notice about something that happened
+	refusalTTL = 15 * time.Second // a refusal carries a reason to read
 )
 
-// notice shows a one-line message for ttl (0: until the next one).
+// condition is a notice about a condition, keyed by its event and path.
+type condition struct{ key, text string }
+
+// notice shows text about something that happened for ttl (0: noticeTTL).
 func (p *Pane) notice(text string, ttl time.Duration) {
-	p.M.Notice = text
-	p.noticeFile = false
+	if ttl <= 0 {
+		ttl = noticeTTL
+	}
+	p.noticeEvent = text
 	p.noticeUntil = time.Time{}
-	if ttl > 0 {
+	if text != "" {
 		p.noticeUntil = p.opt.Now().Add(ttl)
 	}
+	p.showNotices()
 }
 
 func (p *Pane) clearNotice() { p.notice("", 0) }
 
-// expireNotice drops a notice whose time is up.
+// condition shows text about a condition until its cleared form (an empty
+// cause) arrives; a new cause replaces the old one in place.
+func (p *Pane) condition(key, cause, text string) {
+	i := slices.IndexFunc(p.conditions, func(c condition) bool { return c.key == key })
+	switch {
+	case cause == "" && i >= 0:
+		p.conditions = slices.Delete(p.conditions, i, i+1)
+	case cause == "":
+	case i >= 0:
+		p.conditions[i].text = text
+	default:
+		p.conditions = append(p.conditions, condition{key, text})
+	}
+	p.showNotices()
+}
+
+// showNotices puts the notices in the model: each condition that holds, in
+// the order they began, so that they stay where they are while the news of
+// the moment comes and goes after them.
+func (p *Pane) showNotices() {
+	parts := make([]string, 0, 1+len(p.conditions))
+	for _, c := range p.conditions {
+		parts = append(parts, c.text)
+	}
+	if p.noticeEvent != "" {
+		parts = append(parts, p.noticeEvent)
+	}
+	p.M.Notice = strings.Join(parts, " ")
+}
+
+// expireNotice drops a notice about something that happened once its time
+// is up.
 func (p *Pane) expireNotice(now time.Time) {
 	if !p.noticeUntil.IsZero() && !now.Before(p.noticeUntil) {
 		p.clearNotice()

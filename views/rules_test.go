@@ -180,19 +180,47 @@ func TestNoticesNameTheQuestionAndLeave(t *testing.T) {
 	h.Has("sent.")
 	c.Add(2 * time.Second)
 	h.HasNot("sent.")
+	// A notice about a condition stays, however long and whatever else
+	// happens, until its cleared form arrives.
 	h.Event(socketproto.PendingFileError{Path: "/s/pending-questions.json", Error: "line 3, column 1: expected ','"})
-	c.Add(10 * time.Second)
+	c.Add(10 * time.Minute)
 	h.Has("line 3, column 1")
 	h.Event(socketproto.RequestUpdated{Request: withDraft(pending("req-2", nameQuestion()), `"fixed"`)})
-	h.HasNot("line 3, column 1")
-	h.Has("> fixed")
-	// A save that parses again but changes no answer: the daemon says the
-	// problem is over with an empty error, and the notice goes.
+	h.Has("line 3, column 1", "> fixed")
 	h.Event(socketproto.PendingFileError{Path: "/s/pending-questions.json", Error: "line 9, column 2: expected '}'"})
 	h.Has("line 9, column 2")
+	h.HasNot("line 3, column 1")
 	h.Event(socketproto.PendingFileError{Path: "/s/pending-questions.json"})
 	h.HasNot("line 9, column 2")
 	h.HasNot("Pending file")
+}
+
+// The state dir's trouble has a notice of its own, not a pending-file one;
+// it stays beside the news of the moment until its cleared form, and a new
+// connection's snapshot drops it (the daemon says it again if it holds).
+func TestStateDirNoticeStaysUntilCleared(t *testing.T) {
+	t.Parallel()
+	c := &clock{t: testNow}
+	h := newH(t, 100, 24, func(o *Options) { o.Now = c.Now })
+	h.Event(snap(pending("req-1", dbQuestion()), pending("req-2", nameQuestion())))
+	dirErr := socketproto.StateDirError{Path: "/s", Error: "/s/state.jsonl.tmp: read-only file system; nothing new is accepted until it can be written"}
+	h.Event(dirErr)
+	h.Has("State dir /s cannot take writes: /s/state.jsonl.tmp: read-only file system")
+	h.HasNot("Pending file")
+	h.Event(socketproto.RequestResolved{RequestID: "req-1", Outcome: "cancelled", Via: "cli"})
+	h.Has("was declined elsewhere", "read-only file system")
+	c.Add(time.Hour)
+	h.HasNot("declined elsewhere")
+	h.Has("read-only file system")
+	h.Event(socketproto.PendingFileError{Path: "/s/pending-questions.json"}) // another condition's cleared form
+	h.Has("read-only file system")
+	h.Event(socketproto.StateDirError{Path: "/s"})
+	h.HasNot("read-only file system", "State dir")
+
+	h.Event(dirErr)
+	h.Has("read-only file system")
+	h.Event(snap(pending("req-2", nameQuestion())))
+	h.HasNot("read-only file system")
 }
 
 // The title's age stays current: "just now" turns into "1m ago", and the

@@ -19,6 +19,13 @@ func FuzzReplay(f *testing.F) {
 	f.Add([]byte(`{"op":"draft","id":"a","draft":["x","y"]}` + "\n"))
 	f.Add([]byte(`{"op":"result","id":"b","pending":{"requestId":"b","questions":[{"question":"Q?"}]},"noHistory":true}` + "\n"))
 	f.Add([]byte("garbage\n\x00\xff"))
+	// This version's lines: a mark with the format, records with checksums.
+	mark, _ := encodeRecord(Record{Op: OpMark, At: t0, Format: Format})
+	add2, _ := encodeRecord(Record{Op: OpAdd, ID: "a", At: t0, Pending: pending("a", "Q?")})
+	res2, _ := encodeRecord(Record{Op: OpResolve, ID: "a", At: t0, Outcome: "answered", Response: answered("a", "Q?", "y"), Expires: t0.Add(time.Hour)})
+	f.Add(append(append(append([]byte{}, mark...), add2...), res2...))
+	f.Add(append(append([]byte{}, mark...), add...)) // a record without its checksum
+	f.Add(append(append([]byte{}, add2[:len(add2)-5]...), "0\"}\n"...))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, StateFile), data, 0o600); err != nil {

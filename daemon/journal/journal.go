@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -67,6 +68,13 @@ type Journal struct {
 	// each write; their ids, so that compaction can say so.
 	unhistoried []HistoryEntry
 	dirty       bool // written since the last fsync (SyncAlways)
+	// size and histSize are the sizes the files had after our last write
+	// to them (-1: unknown): a file of another size was changed by
+	// someone else, and its end is looked at before appending.
+	size, histSize int64
+	// refused: the journal on disk is of a newer format; nothing is written
+	// over it.
+	refused error
 
 	syncKick chan struct{}
 	syncDone chan struct{}
@@ -106,6 +114,8 @@ func Open(opts Options) (*Journal, State) {
 		path:     filepath.Join(opts.Dir, StateFile),
 		history:  filepath.Join(opts.Dir, HistoryFile),
 		broken:   true, // compact at the first chance: replay may have skipped damage
+		size:     -1,
+		histSize: -1,
 		syncKick: make(chan struct{}, 1),
 		syncDone: make(chan struct{}),
 	}
@@ -113,11 +123,18 @@ func Open(opts Options) (*Journal, State) {
 	removeIfRegular(j.path+tmpSuffix, opts.Logf)
 
 	m := newModel()
-	replay(j.path, m, opts.MaxRecordBytes, opts.Logf)
+	if newer := replay(j.path, m, opts.MaxRecordBytes, opts.Logf); newer > 0 {
+		j.refused = fmt.Errorf("%w: %s is journal format %d, written by a newer askuserd (this one writes format %d); "+
+			"run that askuserd, or move the file away to start afresh", ErrUnavailable, j.path, newer, Format)
+	}
+	all := m.allResolved()
 	st := m.state(opts.Now())
+	// A torn last line is made whole before anything is appended to it,
+	// and before it is read for what it lacks.
+	j.repairHistory()
 	// Resolutions the history may lack: the daemon died between the two
-	// appends, or the history append failed.
-	j.appendHistory(missingHistory(j.history, m.mark, m.resolved, opts.Logf))
+	// appends, the history append failed, or the file was cut or removed.
+	j.appendHistory(missingHistory(j.history, m.mark, m.resolved, all, opts.Logf))
 	go j.syncLoop()
 	return j, st
 }
@@ -132,12 +149,9 @@ const tmpSuffix = ".tmp"
 func (j *Journal) Write(recs []Record, history ...HistoryEntry) error {
 	var buf bytes.Buffer
 	for _, r := range recs {
-		line, err := json.Marshal(r)
-		if err != nil {
+		if err := writeRecord(&buf, r); err != nil {
 			return fmt.Errorf("%w: cannot encode a %q record for %q: %v", ErrUnavailable, r.Op, r.ID, err)
 		}
-		buf.Write(line)
-		buf.WriteByte('\n')
 	}
 	if err := j.writeState(buf.Bytes()); err != nil {
 		return err
@@ -147,20 +161,23 @@ func (j *Journal) Write(recs []Record, history ...HistoryEntry) error {
 }
 
 func (j *Journal) writeState(b []byte) error {
+	if j.refused != nil {
+		return j.refused
+	}
 	if j.broken {
 		if err := j.Compact(); err != nil {
 			return err
 		}
 	}
 	if j.f == nil {
-		f, err := openRegular(j.path, unix.O_WRONLY|unix.O_APPEND, false)
+		f, err := openRegular(j.path, unix.O_RDWR|unix.O_APPEND, false)
 		if errors.Is(err, fs.ErrNotExist) {
 			// Deleted under us (or the whole state dir): the records
 			// before this one went with it; write the whole live state.
 			if err := j.Compact(); err != nil {
 				return err
 			}
-			f, err = openRegular(j.path, unix.O_WRONLY|unix.O_APPEND, false)
+			f, err = openRegular(j.path, unix.O_RDWR|unix.O_APPEND, false)
 		}
 		if err != nil {
 			return j.unavailable(err)
@@ -171,6 +188,21 @@ func (j *Journal) writeState(b []byte) error {
 	if err != nil {
 		return j.unavailable(err)
 	}
+	if fi.Size() != j.size {
+		// Not as we left it. A last line without its newline (a write cut
+		// short that could not be cut back, a fragment put there by
+		// anything else) would swallow this record: rewrite the journal
+		// instead.
+		if whole, err := endsWhole(j.f); err != nil || !whole {
+			j.closeFile()
+			if err != nil {
+				return j.unavailable(err)
+			}
+			j.opts.Logf("state journal %s: its last line is cut short; rewriting it from the live state", j.path)
+			j.broken = true
+			return j.writeState(b)
+		}
+	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink == 0 {
 		// Unlinked while we held it: the records would go nowhere.
 		j.closeFile()
@@ -180,12 +212,14 @@ func (j *Journal) writeState(b []byte) error {
 	if _, err := j.f.Write(b); err != nil {
 		// A partial line would swallow the next record on replay: cut
 		// the file back to where it was.
+		j.size = -1
 		if terr := j.f.Truncate(fi.Size()); terr != nil {
 			j.broken = true
 		}
 		return j.unavailable(err)
 	}
 	j.appended += int64(len(b))
+	j.size = fi.Size() + int64(len(b))
 	j.dirty = true
 	return nil
 }
@@ -206,6 +240,45 @@ func (j *Journal) appendHistory(entries []HistoryEntry) {
 	if len(j.unhistoried) == 0 {
 		return
 	}
+	f, err := openRegular(j.history, unix.O_RDWR|unix.O_APPEND|unix.O_CREAT, true)
+	if err == nil {
+		err = j.appendHistoryTo(f)
+		f.Close()
+	}
+	if err != nil {
+		j.opts.Logf("history %s: %v; %d entries kept to write later", j.history, err, len(j.unhistoried))
+		return
+	}
+	j.unhistoried = nil
+	j.dirty = true
+}
+
+// appendHistoryTo appends j.unhistoried to f, after making its end whole.
+// A write that fails is cut back; one that cannot be is made whole by the
+// next append.
+func (j *Journal) appendHistoryTo(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.Size() != j.histSize {
+		note, completed, err := repairTail(f, wholeHistoryEntry)
+		if err != nil {
+			return err
+		}
+		if note != "" {
+			j.opts.Logf("history %s: %s", j.history, note)
+		}
+		if completed != "" {
+			// Our own write that lost only its newline: that entry is there.
+			if i := slices.IndexFunc(j.unhistoried, func(h HistoryEntry) bool { return h.RequestID == completed }); i >= 0 {
+				j.unhistoried = slices.Delete(j.unhistoried, i, i+1)
+			}
+		}
+		if fi, err = f.Stat(); err != nil {
+			return err
+		}
+	}
 	var buf bytes.Buffer
 	for _, h := range j.unhistoried {
 		line, err := json.Marshal(h)
@@ -216,22 +289,41 @@ func (j *Journal) appendHistory(entries []HistoryEntry) {
 		buf.Write(line)
 		buf.WriteByte('\n')
 	}
-	f, err := openRegular(j.history, unix.O_WRONLY|unix.O_APPEND|unix.O_CREAT, true)
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		j.histSize = -1
+		_ = f.Truncate(fi.Size())
+		return err
+	}
+	j.histSize = fi.Size() + int64(buf.Len())
+	return nil
+}
+
+// repairHistory makes history.jsonl end with a whole line (tail.go), so
+// that what a start appends to it is readable.
+func (j *Journal) repairHistory() {
+	// Looked at read-only first: a read-only state dir whose history ends
+	// whole is nothing to report.
+	if f, err := openRegular(j.history, unix.O_RDONLY, false); err == nil {
+		whole, _ := endsWhole(f)
+		f.Close()
+		if whole {
+			return
+		}
+	}
+	f, err := openRegular(j.history, unix.O_RDWR|unix.O_APPEND, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
 	if err == nil {
-		var fi os.FileInfo
-		if fi, err = f.Stat(); err == nil {
-			if _, err = f.Write(buf.Bytes()); err != nil {
-				_ = f.Truncate(fi.Size())
-			}
+		var note string
+		if note, _, err = repairTail(f, wholeHistoryEntry); note != "" {
+			j.opts.Logf("history %s: %s", j.history, note)
 		}
 		f.Close()
 	}
 	if err != nil {
-		j.opts.Logf("history %s: %v; %d entries kept to write later", j.history, err, len(j.unhistoried))
-		return
+		j.opts.Logf("history %s: cannot make its last line whole: %v; new entries wait until it can be", j.history, err)
 	}
-	j.unhistoried = nil
-	j.dirty = true
 }
 
 // Commit ends a group of writes. With SyncAlways it returns after the fsync
@@ -306,6 +398,9 @@ func (j *Journal) syncNow() error {
 // either the old journal or the new one, whole.
 func (j *Journal) Compact() error {
 	j.closeFile()
+	if j.refused != nil {
+		return j.refused
+	}
 	if err := os.MkdirAll(j.opts.Dir, 0o700); err != nil {
 		return j.unavailable(err)
 	}
@@ -320,18 +415,15 @@ func (j *Journal) Compact() error {
 	for _, h := range j.unhistoried {
 		unhistoried[h.RequestID]++
 	}
-	recs := append([]Record{{Op: OpMark, At: j.opts.Now().UTC(), HistorySize: histSize}}, j.opts.Snapshot()...)
+	recs := append([]Record{{Op: OpMark, At: j.opts.Now().UTC(), HistorySize: histSize, Format: Format}}, j.opts.Snapshot()...)
 	var buf bytes.Buffer
 	for _, r := range recs {
 		if r.Op == OpResult && unhistoried[r.ID] > 0 {
 			r.NoHistory = true
 		}
-		line, err := json.Marshal(r)
-		if err != nil {
+		if err := writeRecord(&buf, r); err != nil {
 			return fmt.Errorf("%w: cannot encode a %q record for %q: %v", ErrUnavailable, r.Op, r.ID, err)
 		}
-		buf.Write(line)
-		buf.WriteByte('\n')
 	}
 	tmp := j.path + tmpSuffix
 	if err := writeSynced(tmp, buf.Bytes()); err != nil {
@@ -347,7 +439,15 @@ func (j *Journal) Compact() error {
 		d.Close()
 	}
 	j.appended, j.liveSize, j.broken = 0, int64(buf.Len()), false
+	j.size = int64(buf.Len())
 	return nil
+}
+
+// Missing reports whether state.jsonl is gone (deleted, or its dir with
+// it): the live state is then on disk nowhere, and Compact puts it back.
+func (j *Journal) Missing() bool {
+	_, err := os.Lstat(j.path)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // Close fsyncs what was written and stops the background fsync.

@@ -316,9 +316,9 @@ func TestHistoryIsRebuiltAfterACrashBetweenTheAppends(t *testing.T) {
 	j.write(t, Record{Op: OpAdd, ID: "b", At: t0, Pending: pending("b", "Q?")})
 	j.Close()
 	// The crash: b's resolve record made it, its history line did not.
-	rec, _ := json.Marshal(Record{Op: OpResolve, ID: "b", At: t0, Outcome: "cancelled", Via: "cli", Expires: t0.Add(time.Hour)})
+	rec, _ := encodeRecord(Record{Op: OpResolve, ID: "b", At: t0, Outcome: "cancelled", Via: "cli", Expires: t0.Add(time.Hour)})
 	f, _ := os.OpenFile(filepath.Join(dir, StateFile), os.O_APPEND|os.O_WRONLY, 0)
-	f.Write(append(rec, '\n'))
+	f.Write(rec)
 	f.Close()
 	for range 3 {
 		j, _ := open(t, dir, t0)

@@ -21,10 +21,13 @@ type model struct {
 	resolved []HistoryEntry
 	// mark is history.jsonl's size at the last compaction.
 	mark int64
+	// histories holds each result's history line, for a history cut
+	// shorter than the mark (allResolved).
+	histories map[string]HistoryEntry
 }
 
 func newModel() *model {
-	return &model{pending: map[string]*Request{}, results: map[string]*Result{}}
+	return &model{pending: map[string]*Request{}, results: map[string]*Result{}, histories: map[string]HistoryEntry{}}
 }
 
 // apply takes one record in. It returns false when the record makes no sense
@@ -57,9 +60,10 @@ func (m *model) apply(r Record) bool {
 		delete(m.pending, r.ID)
 		asked := p.Pending
 		asked.Draft = nil
+		h := HistoryOf(&asked, r)
 		m.keep(&Result{ID: r.ID, Outcome: r.Outcome, Via: r.Via, Response: r.Response,
-			Expires: r.Expires, Delivered: r.Delivered, Asked: asked})
-		m.resolved = append(m.resolved, HistoryOf(&asked, r))
+			Expires: r.Expires, Delivered: r.Delivered, Asked: asked}, h)
+		m.resolved = append(m.resolved, h)
 	case OpDelivered:
 		res := m.results[r.ID]
 		if res == nil {
@@ -70,10 +74,11 @@ func (m *model) apply(r Record) bool {
 		if !validAsked(r) {
 			return false
 		}
+		h := HistoryOf(r.Pending, r)
 		m.keep(&Result{ID: r.ID, Outcome: r.Outcome, Via: r.Via, Response: r.Response,
-			Expires: r.Expires, Delivered: r.Delivered, Asked: *r.Pending})
+			Expires: r.Expires, Delivered: r.Delivered, Asked: *r.Pending}, h)
 		if r.NoHistory {
-			m.resolved = append(m.resolved, HistoryOf(r.Pending, r))
+			m.resolved = append(m.resolved, h)
 		}
 	default:
 		return false
@@ -89,11 +94,25 @@ func validAsked(r Record) bool {
 		len(r.Pending.Draft) <= len(r.Pending.Questions)
 }
 
-func (m *model) keep(res *Result) {
+func (m *model) keep(res *Result, h HistoryEntry) {
 	if _, had := m.results[res.ID]; !had {
 		m.resOrd = append(m.resOrd, res.ID)
 	}
 	m.results[res.ID] = res
+	m.histories[res.ID] = h
+}
+
+// allResolved is the history line of every result the journal holds,
+// expired or not, oldest first: what history.jsonl must hold somewhere when
+// it was cut shorter than the mark and the lines before the mark are gone.
+func (m *model) allResolved() []HistoryEntry {
+	var out []HistoryEntry
+	for _, id := range m.resOrd {
+		if _, ok := m.results[id]; ok {
+			out = append(out, m.histories[id])
+		}
+	}
+	return out
 }
 
 // state is the live state, without results expired by now.

@@ -23,7 +23,7 @@ const (
 	OpResolve   Op = "resolve"   // answered, cancelled or withdrawn: Outcome, Via, Response, Expires
 	OpDelivered Op = "delivered" // a kept result reached its agent
 	OpResult    Op = "result"    // a kept result, as compaction writes it (Pending carries what was asked)
-	OpMark      Op = "mark"      // the first line compaction writes: HistorySize
+	OpMark      Op = "mark"      // the first line compaction writes: HistorySize, Format
 )
 
 // Record is one line of state.jsonl.
@@ -48,6 +48,8 @@ type Record struct {
 	// compacted. Every resolution after the mark has its history line
 	// after that offset, which is where a restart looks for it.
 	HistorySize int64 `json:"historySize,omitempty"`
+	// Format (mark): the journal format the file is written in (format.go).
+	Format int `json:"format,omitempty"`
 	// NoHistory (result): its history line was not written yet.
 	NoHistory bool `json:"noHistory,omitempty"`
 }

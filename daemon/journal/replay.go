@@ -13,26 +13,32 @@ import (
 )
 
 // replay reads the journal at path into m. Damage never stops the daemon: a
-// last line cut short by a crash is dropped; a line that is not a record, is
-// longer than any record can be, or fits nothing before it is skipped and
-// the file kept as path.corrupt for a person to look at. A journal that
-// cannot be read at all (or is not a regular file) is logged and replay
-// starts empty; the first write then says why the state dir is unusable.
-func replay(path string, m *model, maxLine int, logf func(string, ...any)) {
+// last line cut short by a crash is dropped; a line that is not a record,
+// fails its checksum (format.go), is longer than any record can be, or fits
+// nothing before it is skipped and the file kept as path.corrupt for a
+// person to look at. A journal that cannot be read at all (or is not a
+// regular file) is logged and replay starts empty; the first write then says
+// why the state dir is unusable. A journal of a newer format is not
+// replayed: newer is its format, and it must not be written over.
+func replay(path string, m *model, maxLine int, logf func(string, ...any)) (newer int) {
 	f, err := openRegular(path, unix.O_RDONLY, false)
 	if errors.Is(err, fs.ErrNotExist) {
-		return
+		return 0
 	}
 	if err != nil {
 		logf("state journal: cannot read it, nothing restored: %v", err)
-		return
+		return 0
 	}
 	defer f.Close()
 	var (
 		bad, good int
 		firstBad  string
+		lr        lineReader
 	)
 	err = eachLine(f, maxLine, func(lineNo int, line []byte, tooLong, last bool) {
+		if newer > 0 {
+			return
+		}
 		if last {
 			// No newline: the daemon died mid-append. Everything before is good.
 			size := fmt.Sprintf("%d bytes", len(line))
@@ -50,8 +56,12 @@ func replay(path string, m *model, maxLine int, logf func(string, ...any)) {
 		case len(bytes.TrimSpace(line)) == 0:
 			return
 		default:
-			if err := json.Unmarshal(line, &r); err != nil {
-				problem = fmt.Sprintf("line %d: %v", lineNo, err)
+			var why string
+			if r, why, newer = lr.decode(line); newer > 0 {
+				return
+			}
+			if why != "" {
+				problem = fmt.Sprintf("line %d: %s", lineNo, why)
 			} else if !m.apply(r) {
 				problem = fmt.Sprintf("line %d: a %q record for %q fits nothing before it", lineNo, r.Op, r.ID)
 			}
@@ -65,6 +75,11 @@ func replay(path string, m *model, maxLine int, logf func(string, ...any)) {
 		}
 		good++
 	})
+	if newer > 0 {
+		logf("state journal %s is format %d, written by a newer askuserd (this one reads up to format %d): nothing restored, and it is left as it is",
+			path, newer, Format)
+		return newer
+	}
 	if err != nil {
 		logf("state journal %s: reading stopped at an error, kept the %d records before it: %v", path, good, err)
 		bad++
@@ -77,6 +92,7 @@ func replay(path string, m *model, maxLine int, logf func(string, ...any)) {
 		logf("state journal %s: skipped %d damaged records (first at %s), recovered the other %d; the damaged file is kept at %s",
 			path, bad, firstBad, good, keep)
 	}
+	return 0
 }
 
 // eachLine calls fn for each line of r, without its newline. A line longer
@@ -114,20 +130,32 @@ func eachLine(r io.Reader, max int, fn func(lineNo int, line []byte, tooLong, la
 }
 
 // missingHistory returns the entries of resolved that history.jsonl lacks
-// after offset mark (from its start if the file is shorter: it was cut or
-// replaced). Every resolution since the mark appended its line after it, so
-// one short scan finds each; ids that come twice are counted.
-func missingHistory(path string, mark int64, resolved []HistoryEntry, logf func(string, ...any)) []HistoryEntry {
-	if len(resolved) == 0 {
-		return nil
-	}
+// after offset mark. Every resolution since the mark appended its line after
+// it, so one short scan finds each; ids that come twice are counted. A file
+// shorter than the mark (or gone) was cut or replaced: the lines before the
+// mark may be gone too, so it is read from its start for every result the
+// journal still holds (all), which are the ones that can be written again.
+func missingHistory(path string, mark int64, resolved, all []HistoryEntry, logf func(string, ...any)) []HistoryEntry {
 	seen := map[string]int{}
 	f, err := openRegular(path, unix.O_RDONLY, false)
+	cut := mark > 0 && errors.Is(err, fs.ErrNotExist)
 	if err == nil {
 		defer f.Close()
 		if fi, err := f.Stat(); err == nil && fi.Size() >= mark {
 			_, _ = f.Seek(mark, io.SeekStart)
+		} else if err == nil {
+			cut = true
 		}
+	}
+	if cut && len(all) > 0 {
+		logf("history %s is shorter than when the journal was last compacted (cut or replaced): "+
+			"looking in it for each of the %d resolved requests the journal still keeps", path, len(all))
+		resolved = all
+	}
+	if len(resolved) == 0 {
+		return nil
+	}
+	if err == nil {
 		_ = eachLine(f, 64<<20, func(_ int, line []byte, tooLong, _ bool) {
 			var h struct {
 				RequestID string `json:"requestId"`
