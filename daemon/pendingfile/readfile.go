@@ -1,6 +1,7 @@
 package pendingfile
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -58,4 +59,20 @@ func copyAside(path, kept string) error {
 		return err
 	}
 	return nil
+}
+
+// revisionOnDisk is the revision of the file at path, 0 when it has none or
+// cannot be read.
+func revisionOnDisk(path string) int64 {
+	data, _, err := readRegular(path)
+	if err != nil {
+		return 0
+	}
+	var f struct {
+		Revision int64 `json:"revision"`
+	}
+	if json.Unmarshal(data, &f) != nil {
+		return 0
+	}
+	return f.Revision
 }

@@ -34,15 +34,18 @@ func (s *Syncer) write() {
 	if !ok {
 		return // the daemon is stopping; its state dir keeps the requests
 	}
-	out := s.render.render(pending)
-	h := sha256.Sum256(out)
-	if h == s.onDisk {
-		s.lastWritten = h
+	// The same requests and drafts as the file on disk, in the revision it
+	// has: nothing to write.
+	if cur := s.render.render(s.id.rev, pending); sha256.Sum256(cur) == s.onDisk {
+		s.id.written = s.onDisk
 		return
 	}
+	rev := s.id.nextRevision()
+	out := s.render.render(rev, pending)
+	h := sha256.Sum256(out)
 	before := s.onDisk
 	start := time.Now()
-	s.noteOurs(h)
+	s.id.writing(rev, h, s.onDisk, pending)
 	prev, err := swapIn(s.path, out)
 	switch {
 	case errors.Is(err, errNotSynced):
@@ -64,14 +67,14 @@ func (s *Syncer) write() {
 		s.lastErr = ""
 		s.logf("pending file: %s written again", s.path)
 	}
-	s.lastWritten, s.onDisk = h, h
-	s.inherited = nil
-	s.ownBig = fileID{}
+	var big fileID
 	if len(out) > maxFileBytes {
 		if fi, err := os.Lstat(s.path); err == nil {
-			s.ownBig = idOf(fi)
+			big = idOf(fi)
 		}
 	}
+	s.id.wrote(h, big)
+	s.onDisk = h
 	s.rewrites.Add(1)
 	s.nextWrite = time.Now().Add(min(max(2*time.Since(start), minGap), maxGap))
 	if prev != "" {

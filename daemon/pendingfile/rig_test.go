@@ -37,10 +37,10 @@ func (q *memQueue) Snapshot() ([]socketproto.Pending, bool) {
 	return slices.Clone(q.pending), true
 }
 
-func (q *memQueue) Apply(f *File) ([]Action, bool) {
+func (q *memQueue) Apply(sv Save) ([]Action, bool) {
 	q.mu.Lock()
 	q.applies++
-	acts := Merge(f, q.pending)
+	acts := MergeFrom(sv.File, sv.Base, q.pending)
 	changed := false
 	for _, a := range acts {
 		i := slices.IndexFunc(q.pending, func(p socketproto.Pending) bool { return p.RequestID == a.RequestID })
@@ -56,6 +56,9 @@ func (q *memQueue) Apply(f *File) ([]Action, bool) {
 			q.pending[i].Draft = a.Draft
 			changed = true
 		}
+	}
+	if sv.Taken != nil {
+		sv.Taken()
 	}
 	q.mu.Unlock()
 	if changed {

@@ -1,6 +1,7 @@
 package pendingfile
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -16,10 +17,25 @@ import (
 type Queue interface {
 	// Snapshot returns the pending requests, oldest first, with their drafts.
 	Snapshot() (pending []socketproto.Pending, ok bool)
-	// Apply merges a saved file into the pending set (see Merge) and carries
-	// out the actions in the same step, so that nothing can resolve in
-	// between; it returns the actions it carried out.
-	Apply(f *File) (acts []Action, ok bool)
+	// Apply merges a save into the pending set (MergeFrom with its Base)
+	// and carries out the actions in the same step, so that nothing can
+	// resolve in between; then, still in that step, it calls the save's
+	// Taken. It returns the actions it carried out.
+	Apply(sv Save) (acts []Action, ok bool)
+}
+
+// Save is one save of the file to take in.
+type Save struct {
+	File *File
+	// Base is what the revision the save was edited from held (see
+	// MergeFrom); nil when that revision is not known.
+	Base map[string][]json.RawMessage
+	// Taken records that the save was taken in, so that a restart does not
+	// take it in again over what was acknowledged since. Apply calls it
+	// inside the step that carries the save out, after its changes are
+	// journalled and before anything after them can be acknowledged. It
+	// may be nil.
+	Taken func()
 }
 
 // Options configure a Syncer.
@@ -82,7 +98,6 @@ type Syncer struct {
 	wantWrite   bool
 	wantRead    bool
 	wantRewatch bool
-	lastWritten [32]byte // the bytes of the daemon's own last write
 	lastSeen    [32]byte // the last save taken in (applied or rejected)
 	lastSeenOK  bool     // whether it parsed (a broken one is not rewritten over)
 	onDisk      [32]byte // the file as last read; zero when missing
@@ -96,16 +111,10 @@ type Syncer struct {
 	// FIFO, a directory): it is reported and left alone, never rewritten.
 	blocked    bool
 	blockedMsg string
-	// ownBig identifies the daemon's own last write when it was too large
-	// to read back.
-	ownBig fileID
-	quiet  time.Duration // quietPeriod; tests that drive read by hand set 0
-	// inherited holds the hashes of the last files the previous daemon
-	// wrote, as kept in oursPath: a file found at start that it wrote is its
-	// view, perhaps older than the drafts its journal holds, and must not be
-	// taken in as the user's save. Forgotten once this daemon has written.
-	inherited [][32]byte
-	oursPath  string
+	quiet      time.Duration // quietPeriod; tests that drive read by hand set 0
+	// id tells the daemon's own files, and saves already taken in, from
+	// a user's save.
+	id *identity
 	// troubled: a problem with the file itself was reported, and no save
 	// has parsed since.
 	troubled bool
@@ -127,7 +136,7 @@ func New(o Options) *Syncer {
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
 	}
-	s.oursPath = filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".ours")
+	s.id = newIdentity(path)
 	if s.report == nil {
 		s.report = func(string) {}
 	}
@@ -148,7 +157,7 @@ func (s *Syncer) Rewrites() int64 { return s.rewrites.Load() }
 // a watch (inotify exhausted) the file is still written; Start says why.
 func (s *Syncer) Start() error {
 	s.removeLeftovers()
-	s.loadOurs()
+	s.id.load(revisionOnDisk(s.path))
 	var werr error
 	if w, err := newDirWatch(filepath.Dir(s.path)); err != nil {
 		werr = err

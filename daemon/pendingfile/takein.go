@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"time"
 
 	"askuser/daemon/internal/statefile"
@@ -37,11 +36,11 @@ func (s *Syncer) read(settled bool) {
 	}
 	h := sha256.Sum256(data)
 	s.onDisk = h
-	if h == s.lastWritten || slices.Contains(s.inherited, h) {
+	if s.id.ours(h) {
 		s.settling = false
 		return
 	}
-	if h == s.lastSeen {
+	if h == s.lastSeen || s.id.wasTaken(h) {
 		s.settling = false
 		// The same save again (an editor re-saving its buffer over a
 		// rewrite): nothing to take in, but the file must list what is
@@ -52,9 +51,7 @@ func (s *Syncer) read(settled bool) {
 	f, perr := Parse(data)
 	if perr == nil {
 		s.settling = false
-		s.lastSeen, s.lastSeenOK = h, true
-		s.fileFine()
-		s.apply(f)
+		s.takeIn(f, h)
 		// A save from a stale buffer lacks requests asked since, and one
 		// that changed nothing makes no rewrite of its own: rewrite anyway,
 		// so the file lists every pending request again.
@@ -101,7 +98,7 @@ func (s *Syncer) settled(h [32]byte, fi os.FileInfo, timerFired bool) bool {
 // rewrite replaces it.
 func (s *Syncer) readTooLarge(fi os.FileInfo, settled bool) {
 	id := idOf(fi)
-	if id == s.ownBig {
+	if s.id.oursBig(id) {
 		s.settling = false
 		return
 	}
@@ -187,8 +184,17 @@ func (s *Syncer) reject(data []byte, perr error) {
 // pending_file_error for each would swamp every pane's backlog.
 const maxReports = 5
 
-func (s *Syncer) apply(f *File) {
-	acts, _ := s.q.Apply(f)
+// takeIn takes in a save (h is its hash) that parsed: merged against the
+// revision it was edited from, and recorded as taken in within the same
+// step of the queue.
+func (s *Syncer) takeIn(f *File, h [32]byte) {
+	s.lastSeen, s.lastSeenOK = h, true
+	s.fileFine()
+	base := s.id.baseOf(f.Revision)
+	if base == nil && f.Revision != 0 {
+		s.logf("pending file: a save edited from revision %d, which the daemon no longer knows: merged against the newest state", f.Revision)
+	}
+	acts, _ := s.q.Apply(Save{File: f, Base: base, Taken: func() { s.id.take(h) }})
 	reported := 0
 	for _, a := range acts {
 		switch a.Kind {
@@ -244,17 +250,15 @@ func (s *Syncer) rescue(prev string, seen [32]byte) {
 		return
 	}
 	h := sha256.Sum256(data)
-	if h == seen || h == s.lastSeen || h == s.lastWritten {
+	if h == seen || h == s.lastSeen || s.id.ours(h) || s.id.wasTaken(h) {
 		os.Remove(prev)
 		return
 	}
 	f, perr := Parse(data)
 	if perr == nil {
 		os.Remove(prev)
-		s.lastSeen, s.lastSeenOK = h, true
-		s.fileFine()
 		s.logf("pending file: a save landed during a rewrite; taking it in")
-		s.apply(f)
+		s.takeIn(f, h)
 		s.wantWrite = true
 		return
 	}
@@ -264,7 +268,7 @@ func (s *Syncer) rescue(prev string, seen [32]byte) {
 		return
 	}
 	os.Remove(prev) // now the daemon's own text
-	s.lastWritten, s.onDisk = [32]byte{}, h
+	s.id.written, s.onDisk = [32]byte{}, h
 	s.settling, s.settleHash = true, h
 	s.armSettle(settleDelay)
 	s.wantWrite = true
