@@ -16,6 +16,7 @@ import (
 )
 
 func TestLineTooLargeClosesAfterTheError(t *testing.T) {
+	t.Parallel()
 	sock := testDaemon(t, func(c *config.Config) { c.Limits.MaxMessageBytes = 2048 })
 	a := testdaemon.DialRaw(t, sock)
 	a.Send(`{"type":"list","pad":"` + strings.Repeat("x", 4000) + "\"}\n")
@@ -34,6 +35,7 @@ func TestLineTooLargeClosesAfterTheError(t *testing.T) {
 }
 
 func TestClientsThatSendNothingOrHalfALineBlockNobody(t *testing.T) {
+	t.Parallel()
 	sock := testDaemon(t, nil)
 	silent := testdaemon.DialRaw(t, sock)
 	half := testdaemon.DialRaw(t, sock)
@@ -50,6 +52,7 @@ func TestClientsThatSendNothingOrHalfALineBlockNobody(t *testing.T) {
 }
 
 func TestSlowSubscriberIsDisconnected(t *testing.T) {
+	t.Parallel()
 	sock := testDaemon(t, nil)
 	slow := testdaemon.DialRaw(t, sock)
 	slow.Send(`{"type":"subscribe","role":"pane"}` + "\n")
@@ -116,6 +119,7 @@ func TestSlowSubscriberIsDisconnected(t *testing.T) {
 }
 
 func TestConcurrentAnswersExactlyOneWins(t *testing.T) {
+	t.Parallel()
 	sock := testDaemon(t, nil)
 	for round := 0; round < 20; round++ {
 		// Each round its own id: a resolved request's id stays taken.
@@ -153,6 +157,7 @@ func TestConcurrentAnswersExactlyOneWins(t *testing.T) {
 }
 
 func TestNotifyCommandRunsWithTheRequest(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "notified")
 	script := filepath.Join(t.TempDir(), "notify.sh")
 	body := "#!/bin/sh\nprintf '%s|%s|%s|%s\\n' \"$1\" \"$ASKUSER_REQUEST_ID\" \"$ASKUSER_AGENT\" \"$ASKUSER_QUESTION\" >> " + out + "\n"
@@ -168,6 +173,7 @@ func TestNotifyCommandRunsWithTheRequest(t *testing.T) {
 }
 
 func TestFailingNotifyCommandIsNotFatal(t *testing.T) {
+	t.Parallel()
 	sock := testDaemon(t, func(c *config.Config) { c.Notify.Command = []string{"/nonexistent/notify"} })
 	a := testdaemon.DialRaw(t, sock)
 	a.Send(ask1)
@@ -181,6 +187,7 @@ func TestFailingNotifyCommandIsNotFatal(t *testing.T) {
 // A client that shuts down its writing side after its line (ncat -U, nc -N)
 // gets its replies and then the end of the connection, so it can exit.
 func TestHalfClosedClientIsClosedWhenDone(t *testing.T) {
+	t.Parallel()
 	sock := testDaemon(t, nil)
 	st := testdaemon.DialRaw(t, sock)
 	st.Send(`{"type":"status"}` + "\n")
@@ -208,6 +215,7 @@ func TestHalfClosedClientIsClosedWhenDone(t *testing.T) {
 // A client that shuts down its writing side after a last line without a
 // newline still reads: the line is answered, and an ask waits as usual.
 func TestLastLineWithoutNewlineBeforeHalfClose(t *testing.T) {
+	t.Parallel()
 	sock := testDaemon(t, nil)
 	st := testdaemon.DialRaw(t, sock)
 	st.Send(`{"type":"status"}`)

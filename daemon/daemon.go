@@ -21,6 +21,7 @@ import (
 
 	"askuser/daemon/config"
 	"askuser/socketproto"
+	"askuser/socketproto/peertrust"
 )
 
 // Version is askuserd's version, reported by hello and status.
@@ -156,7 +157,7 @@ func (d *server) accept(ln *net.UnixListener) {
 			continue
 		}
 		delay = 0
-		if uid, err := peerUID(nc); err != nil || uid != d.uid {
+		if uid, err := peertrust.PeerUID(nc); err != nil || uid != d.uid {
 			// Off the accept loop: a refused peer that does not read must
 			// not delay anyone else's connection.
 			d.wg.Add(1)

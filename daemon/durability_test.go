@@ -17,6 +17,7 @@ import (
 // again under the id of a resolved request is duplicate_request_id, so the
 // first agent's wait can never receive an answer to someone else's question.
 func TestResolvedRequestIDStaysTaken(t *testing.T) {
+	t.Parallel()
 	sock := testDaemon(t, nil)
 	a := testdaemon.DialRaw(t, sock)
 	a.Send(ask1)
@@ -36,6 +37,7 @@ func TestResolvedRequestIDStaysTaken(t *testing.T) {
 // Two daemons on different sockets never share one state dir: the second
 // refuses to start and names the first's pid and socket.
 func TestSecondDaemonOnTheSameStateDirIsRefused(t *testing.T) {
+	t.Parallel()
 	root := testdaemon.ShortRoot(t)
 	first, _ := daemonAt(t, root, nil)
 	c := config.Default()
@@ -55,6 +57,7 @@ func TestSecondDaemonOnTheSameStateDirIsRefused(t *testing.T) {
 // cause, nothing is queued, other clients go on, and once there is room the
 // same ask is accepted. Needs root (a small tmpfs).
 func TestFullStateDirRefusesWhatItCannotKeep(t *testing.T) {
+	t.Parallel()
 	root := testdaemon.ShortRoot(t)
 	state := filepath.Join(root, "state")
 	os.MkdirAll(state, 0o700)

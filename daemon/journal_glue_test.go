@@ -39,6 +39,7 @@ func listUntil(c *testdaemon.Raw, key, value string) {
 // A request waiting when the daemon stops comes back orphaned: listed, in
 // the pending file, and its agent's "wait" gets the answer given afterwards.
 func TestPendingRequestSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	root := testdaemon.ShortRoot(t)
 	sock, stop := daemonAt(t, root, nil)
 	a := testdaemon.DialRaw(t, sock)
@@ -64,6 +65,7 @@ func TestPendingRequestSurvivesRestart(t *testing.T) {
 // An answer given while the agent is away (parked, answered) reaches the
 // agent's "wait" after a restart; a parked request comes back parked.
 func TestAnswerGivenWhileAwaySurvivesRestart(t *testing.T) {
+	t.Parallel()
 	root := testdaemon.ShortRoot(t)
 	sock, stop := daemonAt(t, root, nil)
 	a := testdaemon.DialRaw(t, sock)
@@ -92,6 +94,7 @@ func TestAnswerGivenWhileAwaySurvivesRestart(t *testing.T) {
 // before the pending file is first read, or the save would name a request
 // nobody knows and be dropped.
 func TestPendingFileSavedWhileStoppedAnswersTheRestoredRequest(t *testing.T) {
+	t.Parallel()
 	root := testdaemon.ShortRoot(t)
 	pending := filepath.Join(root, "state", "pending-questions.json")
 	sock, stop := daemonAt(t, root, nil)
@@ -120,6 +123,7 @@ const park2 = `{"type":"ask_user_request","requestId":"r2","wait":false,` + q2 +
 // The same agent asking exactly the same questions again gets the kept,
 // undelivered answer at once, under its new id, once; also after a restart.
 func TestSameAgentSameQuestionsGetsTheKeptAnswer(t *testing.T) {
+	t.Parallel()
 	root := testdaemon.ShortRoot(t)
 	sock, stop := daemonAt(t, root, nil)
 	a := testdaemon.DialRaw(t, sock)
@@ -187,6 +191,7 @@ func TestSameAgentSameQuestionsGetsTheKeptAnswer(t *testing.T) {
 
 // A result its agent already received is not handed out again.
 func TestDeliveredAnswerIsNotReused(t *testing.T) {
+	t.Parallel()
 	root := testdaemon.ShortRoot(t)
 	sock, _ := daemonAt(t, root, nil)
 	a := testdaemon.DialRaw(t, sock)
@@ -203,6 +208,7 @@ func TestDeliveredAnswerIsNotReused(t *testing.T) {
 
 // A journal cut short mid-line by a crash loses only that line.
 func TestTornJournalTailRecovers(t *testing.T) {
+	t.Parallel()
 	root := testdaemon.ShortRoot(t)
 	sock, stop := daemonAt(t, root, nil)
 	a := testdaemon.DialRaw(t, sock)
@@ -231,6 +237,7 @@ func TestTornJournalTailRecovers(t *testing.T) {
 // A restored orphaned request whose agent never comes back is withdrawn
 // after orphan_grace, counted from the daemon's start.
 func TestRestoredOrphanIsWithdrawnAfterGrace(t *testing.T) {
+	t.Parallel()
 	root := testdaemon.ShortRoot(t)
 	grace := func(c *config.Config) { c.Daemon.OrphanGrace.Duration = time.Hour }
 	sock, stop := daemonAt(t, root, grace)

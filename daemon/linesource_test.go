@@ -18,6 +18,7 @@ import (
 // to socketproto.LineReader: the daemon must frame exactly as the protocol
 // package defines it.
 func TestLineSourceFramesLikeLineReader(t *testing.T) {
+	t.Parallel()
 	const max = 16
 	cases := map[string][]string{ // writes, in order; the writer closes after
 		"one line":               {"{\"a\":1}\n"},

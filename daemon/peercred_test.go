@@ -19,6 +19,7 @@ import (
 // run again as nobody) through permissions loosened on purpose: SO_PEERCRED
 // is the last line of defence and must hold on its own.
 func TestPeerCredRefusesOtherUsers(t *testing.T) {
+	t.Parallel()
 	if os.Getuid() != 0 {
 		t.Skip("needs root to connect as another user")
 	}
@@ -69,6 +70,7 @@ func TestPeerCredRefusesOtherUsers(t *testing.T) {
 
 // TestPeerCredHelper is the other user's side of TestPeerCredRefusesOtherUsers.
 func TestPeerCredHelper(t *testing.T) {
+	t.Parallel()
 	sock := os.Getenv("ASKUSERD_PEERCRED_SOCK")
 	if sock == "" {
 		t.Skip("helper process only")

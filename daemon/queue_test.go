@@ -32,6 +32,7 @@ const (
 )
 
 func TestQueueScenarios(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		cfg   func(*config.Config)
@@ -238,6 +239,7 @@ func TestQueueScenarios(t *testing.T) {
 }
 
 func TestDraftIsAListWithNulls(t *testing.T) {
+	t.Parallel()
 	p := socketproto.Pending{Draft: make([]json.RawMessage, 2)}
 	b, _ := socketproto.Encode(socketproto.RequestAdded{Request: p})
 	if !strings.Contains(string(b), `"draft":[null,null]`) {

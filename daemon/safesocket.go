@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 
 	"askuser/daemon/internal/statefile"
+	"askuser/socketproto/peertrust"
 )
 
 // LockFileName is the lock held beside the socket for the daemon's lifetime.
@@ -42,7 +42,9 @@ func (l *socketLock) release() {
 
 // prepareSocketDir makes the socket's directory (0700, parents as needed) and
 // refuses one that another user owns or that others may write to: whoever can
-// write there can replace the socket and read every answer.
+// write there can replace the socket and read every answer. One of the
+// user's own that others may only read or enter is tightened to 0700, since
+// every client refuses a socket directory open to anyone else (SPEC §2).
 func prepareSocketDir(dir string) error {
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -53,43 +55,27 @@ func prepareSocketDir(dir string) error {
 			return fmt.Errorf("socket directory %s: %w", dir, err)
 		}
 	}
-	return checkSocketDir(dir, os.Getuid())
-}
-
-// checkSocketDir refuses a socket directory that is not ours alone.
-func checkSocketDir(dir string, uid int) error {
-	// A symlink planted by someone else in a shared directory (/tmp) could
-	// send the socket wherever they like: it must be ours too.
-	if li, err := os.Lstat(dir); err == nil && li.Mode()&fs.ModeSymlink != 0 {
-		if st, ok := li.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != uid {
-			return fmt.Errorf("refusing socket directory %s: it is a symlink owned by uid %d, not by you (uid %d)", dir, ownerOf(li), uid)
+	if err := checkSocketDir(dir, os.Getuid()); err != nil {
+		return err
+	}
+	if fi, err := os.Stat(dir); err == nil && fi.Mode().Perm()&peertrust.GroupOrOthers != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("socket directory %s: %w", dir, err)
 		}
-	}
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return fmt.Errorf("socket directory: %w", err)
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("socket directory %s is not a directory", dir)
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fmt.Errorf("socket directory %s: cannot read its owner", dir)
-	}
-	if int(st.Uid) != uid {
-		return fmt.Errorf("refusing socket directory %s: owned by uid %d, not by you (uid %d)", dir, st.Uid, uid)
-	}
-	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
-		return fmt.Errorf("refusing socket directory %s: mode %04o lets other users write there; run chmod 700 %s", dir, perm, dir)
 	}
 	return nil
 }
 
-func ownerOf(fi fs.FileInfo) int {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return int(st.Uid)
+// checkSocketDir refuses a socket directory that is not ours, or that
+// others may write to.
+func checkSocketDir(dir string, uid int) error {
+	if err := peertrust.CheckDir(dir, uid, 0o022); err != nil {
+		if peertrust.IsRefusal(err) {
+			return err
+		}
+		return fmt.Errorf("socket directory: %w", err)
 	}
-	return -1
+	return nil
 }
 
 // lockSocket takes the exclusive lock beside socketPath and writes our pid

@@ -15,6 +15,7 @@ import (
 )
 
 func TestCheckSocketDir(t *testing.T) {
+	t.Parallel()
 	me := os.Getuid()
 	cases := []struct {
 		name string
@@ -51,6 +52,7 @@ func TestCheckSocketDir(t *testing.T) {
 
 // A symlink as the socket directory is followed only when it is ours.
 func TestCheckSocketDirSymlink(t *testing.T) {
+	t.Parallel()
 	me := os.Getuid()
 	root := t.TempDir()
 	target := filepath.Join(root, "target")
@@ -78,6 +80,7 @@ func TestCheckSocketDirSymlink(t *testing.T) {
 }
 
 func TestSocketDirIsMadePrivate(t *testing.T) {
+	t.Parallel()
 	sock := filepath.Join(t.TempDir(), "a", "b", "askuserd.sock")
 	ln, lock, err := listenSocket(sock)
 	if err != nil {
@@ -97,6 +100,7 @@ func TestSocketDirIsMadePrivate(t *testing.T) {
 }
 
 func TestSecondListenerRefusedAndStaleSocketRemoved(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	sock := filepath.Join(dir, "askuserd.sock")
 	ln, lock, err := listenSocket(sock)
@@ -128,6 +132,7 @@ func TestSecondListenerRefusedAndStaleSocketRemoved(t *testing.T) {
 }
 
 func TestNotASocketIsLeftAlone(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "askuserd.sock")
 	if err := os.WriteFile(sock, []byte("precious"), 0o600); err != nil {
@@ -143,6 +148,7 @@ func TestNotASocketIsLeftAlone(t *testing.T) {
 }
 
 func TestRunRemovesTheSocketOnStop(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "run", "askuserd.sock")
 	ctx, cancel := context.WithCancel(context.Background())

@@ -3,7 +3,11 @@ package socketproto
 import (
 	"errors"
 	"net"
+	"os"
+	"path/filepath"
 	"time"
+
+	"askuser/socketproto/peertrust"
 )
 
 // Conn is the client side of a socket connection: the pane, askuser-client and
@@ -15,9 +19,29 @@ type Conn struct {
 }
 
 // Dial connects to the daemon's socket. maxBytes <= 0 uses the default limit.
+//
+// It first checks who it talks to (SPEC §2), before a byte is sent: the
+// socket's directory and the socket must be the user's and closed to
+// everyone else, and the process at the other end must run as the user.
+// Anything else is a *peertrust.Refusal, never a reason to try elsewhere.
+// A directory or socket that does not exist is the stat's error (nothing
+// listens there), as a refused connection is the dial's.
 func Dial(socketPath string, maxBytes int) (*Conn, error) {
+	uid := os.Getuid()
+	if err := peertrust.CheckDir(filepath.Dir(socketPath), uid, peertrust.GroupOrOthers); err != nil {
+		return nil, err
+	}
+	if err := peertrust.CheckSocket(socketPath, uid); err != nil {
+		return nil, err
+	}
 	nc, err := net.DialTimeout("unix", socketPath, 2*time.Second)
 	if err != nil {
+		return nil, err
+	}
+	// The checks above give the clearer message; this one holds even if
+	// the socket was swapped after them.
+	if err := peertrust.CheckPeer(nc, uid); err != nil {
+		nc.Close()
 		return nil, err
 	}
 	return NewConn(nc, maxBytes), nil

@@ -821,9 +821,10 @@ func TestClientPendingClearAsksOnATerminal(t *testing.T) {
 	}
 }
 
-// The daemon goes away while ask waits and nobody restarts it: ask starts a
-// new one itself, resumes there, finds the request gone with the old daemon,
-// asks it again, and delivers the answer given to the new daemon.
+// The daemon dies while ask waits (SIGKILL: its socket left behind) and
+// nobody restarts it: ask starts a new one itself, resumes there on the
+// request the journal brought back, and delivers the answer given to the
+// new daemon. (A daemon stopped on purpose is waited for instead: stop_test.go.)
 func TestClientReconnectAutostartsDaemon(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
@@ -836,7 +837,10 @@ func TestClientReconnectAutostartsDaemon(t *testing.T) {
 	// Runs first: a client left behind by a failure must not start yet
 	// another daemon once the autostarted one is stopped.
 	t.Cleanup(func() { _ = ask.Process.Kill() })
-	e.StopDaemon()
+	crashed := e.daemon
+	e.daemon = nil
+	_ = crashed.Process.Kill()
+	_ = crashed.Wait()
 	// The autostarted daemon appears when the client gets to it; poll for
 	// the asked-again request (a safety net, not a measurement).
 	deadline := time.Now().Add(3 * clientWait)

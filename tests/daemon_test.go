@@ -163,9 +163,9 @@ func TestDaemonRefusesUnsafeDirAndBadConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	e.WriteConfig("[daemon]\norphan_grace = \"1s\"\n\n[limits]\nmax_pendng = 3\n")
+	e.WriteConfig("[daemon]\norphan_grace = \"1s\"\n\n[limits]\nmax_pending = \"3\"\n")
 	out = dmServeFails(t, e)
-	if !strings.Contains(out, "line 5") || !strings.Contains(out, "limits.max_pendng") {
+	if !strings.Contains(out, "line 5") || !strings.Contains(out, "limits.max_pending") {
 		t.Errorf("bad config: output %q should name the key and its line", out)
 	}
 	if _, err := os.Stat(e.Socket); err == nil {

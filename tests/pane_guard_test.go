@@ -44,6 +44,38 @@ func TestPaneTmuxGuardTwoRequests(t *testing.T) {
 	}
 }
 
+// The user's own Tab does not start the guard (SPEC §6): letters typed right
+// after it, with a long guard, go into the answer in a real terminal.
+func TestPaneTmuxOwnTabKeepsTheNextKeys(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	e.WriteConfig("[ui]\ninput_guard = \"2s\"\n")
+	e.StartDaemon()
+	p := startTmuxPane(t, e, 100, 30)
+	p.waitFor("No questions waiting")
+	req := `{"requestId":"tab-1","questions":[
+	  {"question":"Which database should we use?","header":"Database","options":[{"label":"PostgreSQL"},{"label":"SQLite"}]},
+	  {"question":"What should we name this service?","header":"Name"}]}`
+	ask, out, errb := e.StartClient(req, "ask", "-", "--format", "text")
+	p.waitFor("□ Database  □ Name")
+	p.waitGone("settling…")
+	// Tab and the letters in one go, as a quick typist sends them: nothing
+	// waits for the pane to settle.
+	p.rawKeys("Tab")
+	p.tmux("send-keys", "-l", "svc")
+	p.waitFor("What should we name this service?")
+	if screen := p.capture(); strings.Contains(screen, "Not taken") || strings.Contains(screen, "settling…") {
+		t.Fatalf("keys typed after the user's own Tab were not taken:\n%s", screen)
+	}
+	p.waitFor("> svc")
+	p.keys("Enter")
+	p.waitFor("Database")
+	p.keys("BTab", "BTab", "2")
+	p.waitFor("→ SQLite", "→ svc")
+	p.keys("Enter")
+	wantAnswered(t, ask, out, errb, "Which database should we use?: SQLite\nWhat should we name this service?: svc\n")
+}
+
 // SPEC §6 "Answers in progress are the daemon's": an answer given in the
 // pane is in the pending file within moments, and survives q, a new pane
 // and a daemon restart, pre-filled every time.

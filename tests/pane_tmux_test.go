@@ -422,3 +422,17 @@ func TestPaneTmuxRestartsACrashedDaemon(t *testing.T) {
 		t.Fatalf("the pane started the daemon again (pid %d) after askuserd stop", pid)
 	}
 }
+
+// askuserd --demo says it is a demo, and that an answer given there reaches
+// no agent.
+func TestPaneTmuxDemoSaysSo(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	p := startTmuxPane(t, e, 120, 35, "--demo")
+	p.waitFor("askuser DEMO (nothing is sent)", "Which database should we use?")
+	p.keys("Escape") // nothing answered: declined at once
+	p.waitFor("declined")
+	p.waitFor("Which framework") // the next fixture request
+	p.keys("1")
+	p.waitFor("Demo: the answer to", "would be sent now; no agent asked it.")
+}

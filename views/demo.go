@@ -78,6 +78,7 @@ func (d *demoDaemon) Send(msg socketproto.Message) error {
 
 // RunDemo opens the pane on DemoRequests, with no daemon.
 func RunDemo(opt Options) error {
+	opt.Demo = true
 	d := &demoDaemon{}
 	a := NewApp(d, opt, nil)
 	d.mu.Lock()

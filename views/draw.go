@@ -13,7 +13,7 @@ import (
 )
 
 const (
-	maxListItems = 6  // options shown at once before the list scrolls (SPEC §6)
+	maxListItems = 6  // options the list keeps room for before the question above it is cut; more show when they fit
 	widePreview  = 70 // from this width the preview sits beside the list
 	// The smallest terminal the pane draws a question on (SPEC §6 "Small
 	// terminals"): below it, "terminal too small" rather than a question
@@ -41,11 +41,7 @@ func (p *Pane) Draw(screen tcell.Screen) {
 		p.drawTooSmall(screen, x, y, w, h)
 		return
 	}
-	if r := p.M.Focused(); r != nil && !r.Sending {
-		p.showing(fmt.Sprintf("%s\x00%d", r.P.RequestID, r.Tab))
-	} else {
-		p.showing("")
-	}
+	p.showing(p.onScreen())
 	top, bottom := y, y+h
 	p.drawTitle(screen, x, top, w)
 	top++
@@ -86,20 +82,27 @@ func (p *Pane) Draw(screen tcell.Screen) {
 			top++
 		}
 	}
+	if p.mode == modeDiscard || p.mode == modeNone {
+		// About the request or the question on screen: asked right above
+		// it, where the eyes are, not on the bottom line.
+		top = p.drawPrompt(screen, x, top, w, bottom-1)
+	}
 	bottom--
 	if hintRow := bottom; hintRow >= top {
 		// Drawn last: which keys apply depends on what the layout below
 		// finds (whether anything scrolls at this size).
 		defer func() { put(screen, x, hintRow, w, seg{fitHints(p.hintLine(), w-1), styleQuiet}) }()
 	}
-	if p.mode == modeLong || p.mode == modeDiscard {
-		// Wrapped, not cut: "[Y/n]" at the end is the point of the line.
-		lines := wrap(p.prompt(), max(1, w-1))
-		for i := len(lines) - 1; i >= 0 && bottom > top; i-- {
-			bottom--
-			fill(screen, x, bottom, w, styleTitle)
-			put(screen, x, bottom, w, seg{" " + lines[i], styleFocus})
-		}
+	p.longAsked = false
+	if p.mode == modeLong {
+		// Asked under the text it is about (drawQuestion); should the
+		// input not fit on screen, above the hint line instead.
+		defer func() {
+			if !p.longAsked {
+				lines := wrap(p.prompt(), max(1, w-1))
+				p.drawPrompt(screen, x, max(top, bottom-len(lines)), w, bottom)
+			}
+		}()
 	}
 	r := p.M.Focused()
 	if r == nil {
@@ -128,7 +131,28 @@ func (p *Pane) Draw(screen tcell.Screen) {
 	p.drawQuestion(screen, r, r.Current(), x+1, top, w-2, bottom)
 }
 
+// drawPrompt draws the question a prompt asks from row y, wrapped, not cut
+// ("[Y/n]" at the end is the point of the line), and returns the row under
+// it; bottom bounds it.
+func (p *Pane) drawPrompt(screen tcell.Screen, x, y, w, bottom int) int {
+	for _, l := range wrap(p.prompt(), max(1, w-1)) {
+		if y >= bottom {
+			break
+		}
+		fill(screen, x, y, w, styleTitle)
+		put(screen, x, y, w, seg{" " + l, styleFocus})
+		y++
+	}
+	return y
+}
+
 func (p *Pane) prompt() string {
+	if p.mode == modeNone {
+		if r := p.M.Focused(); r != nil && r.Current() != nil {
+			return fmt.Sprintf("None of these for “%s”? [y/N]", truncate(Clean(r.Current().Q.Question, false), 60))
+		}
+		return "None of these? [y/N]"
+	}
 	if p.mode == modeDiscard {
 		if p.discardN == 1 {
 			return "Discard 1 answer? [y/N]"
@@ -141,7 +165,11 @@ func (p *Pane) prompt() string {
 func (p *Pane) drawTitle(screen tcell.Screen, x, y, w int) {
 	fill(screen, x, y, w, styleTitle)
 	n := len(p.M.Reqs)
-	parts := []string{"askuser — " + waiting(n)}
+	name := "askuser"
+	if p.opt.Demo {
+		name = "askuser DEMO (nothing is sent)"
+	}
+	parts := []string{name + " — " + waiting(n)}
 	if r := p.M.Focused(); r != nil {
 		if n > 1 {
 			parts = append(parts, fmt.Sprintf("request %d of %d", p.M.FocusIndex()+1, n))
@@ -396,7 +424,21 @@ func (p *Pane) drawSubmit(screen tcell.Screen, r *Req, x, y, w, bottom int) {
 			lines = append(lines, seg{})
 		}
 	}
-	lines = append(lines, seg{}, seg{"Press Enter to send these answers.", styleStrong})
+	missing := 0
+	for _, s := range r.Qs {
+		if !s.Answered {
+			missing++
+		}
+	}
+	// Said as it is: Enter sends only when every question has its answer.
+	switch missing {
+	case 0:
+		lines = append(lines, seg{}, seg{"Press Enter to send these answers.", styleStrong})
+	case 1:
+		lines = append(lines, seg{}, seg{"1 question is not answered yet: Enter goes to it.", styleStrong})
+	default:
+		lines = append(lines, seg{}, seg{fmt.Sprintf("%d questions are not answered yet: Enter goes to the first.", missing), styleStrong})
+	}
 	p.drawScrolled(screen, lines, &p.submitScroll, x, y, w, bottom)
 }
 
@@ -407,8 +449,10 @@ func (p *Pane) drawScrolled(screen tcell.Screen, lines []seg, off *int, x, y, w,
 	if h <= 0 {
 		return y
 	}
+	p.page = h
 	if len(lines) > h {
 		h--
+		p.page = h
 		*off = min(*off, len(lines)-h)
 		defer put(screen, x, y+h, w, seg{fmt.Sprintf("lines %d–%d of %d (PgUp/PgDn)", *off+1, *off+h, len(lines)), styleQuiet})
 	} else {

@@ -15,6 +15,7 @@ import (
 )
 
 func TestSwitchRequestsKeepsTyping(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", nameQuestion()), pending("req-2", dbQuestion())))
 	h.Has("askuser — 2 waiting", "request 1 of 2", "What should we name")
@@ -31,6 +32,7 @@ func TestSwitchRequestsKeepsTyping(t *testing.T) {
 }
 
 func TestNewRequestDoesNotStealFocus(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", nameQuestion())))
 	h.Press("typing")
@@ -46,6 +48,7 @@ func TestNewRequestDoesNotStealFocus(t *testing.T) {
 }
 
 func TestNewRequestShownWhenIdle(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap())
 	h.Event(socketproto.RequestAdded{Request: pending("req-1", dbQuestion())})
@@ -56,6 +59,7 @@ func TestNewRequestShownWhenIdle(t *testing.T) {
 }
 
 func TestBellOnlyForNewRequestsAndWhenOn(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", dbQuestion())))
 	h.Event(socketproto.RequestUpdated{Request: pending("req-1", dbQuestion())})
@@ -84,6 +88,7 @@ func withDraft(p socketproto.Pending, drafts ...string) socketproto.Pending {
 }
 
 func TestDraftsPrefill(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(withDraft(pending("req-1", dbQuestion(), nameQuestion()), `"SQLite"`, `"from-the-file"`)))
 	h.Has("■ Database  ■ Service Name", "> 2. SQLite ✓")
@@ -99,6 +104,7 @@ func TestDraftsPrefill(t *testing.T) {
 }
 
 func TestDraftDoesNotClobberTyping(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", nameQuestion(), dbQuestion())))
 	h.Press("mine")
@@ -110,6 +116,7 @@ func TestDraftDoesNotClobberTyping(t *testing.T) {
 }
 
 func TestMultiSelectDraft(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	q := multi(question("Which features?", "Features", "Auth", "API", "Admin"))
 	h.Event(snap(withDraft(pending("req-1", q), `{"selected":["Auth","Admin"],"custom":"Redis"}`)))
@@ -122,6 +129,7 @@ func TestMultiSelectDraft(t *testing.T) {
 }
 
 func TestResolvedElsewhereNotices(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		ev   socketproto.RequestResolved
 		want string
@@ -143,6 +151,7 @@ func TestResolvedElsewhereNotices(t *testing.T) {
 }
 
 func TestOrphanedMarked(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 100, 24)
 	p := pending("req-1", dbQuestion())
 	h.Event(snap(p))
@@ -153,6 +162,7 @@ func TestOrphanedMarked(t *testing.T) {
 }
 
 func TestDaemonRefusals(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", dbQuestion()), pending("req-2", dbQuestion())))
 	h.Press("1")
@@ -169,6 +179,7 @@ func TestDaemonRefusals(t *testing.T) {
 }
 
 func TestSendFailureKeepsAnswers(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion())))
 	h.D.mu.Lock()
@@ -186,6 +197,7 @@ func TestSendFailureKeepsAnswers(t *testing.T) {
 }
 
 func TestConnectionLostAndBack(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", nameQuestion()), pending("req-2", dbQuestion())))
 	h.Press("unsent words")
@@ -199,6 +211,7 @@ func TestConnectionLostAndBack(t *testing.T) {
 }
 
 func TestUntrustedTextShownLiterally(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 100, 30)
 	q := socketproto.Question{
 		Question: "Is [red]this[-] red? \x1b[2J\x1b]0;pwned\x07 \u202Edesrever",
@@ -224,6 +237,7 @@ func TestUntrustedTextShownLiterally(t *testing.T) {
 }
 
 func TestTinyAndHugeAndResize(t *testing.T) {
+	t.Parallel()
 	for _, size := range [][2]int{{40, 12}, {300, 80}, {20, 5}, {1, 1}} {
 		h := newH(t, size[0], size[1])
 		h.Event(snap(pending("req-1", dbQuestion(), nameQuestion()), pending("req-2", frameworkQuestion(20))))
@@ -242,6 +256,7 @@ func TestTinyAndHugeAndResize(t *testing.T) {
 }
 
 func TestFortyByTwelveShowsEverything(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 40, 12)
 	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion())))
 	h.Has(" 1 waiting · claude-main · 3m ago", "Database", "Which database should we use?", "1. PostgreSQL", "Battle-tested")
@@ -250,6 +265,7 @@ func TestFortyByTwelveShowsEverything(t *testing.T) {
 }
 
 func TestEditor(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	script := filepath.Join(dir, "fake-editor")
 	// The "editor" appends a second line to the file it is given.
@@ -272,6 +288,7 @@ func TestEditor(t *testing.T) {
 }
 
 func TestEditorFailureKeepsText(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24, func(o *Options) { o.Editor = "/nonexistent/editor" })
 	h.Event(snap(pending("req-1", nameQuestion())))
 	h.Press("keep me", "<C-e>")
@@ -282,6 +299,7 @@ func TestEditorFailureKeepsText(t *testing.T) {
 }
 
 func TestMetadataAndCwdShownLiterally(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 100, 24)
 	p := pending("req-1", dbQuestion())
 	p.Metadata = json.RawMessage(`{"source":"project-setup","evil":"[red]x\u001b[2J","n":3}`)
@@ -291,6 +309,7 @@ func TestMetadataAndCwdShownLiterally(t *testing.T) {
 }
 
 func TestDraftReachesUntouchedInput(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", nameQuestion())))
 	h.Has("> type your answer")
@@ -303,6 +322,7 @@ func TestDraftReachesUntouchedInput(t *testing.T) {
 }
 
 func TestDiscardPromptDropsWhenRequestLeaves(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion()), pending("req-2", dbQuestion(), nameQuestion())))
 	h.Press("1", "<BackTab>", "<Esc>")
@@ -318,6 +338,7 @@ func TestDiscardPromptDropsWhenRequestLeaves(t *testing.T) {
 }
 
 func TestNoteOnFreeTextWithAltN(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", nameQuestion())))
 	h.Press("svc")
@@ -332,6 +353,7 @@ func TestNoteOnFreeTextWithAltN(t *testing.T) {
 }
 
 func TestRequestWithoutQuestionsDoesNotCrash(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-0")))
 	h.Has("no questions")
@@ -342,6 +364,7 @@ func TestRequestWithoutQuestionsDoesNotCrash(t *testing.T) {
 }
 
 func TestNarrowTitleKeepsAgentAndAge(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 40, 12)
 	h.Event(snap(pending("req-1", dbQuestion()), pending("req-2", dbQuestion())))
 	h.Has(" 2 waiting · 1/2 · claude-main · 3m ago")
@@ -351,6 +374,7 @@ func TestNarrowTitleKeepsAgentAndAge(t *testing.T) {
 // including the URL tags that tview.Escape does not neutralise, shows as
 // typed, and no cell gets a colour, a link or blinking from it.
 func TestTagsNeverTakeEffect(t *testing.T) {
+	t.Parallel()
 	tags := []string{
 		"[:::https://evil.example/x]click[:::-]", "[red::u:https://a.b/c]link", "[:::a]w",
 		"[red]r[-]", "[#ff0000]hex", "[::bl]blink", `["region"]reg[""]`, "[yellow:blue]yb", "a[b]c[",
@@ -405,6 +429,7 @@ func (h *H) noStyleFromText() {
 // TestNoteKeptWhenSwitchingRequests: a note being typed survives Ctrl-N to
 // another request and back.
 func TestNoteKeptWhenSwitchingRequests(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", dbQuestion()), pending("req-2", dbQuestion())))
 	h.Press("n", "half a note", "<C-n>")
@@ -420,6 +445,7 @@ func TestNoteKeptWhenSwitchingRequests(t *testing.T) {
 // TestConnectionLostAtFortyByTwelve: the connection warning takes at most
 // three lines, and the question under it stays readable.
 func TestConnectionLostAtFortyByTwelve(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 40, 12)
 	h.Event(snap(pending("req-1", dbQuestion())))
 	h.Event(connLost{err: "Not connected to askuserd at /run/user/1000/askuser/askuserd.sock (dial unix /run/user/1000/askuser/askuserd.sock: connect: no such file or directory); retrying every second. Nothing you typed is lost."})

@@ -46,6 +46,7 @@ func (h *H) hintRow() string {
 // then Enter 100 ms later answers the first and leaves the second waiting;
 // the same Enter once the guard is over answers it.
 func TestGuardKeepsKeysFromTheNextRequest(t *testing.T) {
+	t.Parallel()
 	h, c := guarded(t, 80, 24)
 	h.Event(snap(pending("req-1", dbQuestion()), pending("req-2", question("Force-push to main?", "", "Yes", "No"))))
 	if !strings.Contains(h.hintRow(), "settling…") {
@@ -79,40 +80,60 @@ func TestGuardKeepsKeysFromTheNextRequest(t *testing.T) {
 }
 
 // Moving and scrolling are never ignored; choosing, declining, opening an
-// input, typing and pasting are, after any change of question on screen:
-// [ ], a tab, answering a question.
+// input, typing and pasting are, after a change of question on screen that
+// the user did not make.
 func TestGuardIgnoresOnlyAnsweringKeys(t *testing.T) {
-	h, c := guarded(t, 80, 24)
+	t.Parallel()
+	h, _ := guarded(t, 80, 24)
 	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion()), pending("req-2", dbQuestion())))
 	h.Press("<Down>", "j")
 	h.Has("> 3. MongoDB")
 	h.Press("<Esc>", "0", "n", "<Space>", "<Enter>")
 	h.HasNot("Discard", "> type your answer", "Note:", "MongoDB ✓", "■")
-	if len(h.D.Sent())+len(h.D.Drafts()) != 0 {
-		t.Fatalf("sent %v while settling", h.D.Sent())
-	}
-	h.Press("]")
-	h.Has("request 2 of 2", "settling…")
-	h.Press("[")
-	h.Has("request 1 of 2")
-	c.Add(time.Second)
-	h.Press("2") // answered: the next question comes, and the guard with it
-	h.Has("What should we name this service?", "settling…")
 	h.Press("svc")
 	h.paste("pasted")
 	h.HasNot("svc", "pasted")
-	c.Add(time.Second)
+	if len(h.D.Sent())+len(h.D.Drafts()) != 0 {
+		t.Fatalf("sent %v while settling", h.D.Sent())
+	}
+}
+
+// The user's own navigation — [ ], a tab, answering a question and moving
+// on — does not start the guard: the keys typed right after are theirs
+// (SPEC §6), and none is thrown away.
+func TestGuardLeavesTheUsersOwnMovesAlone(t *testing.T) {
+	t.Parallel()
+	h, c := guarded(t, 80, 24)
+	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion()), pending("req-2", dbQuestion())))
+	c.Add(time.Second) // the first request has settled
+	h.Press("]")
+	h.Has("request 2 of 2")
+	h.HasNot("settling…", "Not taken")
+	h.Press("[")
+	h.Has("request 1 of 2")
+	h.Press("2") // answered at once: the next question comes with no guard
+	h.Has("What should we name this service?")
+	h.HasNot("settling…")
 	h.Press("svc", "<Enter>")
 	h.Has("→ SQLite", "→ svc")
-	c.Add(time.Second)
-	h.Press("<BackTab>") // a tab is a new question on screen too
+	h.HasNot("Not taken")
+	h.Press("<BackTab>", "<Tab>") // to the name question and back to Submit
 	h.Press("<Enter>")
+	h.Has("Sending")
+	if a := h.Answers("req-1"); selected(t, a[0])[0] != "SQLite" || a[1]["custom"] != "svc" {
+		t.Fatalf("answers %v", a)
+	}
+	// The next request slides in by itself once the first is resolved: that
+	// is not the user's move, and the guard holds.
+	h.Event(socketproto.RequestResolved{RequestID: "req-1", Outcome: "answered", Via: "pane"})
 	h.Has("settling…")
-	h.HasNot("Sending")
+	h.Press("1")
+	h.Has("Not taken")
 }
 
 // A guard of 0 (ui.input_guard = "0s") turns it off.
 func TestGuardOff(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24) // the harness's panes have no guard
 	h.Event(snap(pending("req-1", dbQuestion())))
 	h.HasNot("settling")
@@ -122,6 +143,7 @@ func TestGuardOff(t *testing.T) {
 
 // The hint line ends "settling…" by itself: one redraw when the guard ends.
 func TestGuardEndsWithARedraw(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24, func(o *Options) {
 		o.Now = time.Now
 		o.InputGuard = 50 * time.Millisecond

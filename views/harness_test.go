@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -300,13 +301,15 @@ func multi(q socketproto.Question) socketproto.Question {
 	return q
 }
 
-var seq int
+// seq orders requests made one after another by creation time; tests run in
+// parallel, so it is atomic.
+var seq atomic.Int64
 
 func pending(id string, qs ...socketproto.Question) socketproto.Pending {
-	seq++
+	n := seq.Add(1)
 	return socketproto.Pending{
 		Request:   socketproto.Request{RequestID: id, Questions: qs, Agent: &socketproto.Agent{ID: "a1", Name: "claude-main"}},
-		CreatedAt: testNow.Add(-3*time.Minute - time.Second + time.Duration(seq)*time.Millisecond),
+		CreatedAt: testNow.Add(-3*time.Minute - time.Second + time.Duration(n)*time.Millisecond),
 		Status:    socketproto.StatusWaiting,
 		Draft:     make([]json.RawMessage, len(qs)),
 	}

@@ -92,6 +92,9 @@ func (p *Pane) Key(ev *tcell.EventKey) {
 		p.hint = notTaken
 	default:
 		b.do(p, c)
+		if !p.small {
+			p.movedByUser()
+		}
 	}
 	p.sync()
 	p.flushDrafts(before, p.M.Focused())

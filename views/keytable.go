@@ -27,6 +27,7 @@ const (
 	wIdle                      // nothing to answer: no request, or one being sent
 	wLong                      // "Answer is long … [Y/n]"
 	wDiscard                   // "Discard N answers? [y/N]"
+	wNone                      // "None of these? [y/N]"
 
 	wOptions  = wSingle | wMulti
 	wInputs   = wText | wNote | wFilter
@@ -42,6 +43,7 @@ var whereNames = []struct {
 	{wSingle, "single-select list"}, {wMulti, "multi-select list"}, {wText, "text input"}, {wNote, "note"},
 	{wFilter, "filter"}, {wSubmit, "Submit tab"}, {wBare, "request without questions"},
 	{wIdle, "nothing to answer"}, {wLong, "“Answer is long” prompt"}, {wDiscard, "“Discard” prompt"},
+	{wNone, "“None of these” prompt"},
 }
 
 func (w where) String() string {
@@ -176,15 +178,19 @@ var keyTable = []binding{
 		}},
 	{keys: join(kk(tcell.KeyEscape, tcell.KeyEnter), rk('n', 'N')), hint: "n/Esc/Enter go back", keyNames: "`n`, Esc, Enter", doc: "back to the questions, every answer intact", where: wDiscard,
 		do: func(p *Pane, c keyCtx) { p.mode = p.back }},
+	{keys: rk('y', 'Y'), hint: "y none of these", keyNames: "`y`", doc: "answer the question with none of its options", where: wNone,
+		do: func(p *Pane, c keyCtx) { p.answerNone(c.r, c.s) }},
+	{keys: join(kk(tcell.KeyEscape, tcell.KeyEnter), rk('n', 'N')), hint: "n/Esc/Enter go back", keyNames: "`n`, Esc, Enter", doc: "back to the options, the boxes as they were", where: wNone,
+		do: func(p *Pane, c keyCtx) { p.mode = modeList }},
 
 	// Settling or not, a request can always be left, switched and quit.
 	{keys: kk(tcell.KeyCtrlC), keyNames: "Ctrl-C", doc: "quit the pane; the daemon, its queue and every draft go on", where: wBrowsing | wInputs,
 		do: func(p *Pane, c keyCtx) { p.quit() }},
 
 	// The text inputs: Other, a free-text question, a note, the filter.
-	{keys: kk(tcell.KeyEnter), hint: "Enter send", keyNames: "Enter", doc: "accept the typed answer; a lone question is sent", where: wText, guard: true,
+	{keys: kk(tcell.KeyEnter), hint: "Enter send", keyNames: "Enter", doc: "a lone question: accept the typed answer and send it", where: wText, guard: true,
 		when: and(loneQuestion, not(multiOther)), do: func(p *Pane, c keyCtx) { p.finishEdit(true) }},
-	{keys: kk(tcell.KeyEnter), hint: "Enter accept", keyNames: "Enter", doc: "accept the typed answer and move on", where: wText, guard: true,
+	{keys: kk(tcell.KeyEnter), hint: "Enter accept", keyNames: "Enter", doc: "one of several questions: accept the typed answer and move on", where: wText, guard: true,
 		when: not(multiOther), do: func(p *Pane, c keyCtx) { p.finishEdit(true) }},
 	{keys: kk(tcell.KeyEnter), hint: "Enter keep text", keyNames: "Enter", doc: "multi-select Other: keep the text and check Other; Enter on the list confirms", where: wText, guard: true,
 		do: func(p *Pane, c keyCtx) { p.finishEdit(true) }},
@@ -194,9 +200,9 @@ var keyTable = []binding{
 		do: func(p *Pane, c keyCtx) { p.finishEdit(true) }},
 	{keys: kk(tcell.KeyUp, tcell.KeyDown), hint: "↑↓ move", keyNames: "↑ ↓", doc: "move among the options the filter keeps", where: wFilter,
 		do: func(p *Pane, c keyCtx) { p.move(c.s, arrow(c.ev)) }},
-	{keys: kk(tcell.KeyEscape), hint: "Esc back", keyNames: "Esc", doc: "back to the list; the text is kept", where: wText,
+	{keys: kk(tcell.KeyEscape), hint: "Esc back", keyNames: "Esc", doc: "Other: back to the list; the text is kept", where: wText,
 		when: not(freeText), do: func(p *Pane, c keyCtx) { p.finishEdit(false) }},
-	{keys: kk(tcell.KeyEscape), hint: "Esc cancel", keyNames: "Esc", doc: "free text: decline the request (asks first when answers would be lost)", where: wText, guard: true,
+	{keys: kk(tcell.KeyEscape), hint: "Esc cancel", keyNames: "Esc", doc: "free-text question: decline the request (asks first when answers would be lost)", where: wText, guard: true,
 		do: func(p *Pane, c keyCtx) { p.finishEdit(false) }},
 	{keys: kk(tcell.KeyEscape), hint: "Esc leave it as it was", keyNames: "Esc", doc: "leave the note as it was", where: wNote,
 		do: func(p *Pane, c keyCtx) { p.finishEdit(false) }},
@@ -218,7 +224,7 @@ var keyTable = []binding{
 	{keys: join(kk(tcell.KeyUp, tcell.KeyDown), rk('k', 'j')), hint: "↑↓ move", keyNames: "↑ ↓, `j` `k`", doc: "move between options", where: wOptions,
 		do: func(p *Pane, c keyCtx) { p.move(c.s, arrow(c.ev)) }},
 	{keys: join(kk(tcell.KeyUp, tcell.KeyDown, tcell.KeyPgUp, tcell.KeyPgDn), rk('k', 'j')), hint: "↑↓ scroll", keyNames: "↑ ↓, `j` `k`, PgUp PgDn", doc: "scroll the list of answers", where: wSubmit,
-		do: func(p *Pane, c keyCtx) { p.submitScroll = max(0, p.submitScroll+arrow(c.ev)) }},
+		do: func(p *Pane, c keyCtx) { p.submitScroll = max(0, p.submitScroll+p.scrollStep(c.ev)) }},
 
 	// Answering.
 	{keys: kk(tcell.KeyEnter), hint: "Enter choose", keyNames: "Enter", doc: "choose the focused option (Other opens the text input)", where: wSingle, guard: true,
@@ -227,6 +233,8 @@ var keyTable = []binding{
 		do: func(p *Pane, c keyCtx) { p.enterMulti(c.r, c.s) }},
 	{keys: rk(' '), hint: "Space toggle", keyNames: "Space", doc: "check or uncheck the focused box (never submits)", where: wMulti, guard: true,
 		do: func(p *Pane, c keyCtx) { p.toggle(c.s, c.s.Cursor) }},
+	{keys: rk('-'), hint: "- none", keyNames: "`-`", doc: "answer “none of these” (asks first)", where: wMulti, guard: true,
+		do: func(p *Pane, c keyCtx) { p.mode = modeNone }},
 	{keys: rk('1', '2', '3', '4', '5', '6', '7', '8', '9'), hint: "1-9 pick", keyNames: "`1`–`9`", doc: "choose that option at once", where: wSingle, guard: true,
 		do: func(p *Pane, c keyCtx) { p.number(c) }},
 	{keys: rk('1', '2', '3', '4', '5', '6', '7', '8', '9'), hint: "1-9 toggle", keyNames: "`1`–`9`", doc: "toggle that option", where: wMulti, guard: true,
@@ -242,8 +250,8 @@ var keyTable = []binding{
 		when: notFiltered, do: func(p *Pane, c keyCtx) { p.cancelFlow(c.r) }},
 
 	// Scrolling.
-	{keys: kk(tcell.KeyPgUp, tcell.KeyPgDn), hint: "PgUp/PgDn scroll", keyNames: "PgUp PgDn", doc: "scroll a long question or description", where: wOptions | wText | wNote | wFilter,
-		when: scrollable, do: func(p *Pane, c keyCtx) { c.s.Scroll = max(0, c.s.Scroll+arrow(c.ev)) }},
+	{keys: kk(tcell.KeyPgUp, tcell.KeyPgDn), hint: "PgUp/PgDn scroll", keyNames: "PgUp PgDn", doc: "scroll a long question or description by a page", where: wOptions | wText | wNote | wFilter,
+		when: scrollable, do: func(p *Pane, c keyCtx) { c.s.Scroll = max(0, c.s.Scroll+p.scrollStep(c.ev)) }},
 	{keys: rk('{', '}'), hint: "{ } preview", keyNames: "`{` `}`", doc: "scroll the focused option's preview", where: wSingle,
 		when: previewScrolls, do: func(p *Pane, c keyCtx) {
 			if c.ev.Rune() == '}' {
@@ -290,6 +298,16 @@ var keyTable = []binding{
 		do: func(p *Pane, c keyCtx) { p.typeKey(c) }},
 }
 
+// scrollStep is how far a scrolling key moves: a line for ↑ ↓ j k, a page
+// (what the last draw showed, less a line kept for context) for PgUp PgDn.
+func (p *Pane) scrollStep(ev *tcell.EventKey) int {
+	step := arrow(ev)
+	if ev.Key() == tcell.KeyPgUp || ev.Key() == tcell.KeyPgDn {
+		step *= max(1, p.page-1)
+	}
+	return step
+}
+
 func arrow(ev *tcell.EventKey) int {
 	switch ev.Key() {
 	case tcell.KeyUp, tcell.KeyPgUp:
@@ -334,6 +352,8 @@ func (p *Pane) place() (where, keyCtx) {
 		return wLong, c
 	case modeDiscard:
 		return wDiscard, c
+	case modeNone:
+		return wNone, c
 	case modeText, modeNote, modeFilter:
 		c.r, c.s = p.editReq, p.editQ
 		if c.s == nil {

@@ -48,6 +48,7 @@ func readmeKeyTable() string {
 // documentation cannot say a key does what it does not (SPEC §6 "One key
 // table").
 func TestREADMEKeyTable(t *testing.T) {
+	t.Parallel()
 	const path = "../README.md"
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -78,6 +79,7 @@ func TestREADMEKeyTable(t *testing.T) {
 // TestKeyTableIsWhole: every binding says what it does and where, and does
 // something.
 func TestKeyTableIsWhole(t *testing.T) {
+	t.Parallel()
 	for i, b := range keyTable {
 		if b.keyNames == "" || b.doc == "" || b.where == 0 || b.do == nil {
 			t.Errorf("binding %d (%q) is incomplete: %+v", i, b.hint, b)

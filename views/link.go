@@ -1,6 +1,7 @@
 package views
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"askuser/socketproto"
+	"askuser/socketproto/askclient"
 )
 
 // Link is the pane's connection to the daemon. It subscribes as a pane,
@@ -109,12 +111,9 @@ func (l *Link) shouldRestart(err error) bool {
 
 // session is one connection's life: dial, subscribe, read until it breaks.
 func (l *Link) session(stop <-chan struct{}, deliver func(socketproto.Message)) error {
-	c, err := socketproto.Dial(l.Socket, l.MaxBytes)
+	c, err := askclient.New(askclient.Options{SocketPath: l.Socket, MaxMessageBytes: l.MaxBytes}).
+		Watch(context.Background(), socketproto.RolePane)
 	if err != nil {
-		return err
-	}
-	if err := c.Send(socketproto.Subscribe{Role: socketproto.RolePane}); err != nil {
-		c.Close()
 		return err
 	}
 	l.mu.Lock()

@@ -15,7 +15,8 @@ import (
 // real socket: it must subscribe as a pane, pass events on, report a lost
 // connection, dial again, and refuse to send while disconnected.
 func TestLinkSubscribesAndReconnects(t *testing.T) {
-	sock := filepath.Join(t.TempDir(), "d.sock")
+	t.Parallel()
+	sock := filepath.Join(privateTempDir(t), "d.sock")
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +99,8 @@ func TestLinkSubscribesAndReconnects(t *testing.T) {
 // connections: the link restarts it (once per restartEvery) and connects.
 // A daemon that stopped cleanly removed its socket: the link only retries.
 func TestLinkRestartsOnlyACrashedDaemon(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := privateTempDir(t)
 	sock := filepath.Join(dir, "d.sock")
 	stale, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
 	if err != nil {
@@ -172,4 +174,15 @@ func nextFromLink(t *testing.T, got <-chan socketproto.Message) socketproto.Mess
 		t.Fatal("no message from the link within 10s")
 		return nil
 	}
+}
+
+// privateTempDir is a temporary directory only the user may enter, as
+// clients require of the socket's directory (t.TempDir's is 0755).
+func privateTempDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

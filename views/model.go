@@ -117,6 +117,9 @@ func (s *QState) WireAnswer() json.RawMessage {
 	return b
 }
 
+// NoneOfThese is how a multi-select question answered with no option reads.
+const NoneOfThese = "(none of these)"
+
 // Summary is the answer as the Submit tab lists it; "" when not answered.
 func (s *QState) Summary() string {
 	if !s.Answered {
@@ -134,6 +137,9 @@ func (s *QState) Summary() string {
 		}
 		if s.Checked[s.Other()] && s.Custom != "" {
 			parts = append(parts, s.Custom)
+		}
+		if len(parts) == 0 {
+			return NoneOfThese
 		}
 	case s.Choice == s.Other():
 		parts = append(parts, s.Custom)

@@ -11,6 +11,7 @@ import (
 )
 
 func TestModelOrderAndFocus(t *testing.T) {
+	t.Parallel()
 	at := func(id string, min int) socketproto.Pending {
 		p := pending(id, dbQuestion())
 		p.CreatedAt = testNow.Add(time.Duration(min) * time.Minute)
@@ -53,6 +54,7 @@ func TestModelOrderAndFocus(t *testing.T) {
 }
 
 func TestWireAnswerForms(t *testing.T) {
+	t.Parallel()
 	single := NewQState(dbQuestion())
 	single.Choice = 1
 	ms := NewQState(multi(question("Q", "", "A", "B", "C")))
@@ -84,6 +86,7 @@ func TestWireAnswerForms(t *testing.T) {
 }
 
 func TestWrapKeepsEveryCharacter(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"", "short", "a much longer line that has to wrap somewhere", "supercalifragilisticexpialidocious", "データベースを選んでください。データベース", "tab\tand\nnewline"} {
 		for w := 2; w < 20; w++ { // from 2: a wide character needs two cells
 			joined := ""

@@ -14,6 +14,7 @@ import (
 // TestRandomKeysNeverPanic drives the pane widget directly (no app) with
 // random keys, pastes, sizes and daemon events, drawing after each: nothing may panic.
 func TestRandomKeysNeverPanic(t *testing.T) {
+	t.Parallel()
 	scr := tcell.NewSimulationScreen("UTF-8")
 	if err := scr.Init(); err != nil {
 		t.Fatal(err)

@@ -34,6 +34,12 @@ type Options struct {
 	// pane calls it when the daemon died without cleaning up (see
 	// Link.Restart). nil: never.
 	RestartDaemon func() error
+	// Warnings are said once, as a notice, when the pane opens: the
+	// config's unknown keys, say.
+	Warnings []string
+	// Demo marks a pane on fixture questions (askuserd --demo): it says so
+	// in its title, and that nothing it "sends" reaches an agent.
+	Demo bool
 }
 
 type mode int
@@ -45,6 +51,7 @@ const (
 	modeFilter              // typing a filter
 	modeLong                // "Answer is long … [Y/n]"
 	modeDiscard             // "Discard N answers? [y/N]"
+	modeNone                // "None of these for …? [y/N]" (a multi-select question)
 )
 
 // Pane is the whole screen: one tview primitive that draws the model and
@@ -70,6 +77,8 @@ type Pane struct {
 
 	submitScroll    int
 	qOverflow       int  // question lines that did not fit at the last draw
+	page            int  // lines PgUp/PgDn move: what the last draw showed of the scrolled text
+	longAsked       bool // the last draw put "Answer is long" under the input
 	scrollable      bool // PgUp/PgDn have something to scroll
 	previewOverflow bool // { } have something to scroll
 	small           bool // the last draw said "terminal too small"
@@ -114,8 +123,15 @@ func NewPane(s Sender, opt Options) *Pane {
 	p.Box.SetBackgroundColor(tcell.ColorDefault)
 	p.M.Socket = opt.Socket
 	p.M.SoftLimit = opt.SoftLimit
+	if len(opt.Warnings) > 0 {
+		// Long enough to be read when the pane opens, then out of the way.
+		p.notice("Warning: "+Clean(strings.Join(opt.Warnings, "; "), false), warningTTL)
+	}
 	return p
 }
+
+// warningTTL is how long the config's warnings stay on screen.
+const warningTTL = 30 * time.Second
 
 // useTerminalColours makes tview draw with the terminal's own foreground and
 // background, so the pane reads well on dark and light themes alike; emphasis
@@ -178,7 +194,11 @@ func (p *Pane) HandleEvent(msg socketproto.Message) {
 		q := requestName(r)
 		switch {
 		case r.Sending && ev.Outcome == socketproto.OutcomeAnswered:
-			p.notice(fmt.Sprintf("Answer to %s sent.", q), noticeTTL)
+			if p.opt.Demo {
+				p.notice(fmt.Sprintf("Demo: the answer to %s would be sent now; no agent asked it.", q), noticeTTL)
+			} else {
+				p.notice(fmt.Sprintf("Answer to %s sent.", q), noticeTTL)
+			}
 		case r.Sending && ev.Outcome == socketproto.OutcomeCancelled:
 			p.notice(fmt.Sprintf("%s declined.", upperFirst(q)), noticeTTL)
 		case ev.Outcome == socketproto.OutcomeWithdrawn:
@@ -257,6 +277,9 @@ func (p *Pane) sync() {
 	}
 	if p.mode == modeDiscard && p.M.Focused() != p.discardReq {
 		p.mode = modeList // the request being discarded left (or lost the focus)
+	}
+	if p.mode == modeNone && !onMultiSelect(p.M.Focused()) {
+		p.mode = modeList // the question asked about left the screen
 	}
 	if p.mode == modeText && p.editQ != nil && !p.typed && p.input.GetText() != p.editQ.Custom {
 		p.input.SetText(p.editQ.Custom, true) // a new draft for an input not typed in since it opened
@@ -410,6 +433,29 @@ func (p *Pane) cancelFlow(r *Req) {
 	p.mode = modeDiscard
 }
 
+// onMultiSelect reports whether r shows a multi-select question with options.
+func onMultiSelect(r *Req) bool {
+	if r == nil || r.Sending {
+		return false
+	}
+	s := r.Current()
+	return s != nil && s.HasOptions() && s.Q.IsMulti()
+}
+
+// answerNone answers a multi-select question with none of its options, as
+// the user confirmed: the empty selection of SPEC §3, not "not answered".
+func (p *Pane) answerNone(r *Req, s *QState) {
+	p.mode = modeList
+	if r == nil || s == nil || !s.Q.IsMulti() {
+		return
+	}
+	for i := range s.Checked {
+		s.Checked[i] = false
+	}
+	s.Answered = true
+	p.advance(r)
+}
+
 func (p *Pane) cancel(r *Req) {
 	if err := p.send.Send(socketproto.Cancel{RequestID: r.P.RequestID, Via: socketproto.ViaPane}); err != nil {
 		p.hint = "Not cancelled (" + Clean(err.Error(), false) + ")."
@@ -475,6 +521,23 @@ func upperFirst(s string) string {
 // question on screen changed.
 func (p *Pane) settling() bool {
 	return p.opt.InputGuard > 0 && p.opt.Now().Before(p.settleUntil)
+}
+
+// onScreen is what the guard watches: the request on screen and its tab,
+// "" when none can be answered.
+func (p *Pane) onScreen() string {
+	if r := p.M.Focused(); r != nil && !r.Sending {
+		return fmt.Sprintf("%s\x00%d", r.P.RequestID, r.Tab)
+	}
+	return ""
+}
+
+// movedByUser notes that a key of the user's own (Tab, [ ], answering and
+// moving on) changed what is on screen: their next keys are theirs, so the
+// change does not start the guard (SPEC §6). A request leaving or sliding in
+// comes with a daemon event, never inside a key, and still starts it.
+func (p *Pane) movedByUser() {
+	p.shown = p.onScreen()
 }
 
 // showing notes what a draw puts on screen; a change starts the guard.

@@ -2,6 +2,8 @@ package views
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,11 +14,13 @@ import (
 )
 
 func TestEmptyState(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Has("askuser — nothing waiting", "No questions waiting", "/run/user/1000/askuser/askuserd.sock")
 }
 
 func TestSingleQuestionChooseWithEnter(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(socketproto.Snapshot{State: "waiting_for_user", Pending: []socketproto.Pending{pending("req-1", dbQuestion())}})
 	h.Has("askuser — 1 waiting", "claude-main", "3m ago", "Database", "Which database should we use?",
@@ -33,6 +37,7 @@ func TestSingleQuestionChooseWithEnter(t *testing.T) {
 }
 
 func TestNumberKeysChooseAtOnce(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", dbQuestion())))
 	h.Press("3")
@@ -42,6 +47,7 @@ func TestNumberKeysChooseAtOnce(t *testing.T) {
 }
 
 func TestJKMoveAndOtherTyped(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", dbQuestion())))
 	h.Press("j", "j", "k")
@@ -56,6 +62,7 @@ func TestJKMoveAndOtherTyped(t *testing.T) {
 }
 
 func TestOtherEscKeepsTextAndReturnsToList(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", dbQuestion())))
 	h.Press("<Down>", "<Down>", "<Down>", "<Enter>", "Cassandra", "<Esc>")
@@ -72,20 +79,32 @@ func TestOtherEscKeepsTextAndReturnsToList(t *testing.T) {
 }
 
 func TestLongListScrolls(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
-	h.Event(snap(pending("req-1", frameworkQuestion(12))))
-	h.Has("1. Framework 01", "6. Framework 06", "↓ 7 more…")
-	h.HasNot("Framework 07", "↑ 1")
-	for range 8 {
+	h.Event(snap(pending("req-1", frameworkQuestion(40))))
+	h.Has("1. Framework 01", "6. Framework 06", "  ↓ ", "more…")
+	h.HasNot("Framework 40", "  ↑ ")
+	for range 30 {
 		h.Press("<Down>")
 	}
-	h.Has("> 9. Framework 09", "↑ ", "more…")
+	h.Has("> 31. Framework 31", "↑ ", "more…")
 	h.Press("<End>")
-	h.Has("> 13. Other (type your answer)", "↑ 7 more…")
-	h.HasNot("↓ 1", "↓ 2")
+	h.Has("> 41. Other (type your answer)", "  ↑ 23 more…")
+	h.HasNot("  ↓ ")
+}
+
+// A list uses the room the terminal has: in 200×60, twenty options are all
+// on screen, with no "↓ N more…" over rows left empty.
+func TestLongListUsesTheRoom(t *testing.T) {
+	t.Parallel()
+	h := newH(t, 200, 60)
+	h.Event(snap(pending("req-1", frameworkQuestion(20))))
+	h.Has("1. Framework 01", "20. Framework 20", "21. Other (type your answer)")
+	h.HasNot("more…")
 }
 
 func TestShortTerminalScrollsList(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 40, 12)
 	q := dbQuestion()
 	q.Options = append(q.Options, opt("Redis=In-memory store"))
@@ -96,6 +115,7 @@ func TestShortTerminalScrollsList(t *testing.T) {
 }
 
 func TestFilterKeepsOriginalNumbers(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	q := frameworkQuestion(12)
 	q.Options[6].Label = "Koa"
@@ -106,7 +126,7 @@ func TestFilterKeepsOriginalNumbers(t *testing.T) {
 	h.Press("<Enter>") // keep the filter, back to the list
 	h.Has("> 7. Koa")
 	h.Press("<Esc>") // clears the filter, cancels nothing
-	h.Has("Framework 02", "↑ 1 more…", "> 7. Koa")
+	h.Has("Framework 01", "Framework 02", "> 7. Koa")
 	if len(h.D.Sent()) != 0 {
 		t.Fatalf("sent %v", h.D.Sent())
 	}
@@ -117,6 +137,7 @@ func TestFilterKeepsOriginalNumbers(t *testing.T) {
 }
 
 func TestFilterEnterSelectsFocused(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", dbQuestion())))
 	h.Press("/", "lite", "<Enter>", "<Enter>")
@@ -126,6 +147,7 @@ func TestFilterEnterSelectsFocused(t *testing.T) {
 }
 
 func TestLongQuestionScrollsWithPgDn(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 40, 12)
 	text := strings.Repeat("word ", 80) + "THE-END?"
 	h.Event(snap(pending("req-1", question(text, "", "Yes", "No"))))
@@ -139,7 +161,34 @@ func TestLongQuestionScrollsWithPgDn(t *testing.T) {
 	h.HasNot("THE-END?")
 }
 
+// PgDn moves a long question by a page (what is on screen, less a line
+// kept for context), not by one line.
+func TestPgDnScrollsAPage(t *testing.T) {
+	t.Parallel()
+	h := newH(t, 60, 20)
+	var lines []string
+	for i := 1; i <= 60; i++ {
+		lines = append(lines, fmt.Sprintf("line-%02d", i))
+	}
+	h.Event(snap(pending("req-1", question(strings.Join(lines, "\n"), "", "Yes", "No"))))
+	first := regexp.MustCompile(`lines 1–(\d+) of`).FindStringSubmatch(h.Screen())
+	if first == nil {
+		t.Fatalf("no position line:\n%s", h.Screen())
+	}
+	shown, _ := strconv.Atoi(first[1])
+	if shown < 5 {
+		t.Fatalf("only %d lines shown:\n%s", shown, h.Screen())
+	}
+	h.Press("<PgDn>")
+	// The last line of the first page is kept at the top of the second.
+	h.Has(fmt.Sprintf("lines %d–", shown), fmt.Sprintf("line-%02d", shown))
+	h.HasNot(fmt.Sprintf("line-%02d", shown-1))
+	h.Press("<PgUp>")
+	h.Has("lines 1–", "line-01")
+}
+
 func TestLongDescriptionScrolls(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 40, 12)
 	q := question("Pick", "", "A=x", "B")
 	q.Options[0].Description = strings.Repeat("detail ", 60) + "LAST-WORD"
@@ -153,6 +202,7 @@ func TestLongDescriptionScrolls(t *testing.T) {
 }
 
 func TestPreviewBesideAndBelow(t *testing.T) {
+	t.Parallel()
 	q := dbQuestion()
 	q.Options[0].Preview = "db, _ := sql.Open(\"pgx\", url)\nPREVIEW-LINE-2"
 	for _, c := range []struct {
@@ -178,6 +228,7 @@ func TestPreviewBesideAndBelow(t *testing.T) {
 }
 
 func TestNoteGoesWithTheAnswer(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", dbQuestion())))
 	h.Press("n", "keep the old table", "<Enter>")
@@ -190,6 +241,7 @@ func TestNoteGoesWithTheAnswer(t *testing.T) {
 }
 
 func TestFreeTextQuestion(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", nameQuestion())))
 	h.Has("What should we name this service?", "> type your answer")
@@ -205,6 +257,7 @@ func TestFreeTextQuestion(t *testing.T) {
 }
 
 func TestQuitKeyOnlyOutsideTextInput(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", nameQuestion())))
 	h.Press("quiet")
@@ -224,6 +277,7 @@ func TestQuitKeyOnlyOutsideTextInput(t *testing.T) {
 }
 
 func TestCtrlCQuits(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", nameQuestion())))
 	h.Scr.InjectKey(tcell.KeyCtrlC, 0, tcell.ModNone)
@@ -238,6 +292,7 @@ func TestCtrlCQuits(t *testing.T) {
 }
 
 func TestMultiSelect(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	q := multi(question("Which features?", "Features", "Authentication=OAuth2 + JWT", "REST API", "Admin Dashboard"))
 	h.Event(snap(pending("req-1", q)))
@@ -258,6 +313,7 @@ func TestMultiSelect(t *testing.T) {
 }
 
 func TestMultiSelectUntoggle(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", multi(question("Which?", "", "A", "B", "C")))))
 	h.Press("1", "2", "1", "<Down>", "<Enter>") // Enter on the checked B confirms
@@ -266,7 +322,34 @@ func TestMultiSelectUntoggle(t *testing.T) {
 	}
 }
 
+// "None of these" is an answer a multi-select question can be given in the
+// pane (SPEC §3, §6), after a confirmation; n leaves the boxes as they were.
+func TestMultiSelectNoneOfThese(t *testing.T) {
+	t.Parallel()
+	h := newH(t, 80, 24)
+	feat := multi(question("Which features?", "Features", "Auth", "API"))
+	h.Event(snap(pending("req-1", feat, nameQuestion())))
+	h.Press("1", "-")
+	h.Has("None of these for “Which features?”? [y/N]")
+	h.Press("n")
+	h.HasNot("None of these for")
+	h.Has("[x] 1. Auth")
+	h.Press("-", "y")
+	h.Has("What should we name this service?")
+	if d := h.D.Drafts(); len(d) == 0 || string(d[len(d)-1].Answer) != "[]" {
+		t.Fatalf("drafts %v: want the last one [] (none of these)", d)
+	}
+	h.Press("svc", "<Enter>")
+	h.Has("→ (none of these)", "→ svc")
+	h.Press("<Enter>")
+	a := h.Answers("req-1")
+	if got := selected(t, a[0]); len(got) != 0 || a[0]["custom"] != nil {
+		t.Fatalf("answers %v: want nothing selected", a)
+	}
+}
+
 func TestTabsAndSubmit(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	feat := multi(question("Which features?", "Features", "Auth", "API"))
 	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion(), feat)))
@@ -274,7 +357,8 @@ func TestTabsAndSubmit(t *testing.T) {
 	h.Press("1")
 	h.Has("■ Database  □ Service Name", "What should we name this service?")
 	h.Press("<Tab>", "<Tab>") // to Submit with questions unanswered
-	h.Has("(not answered)", "Press Enter to send")
+	h.Has("(not answered)", "2 questions are not answered yet: Enter goes to the first.")
+	h.HasNot("Press Enter to send")
 	h.Press("<Enter>")
 	h.Has("Question 2 is not answered yet.", "What should we name this service?")
 	if len(h.D.Sent()) != 0 {
@@ -296,6 +380,7 @@ func TestTabsAndSubmit(t *testing.T) {
 }
 
 func TestBackTabAndShiftTab(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion())))
 	h.Press("<BackTab>") // already first: stays
@@ -304,7 +389,43 @@ func TestBackTabAndShiftTab(t *testing.T) {
 	h.Has("Which database")
 }
 
+// The prompts stand next to what they ask about, not on the bottom line: the
+// long-answer question right under the typed text, the discard question
+// above the request's questions.
+func TestPromptsStandByWhatTheyAsk(t *testing.T) {
+	t.Parallel()
+	row := func(lines []string, sub string) int {
+		for i, l := range lines {
+			if strings.Contains(l, sub) {
+				return i
+			}
+		}
+		return -1
+	}
+	h := newH(t, 80, 40)
+	h.Event(snap(pending("req-1", nameQuestion())))
+	h.Press("a")
+	h.On(func() { h.A.Pane.input.SetText(strings.Repeat("x", 2100)+"END", true) })
+	h.Press("<Enter>")
+	lines := h.Lines()
+	ask, end := row(lines, "Answer is long"), row(lines, "END")
+	if ask < 0 || end < 0 || ask != end+1 {
+		t.Fatalf("the long-answer prompt is on row %d, the typed text ends on row %d; want it right under:\n%s", ask, end, h.Screen())
+	}
+	h.Press("n", "<Esc>")
+
+	h = newH(t, 80, 40)
+	h.Event(snap(pending("req-2", dbQuestion(), nameQuestion())))
+	h.Press("1", "<Esc>")
+	lines = h.Lines()
+	ask, q := row(lines, "Discard 1 answer? [y/N]"), row(lines, "What should we name this service?")
+	if ask < 0 || q < 0 || ask > q {
+		t.Fatalf("the discard prompt is on row %d, the question on row %d; want it above:\n%s", ask, q, h.Screen())
+	}
+}
+
 func TestLongAnswerConfirm(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", nameQuestion())))
 	long := strings.Repeat("x", 2847)
@@ -328,6 +449,7 @@ func TestLongAnswerConfirm(t *testing.T) {
 }
 
 func TestLongAnswerEnterAccepts(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24, func(o *Options) { o.SoftLimit = 10 })
 	h.Event(snap(pending("req-1", dbQuestion())))
 	h.Press("0", "eleven chars", "<Enter>")
@@ -339,6 +461,7 @@ func TestLongAnswerEnterAccepts(t *testing.T) {
 }
 
 func TestEscWithNothingAnsweredCancels(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion())))
 	h.Press("<Esc>")
@@ -351,6 +474,7 @@ func TestEscWithNothingAnsweredCancels(t *testing.T) {
 }
 
 func TestEscWithAnswersAsks(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", dbQuestion(), dbQuestionB(), nameQuestion())))
 	h.Press("2", "3")
@@ -379,6 +503,7 @@ func dbQuestionB() socketproto.Question {
 }
 
 func TestFreeTextEscWithTextAsks(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", nameQuestion())))
 	h.Press("half-typed", "<Esc>")
@@ -394,6 +519,7 @@ func TestFreeTextEscWithTextAsks(t *testing.T) {
 // TestListWindowGrowsBackAfterResize: options scrolled out of a short
 // terminal come back into view when it grows, without a stale "↑ N more…".
 func TestListWindowGrowsBackAfterResize(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 40, 12)
 	h.Event(snap(pending("req-1", question("Which database should we use? "+strings.Repeat("More about it. ", 6), "Database",
 		"PostgreSQL (Recommended)=Battle-tested relational DB", "SQLite=Lightweight, file-based", "MongoDB=Document store"))))
@@ -404,15 +530,16 @@ func TestListWindowGrowsBackAfterResize(t *testing.T) {
 	h.Has("1. PostgreSQL (Recommended)", "> 4. Other (type your answer)")
 	// Scrolling up in a long list still moves the window only at its edge.
 	h = newH(t, 80, 30)
-	h.Event(snap(pending("req-2", frameworkQuestion(12))))
+	h.Event(snap(pending("req-2", frameworkQuestion(40))))
 	h.Press("<End>", "<Up>")
-	h.Has("↑ 7 more…", "> 12.")
+	h.Has("↑ ", "> 40.")
 }
 
 // TestHintsMatchThisDraw: the key hints are worked out after the question is
 // laid out, so the very first draw of a question that scrolls offers
 // PgUp/PgDn, and one that fits after a resize no longer does.
 func TestHintsMatchThisDraw(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 100, 12)
 	text := strings.Repeat("word ", 200) + "THE-END?"
 	var first string
@@ -437,6 +564,7 @@ func TestHintsMatchThisDraw(t *testing.T) {
 // but not yet accepted, boxes checked but not confirmed, and a lone note are
 // all work one Esc must not throw away: the discard question comes first.
 func TestEscKeepsUnacceptedWork(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		qs   []socketproto.Question
@@ -469,6 +597,7 @@ func TestEscKeepsUnacceptedWork(t *testing.T) {
 // TestPromptsWholeAtFortyColumns: the confirmations wrap on a narrow
 // terminal rather than losing their [Y/n] / [y/N].
 func TestPromptsWholeAtFortyColumns(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 40, 12)
 	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion())))
 	h.Press("1", "z") // typed, so the input is the user's
@@ -503,6 +632,7 @@ func (h *H) paste(text string) {
 // used to vanish), opens Other on an options list, keeps its newlines and
 // loses escape sequences, and never submits by itself.
 func TestPasteReachesTheInput(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", nameQuestion(), dbQuestion())))
 	h.Press("svc-")
@@ -527,6 +657,7 @@ func TestPasteReachesTheInput(t *testing.T) {
 // TestPasteShowsItsEnd: a paste that makes the input taller keeps the cursor
 // (the paste's end) in view.
 func TestPasteShowsItsEnd(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 40, 12)
 	h.Event(snap(pending("req-1", nameQuestion())))
 	h.paste(strings.Repeat("word ", 100) + "END")
@@ -538,6 +669,7 @@ func TestPasteShowsItsEnd(t *testing.T) {
 // TestOneRowQuestionSaysThereIsMore: squeezed to a single row, a question
 // longer than that row still says it goes on.
 func TestOneRowQuestionSaysThereIsMore(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 40, 12)
 	h.Event(snap(pending("req-1", question(strings.Repeat("word ", 40)+"THE-END?", "", "Yes=y\ny\ny", "No=n\nn\nn", "Maybe=m\nm\nm"))))
 	h.Has("word word", "> 1. Yes")

@@ -27,6 +27,11 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 	if editing {
 		ih = p.inputHeight(w, bottom-y)
 	}
+	var long int // rows of "Answer is long … [Y/n]", asked under the input
+	if editing && p.mode == modeLong {
+		long = len(wrap(p.prompt(), max(1, w-1)))
+		ih += long
+	}
 	// What goes under the question (free text) or the list: the note, then
 	// the input. Room for them is kept at the bottom; they are drawn right
 	// under what is above them.
@@ -52,7 +57,11 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 			row++
 		}
 		if editing {
-			p.drawInput(screen, s, x, row, w, ih)
+			p.drawInput(screen, s, x, row, w, ih-long)
+			if long > 0 {
+				p.drawPrompt(screen, x-1, row+ih-long, w+1, full)
+				p.longAsked = true
+			}
 		}
 	}
 	bottom -= reserve
@@ -119,6 +128,7 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 		}
 	}
 	qOff := min(s.Scroll, p.qOverflow)
+	p.page = max(1, qRows-1)
 	if p.qOverflow > 0 && qRows >= 2 {
 		for i := 0; i < qRows-1; i++ {
 			put(screen, x, y+i, w, q[qOff+i])
@@ -240,7 +250,7 @@ func (p *Pane) drawList(screen tcell.Screen, s *QState, items []int, blocks [][]
 			avail--
 		}
 		end, used := top, 0
-		for end < n && end-top < maxListItems {
+		for end < n {
 			rest := 0
 			if end+1 < n {
 				rest = 1

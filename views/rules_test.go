@@ -13,6 +13,7 @@ import (
 
 // Space never submits a single-select question (it used to, mid-typing).
 func TestSpaceNeverSubmitsSingleSelect(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", dbQuestion())))
 	h.Press("<Space>", "<Down>", "<Space>")
@@ -25,6 +26,7 @@ func TestSpaceNeverSubmitsSingleSelect(t *testing.T) {
 // A multi-select question is answered only with boxes the user checked:
 // Enter on an unchecked option checks it; Enter on a checked one confirms.
 func TestMultiSelectEnterChecksFirst(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", multi(question("Which features?", "Features", "Auth", "API", "Admin")))))
 	h.Press("<Down>", "<Enter>")
@@ -43,6 +45,7 @@ func TestMultiSelectEnterChecksFirst(t *testing.T) {
 // After the last unanswered question comes Submit, never a question already
 // answered (whose text input would open).
 func TestAnsweringMovesToTheNextUnanswered(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	feat := multi(question("Which features?", "Features", "Auth", "API"))
 	h.Event(snap(withDraft(pending("req-1", dbQuestion(), nameQuestion(), feat), "", `"svc"`)))
@@ -66,6 +69,7 @@ func TestAnsweringMovesToTheNextUnanswered(t *testing.T) {
 // means the same; un-answering clears it; nothing is sent for what was only
 // typed and not accepted.
 func TestAnswersGoToTheDaemonAsDrafts(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	feat := multi(question("Which features?", "Features", "Auth", "API"))
 	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion(), feat)))
@@ -107,6 +111,7 @@ func (h *H) drafts(want ...string) {
 // wins; the daemon's echo of this pane's own draft, or an older view while
 // that draft is on its way, changes nothing.
 func TestDraftsLatestEditWins(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	p := pending("req-1", dbQuestion(), nameQuestion())
 	h.Event(snap(p))
@@ -138,6 +143,7 @@ func TestDraftsLatestEditWins(t *testing.T) {
 // Drafts a pane sent come back pre-filled in a new pane (after q, a closed
 // terminal or a daemon restart, the daemon still has them).
 func TestDraftsPrefillAReopenedPane(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	feat := multi(question("Which features?", "Features", "Auth", "API"))
 	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion(), feat)))
@@ -162,6 +168,7 @@ func TestDraftsPrefillAReopenedPane(t *testing.T) {
 // Notices name the question, not the request id, and leave after a few
 // seconds; a pending-file error leaves once the daemon takes the file in.
 func TestNoticesNameTheQuestionAndLeave(t *testing.T) {
+	t.Parallel()
 	c := &clock{t: testNow}
 	h := newH(t, 80, 24, func(o *Options) { o.Now = c.Now })
 	h.Event(snap(pending("req-1", dbQuestion()), pending("req-2", nameQuestion())))
@@ -191,6 +198,7 @@ func TestNoticesNameTheQuestionAndLeave(t *testing.T) {
 // The title's age stays current: "just now" turns into "1m ago", and the
 // pane asks for one redraw at the moment it changes, not a redraw loop.
 func TestAgeStaysCurrentWithOneTimer(t *testing.T) {
+	t.Parallel()
 	c := &clock{t: testNow}
 	h := newH(t, 80, 24, func(o *Options) { o.Now = c.Now })
 	var wakes []time.Duration
@@ -235,6 +243,7 @@ func previewQuestion(n int) socketproto.Question {
 // a line of its preview show, with the notices and banners a real pane has;
 // the preview's position never reads "1–0", however far } goes.
 func TestFortyByTwelvePreviewAndDescription(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 40, 12)
 	p := pending("req-1", previewQuestion(5), nameQuestion())
 	p.Agent.Cwd = "/home/me/a/rather/long/project/directory/name"
@@ -263,6 +272,7 @@ func TestFortyByTwelvePreviewAndDescription(t *testing.T) {
 // Below 40×12 the pane says so rather than overlap text, and no key but
 // quitting acts on a question that is not on screen.
 func TestTooSmall(t *testing.T) {
+	t.Parallel()
 	for _, size := range [][2]int{{39, 24}, {80, 11}, {30, 8}, {20, 5}} {
 		h := newH(t, size[0], size[1])
 		h.Event(snap(pending("req-1", dbQuestion())))
@@ -287,6 +297,7 @@ func TestTooSmall(t *testing.T) {
 // The filter: typing moves the focus to the first option it keeps (not
 // left on Other); a filter that keeps none says so.
 func TestFilterFocusAndNoMatch(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", frameworkQuestion(12))))
 	h.Press("<End>")
@@ -305,6 +316,7 @@ func TestFilterFocusAndNoMatch(t *testing.T) {
 
 // Long typed answers wrap at word boundaries, in the input and on Submit.
 func TestTypedTextWrapsAtWords(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 40, 24)
 	h.Event(snap(pending("req-1", nameQuestion(), dbQuestion())))
 	words := "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november"
@@ -334,6 +346,7 @@ func (h *H) noBrokenWords(text string) {
 // single-select list, and in a multi-select's Other input it keeps the
 // text (it does not submit).
 func TestHintsSayWhatEnterDoes(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 120, 24)
 	h.Event(snap(pending("req-1", dbQuestion())))
 	if row := h.hintRow(); !strings.Contains(row, "Enter choose") || strings.Contains(row, "Space") {
@@ -354,6 +367,7 @@ func TestHintsSayWhatEnterDoes(t *testing.T) {
 
 // Every hint the line offers is a key the table handles right there.
 func TestHintsAreBindings(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 300, 24)
 	h.Event(snap(pending("req-1", previewQuestion(40), nameQuestion()), pending("req-2", nameQuestion())))
 	for _, keys := range [][]string{nil, {"/"}, {"<Esc>", "n"}, {"<Esc>", "<Tab>"}, {"<Tab>"}} {
@@ -375,6 +389,7 @@ func TestHintsAreBindings(t *testing.T) {
 // The pane's styles are tcell styles with names, and what an agent sends is
 // drawn in the plain one.
 func TestStylesAreNamed(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", dbQuestion())))
 	var focus, desc tcell.Style
@@ -402,6 +417,7 @@ func TestStylesAreNamed(t *testing.T) {
 // A draft from the file reaches a free-text input that shows an accepted
 // answer (nothing typed since it opened): the latest edit wins there too.
 func TestDraftReachesAnAcceptedInput(t *testing.T) {
+	t.Parallel()
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", nameQuestion(), dbQuestion())))
 	h.Press("svc", "<Enter>", "<BackTab>")

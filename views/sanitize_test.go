@@ -6,6 +6,7 @@ import (
 )
 
 func TestClean(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, in, want string
 		keepNL         bool
@@ -76,6 +77,7 @@ func FuzzClean(f *testing.F) {
 }
 
 func TestCleanTyped(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, want string }{
 		{"plain answer", "plain answer"},
 		{"line one\r\nline two\r\n", "line one\nline two\n"},

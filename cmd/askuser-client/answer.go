@@ -1,13 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
 	"askuser/socketproto"
+	"askuser/socketproto/askclient"
 )
 
 const answerSynopsis = `answer ID ANSWER... [flags]
@@ -23,68 +25,65 @@ typed (a "7" that is not option 7). Put -- before answers that start with
 "-". --answers takes a JSON list whose elements may also be lists or
 {"selected":[…],"custom":"…","notes":"…"}.`
 
-func runAnswer(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var cf connFlags
-	fs := newFlags("answer", answerSynopsis, stderr)
-	cf.Register(fs, false)
-	answersJSON := fs.String("answers", "", "the answers as a JSON list, one element per question")
-	asText := fs.Bool("text", false, "send each ANSWER as typed text, never as an option's label or number")
-	pos, code := parseArgs(fs, args, stdout)
-	if code != nil {
-		return *code
-	}
-	if len(pos) == 0 {
-		return usageError(fs, stderr, "want a request ID")
-	}
-	id, given := pos[0], pos[1:]
-	var answers []json.RawMessage
-	switch {
-	case *answersJSON != "" && len(given) > 0:
-		return usageError(fs, stderr, "give the answers as arguments or with --answers, not both")
-	case *answersJSON != "" && *asText:
-		return usageError(fs, stderr, "--text sends ANSWER arguments as text; give them as arguments, not with --answers")
-	case *answersJSON != "":
-		if err := json.Unmarshal([]byte(*answersJSON), &answers); err != nil {
-			return usageError(fs, stderr, "--answers: %v", jsonPosError([]byte(*answersJSON), err))
-		}
-	case len(given) == 0:
-		return usageError(fs, stderr, "no answers: give one ANSWER per question, or --answers")
-	default:
-		for _, a := range given {
-			var b []byte
-			if *asText {
-				b, _ = json.Marshal(map[string]string{"custom": a})
-			} else {
-				b, _ = json.Marshal(a)
+var answerCommand = command{
+	name:     "answer",
+	summary:  "answer a waiting request as the user",
+	synopsis: answerSynopsis,
+	daemon:   reachDaemon,
+	args:     argCount{1, -1, "request ID"},
+	setup: func(fs *flag.FlagSet) func(*invocation) error {
+		answersJSON := fs.String("answers", "", "the answers as a JSON list, one element per question")
+		asText := fs.Bool("text", false, "send each ANSWER as typed text, never as an option's label or number")
+		return func(x *invocation) error {
+			id, given := x.args[0], x.args[1:]
+			var answers []json.RawMessage
+			switch {
+			case *answersJSON != "" && len(given) > 0:
+				return usagef("give the answers as arguments or with --answers, not both")
+			case *answersJSON != "" && *asText:
+				return usagef("--text sends ANSWER arguments as text; give them as arguments, not with --answers")
+			case *answersJSON != "":
+				if err := json.Unmarshal([]byte(*answersJSON), &answers); err != nil {
+					return usagef("--answers: %v", jsonPosError([]byte(*answersJSON), err))
+				}
+			case len(given) == 0:
+				return usagef("no answers: give one ANSWER per question, or --answers")
+			default:
+				for _, a := range given {
+					var b []byte
+					if *asText {
+						b, _ = json.Marshal(map[string]string{"custom": a})
+					} else {
+						b, _ = json.Marshal(a)
+					}
+					answers = append(answers, b)
+				}
 			}
-			answers = append(answers, b)
+			c, err := x.client()
+			if err != nil {
+				return err
+			}
+			// Someone answering by hand sees what was sent; a script's
+			// stderr stays quiet. The questions are fetched before
+			// sending, since an answered request leaves the queue.
+			var sent string
+			if isTerminal(x.stderr) {
+				sent = answerSummary(c, id, answers)
+			}
+			if err := c.Answer(context.Background(), id, answers, socketproto.ViaCLI); err != nil {
+				return err
+			}
+			fmt.Fprint(x.stderr, sent)
+			return nil
 		}
-	}
-	r, err := cf.Resolve(false)
-	if err != nil {
-		return failure(stderr, "answer", err)
-	}
-	// Someone answering by hand sees what was sent; a script's stderr
-	// stays quiet. The questions are fetched before sending, since an
-	// answered request leaves the queue.
-	var sent string
-	if isTerminal(stderr) {
-		sent = answerSummary(r, id, answers)
-	}
-	if _, err := callOnce(r, socketproto.AnswerRequest{RequestID: id, Answers: answers, Via: socketproto.ViaCLI}); err != nil {
-		return failure(stderr, "answer", err)
-	}
-	if sent != "" {
-		fmt.Fprint(stderr, sent)
-	}
-	return exitOK
+	},
 }
 
 // answerSummary says what answering request id with answers sends, one line
 // per question ("Sent to req-1: “Which database?” → SQLite"), or "" when
 // the request's questions cannot be had.
-func answerSummary(r resolved, id string, answers []json.RawMessage) string {
-	pending, err := fetchPending(r)
+func answerSummary(c *askclient.Client, id string, answers []json.RawMessage) string {
+	pending, err := c.List(context.Background())
 	if err != nil {
 		return ""
 	}

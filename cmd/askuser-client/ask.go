@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -26,7 +27,6 @@ question is withdrawn.`
 
 // askFlags are ask's flags; wait shares the output ones.
 type askFlags struct {
-	conn      connFlags
 	format    string
 	question  string
 	header    string
@@ -40,65 +40,72 @@ type askFlags struct {
 	noWait    bool
 }
 
-func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var f askFlags
-	fs := newFlags("ask", askSynopsis, stderr)
-	f.conn.Register(fs, true)
-	fs.StringVar(&f.format, "format", "json", "output: json, claude, pi or text")
-	fs.StringVar(&f.question, "question", "", "one question from flags: its text")
-	fs.StringVar(&f.header, "header", "", "the question's short header")
-	fs.Var(&f.options, "option", "an option `LABEL[=DESCRIPTION]` (repeatable)")
-	fs.BoolVar(&f.multi, "multi", false, "several options may be chosen")
-	fs.StringVar(&f.tool, "tool", "", "profile: ask_user (flexible, default) or ask_user_question (strict)")
-	fs.StringVar(&f.requestID, "request-id", "", "the request's id (default: made up)")
-	fs.StringVar(&f.agentID, "agent-id", "", "who asks (default: $ASKUSER_AGENT_ID)")
-	fs.BoolVar(&f.subagent, "subagent", false, "the asker is a sub-agent (it will be refused)")
-	fs.Var(&f.metadata, "metadata", "`KEY=VALUE` attached to the request (repeatable)")
-	fs.BoolVar(&f.noWait, "no-wait", false, "queue the request and return at once; collect the result with wait")
-	pos, code := parseArgs(fs, args, stdout)
-	if code != nil {
-		return *code
-	}
+var askCommand = command{
+	name:     "ask",
+	summary:  "ask the user and wait for the answer",
+	synopsis: askSynopsis,
+	daemon:   startDaemon,
+	args:     anyArgs, // FILE, or none with --question: request checks which
+	setup: func(fs *flag.FlagSet) func(*invocation) error {
+		var f askFlags
+		fs.StringVar(&f.format, "format", "json", "output: json, claude, pi or text")
+		fs.StringVar(&f.question, "question", "", "one question from flags: its text")
+		fs.StringVar(&f.header, "header", "", "the question's short header")
+		fs.Var(&f.options, "option", "an option `LABEL[=DESCRIPTION]` (repeatable)")
+		fs.BoolVar(&f.multi, "multi", false, "several options may be chosen")
+		fs.StringVar(&f.tool, "tool", "", "profile: ask_user (flexible, default) or ask_user_question (strict)")
+		fs.StringVar(&f.requestID, "request-id", "", "the request's id (default: made up)")
+		fs.StringVar(&f.agentID, "agent-id", "", "who asks (default: $ASKUSER_AGENT_ID)")
+		fs.BoolVar(&f.subagent, "subagent", false, "the asker is a sub-agent (it will be refused)")
+		fs.Var(&f.metadata, "metadata", "`KEY=VALUE` attached to the request (repeatable)")
+		fs.BoolVar(&f.noWait, "no-wait", false, "queue the request and return at once; collect the result with wait")
+		return f.run
+	},
+}
+
+// run asks and prints the result; its exit code says how it ended (SPEC §7).
+func (f *askFlags) run(x *invocation) error {
 	if !validFormat(f.format) {
-		return usageError(fs, stderr, "--format: must be json, claude, pi or text, got %q", f.format)
+		return usagef("--format: must be json, claude, pi or text, got %q", f.format)
 	}
-	req, src, err := f.request(pos, stdin)
+	req, src, err := f.request(x.args, x.stdin)
 	if err != nil {
 		var ue usageErr
 		if errors.As(err, &ue) {
-			return usageError(fs, stderr, "%s", ue.msg)
+			return usagef("%s", ue.msg)
 		}
-		fmt.Fprintf(stderr, "askuser-client ask: %s: %v\n", src, err)
-		return exitUsage
+		fmt.Fprintf(x.stderr, "askuser-client ask: %s: %v\n", src, err)
+		return exitStatus(exitUsage)
 	}
-	r, err := f.conn.Resolve(true)
+	c, err := x.client()
 	if err != nil {
-		return failure(stderr, "ask", err)
+		return exitStatus(askFailure(x.stdout, x.stderr, "ask", f.format, req.RequestID, err))
 	}
 	ctx, sig, stop := signalContext()
 	defer stop()
 
 	if f.noWait || !req.Waits() { // a request file may say "wait": false itself
-		q, err := askclient.Park(ctx, r.Client, req)
+		q, err := c.Park(ctx, req)
 		if err != nil {
-			return askFailure(stdout, stderr, "ask", f.format, req.RequestID, err)
+			return exitStatus(askFailure(x.stdout, x.stderr, "ask", f.format, req.RequestID, err))
 		}
 		pendingFile := q.PendingFile
 		if pendingFile == "" {
-			pendingFile = r.Config.PendingFilePath()
+			cfg, _ := x.config()
+			pendingFile = cfg.PendingFilePath()
 		}
-		printParked(stdout, q.RequestID, pendingFile, req.Questions)
-		return exitOK
+		printParked(x.stdout, q.RequestID, pendingFile, req.Questions)
+		return nil
 	}
-	resp, err := askclient.Ask(ctx, r.Client, req, nil)
+	resp, err := c.Ask(ctx, req, nil)
 	if err != nil {
 		if ctx.Err() != nil {
-			fmt.Fprintf(stderr, "askuser-client ask: interrupted; request %s withdrawn\n", req.RequestID)
-			return signalExit(sig())
+			fmt.Fprintf(x.stderr, "askuser-client ask: interrupted; request %s withdrawn\n", req.RequestID)
+			return exitStatus(signalExit(sig()))
 		}
-		return askFailure(stdout, stderr, "ask", f.format, req.RequestID, err)
+		return exitStatus(askFailure(x.stdout, x.stderr, "ask", f.format, req.RequestID, err))
 	}
-	return printResult(stdout, stderr, f.format, resp)
+	return exitStatus(printResult(x.stdout, x.stderr, f.format, resp))
 }
 
 // usageErr marks input mistakes that are about the flags, not the file.

@@ -93,7 +93,7 @@ func TestAskUsage(t *testing.T) {
 	}
 	for _, c := range cases {
 		var out, errb bytes.Buffer
-		if code := runAsk(c.args, strings.NewReader(""), &out, &errb); code != exitUsage || !strings.Contains(errb.String(), c.want) {
+		if code := askCommand.run(c.args, strings.NewReader(""), &out, &errb); code != exitUsage || !strings.Contains(errb.String(), c.want) {
 			t.Errorf("ask %v: exit %d, stderr %q; want exit 2 mentioning %q", c.args, code, errb.String(), c.want)
 		}
 	}

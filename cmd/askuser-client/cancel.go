@@ -1,28 +1,25 @@
 package main
 
 import (
-	"io"
+	"context"
+	"flag"
 
 	"askuser/socketproto"
 )
 
-func runCancel(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var cf connFlags
-	fs := newFlags("cancel", "cancel ID [flags]\n\nThe asking agent gets a cancelled result (it exits 3).", stderr)
-	cf.Register(fs, false)
-	pos, code := parseArgs(fs, args, stdout)
-	if code != nil {
-		return *code
-	}
-	if len(pos) != 1 {
-		return usageError(fs, stderr, "want one request ID, got %d arguments", len(pos))
-	}
-	r, err := cf.Resolve(false)
-	if err != nil {
-		return failure(stderr, "cancel", err)
-	}
-	if _, err := callOnce(r, socketproto.Cancel{RequestID: pos[0], Via: socketproto.ViaCLI}); err != nil {
-		return failure(stderr, "cancel", err)
-	}
-	return exitOK
+var cancelCommand = command{
+	name:     "cancel",
+	summary:  "decline a waiting request as the user",
+	synopsis: "cancel ID [flags]\n\nThe asking agent gets a cancelled result (it exits 3).",
+	daemon:   reachDaemon,
+	args:     oneID,
+	setup: func(fs *flag.FlagSet) func(*invocation) error {
+		return func(x *invocation) error {
+			c, err := x.client()
+			if err != nil {
+				return err
+			}
+			return c.Decline(context.Background(), x.args[0], socketproto.ViaCLI)
+		}
+	},
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 
@@ -36,17 +37,21 @@ type claudeHookInput struct {
 	Cwd           string          `json:"cwd"`
 }
 
-func runClaudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("claude-hook", claudeHookSynopsis, stderr)
-	var cf connFlags
-	cf.Register(fs, false)
-	pos, code := parseArgs(fs, args, stdout)
-	if code != nil {
-		return *code
-	}
-	if len(pos) > 0 {
-		return usageError(fs, stderr, "unexpected argument %q", pos[0])
-	}
+var claudeHookCommand = command{
+	name:     "claude-hook",
+	summary:  "answer Claude Code's own AskUserQuestion in askuser (a PreToolUse hook)",
+	synopsis: claudeHookSynopsis,
+	daemon:   reachDaemon,
+	args:     noArgs,
+	setup: func(fs *flag.FlagSet) func(*invocation) error {
+		return func(x *invocation) error { return exitStatus(runClaudeHook(x)) }
+	},
+}
+
+// runClaudeHook answers AskUserQuestion through the daemon; its exit code is
+// always 0.
+func runClaudeHook(x *invocation) int {
+	stdin, stdout, stderr := x.stdin, x.stdout, x.stderr
 	// Whatever goes wrong below, the hook exits 0 with nothing on stdout:
 	// Claude Code then carries on as if there were no hook and asks in its
 	// own dialog, which is better than a question lost.
@@ -67,12 +72,17 @@ func runClaudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	if in.ToolName != claudecode.AskTool || (in.HookEventName != "" && in.HookEventName != "PreToolUse") {
 		return exitOK
 	}
-	r, err := cf.Resolve(false)
+	cfg, err := x.config()
 	if err != nil {
 		fmt.Fprintln(stderr, "askuser-client claude-hook:", err)
 		return exitOK
 	}
-	req, perr := claudecode.Request(in.ToolInput, r.Config.Limits)
+	c, err := x.client()
+	if err != nil {
+		fmt.Fprintln(stderr, "askuser-client claude-hook:", err)
+		return exitOK
+	}
+	req, perr := claudecode.Request(in.ToolInput, cfg.Limits)
 	if perr != nil {
 		fmt.Fprintf(stderr, "askuser-client claude-hook: tool_input.%s\n", perr.Message)
 		return exitOK
@@ -82,7 +92,7 @@ func runClaudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 
 	ctx, sig, stop := signalContext()
 	defer stop()
-	resp, err := askclient.Ask(ctx, r.Client, req, nil)
+	resp, err := c.Ask(ctx, req, nil)
 	if err != nil {
 		if ctx.Err() != nil {
 			// Claude Code gave up on the hook (the user pressed Esc, or

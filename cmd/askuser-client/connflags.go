@@ -23,11 +23,6 @@ type connFlags = clientflags.Conn
 // resolved is what a command needs to reach the daemon.
 type resolved = clientflags.Resolved
 
-// callOnce is a one-shot request with the command's options.
-func callOnce(r resolved, msg socketproto.Message) (socketproto.Message, error) {
-	return askclient.Call(context.Background(), r.Client, msg)
-}
-
 // signalContext is cancelled by SIGINT or SIGTERM; sig reports which.
 func signalContext() (ctx context.Context, sig func() os.Signal, stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())

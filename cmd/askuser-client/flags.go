@@ -58,13 +58,6 @@ func parseArgs(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, *in
 	}
 }
 
-// usageError reports a usage problem in one line, and where help is.
-func usageError(fs *flag.FlagSet, stderr io.Writer, format string, args ...any) int {
-	fmt.Fprintf(stderr, "askuser-client %s: %s\n", fs.Name(), fmt.Sprintf(format, args...))
-	clientflags.HelpHint(stderr, "askuser-client "+fs.Name())
-	return exitUsage
-}
-
 // listFlag is a repeatable string flag.
 type listFlag []string
 

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,60 +13,56 @@ import (
 	"strings"
 	"time"
 
-	"askuser/daemon/config"
 	"askuser/daemon/journal"
 	"askuser/socketproto"
 )
 
-// runHistory reads history.jsonl straight from the state dir: no daemon is
-// needed, so it works while none runs.
-func runHistory(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("history", "history [-n N] [--json] [--config FILE]\n\nNewest last. -n 0 shows everything.", stderr)
-	n := fs.Int("n", 20, "how many of the newest requests to show (0: all)")
-	asJSON := fs.Bool("json", false, "one JSON object per line, as stored")
-	cfgPath := fs.String("config", "", "config.toml to read (default: $XDG_CONFIG_HOME/askuser/config.toml)")
-	pos, code := parseArgs(fs, args, stdout)
-	if code != nil {
-		return *code
-	}
-	if len(pos) != 0 {
-		return usageError(fs, stderr, "history takes no arguments")
-	}
-	if *n < 0 {
-		return usageError(fs, stderr, "-n: need 0 or more, got %d", *n)
-	}
-	cfg, err := config.Load(*cfgPath)
-	if err != nil {
-		return failure(stderr, "history", err)
-	}
-	path := filepath.Join(cfg.StateDir(), journal.HistoryFile)
-	lines, skipped, err := lastLines(path, *n)
-	if errors.Is(err, os.ErrNotExist) || (err == nil && len(lines) == 0 && skipped == 0) {
-		fmt.Fprintln(stdout, "No history yet.")
-		return exitOK
-	}
-	if err != nil {
-		return failure(stderr, "history", err)
-	}
-	if skipped > 0 {
-		fmt.Fprintf(stderr, "askuser-client history: skipped %d damaged lines in %s\n", skipped, path)
-	}
-	w := bufio.NewWriter(stdout)
-	for i, e := range lines {
-		if *asJSON {
-			w.Write(e.raw)
-			w.WriteByte('\n')
-			continue
+// historyCommand reads history.jsonl straight from the state dir: no daemon
+// is needed, so it works while none runs.
+var historyCommand = command{
+	name:     "history",
+	summary:  "show the requests resolved lately (history.jsonl)",
+	synopsis: "history [-n N] [--json] [--config FILE]\n\nNewest last. -n 0 shows everything.",
+	daemon:   configOnly,
+	args:     noArgs,
+	setup: func(fs *flag.FlagSet) func(*invocation) error {
+		n := fs.Int("n", 20, "how many of the newest requests to show (0: all)")
+		asJSON := fs.Bool("json", false, "one JSON object per line, as stored")
+		return func(x *invocation) error {
+			if *n < 0 {
+				return usagef("-n: need 0 or more, got %d", *n)
+			}
+			cfg, err := x.config()
+			if err != nil {
+				return err
+			}
+			path := filepath.Join(cfg.StateDir(), journal.HistoryFile)
+			lines, skipped, err := lastLines(path, *n)
+			if errors.Is(err, os.ErrNotExist) || (err == nil && len(lines) == 0 && skipped == 0) {
+				fmt.Fprintln(x.stdout, "No history yet.")
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if skipped > 0 {
+				fmt.Fprintf(x.stderr, "askuser-client history: skipped %d damaged lines in %s\n", skipped, path)
+			}
+			w := bufio.NewWriter(x.stdout)
+			for i, e := range lines {
+				if *asJSON {
+					w.Write(e.raw)
+					w.WriteByte('\n')
+					continue
+				}
+				if i > 0 {
+					w.WriteByte('\n')
+				}
+				writeHistoryEntry(w, e.HistoryEntry)
+			}
+			return w.Flush()
 		}
-		if i > 0 {
-			w.WriteByte('\n')
-		}
-		writeHistoryEntry(w, e.HistoryEntry)
-	}
-	if err := w.Flush(); err != nil {
-		return failure(stderr, "history", err)
-	}
-	return exitOK
+	},
 }
 
 type historyLine struct {

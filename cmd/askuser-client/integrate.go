@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -31,28 +32,32 @@ changes nothing, and each file changed is first copied to FILE.bak-TIME.
   pi      ~/.pi/agent/extensions/askuser.ts ($PI_CODING_AGENT_DIR): pi's
           ask_user tool and /questions command`
 
-func runIntegrate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("integrate", integrateSynopsis, stderr)
-	write := fs.Bool("write", false, "merge the settings in (a backup of each file changed is kept)")
-	command := fs.String("command", "", "the askuser-client the agent runs (default: this program's absolute path)")
-	pos, code := parseArgs(fs, args, stdout)
-	if code != nil {
-		return *code
-	}
-	if len(pos) != 1 {
-		return usageError(fs, stderr, "want one agent (claude, codex, gemini or pi), got %d arguments", len(pos))
-	}
-	agent := pos[0]
+var integrateCommand = command{
+	name:     "integrate",
+	summary:  "connect an agent (claude, codex, gemini, pi): print, or --write, its settings",
+	synopsis: integrateSynopsis,
+	args:     argCount{1, 1, "agent (claude, codex, gemini or pi)"},
+	setup: func(fs *flag.FlagSet) func(*invocation) error {
+		write := fs.Bool("write", false, "merge the settings in (a backup of each file changed is kept)")
+		command := fs.String("command", "", "the askuser-client the agent runs (default: this program's absolute path)")
+		return func(x *invocation) error { return runIntegrate(x, *write, *command) }
+	},
+}
+
+// runIntegrate prints, or with write merges in, what connects agent x.args[0]
+// to askuser; command is the askuser-client it runs ("" = this one).
+func runIntegrate(x *invocation, write bool, command string) error {
+	stdout, stderr := x.stdout, x.stderr
+	agent := x.args[0]
 	if !slices.Contains(integrate.Agents(), agent) {
-		return usageError(fs, stderr, "unknown agent %q; want claude, codex, gemini or pi", agent)
+		return usagef("unknown agent %q; want claude, codex, gemini or pi", agent)
 	}
-	client := *command
+	client := command
 	if client == "" {
 		var why string
 		var err error
 		if client, why, err = defaultClientCommand(); err != nil {
-			fmt.Fprintf(stderr, "askuser-client integrate %s: %v\n", agent, err)
-			return exitFailed
+			return fmt.Errorf("%s: %w", agent, err)
 		}
 		// Said on stderr, so that what the agent will run is never a
 		// surprise and a printed plan stays the plan alone.
@@ -60,13 +65,11 @@ func runIntegrate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		fmt.Fprintln(stderr, "askuser-client integrate:", err)
-		return exitFailed
+		return err
 	}
 	changes, notes, err := integrate.Plan(agent, integrate.Env{Home: home, Client: client})
 	if err != nil {
-		fmt.Fprintln(stderr, "askuser-client integrate "+agent+":", err)
-		return exitFailed
+		return fmt.Errorf("%s: %w", agent, err)
 	}
 	// A config that starts `askuser-client mcp` needs askuser-mcp where that
 	// client will look for it: better said now than by an agent whose MCP
@@ -76,23 +79,22 @@ func runIntegrate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 			fmt.Fprintf(stderr, "askuser-client integrate %s: warning: %v, so the agent's MCP server will not start until it is installed ('go install ./cmd/...' from askuser's source installs askuser's three programs together)\n", agent, err)
 		}
 	}
-	if !*write {
+	if !write {
 		printPlan(stdout, agent, changes, notes)
-		return exitOK
+		return nil
 	}
 	stamp := time.Now().UTC().Format("20060102T150405Z")
 	for _, c := range changes {
 		msg, err := c.Apply(stamp)
 		if err != nil {
-			fmt.Fprintf(stderr, "askuser-client integrate %s: %v\n", agent, err)
-			return exitFailed
+			return fmt.Errorf("%s: %w", agent, err)
 		}
 		fmt.Fprintln(stdout, msg)
 	}
 	for _, n := range notes {
 		fmt.Fprintln(stdout, n)
 	}
-	return exitOK
+	return nil
 }
 
 // printPlan shows what --write would change, file by file.

@@ -1,36 +1,33 @@
 package main
 
 import (
-	"io"
+	"context"
+	"flag"
 	"time"
 )
 
-func runList(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var cf connFlags
-	fs := newFlags("list", "list [--json] [flags]", stderr)
-	cf.Register(fs, false)
-	asJSON := fs.Bool("json", false, "print the pending requests as a JSON list")
-	pos, code := parseArgs(fs, args, stdout)
-	if code != nil {
-		return *code
-	}
-	if len(pos) != 0 {
-		return usageError(fs, stderr, "list takes no arguments")
-	}
-	r, err := cf.Resolve(false)
-	if err != nil {
-		return failure(stderr, "list", err)
-	}
-	pending, err := fetchPending(r)
-	if err != nil {
-		return failure(stderr, "list", err)
-	}
-	if *asJSON {
-		if err := writeJSON(stdout, pending); err != nil {
-			return failure(stderr, "list", err)
+var listCommand = command{
+	name:     "list",
+	summary:  "list the requests waiting for the user",
+	synopsis: "list [--json] [flags]",
+	daemon:   reachDaemon,
+	args:     noArgs,
+	setup: func(fs *flag.FlagSet) func(*invocation) error {
+		asJSON := fs.Bool("json", false, "print the pending requests as a JSON list")
+		return func(x *invocation) error {
+			c, err := x.client()
+			if err != nil {
+				return err
+			}
+			pending, err := c.List(context.Background())
+			if err != nil {
+				return err
+			}
+			if *asJSON {
+				return writeJSON(x.stdout, pending)
+			}
+			writePendingTable(x.stdout, pending, time.Now())
+			return nil
 		}
-		return exitOK
-	}
-	writePendingTable(stdout, pending, time.Now())
-	return exitOK
+	},
 }

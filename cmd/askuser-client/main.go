@@ -27,28 +27,22 @@ const (
 	exitUnreachable = 4
 )
 
-// command is one subcommand: run gets the arguments after its name.
-type command struct {
-	name    string
-	summary string
-	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
-}
-
-// commands are all the subcommands, in the order help lists them.
-var commands = []command{
-	{"answer", "answer a waiting request as the user", runAnswer},
-	{"ask", "ask the user and wait for the answer", runAsk},
-	{"cancel", "decline a waiting request as the user", runCancel},
-	{"claude-hook", "answer Claude Code's own AskUserQuestion in askuser (a PreToolUse hook)", runClaudeHook},
-	{"history", "show the requests resolved lately (history.jsonl)", runHistory},
-	{"integrate", "connect an agent (claude, codex, gemini, pi): print, or --write, its settings", runIntegrate},
-	{"list", "list the requests waiting for the user", runList},
-	{"mcp", "serve the ask tools to an MCP client on stdio", runMCP},
-	{"pending", "show the pending file and the waiting questions; 'pending clear' cancels them all", runPending},
-	{"schema", "print a tool's input JSON Schema", runSchema},
-	{"status", "show the daemon's state", runStatus},
-	{"wait", "wait for a parked or orphaned request's result", runWait},
-	{"watch", "print the daemon's events, one JSON object per line", runWatch},
+// commands are all the subcommands, in the order help lists them. Each
+// lives in its own file.
+var commands = []*command{
+	&answerCommand,
+	&askCommand,
+	&cancelCommand,
+	&claudeHookCommand,
+	&historyCommand,
+	&integrateCommand,
+	&listCommand,
+	&mcpCommand,
+	&pendingCommand,
+	&schemaCommand,
+	&statusCommand,
+	&waitCommand,
+	&watchCommand,
 }
 
 func main() {

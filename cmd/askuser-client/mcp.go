@@ -1,8 +1,8 @@
 package main
 
 import (
+	"flag"
 	"fmt"
-	"io"
 	"os"
 	"syscall"
 
@@ -10,18 +10,23 @@ import (
 	"askuser/socketproto/askclient"
 )
 
-// runMCP serves the MCP tools (SPEC §8) by running askuser-mcp in this
+// mcpCommand serves the MCP tools (SPEC §8) by running askuser-mcp in this
 // process's place: the same pid, stdin, stdout and signals, so the MCP
 // client that started `askuser-client mcp` speaks to the server itself. The
 // server is a program of its own so that the MCP SDK is not loaded by every
-// other, short-lived command of this one.
-func runMCP(args []string, _ io.Reader, _, stderr io.Writer) int {
-	path, err := askclient.FindProgram("askuser-mcp")
-	if err != nil {
-		fmt.Fprintf(stderr, "askuser-client mcp: cannot start the MCP server: %v; install askuser's three programs together ('go install ./cmd/...' from its source)\n", err)
-		return exitFailed
-	}
-	err = syscall.Exec(path, append([]string{clientflags.MCPViaClient}, args...), os.Environ())
-	fmt.Fprintf(stderr, "askuser-client mcp: running %s: %v\n", path, err)
-	return exitFailed
+// other, short-lived command of this one. Its flags are askuser-mcp's.
+var mcpCommand = command{
+	name:    "mcp",
+	summary: "serve the ask tools to an MCP client on stdio",
+	raw:     true,
+	setup: func(fs *flag.FlagSet) func(*invocation) error {
+		return func(x *invocation) error {
+			path, err := askclient.FindProgram("askuser-mcp")
+			if err != nil {
+				return fmt.Errorf("cannot start the MCP server: %v; install askuser's three programs together ('go install ./cmd/...' from its source)", err)
+			}
+			err = syscall.Exec(path, append([]string{clientflags.MCPViaClient}, x.args...), os.Environ())
+			return fmt.Errorf("running %s: %v", path, err)
+		}
+	},
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"askuser/socketproto"
+	"askuser/socketproto/askclient"
 )
 
 const pendingSynopsis = `pending [--json] [flags]
@@ -21,63 +24,62 @@ pending prints the pending file's path and every waiting question. pending clear
 cancels every waiting request as the user (each asker gets a cancelled result);
 it asks first on a terminal, and needs --yes otherwise.`
 
-func runPending(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var cf connFlags
-	fs := newFlags("pending", pendingSynopsis, stderr)
-	cf.Register(fs, false)
-	asJSON := fs.Bool("json", false, "print {\"pendingFile\": …, \"pending\": […]}")
-	yes := fs.Bool("yes", false, "with clear: do not ask for confirmation")
-	pos, code := parseArgs(fs, args, stdout)
-	if code != nil {
-		return *code
-	}
-	clear := false
-	switch {
-	case len(pos) == 1 && pos[0] == "clear":
-		clear = true
-	case len(pos) > 0:
-		return usageError(fs, stderr, "unknown argument %q; the only subcommand is clear", pos[0])
-	}
-	if *yes && !clear {
-		return usageError(fs, stderr, "--yes goes with pending clear")
-	}
-	r, err := cf.Resolve(false)
-	if err != nil {
-		return failure(stderr, "pending", err)
-	}
-	if clear {
-		return clearPending(r, *yes, stdin, stdout, stderr)
-	}
-	return showPending(r, *asJSON, stdout, stderr)
+var pendingCommand = command{
+	name:     "pending",
+	summary:  "show the pending file and the waiting questions; 'pending clear' cancels them all",
+	synopsis: pendingSynopsis,
+	daemon:   reachDaemon,
+	args:     argCount{0, 1, "subcommand (clear)"},
+	setup: func(fs *flag.FlagSet) func(*invocation) error {
+		asJSON := fs.Bool("json", false, "print {\"pendingFile\": …, \"pending\": […]}")
+		yes := fs.Bool("yes", false, "with clear: do not ask for confirmation")
+		return func(x *invocation) error {
+			clear := len(x.args) == 1
+			if clear && x.args[0] != "clear" {
+				return usagef("unknown argument %q; the only subcommand is clear", x.args[0])
+			}
+			if *yes && !clear {
+				return usagef("--yes goes with pending clear")
+			}
+			c, err := x.client()
+			if err != nil {
+				return err
+			}
+			if clear {
+				return clearPending(c, *yes, x)
+			}
+			cfg, _ := x.config()
+			return showPending(c, cfg.PendingFilePath(), *asJSON, x.stdout)
+		}
+	},
 }
 
-func showPending(r resolved, asJSON bool, stdout, stderr io.Writer) int {
-	path := r.Config.PendingFilePath()
-	m, err := callOnce(r, socketproto.Hello{Protocol: socketproto.ProtocolVersion, Client: "askuser-client"})
+// showPending prints the pending file's path (the daemon's word for it
+// first) and every waiting question.
+func showPending(c *askclient.Client, path string, asJSON bool, stdout io.Writer) error {
+	ctx := context.Background()
+	h, err := c.Hello(ctx, "askuser-client")
 	if err != nil {
 		// The path is still worth knowing: the file may hold what the
 		// daemon wrote before it stopped.
 		fmt.Fprintf(stdout, "Pending file: %s\n", path)
-		return failure(stderr, "pending", err)
+		return err
 	}
-	if h, ok := m.(socketproto.Hello); ok && h.PendingFile != "" {
+	if h.PendingFile != "" {
 		path = h.PendingFile
 	}
-	pending, err := fetchPending(r)
+	pending, err := c.List(ctx)
 	if err != nil {
-		return failure(stderr, "pending", err)
+		return err
 	}
 	if asJSON {
-		if err := writeJSON(stdout, map[string]any{"pendingFile": path, "pending": pending}); err != nil {
-			return failure(stderr, "pending", err)
-		}
-		return exitOK
+		return writeJSON(stdout, map[string]any{"pendingFile": path, "pending": pending})
 	}
 	fmt.Fprintf(stdout, "Pending file: %s\n", path)
 	switch len(pending) {
 	case 0:
 		fmt.Fprintln(stdout, "No questions waiting.")
-		return exitOK
+		return nil
 	case 1:
 		fmt.Fprintln(stdout, "1 request waiting:")
 	default:
@@ -85,34 +87,36 @@ func showPending(r resolved, asJSON bool, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout)
 	writePendingDetail(stdout, pending, time.Now())
-	return exitOK
+	return nil
 }
 
-func clearPending(r resolved, yes bool, stdin io.Reader, stdout, stderr io.Writer) int {
-	pending, err := fetchPending(r)
+// clearPending declines every waiting request, after a confirmation on a
+// terminal (--yes for scripts).
+func clearPending(c *askclient.Client, yes bool, x *invocation) error {
+	ctx := context.Background()
+	pending, err := c.List(ctx)
 	if err != nil {
-		return failure(stderr, "pending clear", err)
+		return err
 	}
 	n := len(pending)
 	if n == 0 {
-		fmt.Fprintln(stdout, "No questions waiting.")
-		return exitOK
+		fmt.Fprintln(x.stdout, "No questions waiting.")
+		return nil
 	}
 	if !yes {
-		if !isTerminal(stdin) {
-			fmt.Fprintf(stderr, "askuser-client pending clear: refusing to cancel %d pending %s without --yes (stdin is not a terminal)\n", n, plural(n, "request", "requests"))
-			return exitUsage
+		if !isTerminal(x.stdin) {
+			return usagef("refusing to cancel %d pending %s without --yes (stdin is not a terminal)", n, plural(n, "request", "requests"))
 		}
-		fmt.Fprintf(stderr, "Cancel %d pending %s? [y/N] ", n, plural(n, "request", "requests"))
-		line, _ := bufio.NewReader(stdin).ReadString('\n')
+		fmt.Fprintf(x.stderr, "Cancel %d pending %s? [y/N] ", n, plural(n, "request", "requests"))
+		line, _ := bufio.NewReader(x.stdin).ReadString('\n')
 		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
-			fmt.Fprintln(stderr, "Nothing cancelled.")
-			return exitOK
+			fmt.Fprintln(x.stderr, "Nothing cancelled.")
+			return nil
 		}
 	}
 	cancelled, gone := 0, 0
 	for _, p := range pending {
-		_, err := callOnce(r, socketproto.Cancel{RequestID: p.RequestID, Via: socketproto.ViaCLI})
+		err := c.Decline(ctx, p.RequestID, socketproto.ViaCLI)
 		var pe *socketproto.Error
 		switch {
 		case err == nil:
@@ -120,16 +124,16 @@ func clearPending(r resolved, yes bool, stdin io.Reader, stdout, stderr io.Write
 		case errors.As(err, &pe) && (pe.Code == socketproto.CodeNotFound || pe.Code == socketproto.CodeAlreadyResolved):
 			gone++ // answered or withdrawn since the list: nothing to do
 		default:
-			fmt.Fprintf(stdout, "Cancelled %d of %d.\n", cancelled, n)
-			return failure(stderr, "pending clear", err)
+			fmt.Fprintf(x.stdout, "Cancelled %d of %d.\n", cancelled, n)
+			return err
 		}
 	}
-	fmt.Fprintf(stdout, "Cancelled %d %s.", cancelled, plural(cancelled, "request", "requests"))
+	fmt.Fprintf(x.stdout, "Cancelled %d %s.", cancelled, plural(cancelled, "request", "requests"))
 	if gone > 0 {
-		fmt.Fprintf(stdout, " %d resolved meanwhile.", gone)
+		fmt.Fprintf(x.stdout, " %d resolved meanwhile.", gone)
 	}
-	fmt.Fprintln(stdout)
-	return exitOK
+	fmt.Fprintln(x.stdout)
+	return nil
 }
 
 func plural(n int, one, many string) string {

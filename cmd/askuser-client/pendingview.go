@@ -11,22 +11,6 @@ import (
 	"askuser/socketproto"
 )
 
-// fetchPending asks the daemon for its pending requests.
-func fetchPending(r resolved) ([]socketproto.Pending, error) {
-	m, err := callOnce(r, socketproto.ListRequest{})
-	if err != nil {
-		return nil, err
-	}
-	l, ok := m.(socketproto.List)
-	if !ok {
-		return nil, fmt.Errorf("askuserd answered list with %s", m.MessageType())
-	}
-	if l.Pending == nil {
-		l.Pending = []socketproto.Pending{}
-	}
-	return l.Pending, nil
-}
-
 // writePendingTable prints one line per request, oldest first as the daemon
 // sends them.
 func writePendingTable(w io.Writer, pending []socketproto.Pending, now time.Time) {

@@ -1,40 +1,38 @@
 package main
 
 import (
+	"flag"
 	"fmt"
-	"io"
-
-	"askuser/socketproto/askclient"
 )
 
-func runWait(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var cf connFlags
-	fs := newFlags("wait", "wait ID [flags]\n\nExit codes as for ask.", stderr)
-	cf.Register(fs, true)
-	format := fs.String("format", "json", "output: json, claude, pi or text")
-	pos, code := parseArgs(fs, args, stdout)
-	if code != nil {
-		return *code
-	}
-	if len(pos) != 1 {
-		return usageError(fs, stderr, "want one request ID, got %d arguments", len(pos))
-	}
-	if !validFormat(*format) {
-		return usageError(fs, stderr, "--format: must be json, claude, pi or text, got %q", *format)
-	}
-	r, err := cf.Resolve(true)
-	if err != nil {
-		return failure(stderr, "wait", err)
-	}
-	ctx, sig, stop := signalContext()
-	defer stop()
-	resp, err := askclient.Wait(ctx, r.Client, pos[0])
-	if err != nil {
-		if ctx.Err() != nil {
-			fmt.Fprintf(stderr, "askuser-client wait: interrupted; request %s is still pending: run wait again to collect it\n", pos[0])
-			return signalExit(sig())
+var waitCommand = command{
+	name:     "wait",
+	summary:  "wait for a parked or orphaned request's result",
+	synopsis: "wait ID [flags]\n\nExit codes as for ask.",
+	daemon:   startDaemon,
+	args:     oneID,
+	setup: func(fs *flag.FlagSet) func(*invocation) error {
+		format := fs.String("format", "json", "output: json, claude, pi or text")
+		return func(x *invocation) error {
+			if !validFormat(*format) {
+				return usagef("--format: must be json, claude, pi or text, got %q", *format)
+			}
+			id := x.args[0]
+			c, err := x.client()
+			if err != nil {
+				return err
+			}
+			ctx, sig, stop := signalContext()
+			defer stop()
+			resp, err := c.Wait(ctx, id)
+			if err != nil {
+				if ctx.Err() != nil {
+					fmt.Fprintf(x.stderr, "askuser-client wait: interrupted; request %s is still pending: run wait again to collect it\n", id)
+					return exitStatus(signalExit(sig()))
+				}
+				return exitStatus(askFailure(x.stdout, x.stderr, "wait", *format, id, err))
+			}
+			return exitStatus(printResult(x.stdout, x.stderr, *format, resp))
 		}
-		return askFailure(stdout, stderr, "wait", *format, pos[0], err)
-	}
-	return printResult(stdout, stderr, *format, resp)
+	},
 }

@@ -71,7 +71,7 @@ func run(name string, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	// A broken config.toml is refused here rather than at the first tool
 	// call: the MCP client shows the server's stderr when it fails to start,
 	// which is where the user looks.
-	conn, err := cf.Resolve(true)
+	conn, err := cf.Resolve(true, stderr, name)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return exitFailed

@@ -50,6 +50,7 @@ func runPane(args []string) int {
 		Bell:       cfg.UI.Bell,
 		Editor:     cfg.Editor(),
 		InputGuard: cfg.UI.InputGuard.Duration,
+		Warnings:   cfg.Warnings,
 	}
 	if *split {
 		return splitPane(opt.Socket, *configPath, *demo)

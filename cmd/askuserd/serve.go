@@ -45,6 +45,9 @@ func runServe(args []string) int {
 		refuse(logger, "refusing to start: "+err.Error())
 		return 1
 	}
+	for _, w := range cfg.Warnings {
+		logger.Warn(w)
+	}
 
 	// SIGHUP too: a daemon started from a terminal that closes must stop
 	// cleanly (socket removed, journal synced), not die mid-write.

@@ -36,6 +36,9 @@ func runStop(args []string) int {
 		fmt.Fprintf(os.Stderr, "askuserd stop: %v\n", err)
 		return 1
 	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(os.Stderr, "askuserd stop: warning: %s\n", w)
+	}
 	sock := cfg.SocketPath(*socket)
 	pid, held, err := daemon.ReadLock(sock)
 	if err != nil {

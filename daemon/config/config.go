@@ -1,6 +1,7 @@
 // Package config reads askuser's config.toml (SPEC §9) and resolves the paths of
-// SPEC §2. Every key is optional; unknown keys and wrong types are errors that
-// name the key and its line. It knows nothing of the daemon's workings, so the
+// SPEC §2. Every key is optional; a wrong type or value is an error that names
+// the key and its line; an unknown key (a typo, a key of a newer version) is a
+// warning that names it, and is ignored. It knows nothing of the daemon's workings, so the
 // pane and the client can read the same file.
 package config
 
@@ -30,6 +31,11 @@ type Config struct {
 
 	// Path is the file this was read from; empty when none existed.
 	Path string `toml:"-"`
+	// Warnings name the keys that were ignored ("config PATH: line 3:
+	// ui.input_gaurd: unknown key, ignored"). Every program says them where
+	// its user looks (stderr, the daemon's log, a notice in the pane) and
+	// carries on: a typo in a pane setting must not stop an agent's question.
+	Warnings []string `toml:"-"`
 }
 
 type Daemon struct {
@@ -123,6 +129,9 @@ func Load(path string) (Config, error) {
 		return Config{}, fmt.Errorf("config %s: %w", path, err)
 	}
 	cfg.Path = path
+	for i, w := range cfg.Warnings {
+		cfg.Warnings[i] = "config " + path + ": " + w
+	}
 	return cfg, nil
 }
 
@@ -150,20 +159,16 @@ func Parse(data []byte) (Config, error) {
 		}
 		return Config{}, err
 	}
-	if undecoded := md.Undecoded(); len(undecoded) > 0 {
-		var msgs []string
-		reported := map[string]bool{}
-		for _, k := range undecoded {
-			if len(k) > 1 && reported[k[:len(k)-1].String()] {
-				continue // the unknown table was named already
-			}
-			reported[k.String()] = true
-			msgs = append(msgs, fmt.Sprintf("line %d: %s: unknown key", lineOfKey(data, k), k.String()))
-		}
-		return Config{}, errors.New(strings.Join(msgs, "; "))
-	}
 	if err := cfg.check(); err != nil {
 		return Config{}, err
+	}
+	reported := map[string]bool{}
+	for _, k := range md.Undecoded() {
+		if len(k) > 1 && reported[k[:len(k)-1].String()] {
+			continue // the unknown table was named already
+		}
+		reported[k.String()] = true
+		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("line %d: %s: unknown key, ignored", lineOfKey(data, k), k.String()))
 	}
 	return cfg, nil
 }

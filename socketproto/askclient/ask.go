@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
+	"os"
 	"time"
 
 	"askuser/socketproto"
@@ -184,12 +186,25 @@ func waitFor(ctx context.Context, o Options, id string, first socketproto.Messag
 }
 
 // reconnect dials until it gets through or ReconnectWindow passes. Each
-// attempt may autostart a daemon (Connect's own retries then run inside it).
+// attempt may autostart a daemon (Connect's own retries then run inside it)
+// — unless the daemon was stopped on purpose (SPEC §2): a clean stop removes
+// its socket, a crash leaves it. Then the client waits, without a deadline,
+// for the user to start one again, and says so once.
 func reconnect(ctx context.Context, o Options) (*session, error) {
 	deadline := time.Now().Add(ReconnectWindow)
 	pause := 50 * time.Millisecond
+	said := false
 	for {
-		s, err := openSession(ctx, o)
+		try := o
+		stopped := stoppedOnPurpose(o.SocketPath)
+		if stopped {
+			try.Autostart = false
+			if !said && o.Say != nil {
+				o.Say(fmt.Sprintf("askuserd on %s was stopped on purpose; waiting for it to be started again ('askuserd' or 'askuserd serve'; Ctrl-C gives up)", o.SocketPath))
+				said = true
+			}
+		}
+		s, err := openSession(ctx, try)
 		if err == nil {
 			return s, nil
 		}
@@ -197,6 +212,10 @@ func reconnect(ctx context.Context, o Options) (*session, error) {
 			return nil, ctx.Err()
 		}
 		left := time.Until(deadline)
+		if stopped {
+			left = time.Second // no deadline: the user decides when it runs again
+			deadline = time.Now().Add(ReconnectWindow)
+		}
 		if left <= 0 {
 			return nil, err
 		}
@@ -207,6 +226,13 @@ func reconnect(ctx context.Context, o Options) (*session, error) {
 		}
 		pause = min(pause*2, time.Second)
 	}
+}
+
+// stoppedOnPurpose reports whether the daemon at socketPath went away
+// cleanly: its socket is gone. One that died leaves the socket behind.
+func stoppedOnPurpose(socketPath string) bool {
+	_, err := os.Lstat(socketPath)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // withdraw sends the asker's cancel and waits briefly for the daemon to take

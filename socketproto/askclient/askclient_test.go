@@ -253,11 +253,70 @@ func TestAskGivesUpAfterReconnectWindow(t *testing.T) {
 	var d *fakeDaemon
 	d = newFakeDaemon(t, func(c *serverConn) {
 		c.recv(t)
-		d.ln.Close() // nothing will answer again
+		// A crash: the socket stays behind, and nothing will answer again.
+		d.ln.(*net.UnixListener).SetUnlinkOnClose(false)
+		d.ln.Close()
 	})
 	_, err := Ask(ctx10(t), d.opts(), oneQuestion(), nil)
 	if !errors.Is(err, ErrConnectionLost) {
 		t.Fatalf("want ErrConnectionLost, got %v", err)
+	}
+}
+
+// A daemon stopped on purpose (its socket removed, as a clean stop does) is
+// not started again by a waiting client, however long it stays stopped: the
+// client says so once and resumes when the user starts one (SPEC §2).
+func TestAskWaitsOutADeliberateStop(t *testing.T) {
+	old := ReconnectWindow
+	ReconnectWindow = 200 * time.Millisecond
+	t.Cleanup(func() { ReconnectWindow = old })
+	dropped := make(chan struct{})
+	var d *fakeDaemon
+	d = newFakeDaemon(t,
+		func(c *serverConn) {
+			req := c.recv(t).(socketproto.AskUserRequest)
+			c.send(socketproto.Queued{RequestID: req.RequestID, Position: 1})
+			d.ln.Close() // unlinks the socket: a clean stop
+			close(dropped)
+		},
+		func(c *serverConn) {
+			w := c.recv(t).(socketproto.Wait)
+			c.send(answered(w.RequestID))
+		})
+	said := make(chan string, 4)
+	o := d.opts()
+	o.Autostart = true
+	o.DaemonBinary = "/nonexistent/askuserd-must-not-be-started"
+	o.Say = func(s string) { said <- s }
+	got := make(chan error, 1)
+	go func() {
+		_, err := Ask(ctx10(t), o, oneQuestion(), nil)
+		got <- err
+	}()
+	<-dropped
+	select {
+	case s := <-said:
+		if !strings.Contains(s, "stopped on purpose; waiting for it to be started again") {
+			t.Errorf("said %q", s)
+		}
+	case err := <-got:
+		t.Fatalf("Ask ended while the daemon was stopped: %v", err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the client did not say it waits for the daemon")
+	}
+	time.Sleep(3 * ReconnectWindow) // longer than the window: still waiting
+	select {
+	case err := <-got:
+		t.Fatalf("Ask gave up on a daemon stopped on purpose: %v", err)
+	default:
+	}
+	d.wg.Wait()
+	d.listen() // the user starts it again
+	if err := <-got; err != nil {
+		t.Fatalf("Ask after the restart: %v", err)
+	}
+	if len(said) != 0 {
+		t.Errorf("said more than once: %q", <-said)
 	}
 }
 
@@ -326,7 +385,7 @@ func TestCallAndPark(t *testing.T) {
 }
 
 func TestConnectUnreachable(t *testing.T) {
-	dir := t.TempDir()
+	dir := privateTempDir(t)
 	o := Options{SocketPath: filepath.Join(dir, "none.sock")}
 	if _, err := Connect(ctx10(t), o); !errors.Is(err, ErrUnreachable) {
 		t.Fatalf("want ErrUnreachable, got %v", err)
@@ -368,7 +427,7 @@ func TestConnectAutostartFailingDaemon(t *testing.T) {
 	old := autostartWait
 	autostartWait = 500 * time.Millisecond
 	t.Cleanup(func() { autostartWait = old })
-	dir := t.TempDir()
+	dir := privateTempDir(t)
 	starts := filepath.Join(dir, "starts")
 	script := filepath.Join(dir, "askuserd")
 	body := "#!/bin/sh\necho \"$@\" >> " + starts + "\nexit 3\n"
@@ -412,4 +471,15 @@ func TestWaitCancelledLeavesRequest(t *testing.T) {
 	if got := <-next; got != "" {
 		t.Errorf("Wait withdrew: %s", got)
 	}
+}
+
+// privateTempDir is a temporary directory only the user may enter, as
+// clients require of the socket's directory (t.TempDir's is 0755).
+func privateTempDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

@@ -4,13 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
 	"askuser/socketproto"
+	"askuser/socketproto/peertrust"
 )
 
 // ErrUnreachable means no daemon answered on the socket (and, when autostart
@@ -28,7 +32,17 @@ type Options struct {
 	// DaemonLog receives an autostarted daemon's output (config's
 	// DaemonLogPath); "" = /dev/null.
 	DaemonLog string
+	// Say tells the person behind a waiting client what it is waiting for
+	// (askuser-client writes it on stderr); nil says nothing.
+	Say func(string)
 }
+
+// lostTheRace begins the refusal of a daemon that found another one
+// listening on its own socket (the daemon's ErrAlreadyRunning; this package
+// cannot import the daemon): that other one is about to answer. Any other
+// refusal (the state dir held by a daemon on another socket, a broken
+// config) would only be given again.
+const lostTheRace = "another askuserd is running (pid"
 
 // How long Connect keeps trying after starting a daemon. 10 s rather than
 // less: a daemon replaying a long journal, or a race-instrumented binary on a
@@ -56,9 +70,15 @@ func Connect(ctx context.Context, o Options) (*socketproto.Conn, error) {
 	if err == nil {
 		return c, nil
 	}
-	if !o.Autostart {
-		return nil, fmt.Errorf("%w on %s: %w", ErrUnreachable, o.SocketPath, err)
+	if peertrust.IsRefusal(err) {
+		// Someone else's socket or directory: starting a daemon would not
+		// make it ours, and trying another socket could reach theirs.
+		return nil, fmt.Errorf("%w: %w", ErrUnreachable, err)
 	}
+	if !o.Autostart {
+		return nil, fmt.Errorf("%w on %s: %w%s", ErrUnreachable, o.SocketPath, err, whatToDo(err))
+	}
+	logStart := logSize(o)
 	exited, serr := startDaemon(o)
 	if serr != nil {
 		return nil, fmt.Errorf("%w on %s (%v), and starting it failed: %w", ErrUnreachable, o.SocketPath, err, serr)
@@ -87,9 +107,17 @@ func Connect(ctx context.Context, o Options) (*socketproto.Conn, error) {
 			if c, err = socketproto.Dial(o.SocketPath, o.MaxMessageBytes); err == nil {
 				return c, nil
 			}
+			// A daemon that refused for a reason of its own (the state dir
+			// held by a daemon on another socket, a broken config) will
+			// refuse again: say why now rather than after the deadline.
+			// Losing to a daemon on this very socket is the race above.
+			if why := lastRefusal(o, logStart); why != "" && !strings.HasPrefix(why, lostTheRace) {
+				return nil, fmt.Errorf("%w on %s: the askuserd started for it refused to run: %s (from %s)", ErrUnreachable, o.SocketPath, why, o.DaemonLog)
+			}
 			// Past maxStarts keep polling: the winner of a start-up race
 			// may still be on its way to listening.
 			if starts < maxStarts {
+				logStart = logSize(o)
 				if exited, serr = startDaemon(o); serr != nil {
 					return nil, fmt.Errorf("%w on %s (%v), and starting it failed: %w", ErrUnreachable, o.SocketPath, err, serr)
 				}
@@ -104,8 +132,69 @@ func Connect(ctx context.Context, o Options) (*socketproto.Conn, error) {
 	cause := fmt.Errorf("%v; the started askuserd did not answer within %v%s", err, autostartWait, logHint(o))
 	if lastExit != nil && exited == nil {
 		cause = fmt.Errorf("%v; the started askuserd exited: %v%s", err, lastExit, logHint(o))
+		if why := lastRefusal(o, logStart); why != "" {
+			// The daemon said why it would not run (another one holds the
+			// state dir, say): that is the news, not the socket's error.
+			cause = fmt.Errorf("the askuserd started for it refused to run: %s (from %s)", why, o.DaemonLog)
+		}
 	}
 	return nil, fmt.Errorf("%w on %s: %w", ErrUnreachable, o.SocketPath, cause)
+}
+
+// whatToDo is the advice for a socket nothing answers on, by what dialing
+// it said.
+func whatToDo(err error) string {
+	switch {
+	case errors.Is(err, syscall.ENOENT):
+		return "; no askuserd is running there: start one with 'askuserd' (the pane) or 'askuserd serve'"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "; the askuserd that made the socket is gone (it died): start it again with 'askuserd' or 'askuserd serve'"
+	}
+	return ""
+}
+
+// lastRefusal is the reason the last daemon started here gave for not
+// running, read from what it wrote to its log after offset from: its
+// "askuserd will not run" line. "" when there is none.
+func lastRefusal(o Options, from int64) string {
+	if o.DaemonLog == "" {
+		return ""
+	}
+	f, err := os.Open(o.DaemonLog)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return ""
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	if err != nil {
+		return ""
+	}
+	why := ""
+	for _, line := range strings.Split(string(b), "\n") {
+		if !strings.Contains(line, `msg="askuserd will not run"`) {
+			continue
+		}
+		if _, rest, ok := strings.Cut(line, " reason="); ok {
+			if r, err := strconv.Unquote(rest); err == nil {
+				why = r
+			} else {
+				why = rest
+			}
+		}
+	}
+	return why
+}
+
+// logSize is how long the daemon log is now: what a daemon started next
+// writes comes after it.
+func logSize(o Options) int64 {
+	if st, err := os.Stat(o.DaemonLog); err == nil && o.DaemonLog != "" {
+		return st.Size()
+	}
+	return 0
 }
 
 func logHint(o Options) string {

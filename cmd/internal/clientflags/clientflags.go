@@ -44,13 +44,25 @@ type Resolved struct {
 }
 
 // Resolve reads config.toml and turns the flags into askclient options.
-// autostart says whether this command may start the daemon at all.
-func (c *Conn) Resolve(autostart bool) (Resolved, error) {
+// autostart says whether this command may start the daemon at all. The
+// config's warnings (unknown keys) go to stderr headed by command, e.g.
+// "askuser-client ask: warning: config …": said, never a reason to stop.
+func (c *Conn) Resolve(autostart bool, stderr io.Writer, command string) (Resolved, error) {
 	cfg, err := config.Load(c.Config)
 	if err != nil {
 		return Resolved{}, err
 	}
-	return Resolved{Config: cfg, Client: ClientOptions(cfg, c.Socket, c.Config, autostart && !c.NoAutostart)}, nil
+	WarnAbout(cfg, stderr, command)
+	opts := ClientOptions(cfg, c.Socket, c.Config, autostart && !c.NoAutostart)
+	opts.Say = func(s string) { fmt.Fprintf(stderr, "%s: %s\n", command, s) }
+	return Resolved{Config: cfg, Client: opts}, nil
+}
+
+// WarnAbout says the config's warnings on w, one line each.
+func WarnAbout(cfg config.Config, w io.Writer, command string) {
+	for _, warning := range cfg.Warnings {
+		fmt.Fprintf(w, "%s: warning: %s\n", command, warning)
+	}
 }
 
 // ClientOptions are the askclient options for a daemon configured by cfg:

@@ -124,7 +124,7 @@ func (s *server) ask(ctx context.Context, req *mcp.CallToolRequest, agent socket
 	ask.Agent = &agent
 
 	prog := startProgress(ctx, req)
-	resp, err = askclient.Ask(ctx, s.cfg.Client, ask, prog.queued)
+	resp, err = askclient.New(s.cfg.Client).Ask(ctx, ask, prog.queued)
 	prog.stop()
 	if err != nil {
 		if s.base.Err() != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -119,7 +120,7 @@ func strictArgs() map[string]any {
 }
 
 func TestListsTheToolsWithTheSchemaOfRecord(t *testing.T) {
-	cs := newSession(t, testConfig(filepath.Join(t.TempDir(), "none.sock")), nil)
+	cs := newSession(t, testConfig(filepath.Join(privateTempDir(t), "none.sock")), nil)
 	init := cs.InitializeResult()
 	if init == nil || init.ServerInfo == nil || init.ServerInfo.Name != "askuser" || init.ServerInfo.Version != socketproto.Version {
 		t.Fatalf("initialize result: %#v", init)
@@ -219,7 +220,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 func TestRefusesBadInputNamingTheField(t *testing.T) {
 	// No daemon: the rules are applied before anything is sent.
-	cs := newSession(t, testConfig(filepath.Join(t.TempDir(), "none.sock")), nil)
+	cs := newSession(t, testConfig(filepath.Join(privateTempDir(t), "none.sock")), nil)
 	five := []any{}
 	for i := range 5 {
 		five = append(five, map[string]any{"label": "Option " + strconv.Itoa(i+1)})
@@ -286,7 +287,7 @@ func TestSubagentIsRefusedWithTheExactMessage(t *testing.T) {
 			for k, v := range c.env {
 				t.Setenv(k, v)
 			}
-			cfg := testConfig(filepath.Join(t.TempDir(), "none.sock"))
+			cfg := testConfig(filepath.Join(privateTempDir(t), "none.sock"))
 			cfg.Subagent = c.flag
 			cs := newSession(t, cfg, nil)
 			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ask_user_question", Arguments: strictArgs()})
@@ -301,7 +302,7 @@ func TestSubagentIsRefusedWithTheExactMessage(t *testing.T) {
 }
 
 func TestUnreachableDaemonSaysHowToStartIt(t *testing.T) {
-	sock := filepath.Join(t.TempDir(), "none.sock")
+	sock := filepath.Join(privateTempDir(t), "none.sock")
 	cs := newSession(t, testConfig(sock), nil)
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ask_user", Arguments: strictArgs()})
 	if err != nil {
@@ -593,9 +594,29 @@ func TestDaemonGoneForGoodIsAToolError(t *testing.T) {
 	ch := callAsync(context.Background(), cs, &mcp.CallToolParams{Name: "ask_user", Arguments: strictArgs()})
 	watch("request_added")
 	stopDaemon()
+	// It died rather than stopped: its socket is left behind, refusing
+	// connections (a clean stop removes it, and waiting clients then wait
+	// for the user to start it again, without a deadline).
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	ln.Close()
 	res := await(t, ch)
 	if text := textOf(t, res, 0); !res.IsError || !strings.Contains(text, "the question was lost: connection to askuserd lost") ||
 		!strings.Contains(text, "'askuserd serve'") {
 		t.Fatalf("got isError=%v %q", res.IsError, text)
 	}
+}
+
+// privateTempDir is a temporary directory only the user may enter, as
+// clients require of the socket's directory (t.TempDir's is 0755).
+func privateTempDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

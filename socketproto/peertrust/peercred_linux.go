@@ -1,4 +1,4 @@
-package daemon
+package peertrust
 
 import (
 	"fmt"
@@ -7,9 +7,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// peerUID reads the connecting process's uid from the kernel (SO_PEERCRED),
+// PeerUID reads the connecting process's uid from the kernel (SO_PEERCRED),
 // which a client cannot forge, unlike anything it could send.
-func peerUID(c *net.UnixConn) (int, error) {
+func PeerUID(c *net.UnixConn) (int, error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
 		return -1, err

@@ -1,6 +1,6 @@
 //go:build darwin || freebsd
 
-package daemon
+package peertrust
 
 import (
 	"fmt"
@@ -9,9 +9,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// peerUID reads the connecting process's uid from the kernel
+// PeerUID reads the connecting process's uid from the kernel
 // (LOCAL_PEERCRED), which a client cannot forge, unlike anything it could send.
-func peerUID(c *net.UnixConn) (int, error) {
+func PeerUID(c *net.UnixConn) (int, error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
 		return -1, err

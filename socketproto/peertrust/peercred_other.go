@@ -1,6 +1,6 @@
 //go:build !linux && !darwin && !freebsd
 
-package daemon
+package peertrust
 
 import (
 	"fmt"
@@ -8,8 +8,8 @@ import (
 	"runtime"
 )
 
-// peerUID is not implemented here: without the kernel's word on who
+// PeerUID is not implemented here: without the kernel's word on who
 // connects, every connection is refused rather than trusted.
-func peerUID(*net.UnixConn) (int, error) {
+func PeerUID(*net.UnixConn) (int, error) {
 	return -1, fmt.Errorf("checking a peer's uid is not implemented on %s", runtime.GOOS)
 }
