@@ -52,35 +52,49 @@ func (f fileQueue) Snapshot() (pending []socketproto.Pending, ok bool) {
 	return pending, ok
 }
 
-// Apply merges a saved file against the pending set and carries out the
-// result in the same step of the queue: an answer from a pane that arrives
+// Apply merges a save against the pending set and carries out the result
+// in the same step of the queue: an answer from a pane that arrives
 // meanwhile either comes first (and the file's entry is reported as no longer
-// waiting) or after (and gets already_resolved), never both.
-func (f fileQueue) Apply(file *pendingfile.File) (acts []pendingfile.Action, ok bool) {
+// waiting) or after (and gets already_resolved), never both. The save is
+// recorded as taken in at the end of that step, after its journal records
+// are written and before any later change can be acknowledged: a crash
+// before the record takes it in again, which changes nothing (nothing came
+// after it); a crash after it never does (SPEC §5: exactly once).
+func (f fileQueue) Apply(sv pendingfile.Save) (acts []pendingfile.Action, ok bool) {
 	path := f.path
 	ok = f.q.do(func(q extensionAPI) {
 		// A save that parses ends what was said of the one before; what
 		// is wrong in this one is said after it.
 		q.pendingFileError(path, "")
-		acts = pendingfile.Merge(file, q.pendingList())
+		acts = pendingfile.MergeFrom(sv.File, sv.Base, q.pendingList())
+		kept := true // every change was journalled
 		for _, a := range acts {
+			var e *socketproto.Error
 			switch a.Kind {
 			// Merged against this very list, an answer or a cancel can be
 			// refused only for the state dir's trouble, which its own
 			// event (state_dir_error) tells; the request stays pending.
 			case pendingfile.Resolve:
-				if e := q.answerByID(a.RequestID, a.Answers, socketproto.ViaFile); e != nil {
+				if e = q.answerByID(a.RequestID, a.Answers, socketproto.ViaFile); e != nil {
 					f.log.Warn("pending file: an answer was not taken", "requestId", a.RequestID, "err", e.Message)
 				}
 			case pendingfile.Cancel:
-				if e := q.cancelByID(a.RequestID, socketproto.ViaFile); e != nil {
+				if e = q.cancelByID(a.RequestID, socketproto.ViaFile); e != nil {
 					f.log.Warn("pending file: a cancel was not taken", "requestId", a.RequestID, "err", e.Message)
 				}
 			case pendingfile.SetDraft:
-				if e := q.setDraftByID(a.RequestID, a.Draft); e != nil {
+				if e = q.setDraftByID(a.RequestID, a.Draft); e != nil {
 					f.log.Warn("pending file: keeping a draft", "requestId", a.RequestID, "err", e.Message)
 				}
 			}
+			if e != nil && e.Code == socketproto.CodeStateUnavailable {
+				kept = false
+			}
+		}
+		// A change the journal refused is not taken in: a restart may try
+		// the save again.
+		if kept && sv.Taken != nil {
+			sv.Taken()
 		}
 	})
 	return acts, ok

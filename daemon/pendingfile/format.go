@@ -14,8 +14,12 @@ const Instructions = "Fill in each \"answer\" (your text, an option's label, or 
 
 // File is the pending file as the daemon writes it and as a user saves it.
 type File struct {
-	Instructions string    `json:"instructions"`
-	Requests     []Request `json:"requests"`
+	Instructions string `json:"instructions"`
+	// Revision is read-only: the number of the daemon's rewrite the file
+	// was edited from, raised on every rewrite, so that a save can be
+	// merged against what the user saw (SPEC §5). 0: none given.
+	Revision int64     `json:"revision,omitempty"`
+	Requests []Request `json:"requests"`
 }
 
 // Request is one pending request in the file. Only RequestID, Cancel, the
@@ -80,7 +84,7 @@ var nullJSON = json.RawMessage("null")
 // same text encoding/json gives with a two-space indent.
 func Render(pending []socketproto.Pending) []byte {
 	var r renderer
-	return r.render(pending)
+	return r.render(0, pending)
 }
 
 // renderer renders the file, reusing the text of each request that has not
@@ -97,12 +101,14 @@ type renderedRequest struct {
 
 const (
 	fileHead     = "{\n  \"instructions\": "
+	revisionHead = ",\n  \"revision\": "
 	requestsHead = ",\n  \"requests\": ["
 	requestsTail = "\n  ]\n}\n"
 	elemIndent   = "    "
 )
 
-func (r *renderer) render(pending []socketproto.Pending) []byte {
+// render builds the file as revision rev (0: no "revision" field).
+func (r *renderer) render(rev int64, pending []socketproto.Pending) []byte {
 	next := make(map[string]renderedRequest, len(pending))
 	texts := make([][]byte, len(pending))
 	size := len(fileHead) + len(Instructions) + 16 + len(requestsHead) + len(requestsTail)
@@ -121,6 +127,10 @@ func (r *renderer) render(pending []socketproto.Pending) []byte {
 	out := make([]byte, 0, size)
 	out = append(out, fileHead...)
 	out = append(out, encodeJSON(Instructions, "")...)
+	if rev != 0 {
+		out = append(out, revisionHead...)
+		out = strconv.AppendInt(out, rev, 10)
+	}
 	out = append(out, requestsHead...)
 	if len(texts) == 0 {
 		out = append(out, "]\n}\n"...)

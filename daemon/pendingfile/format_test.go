@@ -165,11 +165,11 @@ func TestRendererReuse(t *testing.T) {
 		{},
 		{a},
 	} {
-		if got, want := string(r.render(set)), string(Render(set)); got != want {
+		if got, want := string(r.render(0, set)), string(Render(set)); got != want {
 			t.Fatalf("step %d: the reusing renderer wrote\n%s\nwant\n%s", i, got, want)
 		}
 		var f File
-		if err := json.Unmarshal(r.render(set), &f); err != nil || len(f.Requests) != len(set) {
+		if err := json.Unmarshal(r.render(0, set), &f); err != nil || len(f.Requests) != len(set) {
 			t.Fatalf("step %d: %v, %d requests", i, err, len(f.Requests))
 		}
 	}

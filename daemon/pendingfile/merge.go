@@ -49,15 +49,30 @@ type Action struct {
 	Error string
 }
 
-// Merge compares a saved file with the pending requests and says what to do,
-// in the file's order. It is pure: the caller applies the actions to the same
-// pending set it passed in, atomically, so that nothing resolves twice.
-//
-// A request missing from the file is left alone: the user's buffer may be
-// older than the file. A request id that is not pending is reported and
-// ignored. An answer that does not normalise is reported and kept as a draft,
-// so the user can fix it without typing it again.
+// Merge is MergeFrom against the newest state: for a save whose revision
+// is not known.
 func Merge(f *File, pending []socketproto.Pending) []Action {
+	return MergeFrom(f, nil, pending)
+}
+
+// MergeFrom compares a saved file with the revision it was edited from
+// (base: each request's answers as that revision held them, by request id;
+// nil when it is not known, and the pending requests' drafts stand in) and
+// says what to do, in the file's order (SPEC §5: a save is merged, never
+// taken whole). Only an answer or a cancel flag that differs from base is
+// the user's edit; every other answer keeps its newest value, so a buffer
+// loaded before a pane's answer never undoes it. A request is resolved only
+// when this save edited it and all its answers are then filled: drafts the
+// daemon wrote into the file are never a submission by themselves.
+//
+// It is pure: the caller applies the actions to the same pending set it
+// passed in, atomically, so that nothing resolves twice. A request missing
+// from the file is left alone: the user's buffer may be older than the
+// file. A request id that is not pending is reported and ignored, unless
+// the save left it as its revision had it (a buffer that predates its
+// answer). An answer that does not normalise is reported and kept as a
+// draft, so the user can fix it without typing it again.
+func MergeFrom(f *File, base map[string][]json.RawMessage, pending []socketproto.Pending) []Action {
 	if f == nil {
 		return nil
 	}
@@ -79,6 +94,9 @@ func Merge(f *File, pending []socketproto.Pending) []Action {
 		seen[r.RequestID] = true
 		p, ok := byID[r.RequestID]
 		if !ok {
+			if was, known := base[r.RequestID]; known && !r.Cancel && unedited(r, was) {
+				continue // answered or cancelled since the buffer was loaded
+			}
 			acts = append(acts, report(r.RequestID, "%s: request %q is not waiting (unknown, or already answered or cancelled); ignored", at, r.RequestID))
 			continue
 		}
@@ -86,41 +104,80 @@ func Merge(f *File, pending []socketproto.Pending) []Action {
 			acts = append(acts, Action{Kind: Cancel, RequestID: p.RequestID})
 			continue
 		}
-		acts = append(acts, mergeRequest(at, r, p)...)
+		was := p.Draft
+		if base != nil {
+			was = base[r.RequestID] // nil when the request was not in it: nothing filled
+		}
+		acts = append(acts, mergeRequest(at, r, p, was)...)
 	}
 	return acts
 }
 
-// mergeRequest handles one request that is in the file and pending.
-func mergeRequest(at string, r Request, p *socketproto.Pending) []Action {
+// unedited reports whether a file entry holds, by position, the answers was
+// holds: for a request no longer pending, whose questions are not at hand.
+func unedited(r Request, was []json.RawMessage) bool {
+	for i, q := range r.Questions {
+		var w json.RawMessage
+		if i < len(was) {
+			w = was[i]
+		}
+		if !sameRaw(q.Answer, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeRequest handles one request that is in the file and pending; was is
+// its answers in the revision the save was edited from.
+func mergeRequest(at string, r Request, p *socketproto.Pending, was []json.RawMessage) []Action {
 	var acts []Action
-	raws, unmatched := fileAnswers(r, p)
+	raws, inFile, unmatched := fileAnswers(r, p)
 	for _, text := range unmatched {
 		acts = append(acts, report(p.RequestID, "%s: request %q has no question %q (was its text edited?); its answer is ignored", at, p.RequestID, text))
 	}
 	draft := make([]json.RawMessage, len(p.Questions))
-	complete, valid := true, true
+	edited := false
 	for i, q := range p.Questions {
 		draft[i] = nullJSON
-		if !isFilled(raws[i]) {
-			complete = false
-			continue
+		if i < len(p.Draft) && isFilled(p.Draft[i]) {
+			draft[i] = compact(p.Draft[i])
 		}
-		_, answered, err := socketproto.NormalizeAnswer(q, raws[i])
-		switch {
-		case err != nil:
-			acts = append(acts, report(p.RequestID, "%s: request %q, questions[%d].answer: %v", at, p.RequestID, i, err))
-			draft[i] = compact(raws[i])
-			valid = false
-		case !answered:
-			// "" or "  " means "not yet": it is written back as null.
-			complete = false
-		default:
+		var w json.RawMessage
+		if i < len(was) {
+			w = was[i]
+		}
+		if !inFile[i] || sameAnswer(q, raws[i], w) {
+			continue // not the user's edit: the newest value stands
+		}
+		edited = true
+		draft[i] = nullJSON
+		if isFilled(raws[i]) {
 			draft[i] = compact(raws[i])
 		}
 	}
+	if !edited {
+		return acts
+	}
+	complete, valid := true, true
+	for i, q := range p.Questions {
+		if !isFilled(draft[i]) {
+			complete = false
+			continue
+		}
+		_, answered, err := socketproto.NormalizeAnswer(q, draft[i])
+		switch {
+		case err != nil:
+			acts = append(acts, report(p.RequestID, "%s: request %q, questions[%d].answer: %v", at, p.RequestID, i, err))
+			valid = false
+		case !answered:
+			// "" or "  " means "not yet": it is written back as null.
+			draft[i] = nullJSON
+			complete = false
+		}
+	}
 	if complete && valid {
-		answers, perr := socketproto.NormalizeAnswers(p.Questions, raws)
+		answers, perr := socketproto.NormalizeAnswers(p.Questions, draft)
 		if perr == nil && len(answers) == len(p.Questions) {
 			return append(acts, Action{Kind: Resolve, RequestID: p.RequestID, Answers: answers})
 		}
@@ -134,12 +191,35 @@ func mergeRequest(at string, r Request, p *socketproto.Pending) []Action {
 	return acts
 }
 
+// sameAnswer reports whether two answers to q are the same edit-wise: both
+// "not yet" (null, missing, blank) or the same JSON.
+func sameAnswer(q socketproto.Question, a, b json.RawMessage) bool {
+	return sameRaw(blankAsNull(q, a), blankAsNull(q, b))
+}
+
+func sameRaw(a, b json.RawMessage) bool {
+	fa, fb := isFilled(a), isFilled(b)
+	return fa == fb && (!fa || bytes.Equal(compact(a), compact(b)))
+}
+
+// blankAsNull is raw, or null when it is a blank answer ("", "  ").
+func blankAsNull(q socketproto.Question, raw json.RawMessage) json.RawMessage {
+	if !isFilled(raw) {
+		return nil
+	}
+	if _, answered, err := socketproto.NormalizeAnswer(q, raw); err == nil && !answered {
+		return nil
+	}
+	return raw
+}
+
 // fileAnswers lines the file's answers up with the request's questions.
 // Questions are matched by their text (a user may reorder them, and texts are
 // unique within a request); a question whose text was deleted is matched by
-// position. A question missing from the file keeps its current draft. It also
-// returns the texts of file questions that match no question.
-func fileAnswers(r Request, p *socketproto.Pending) ([]json.RawMessage, []string) {
+// position. inFile says which questions the file has: one missing from it is
+// no edit. It also returns the texts of file questions that match no
+// question.
+func fileAnswers(r Request, p *socketproto.Pending) (raws []json.RawMessage, inFile []bool, unmatched []string) {
 	byText := make(map[string]int, len(r.Questions))
 	for j, fq := range r.Questions {
 		if _, dup := byText[fq.Question]; !dup && fq.Question != "" {
@@ -147,27 +227,25 @@ func fileAnswers(r Request, p *socketproto.Pending) ([]json.RawMessage, []string
 		}
 	}
 	used := make([]bool, len(r.Questions))
-	raws := make([]json.RawMessage, len(p.Questions))
+	raws = make([]json.RawMessage, len(p.Questions))
+	inFile = make([]bool, len(p.Questions))
 	for i, q := range p.Questions {
 		j, ok := byText[q.Question]
 		if !ok && i < len(r.Questions) && r.Questions[i].Question == "" {
 			j, ok = i, true
 		}
-		switch {
-		case ok:
+		if ok {
 			raws[i] = r.Questions[j].Answer
+			inFile[i] = true
 			used[j] = true
-		case i < len(p.Draft):
-			raws[i] = p.Draft[i]
 		}
 	}
-	var unmatched []string
 	for j, fq := range r.Questions {
 		if !used[j] && fq.Question != "" && isFilled(fq.Answer) {
 			unmatched = append(unmatched, fq.Question)
 		}
 	}
-	return raws, unmatched
+	return raws, inFile, unmatched
 }
 
 // SameDraft reports whether two drafts hold the same answers: a missing

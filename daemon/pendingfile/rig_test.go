@@ -37,10 +37,10 @@ func (q *memQueue) Snapshot() ([]socketproto.Pending, bool) {
 	return slices.Clone(q.pending), true
 }
 
-func (q *memQueue) Apply(f *File) ([]Action, bool) {
+func (q *memQueue) Apply(sv Save) ([]Action, bool) {
 	q.mu.Lock()
 	q.applies++
-	acts := Merge(f, q.pending)
+	acts := MergeFrom(sv.File, sv.Base, q.pending)
 	changed := false
 	for _, a := range acts {
 		i := slices.IndexFunc(q.pending, func(p socketproto.Pending) bool { return p.RequestID == a.RequestID })
@@ -56,6 +56,9 @@ func (q *memQueue) Apply(f *File) ([]Action, bool) {
 			q.pending[i].Draft = a.Draft
 			changed = true
 		}
+	}
+	if sv.Taken != nil {
+		sv.Taken()
 	}
 	q.mu.Unlock()
 	if changed {
@@ -371,3 +374,84 @@ func wantAnswers(t *testing.T, o outcome, want ...string) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// paneDraft gives request id the draft answers want (JSON, "" for none), as
+// a pane's draft message does: the queue changes, the file follows.
+func (r *rig) paneDraft(id string, want ...string) {
+	r.t.Helper()
+	d := make([]json.RawMessage, len(want))
+	for i, w := range want {
+		d[i] = nullJSON
+		if w != "" {
+			d[i] = json.RawMessage(w)
+		}
+	}
+	r.q.mu.Lock()
+	i := slices.IndexFunc(r.q.pending, func(p socketproto.Pending) bool { return p.RequestID == id })
+	if i < 0 {
+		r.q.mu.Unlock()
+		r.t.Fatalf("paneDraft: %s is not pending", id)
+	}
+	r.q.pending[i].Draft = d
+	r.q.mu.Unlock()
+	r.q.changed()
+}
+
+// fileShows waits until the file's request id shows the answers want
+// (JSON, "" for none), and returns the file's bytes then.
+func (r *rig) fileShows(id string, want ...string) []byte {
+	r.t.Helper()
+	deadline := time.Now().Add(wait)
+	for time.Now().Before(deadline) {
+		data := r.read()
+		if f, err := Parse(data); err == nil {
+			for _, q := range f.Requests {
+				if q.RequestID != id {
+					continue
+				}
+				var d []json.RawMessage
+				for _, x := range q.Questions {
+					d = append(d, x.Answer)
+				}
+				if draftIs(d, want) {
+					return data
+				}
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	r.t.Fatalf("the file never showed %s = %q; it holds\n%s", id, want, r.read())
+	return nil
+}
+
+// stillPending checks that a request has not resolved and has the draft
+// want.
+func (r *rig) stillPending(id string, done <-chan outcome, want ...string) {
+	r.t.Helper()
+	select {
+	case o := <-done:
+		r.t.Fatalf("%s resolved, by a save that did not edit it: %+v", id, o)
+	default:
+	}
+	if p, ok := r.q.get(id); !ok || !draftIs(p.Draft, want) {
+		r.t.Fatalf("%s: pending %v, draft %s, want %q", id, ok, p.Draft, want)
+	}
+}
+
+// answerIn fills the first null answer of request id in the file's text,
+// the way a user types it, and returns the text.
+func answerIn(t *testing.T, data []byte, id, answer string) []byte {
+	t.Helper()
+	at := bytes.Index(data, []byte(`"requestId": "`+id+`"`))
+	if at < 0 {
+		t.Fatalf("%s is not in\n%s", id, data)
+	}
+	rest := data[at:]
+	n := bytes.Index(rest, []byte(`"answer": null`))
+	if n < 0 {
+		t.Fatalf("%s has no unanswered question in\n%s", id, data)
+	}
+	out := append([]byte(nil), data[:at+n]...)
+	out = append(out, `"answer": `+answer...)
+	return append(out, rest[n+len(`"answer": null`):]...)
+}

@@ -140,6 +140,74 @@ var scenarios = []struct {
 		r.fileWith("a", "b")
 		r.noReports()
 	}},
+	// SPEC §5: a save is merged against the revision it was edited from.
+	{"a pane's complete draft is not sent by a save that answers another request (sed -i)", func(t *testing.T, r *rig) {
+		doneR := r.ask("r", dbQuestion, nameQuestion)
+		doneS := r.ask("s", nameQuestion)
+		r.fileWith("r", "s")
+		r.paneDraft("r", `1`, `"orders"`)
+		r.fileShows("r", `1`, `"orders"`)
+		out, err := exec.Command("sed", "-i", `/"s"/,$ s/"answer": null/"answer": "billing"/`, r.path).CombinedOutput()
+		if err != nil {
+			t.Fatalf("sed: %v: %s", err, out)
+		}
+		wantAnswers(t, r.result(doneS), "billing")
+		r.fileWith("r")
+		r.stillPending("r", doneR, `1`, `"orders"`)
+		r.noReports()
+	}},
+	{"vim: an old buffer saved over a pane's newer answers keeps them", func(t *testing.T, r *rig) {
+		doneR := r.ask("r", dbQuestion, nameQuestion)
+		doneS := r.ask("s", nameQuestion)
+		r.fileWith("r", "s")
+		stale := r.read()
+		// Several revisions go by while the buffer sits in the editor.
+		r.paneDraft("r", `1`, ``)
+		r.fileShows("r", `1`, ``)
+		r.paneDraft("r", `1`, `"orders"`)
+		r.fileShows("r", `1`, `"orders"`)
+		saveVim(t, r.path, answerIn(t, stale, "s", `"billing"`))
+		wantAnswers(t, r.result(doneS), "billing")
+		r.fileShows("r", `1`, `"orders"`)
+		r.stillPending("r", doneR, `1`, `"orders"`)
+		r.noReports()
+	}},
+	{"truncate and write: an old buffer's edit of one answer keeps the pane's other", func(t *testing.T, r *rig) {
+		doneR := r.ask("r", dbQuestion, nameQuestion)
+		r.fileWith("r")
+		stale := r.read()
+		r.paneDraft("r", ``, `"orders"`)
+		r.fileShows("r", ``, `"orders"`)
+		// The user answers the first question in the old buffer: with the
+		// pane's answer to the second, the request is complete and sent.
+		saveInPlace(t, r.path, answerIn(t, stale, "r", `"SQLite"`), 5*time.Millisecond)
+		wantAnswers(t, r.result(doneR), "SQLite", "orders")
+		r.fileWith()
+		r.noReports()
+	}},
+	{"an old buffer that changed nothing of a request leaves the pane's clearing alone", func(t *testing.T, r *rig) {
+		doneR := r.ask("r", nameQuestion)
+		doneS := r.ask("s", nameQuestion)
+		r.paneDraft("r", `"orders"`)
+		r.fileShows("r", `"orders"`)
+		stale := r.read()
+		r.paneDraft("r", ``) // cleared in the pane since
+		r.fileShows("r", ``)
+		saveByRename(t, r.path, answerIn(t, stale, "s", `"billing"`), ".pending-questions.json.tmp")
+		wantAnswers(t, r.result(doneS), "billing")
+		r.stillPending("r", doneR, ``)
+		r.noReports()
+	}},
+	{"a save without a revision is merged against the newest state", func(t *testing.T, r *rig) {
+		doneR := r.ask("r", nameQuestion)
+		doneS := r.ask("s", nameQuestion)
+		r.paneDraft("r", `"orders"`)
+		data := withoutRevision(r.fileShows("r", `"orders"`))
+		saveVim(t, r.path, answerIn(t, data, "s", `"billing"`))
+		wantAnswers(t, r.result(doneS), "billing")
+		r.stillPending("r", doneR, `"orders"`)
+		r.noReports()
+	}},
 	{"a syntax error, then a corrected save; .rejected kept", func(t *testing.T, r *rig) {
 		done := r.ask("a", nameQuestion)
 		f := r.fileWith("a")

@@ -2,6 +2,7 @@ package pendingfile
 
 import (
 	"bytes"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,11 +49,12 @@ func pendingIDs(r *rig) []string {
 	return ids[:len(ids)-1] // the caller adds the newest itself
 }
 
-// A FIFO or a directory at the pending file's path is reported and left
-// alone: nothing blocks (Close returns), nothing is renamed away, and no
-// temporary file is left behind.
+// A FIFO, a directory or a Unix socket at the pending file's path is
+// reported and left alone: nothing blocks (Close returns), nothing is
+// renamed away or removed, and no temporary file is left behind. A socket
+// cannot be opened at all (ENXIO), which is not "no file there".
 func TestNonRegularPendingFileIsLeftAlone(t *testing.T) {
-	for _, kind := range []string{"fifo", "dir"} {
+	for _, kind := range []string{"fifo", "dir", "socket"} {
 		t.Run(kind, func(t *testing.T) {
 			r := newStoppedRig(t)
 			os.MkdirAll(r.dir, 0o700)
@@ -60,6 +62,13 @@ func TestNonRegularPendingFileIsLeftAlone(t *testing.T) {
 				if err := syscall.Mkfifo(r.path, 0o600); err != nil {
 					t.Fatal(err)
 				}
+			} else if kind == "socket" {
+				l, err := net.Listen("unix", r.path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				l.(*net.UnixListener).SetUnlinkOnClose(false)
+				defer l.Close()
 			} else {
 				os.Mkdir(r.path, 0o700)
 			}

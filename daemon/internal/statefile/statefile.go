@@ -32,6 +32,16 @@ func Open(path string, flags int, perm os.FileMode) (*os.File, fs.FileInfo, erro
 	if errors.Is(err, unix.ELOOP) {
 		return nil, nil, &NotRegularError{Path: path, Mode: fs.ModeSymlink}
 	}
+	if errors.Is(err, unix.ENXIO) {
+		// A Unix socket cannot be opened at all (ENXIO): it is not a
+		// regular file, and must be left alone like any other (SPEC §10),
+		// not taken for a missing one. Lstat says what it is.
+		mode := fs.ModeSocket
+		if fi, lerr := os.Lstat(path); lerr == nil {
+			mode = fi.Mode()
+		}
+		return nil, nil, &NotRegularError{Path: path, Mode: mode}
+	}
 	if err != nil {
 		return nil, nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}

@@ -1,0 +1,78 @@
+package pendingfile
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+
+	"askuser/daemon/internal/statefile"
+
+	"golang.org/x/sys/unix"
+)
+
+// errTooLarge: the file is larger than maxFileBytes.
+var errTooLarge = errors.New("larger than the pending file can be")
+
+// openRegular opens path for reading if it is a regular file, without ever
+// blocking on a FIFO or following a symlink (statefile.Open).
+func openRegular(path string) (*os.File, os.FileInfo, error) {
+	return statefile.Open(path, unix.O_RDONLY, 0)
+}
+
+// readRegular reads the pending file if it is a regular file of at most
+// maxFileBytes (openRegular); a larger file is not read (errTooLarge, with
+// its FileInfo).
+func readRegular(path string) ([]byte, os.FileInfo, error) {
+	f, fi, err := openRegular(path)
+	if err != nil {
+		return nil, fi, err
+	}
+	defer f.Close()
+	if fi.Size() > maxFileBytes {
+		return nil, fi, errTooLarge
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	if err != nil {
+		return nil, fi, err
+	}
+	if len(data) > maxFileBytes {
+		return nil, fi, errTooLarge
+	}
+	return data, fi, nil
+}
+
+// copyAside copies a file too large to read into memory to kept, through a
+// temporary file (copyTemp) renamed into place.
+func copyAside(path, kept string) error {
+	in, _, err := openRegular(path)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	tmp, err := copyTemp(kept, in)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, kept); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// revisionOnDisk is the revision of the file at path, 0 when it has none or
+// cannot be read.
+func revisionOnDisk(path string) int64 {
+	data, _, err := readRegular(path)
+	if err != nil {
+		return 0
+	}
+	var f struct {
+		Revision int64 `json:"revision"`
+	}
+	if json.Unmarshal(data, &f) != nil {
+		return 0
+	}
+	return f.Revision
+}

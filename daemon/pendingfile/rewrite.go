@@ -1,0 +1,86 @@
+package pendingfile
+
+import (
+	"crypto/sha256"
+	"errors"
+	"os"
+	"time"
+)
+
+// maybeWrite rewrites the file when a change is waiting, unless a save is
+// still settling or the last rewrite was too recent.
+func (s *Syncer) maybeWrite() {
+	if !s.wantWrite || s.settling || s.blocked {
+		return
+	}
+	if wait := time.Until(s.nextWrite); wait > 0 {
+		if s.writeTimer == nil {
+			s.writeTimer = time.NewTimer(wait)
+		}
+		return
+	}
+	s.write()
+}
+
+func (s *Syncer) write() {
+	// A save whose events are still on their way would be replaced by the
+	// rewrite below: look at the file first and take it in.
+	s.read(false)
+	if s.settling || s.blocked {
+		return // written once the save has settled, or the path is usable
+	}
+	s.wantWrite = false
+	pending, ok := s.q.Snapshot()
+	if !ok {
+		return // the daemon is stopping; its state dir keeps the requests
+	}
+	// The same requests and drafts as the file on disk, in the revision it
+	// has: nothing to write.
+	if cur := s.render.render(s.id.rev, pending); sha256.Sum256(cur) == s.onDisk {
+		s.id.written = s.onDisk
+		return
+	}
+	rev := s.id.nextRevision()
+	out := s.render.render(rev, pending)
+	h := sha256.Sum256(out)
+	before := s.onDisk
+	start := time.Now()
+	s.id.writing(rev, h, s.onDisk, pending)
+	prev, err := swapIn(s.path, out)
+	switch {
+	case errors.Is(err, errNotSynced):
+		// In place: count it as written, or the next read would take the
+		// daemon's own text for a user's save.
+		if msg := err.Error(); msg != s.lastErr {
+			s.lastErr = msg
+			s.logf("pending file: %s %v", s.path, err)
+		}
+	case err != nil:
+		if msg := err.Error(); msg != s.lastErr {
+			s.lastErr = msg
+			s.logf("pending file: writing %s: %v (retrying)", s.path, err)
+		}
+		s.wantWrite = true
+		s.nextWrite = time.Now().Add(retryAfter)
+		return
+	case s.lastErr != "":
+		s.lastErr = ""
+		s.logf("pending file: %s written again", s.path)
+	}
+	var big fileID
+	if len(out) > maxFileBytes {
+		if fi, err := os.Lstat(s.path); err == nil {
+			big = idOf(fi)
+		}
+	}
+	s.id.wrote(h, big)
+	s.onDisk = h
+	s.rewrites.Add(1)
+	s.nextWrite = time.Now().Add(min(max(2*time.Since(start), minGap), maxGap))
+	if prev != "" {
+		s.rescue(prev, before)
+	}
+	if s.watch != nil && (!s.watch.onTarget() || s.watch.replaced()) {
+		s.rewatch()
+	}
+}

@@ -1,0 +1,276 @@
+package pendingfile
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"askuser/daemon/internal/statefile"
+)
+
+// read looks at the file as it is now and takes in a user's save. An empty
+// file or one that does not parse may be half-written: it is believed only
+// when it is still the same after settleDelay (settled is true when that
+// timer fired).
+func (s *Syncer) read(settled bool) {
+	data, fi, err := readRegular(s.path)
+	var notRegular *statefile.NotRegularError
+	if errors.As(err, &notRegular) {
+		s.block("the pending file " + notRegular.Error())
+		return
+	}
+	s.unblock()
+	switch {
+	case errors.Is(err, errTooLarge):
+		s.readTooLarge(fi, settled)
+		return
+	case err != nil:
+		s.onDisk = [32]byte{}
+		s.settling = false
+		if !errors.Is(err, os.ErrNotExist) {
+			s.logf("pending file: reading %s: %v", s.path, err)
+		}
+		return
+	}
+	h := sha256.Sum256(data)
+	s.onDisk = h
+	if s.id.ours(h) {
+		s.settling = false
+		return
+	}
+	if h == s.lastSeen || s.id.wasTaken(h) {
+		s.settling = false
+		// The same save again (an editor re-saving its buffer over a
+		// rewrite): nothing to take in, but the file must list what is
+		// pending again.
+		s.wantWrite = s.wantWrite || s.lastSeenOK
+		return
+	}
+	f, perr := Parse(data)
+	if perr == nil {
+		s.settling = false
+		s.takeIn(f, h)
+		// A save from a stale buffer lacks requests asked since, and one
+		// that changed nothing makes no rewrite of its own: rewrite anyway,
+		// so the file lists every pending request again.
+		s.wantWrite = true
+		return
+	}
+	if !s.settled(h, fi, settled) {
+		return
+	}
+	s.settling = false
+	s.lastSeen, s.lastSeenOK = h, false
+	if errors.Is(perr, ErrEmpty) {
+		return // nothing of the user's to keep; the next rewrite fills it
+	}
+	s.reject(data, perr)
+}
+
+// settled reports whether a file that is empty or does not parse (h) may be
+// believed: it has stayed the same for settleDelay and nobody has written
+// it for quietPeriod. Until then the file is settling, which holds rewrites
+// back, and a timer looks again.
+func (s *Syncer) settled(h [32]byte, fi os.FileInfo, timerFired bool) bool {
+	if !s.settling || h != s.settleHash {
+		// New bytes: their settle time starts now. The same bytes seen
+		// again (a chmod, a second event of one save) keep the timer.
+		s.settling = true
+		s.settleHash = h
+		s.armSettle(settleDelay)
+		return false
+	}
+	if !timerFired {
+		return false
+	}
+	if quiet := time.Since(fi.ModTime()); quiet < s.quiet {
+		s.armSettle(s.quiet - quiet)
+		return false
+	}
+	return true
+}
+
+// readTooLarge handles a file too large to read: the daemon's own (it
+// writes one for hundreds of big requests) is left alone; a user's is kept
+// as .rejected, once settled, and reported like a parse error, before the
+// rewrite replaces it.
+func (s *Syncer) readTooLarge(fi os.FileInfo, settled bool) {
+	id := idOf(fi)
+	if s.id.oursBig(id) {
+		s.settling = false
+		return
+	}
+	h := sha256.Sum256(fmt.Appendf(nil, "%d/%d/%d", id.ino, id.size, id.mtime.UnixNano()))
+	s.onDisk = h
+	if h == s.lastSeen {
+		s.settling = false
+		return
+	}
+	if !s.settled(h, fi, settled) {
+		return
+	}
+	s.settling = false
+	s.lastSeen, s.lastSeenOK = h, false
+	msg := fmt.Sprintf("the pending file is %d MiB, more than the %d MiB the daemon reads", fi.Size()>>20, maxFileBytes>>20)
+	kept := s.RejectedPath()
+	if err := copyAside(s.path, kept); err != nil {
+		s.logf("pending file: %s; keeping a copy as %s failed: %v", msg, kept, err)
+		s.fileProblem(msg)
+		return
+	}
+	s.fileProblem(fmt.Sprintf("%s (your version is kept as %s)", msg, kept))
+	s.wantWrite = true
+}
+
+// block notes that the path holds something that is not a regular file,
+// which is reported once and left alone.
+func (s *Syncer) block(msg string) {
+	s.settling = false
+	s.blocked = true
+	if msg != s.blockedMsg {
+		s.blockedMsg = msg
+		s.fileProblem(msg + "; it is left alone and questions are not written there until it is removed")
+	}
+}
+
+func (s *Syncer) unblock() {
+	if s.blocked {
+		s.blocked, s.blockedMsg = false, ""
+		s.logf("pending file: %s is usable again", s.path)
+		s.wantWrite = true
+		s.fileFine()
+	}
+}
+
+// fileProblem reports a problem with the file itself.
+func (s *Syncer) fileProblem(msg string) {
+	s.troubled = true
+	s.report(msg)
+}
+
+// fileFine says a reported problem with the file is over.
+func (s *Syncer) fileFine() {
+	if s.troubled {
+		s.troubled = false
+		s.report("")
+	}
+}
+
+func (s *Syncer) armSettle(d time.Duration) {
+	if s.settle != nil {
+		s.settle.Stop()
+	}
+	s.settle = time.NewTimer(d)
+}
+
+// reject keeps a save that does not parse beside the file, before anything
+// can overwrite it, and tells the user where the problem is.
+func (s *Syncer) reject(data []byte, perr error) {
+	kept := s.RejectedPath()
+	if err := writeAtomic(kept, data); err != nil && !errors.Is(err, errNotSynced) {
+		s.logf("pending file: %s does not parse, and keeping a copy as %s failed: %v", s.path, kept, err)
+		s.fileProblem(perr.Error())
+		return
+	}
+	s.logf("pending file: %s does not parse; the user's version is kept as %s", s.path, kept)
+	// The next rewrite replaces what the user typed: say where it went.
+	s.fileProblem(fmt.Sprintf("%v (your version is kept as %s)", perr, kept))
+}
+
+// maxReports is how many problems of one save reach subscribers one by one.
+// A stale buffer can hold thousands of requests answered since: a
+// pending_file_error for each would swamp every pane's backlog.
+const maxReports = 5
+
+// takeIn takes in a save (h is its hash) that parsed: merged against the
+// revision it was edited from, and recorded as taken in within the same
+// step of the queue.
+func (s *Syncer) takeIn(f *File, h [32]byte) {
+	s.lastSeen, s.lastSeenOK = h, true
+	s.fileFine()
+	base := s.id.baseOf(f.Revision)
+	if base == nil && f.Revision != 0 {
+		s.logf("pending file: a save edited from revision %d, which the daemon no longer knows: merged against the newest state", f.Revision)
+	}
+	acts, _ := s.q.Apply(Save{File: f, Base: base, Taken: func() { s.id.take(h) }})
+	reported := 0
+	for _, a := range acts {
+		switch a.Kind {
+		case Resolve:
+			s.logf("pending file: request %s answered", a.RequestID)
+		case Cancel:
+			s.logf("pending file: request %s cancelled by the user", a.RequestID)
+		case Report:
+			reported++
+			if reported <= maxReports {
+				s.report(a.Error)
+			} else {
+				s.logf("pending file: %s", a.Error)
+			}
+		}
+	}
+	if more := reported - maxReports; more > 0 {
+		s.report(fmt.Sprintf("%d more problems in this save were ignored; the daemon log lists each", more))
+	}
+}
+
+// rescue looks at the file the rewrite swapped out. It is normally what the
+// read just before saw (seen is its hash); anything else is a save that
+// landed between that read and the swap. One that parses is taken in like
+// any other. One that is empty or broken may still be being written by a
+// program that holds it open: it is swapped back into place, so that what
+// it writes lands in the file, and settles like any other save.
+func (s *Syncer) rescue(prev string, seen [32]byte) {
+	data, _, err := readRegular(prev)
+	var notRegular *statefile.NotRegularError
+	switch {
+	case errors.As(err, &notRegular):
+		// Not a save: something planted at the path in that instant. It is
+		// put back and left alone (the next read reports it); the daemon's
+		// file, swapped back to prev, goes.
+		if _, xerr := exchange(prev, s.path); xerr != nil {
+			s.logf("pending file: %s landed at %s during a rewrite and could not be put back: %v", statefile.Kind(notRegular.Mode), s.path, xerr)
+			return
+		}
+		os.Remove(prev)
+		return
+	case errors.Is(err, errTooLarge):
+		msg := fmt.Sprintf("a save of more than %d MiB landed during a rewrite", maxFileBytes>>20)
+		if rerr := os.Rename(prev, s.RejectedPath()); rerr != nil {
+			os.Remove(prev)
+			s.fileProblem(fmt.Sprintf("%s; keeping it as %s failed: %v", msg, s.RejectedPath(), rerr))
+			return
+		}
+		s.fileProblem(fmt.Sprintf("%s (your version is kept as %s)", msg, s.RejectedPath()))
+		return
+	case err != nil:
+		os.Remove(prev)
+		return
+	}
+	h := sha256.Sum256(data)
+	if h == seen || h == s.lastSeen || s.id.ours(h) || s.id.wasTaken(h) {
+		os.Remove(prev)
+		return
+	}
+	f, perr := Parse(data)
+	if perr == nil {
+		os.Remove(prev)
+		s.logf("pending file: a save landed during a rewrite; taking it in")
+		s.takeIn(f, h)
+		s.wantWrite = true
+		return
+	}
+	if _, err := exchange(prev, s.path); err != nil {
+		s.logf("pending file: a save landed during a rewrite and could not be put back (%v); keeping it as %s", err, s.RejectedPath())
+		_ = os.Rename(prev, s.RejectedPath())
+		return
+	}
+	os.Remove(prev) // now the daemon's own text
+	s.id.written, s.onDisk = [32]byte{}, h
+	s.settling, s.settleHash = true, h
+	s.armSettle(settleDelay)
+	s.wantWrite = true
+	s.logf("pending file: a save was under way during a rewrite; put it back and waiting for it to finish")
+}
