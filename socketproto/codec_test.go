@@ -13,6 +13,8 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"askuser/tests/testdir"
 )
 
 func TestEncode(t *testing.T) {
@@ -293,7 +295,7 @@ func TestDecodeFromDaemonRoundTrip(t *testing.T) {
 // TestConnPipelined talks over a real Unix socket: several messages in one
 // write come out one by one, and a daemon error arrives as a *Error value.
 func TestConnPipelined(t *testing.T) {
-	sock := filepath.Join(privateTempDir(t), "s.sock")
+	sock := filepath.Join(testdir.Private(t), "s.sock")
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
 		t.Fatal(err)
@@ -377,15 +379,4 @@ func TestConnReadLimit(t *testing.T) {
 			t.Errorf("NewConn(max %d).ReadLimit() = %d, want %d", c.maxBytes, got, c.want)
 		}
 	}
-}
-
-// privateTempDir is a temporary directory only the user may enter, as
-// clients require of the socket's directory (t.TempDir's is 0755).
-func privateTempDir(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.Chmod(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }

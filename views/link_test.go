@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"askuser/socketproto"
+	"askuser/tests/testdir"
 )
 
 // TestLinkSubscribesAndReconnects runs a Link against a minimal daemon on a
@@ -16,7 +17,7 @@ import (
 // connection, dial again, and refuse to send while disconnected.
 func TestLinkSubscribesAndReconnects(t *testing.T) {
 	t.Parallel()
-	sock := filepath.Join(privateTempDir(t), "d.sock")
+	sock := filepath.Join(testdir.Private(t), "d.sock")
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +101,7 @@ func TestLinkSubscribesAndReconnects(t *testing.T) {
 // A daemon that stopped cleanly removed its socket: the link only retries.
 func TestLinkRestartsOnlyACrashedDaemon(t *testing.T) {
 	t.Parallel()
-	dir := privateTempDir(t)
+	dir := testdir.Private(t)
 	sock := filepath.Join(dir, "d.sock")
 	stale, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
 	if err != nil {
@@ -174,15 +175,4 @@ func nextFromLink(t *testing.T, got <-chan socketproto.Message) socketproto.Mess
 		t.Fatal("no message from the link within 10s")
 		return nil
 	}
-}
-
-// privateTempDir is a temporary directory only the user may enter, as
-// clients require of the socket's directory (t.TempDir's is 0755).
-func privateTempDir(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.Chmod(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }

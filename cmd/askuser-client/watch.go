@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 
 	"askuser/socketproto"
 	"askuser/socketproto/askclient"
@@ -41,7 +42,7 @@ var watchCommand = command{
 					if ctx.Err() != nil {
 						return nil
 					}
-					return wrapLost(err)
+					return fmt.Errorf("%w: %w", askclient.ErrConnectionLost, err)
 				}
 				out := make([]byte, 0, len(line)+1)
 				out = append(append(out, line...), '\n')
@@ -52,13 +53,3 @@ var watchCommand = command{
 		}
 	},
 }
-
-// wrapLost marks a broken connection as lost (exit 4).
-func wrapLost(err error) error {
-	return &lostError{err}
-}
-
-type lostError struct{ err error }
-
-func (e *lostError) Error() string   { return askclient.ErrConnectionLost.Error() + ": " + e.err.Error() }
-func (e *lostError) Unwrap() []error { return []error{askclient.ErrConnectionLost, e.err} }

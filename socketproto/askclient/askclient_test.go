@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"askuser/socketproto"
+	"askuser/tests/testdir"
 )
 
 // fakeDaemon speaks the daemon's side of the protocol on a real Unix socket,
@@ -385,7 +386,7 @@ func TestCallAndPark(t *testing.T) {
 }
 
 func TestConnectUnreachable(t *testing.T) {
-	dir := privateTempDir(t)
+	dir := testdir.Private(t)
 	o := Options{SocketPath: filepath.Join(dir, "none.sock")}
 	if _, err := Connect(ctx10(t), o); !errors.Is(err, ErrUnreachable) {
 		t.Fatalf("want ErrUnreachable, got %v", err)
@@ -427,7 +428,7 @@ func TestConnectAutostartFailingDaemon(t *testing.T) {
 	old := autostartWait
 	autostartWait = 500 * time.Millisecond
 	t.Cleanup(func() { autostartWait = old })
-	dir := privateTempDir(t)
+	dir := testdir.Private(t)
 	starts := filepath.Join(dir, "starts")
 	script := filepath.Join(dir, "askuserd")
 	body := "#!/bin/sh\necho \"$@\" >> " + starts + "\nexit 3\n"
@@ -471,15 +472,4 @@ func TestWaitCancelledLeavesRequest(t *testing.T) {
 	if got := <-next; got != "" {
 		t.Errorf("Wait withdrew: %s", got)
 	}
-}
-
-// privateTempDir is a temporary directory only the user may enter, as
-// clients require of the socket's directory (t.TempDir's is 0755).
-func privateTempDir(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.Chmod(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }

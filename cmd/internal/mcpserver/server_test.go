@@ -19,6 +19,7 @@ import (
 	"askuser/socketproto/askclient"
 	"askuser/tests/testdaemon"
 	"askuser/tests/testdaemon/inproc"
+	"askuser/tests/testdir"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -120,7 +121,7 @@ func strictArgs() map[string]any {
 }
 
 func TestListsTheToolsWithTheSchemaOfRecord(t *testing.T) {
-	cs := newSession(t, testConfig(filepath.Join(privateTempDir(t), "none.sock")), nil)
+	cs := newSession(t, testConfig(filepath.Join(testdir.Private(t), "none.sock")), nil)
 	init := cs.InitializeResult()
 	if init == nil || init.ServerInfo == nil || init.ServerInfo.Name != "askuser" || init.ServerInfo.Version != socketproto.Version {
 		t.Fatalf("initialize result: %#v", init)
@@ -220,7 +221,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 func TestRefusesBadInputNamingTheField(t *testing.T) {
 	// No daemon: the rules are applied before anything is sent.
-	cs := newSession(t, testConfig(filepath.Join(privateTempDir(t), "none.sock")), nil)
+	cs := newSession(t, testConfig(filepath.Join(testdir.Private(t), "none.sock")), nil)
 	five := []any{}
 	for i := range 5 {
 		five = append(five, map[string]any{"label": "Option " + strconv.Itoa(i+1)})
@@ -287,7 +288,7 @@ func TestSubagentIsRefusedWithTheExactMessage(t *testing.T) {
 			for k, v := range c.env {
 				t.Setenv(k, v)
 			}
-			cfg := testConfig(filepath.Join(privateTempDir(t), "none.sock"))
+			cfg := testConfig(filepath.Join(testdir.Private(t), "none.sock"))
 			cfg.Subagent = c.flag
 			cs := newSession(t, cfg, nil)
 			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ask_user_question", Arguments: strictArgs()})
@@ -302,7 +303,7 @@ func TestSubagentIsRefusedWithTheExactMessage(t *testing.T) {
 }
 
 func TestUnreachableDaemonSaysHowToStartIt(t *testing.T) {
-	sock := filepath.Join(privateTempDir(t), "none.sock")
+	sock := filepath.Join(testdir.Private(t), "none.sock")
 	cs := newSession(t, testConfig(sock), nil)
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ask_user", Arguments: strictArgs()})
 	if err != nil {
@@ -608,15 +609,4 @@ func TestDaemonGoneForGoodIsAToolError(t *testing.T) {
 		!strings.Contains(text, "'askuserd serve'") {
 		t.Fatalf("got isError=%v %q", res.IsError, text)
 	}
-}
-
-// privateTempDir is a temporary directory only the user may enter, as
-// clients require of the socket's directory (t.TempDir's is 0755).
-func privateTempDir(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.Chmod(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }
