@@ -160,6 +160,12 @@ func Parse(data []byte) (Config, error) {
 		return Config{}, err
 	}
 	if err := cfg.check(); err != nil {
+		var re *rangeError
+		if errors.As(err, &re) {
+			if line := lineOfKey(data, toml.Key(strings.Split(re.key, "."))); line > 0 {
+				return Config{}, fmt.Errorf("line %d: %w", line, err)
+			}
+		}
 		return Config{}, err
 	}
 	reported := map[string]bool{}
@@ -173,30 +179,64 @@ func Parse(data []byte) (Config, error) {
 	return cfg, nil
 }
 
+// Ranges of the numbers in config.toml (SPEC §9: every number has a range).
+// The upper bounds are far above any sensible setting and low enough that
+// nothing computed from them overflows or asks for absurd memory.
+const (
+	maxQuestionsHardMost = 256
+	maxOptionsHardMost   = 1000
+	answerSoftLimitMost  = 1_000_000
+	maxMessageBytesLeast = 1 << 10
+	maxMessageBytesMost  = 64 << 20
+	maxPendingMost       = 1_000_000
+	longestDuration      = 365 * 24 * time.Hour
+	longestInputGuard    = 10 * time.Second
+)
+
+// rangeError is a value out of its range; Parse adds the key's line.
+type rangeError struct{ key, rule string }
+
+func (e *rangeError) Error() string { return e.key + ": " + e.rule }
+
 func (c Config) check() error {
-	positive := []struct {
-		key string
-		v   int
+	ints := []struct {
+		key       string
+		v, lo, hi int
 	}{
-		{"limits.max_questions_hard", c.Limits.MaxQuestionsHard},
-		{"limits.max_options_hard", c.Limits.MaxOptionsHard},
-		{"limits.answer_soft_limit", c.Limits.AnswerSoftLimit},
-		{"limits.max_message_bytes", c.Limits.MaxMessageBytes},
-		{"limits.max_pending", c.Limits.MaxPending},
+		{"limits.max_questions_hard", c.Limits.MaxQuestionsHard, 1, maxQuestionsHardMost},
+		{"limits.max_options_hard", c.Limits.MaxOptionsHard, 1, maxOptionsHardMost},
+		{"limits.answer_soft_limit", c.Limits.AnswerSoftLimit, 1, answerSoftLimitMost},
+		{"limits.max_message_bytes", c.Limits.MaxMessageBytes, maxMessageBytesLeast, maxMessageBytesMost},
+		{"limits.max_pending", c.Limits.MaxPending, 1, maxPendingMost},
 	}
-	for _, p := range positive {
-		if p.v <= 0 {
-			return fmt.Errorf("%s: must be a positive number, got %d", p.key, p.v)
+	for _, n := range ints {
+		if n.v < n.lo || n.v > n.hi {
+			return &rangeError{n.key, fmt.Sprintf("must be from %d to %d, got %d", n.lo, n.hi, n.v)}
 		}
 	}
 	if c.Daemon.Sync != SyncBatch && c.Daemon.Sync != SyncAlways {
-		return fmt.Errorf("daemon.sync: must be %q or %q, got %q", SyncBatch, SyncAlways, c.Daemon.Sync)
+		return &rangeError{"daemon.sync", fmt.Sprintf("must be %q or %q, got %q", SyncBatch, SyncAlways, c.Daemon.Sync)}
 	}
-	if c.Daemon.SyncInterval.Duration <= 0 || c.Daemon.SyncInterval.Duration > time.Second {
-		return fmt.Errorf("daemon.sync_interval: must be more than 0 and at most 1s, got %q", c.Daemon.SyncInterval.String())
+	durations := []struct {
+		key     string
+		v       Duration
+		zeroOK  bool
+		longest time.Duration
+		said    string // longest as config.toml would write it
+	}{
+		{"daemon.orphan_grace", c.Daemon.OrphanGrace, false, longestDuration, "8760h"},
+		{"daemon.result_retention", c.Daemon.ResultRetention, false, longestDuration, "8760h"},
+		{"daemon.sync_interval", c.Daemon.SyncInterval, false, time.Second, "1s"},
+		{"ui.input_guard", c.UI.InputGuard, true, longestInputGuard, "10s"},
 	}
-	if c.Limits.MaxMessageBytes < 1024 {
-		return fmt.Errorf("limits.max_message_bytes: must be at least 1024, got %d", c.Limits.MaxMessageBytes)
+	for _, d := range durations {
+		low := "more than 0"
+		if d.zeroOK {
+			low = "at least 0s"
+		}
+		if d.v.Duration < 0 || (d.v.Duration == 0 && !d.zeroOK) || d.v.Duration > d.longest {
+			return &rangeError{d.key, fmt.Sprintf("must be %s and at most %s, got %q", low, d.said, d.v.String())}
+		}
 	}
 	return nil
 }

@@ -80,7 +80,15 @@ func TestParseErrors(t *testing.T) {
 		{"a table as a number", "daemon = 3\n", "line 1: daemon: must be a table, got an integer"},
 		{"float for an integer", "[limits]\nmax_pending = 1.5\n", "line 2: limits.max_pending: must be an integer, got a float"},
 		{"socket as a number", "[daemon]\nsocket = 3\n", "line 2: daemon.socket: must be a string, got an integer"},
-		{"negative limit", "[limits]\nmax_pending = -1\n", "limits.max_pending: must be a positive number"},
+		{"negative limit", "[limits]\nmax_pending = -1\n", "line 2: limits.max_pending: must be from 1 to 1000000, got -1"},
+		{"message limit 2^63-1", "[limits]\nmax_message_bytes = 9223372036854775807\n", "line 2: limits.max_message_bytes: must be from 1024 to 67108864"},
+		{"message limit 2^63", "[limits]\nmax_message_bytes = 9223372036854775808\n", "line 2"},
+		{"zero options", "[limits]\n\nmax_options_hard = 0\n", "line 3: limits.max_options_hard: must be from 1 to 1000, got 0"},
+		{"negative grace", "[daemon]\norphan_grace = \"-5m\"\n", "line 2: daemon.orphan_grace: must not be negative"},
+		{"grace of two years", "[daemon]\norphan_grace = \"17520h\"\n", "line 2: daemon.orphan_grace: must be more than 0 and at most 8760h, got \"17520h0m0s\""},
+		{"zero retention", "[daemon]\nresult_retention = \"0s\"\n", "line 2: daemon.result_retention: must be more than 0"},
+		{"guard too long", "[ui]\ninput_guard = \"1h\"\n", "line 2: ui.input_guard: must be at least 0s and at most 10s"},
+		{"sync interval", "[daemon]\nsync_interval = \"2s\"\n", "line 2: daemon.sync_interval: must be more than 0 and at most 1s"},
 		{"syntax", "[daemon\n", "to end table name"},
 	}
 	for _, c := range cases {
