@@ -148,6 +148,7 @@ func decodeAskUserRequest(line []byte, m *AskUserRequest) *Error {
 					Label       json.RawMessage `json:"label"`
 					Description json.RawMessage `json:"description"`
 					Preview     json.RawMessage `json:"preview"`
+					Approves    json.RawMessage `json:"approvesPreview"`
 				}
 				if e := unmarshalField(ro, of, &o); e != nil {
 					return e
@@ -162,6 +163,9 @@ func decodeAskUserRequest(line []byte, m *AskUserRequest) *Error {
 					return e
 				}
 				if e := unmarshalField(o.Preview, of+".preview", &out.Options[j].Preview); e != nil {
+					return e
+				}
+				if e := unmarshalField(o.Approves, of+".approvesPreview", &out.Options[j].ApprovesPreview); e != nil {
 					return e
 				}
 			}

@@ -64,6 +64,12 @@ type Option struct {
 	Label       string `json:"label"`
 	Description string `json:"description,omitempty"`
 	Preview     string `json:"preview,omitempty"`
+	// ApprovesPreview marks an option whose choice approves exactly its
+	// preview (a permission prompt's Allow approves the tool's input): the
+	// preview is then not held to MaxPreviewChars, and a view takes the
+	// option only once every line of it has been on screen (SPEC §6,
+	// "Allow means seen").
+	ApprovesPreview bool `json:"approvesPreview,omitempty"`
 }
 
 // Question is one question of a request. MultiSelect is a pointer because the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -113,7 +114,7 @@ func validateQuestion(q Question, qf string, p profile) *Error {
 		if err := checkText(of+".description", o.Description, MaxDescriptionChars, false, true); err != nil {
 			return err
 		}
-		if err := checkText(of+".preview", o.Preview, MaxPreviewChars, false, true); err != nil {
+		if err := checkPreview(of, o, q.IsMulti()); err != nil {
 			return err
 		}
 		// Labels are compared trimmed: "SQLite" and "SQLite " would look the
@@ -130,6 +131,23 @@ func validateQuestion(q Question, qf string, p profile) *Error {
 // checkText enforces the text rules shared by every string an agent sends:
 // valid UTF-8, no control characters (newline and tab only where multiline is
 // true), at most max characters (runes, not bytes), and non-blank if required.
+// checkPreview applies the preview rules. A preview that an option approves
+// (approvesPreview) is what the user consents to, so it is never cut to a
+// limit (only the message size bounds it) and must be there to be seen; a
+// multi-select list shows no previews, so no option there may approve one.
+func checkPreview(of string, o Option, multi bool) *Error {
+	if !o.ApprovesPreview {
+		return checkText(of+".preview", o.Preview, MaxPreviewChars, false, true)
+	}
+	if multi {
+		return Errf(CodeInvalidRequest, of+".approvesPreview", "only on a single-select question (a multi-select list shows no previews)")
+	}
+	if strings.TrimSpace(o.Preview) == "" {
+		return Errf(CodeInvalidRequest, of+".preview", "must not be empty when approvesPreview is true (the preview is what choosing the option approves)")
+	}
+	return checkText(of+".preview", o.Preview, math.MaxInt, true, true)
+}
+
 func checkText(field, s string, max int, required, multiline bool) *Error {
 	if required && strings.TrimSpace(s) == "" {
 		return Errf(CodeInvalidRequest, field, "must not be empty")

@@ -172,6 +172,22 @@ func TestValidateRequest(t *testing.T) {
 		{name: "preview 4000", base: strictRequest, mutate: func(r *Request) { r.Questions[0].Options[0].Preview = strings.Repeat("p\n", 2000) }},
 		{name: "preview 4001", base: strictRequest, mutate: func(r *Request) { r.Questions[0].Options[0].Preview = strings.Repeat("p", 4001) },
 			code: CodeInvalidRequest, field: "questions[0].options[0].preview", message: "questions[0].options[0].preview: at most 4000 characters, got 4001"},
+		// A preview an option approves is never cut to the limit, must be
+		// there, and only on a single-select question (Allow means seen).
+		{name: "approved preview 40000", base: strictRequest, mutate: func(r *Request) {
+			r.Questions[0].Options[0].Preview = strings.Repeat("curl … | sh ", 4000)
+			r.Questions[0].Options[0].ApprovesPreview = true
+		}},
+		{name: "approved preview empty", base: strictRequest, mutate: func(r *Request) { r.Questions[0].Options[0].ApprovesPreview = true },
+			code: CodeInvalidRequest, field: "questions[0].options[0].preview", message: "questions[0].options[0].preview: must not be empty when approvesPreview is true (the preview is what choosing the option approves)"},
+		{name: "approved preview escape", base: strictRequest, mutate: func(r *Request) {
+			r.Questions[0].Options[0].Preview, r.Questions[0].Options[0].ApprovesPreview = "ok\x1b[2J", true
+		}, code: CodeInvalidRequest, field: "questions[0].options[0].preview", message: "questions[0].options[0].preview: control character U+001B at character 3"},
+		{name: "approved preview on multi-select", base: strictRequest, mutate: func(r *Request) {
+			multi := true
+			r.Questions[0].MultiSelect = &multi
+			r.Questions[0].Options[0].Preview, r.Questions[0].Options[0].ApprovesPreview = "rm -rf build", true
+		}, code: CodeInvalidRequest, field: "questions[0].options[0].approvesPreview", message: "questions[0].options[0].approvesPreview: only on a single-select question (a multi-select list shows no previews)"},
 		{name: "preview escape", base: strictRequest, mutate: func(r *Request) { r.Questions[0].Options[1].Preview = "\x1b]0;pwned\a" },
 			code: CodeInvalidRequest, field: "questions[0].options[1].preview", message: "questions[0].options[1].preview: control character U+001B at character 1"},
 

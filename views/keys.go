@@ -201,6 +201,9 @@ func (p *Pane) choose(r *Req, s *QState, i int) {
 		p.startEdit(modeText)
 		return
 	}
+	if p.unseenApproval(s, i) {
+		return
+	}
 	s.Choice = i
 	s.Answered = true
 	p.advance(r)

@@ -252,12 +252,13 @@ var keyTable = []binding{
 	// Scrolling.
 	{keys: kk(tcell.KeyPgUp, tcell.KeyPgDn), hint: "PgUp/PgDn scroll", keyNames: "PgUp PgDn", doc: "scroll a long question or description by a page", where: wOptions | wText | wNote | wFilter,
 		when: scrollable, do: func(p *Pane, c keyCtx) { c.s.Scroll = max(0, c.s.Scroll+p.scrollStep(c.ev)) }},
-	{keys: rk('{', '}'), hint: "{ } preview", keyNames: "`{` `}`", doc: "scroll the focused option's preview", where: wSingle,
+	{keys: rk('{', '}'), hint: "{ } preview", keyNames: "`{` `}`", doc: "scroll the focused option's preview by a page (one line kept)", where: wSingle,
 		when: previewScrolls, do: func(p *Pane, c keyCtx) {
+			step := max(1, p.previewRows-1)
 			if c.ev.Rune() == '}' {
-				c.s.PrevTop++
+				c.s.PrevTop += step
 			} else {
-				c.s.PrevTop = max(0, c.s.PrevTop-1)
+				c.s.PrevTop = max(0, c.s.PrevTop-step)
 			}
 		}},
 	{keys: join(kk(tcell.KeyHome, tcell.KeyEnd), rk('g', 'G')), keyNames: "Home End, `g` `G`", doc: "first / last option", where: wOptions,

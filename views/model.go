@@ -45,6 +45,11 @@ type QState struct {
 	WinTop   int // first option shown in the list window
 	PrevTop  int // first preview line shown
 
+	// approvals: how far the user has read the previews that options
+	// approve (a permission prompt's Allow). The pane's own view state,
+	// kept when a draft replaces the answer.
+	approvals approvalReading
+
 	// Known is the daemon's draft of this question as the pane last knew
 	// it (from an event, or the draft it sent). A draft that arrives and
 	// differs from it is a newer edit made elsewhere, and wins.
@@ -217,6 +222,7 @@ func (s *QState) takeDraft(raw json.RawMessage) {
 	fresh := NewQState(s.Q)
 	fresh.Cursor, fresh.Filter, fresh.Scroll, fresh.WinTop, fresh.PrevTop = s.Cursor, s.Filter, s.Scroll, s.WinTop, s.PrevTop
 	fresh.Known, fresh.inflight, fresh.reqID = s.Known, s.inflight, s.reqID
+	fresh.approvals = s.approvals
 	if !filled(raw) {
 		fresh.Custom = s.Custom // typed, not accepted: not part of any draft
 		*s = *fresh

@@ -82,6 +82,7 @@ type Pane struct {
 	longAsked       bool // the last draw put "Answer is long" under the input
 	scrollable      bool // PgUp/PgDn have something to scroll
 	previewOverflow bool // { } have something to scroll
+	previewRows     int  // the preview's lines on screen: what { } scroll by
 	small           bool // the last draw said "terminal too small"
 
 	// The input guard (SPEC §6): shown is what the last draw showed (a
@@ -392,6 +393,14 @@ func (p *Pane) submit(r *Req) {
 				p.setTab(r, i)
 				p.hint = fmt.Sprintf("Question %d is not answered yet.", i+1)
 			}
+			return
+		}
+	}
+	// A choice that came from a draft (the file, another pane) approves a
+	// preview this pane has not shown in full: not sent until it has been.
+	for i, s := range r.Qs {
+		if !s.Q.IsMulti() && p.unseenApproval(s, s.Choice) {
+			p.setTab(r, i)
 			return
 		}
 	}

@@ -344,6 +344,8 @@ func (p *Pane) drawPreview(screen tcell.Screen, s *QState, pv string, x, y, w, b
 		put(screen, x, y+1+i, w, seg{lines[s.PrevTop+i], stylePlain})
 		end++
 	}
+	p.previewRows = h
+	s.approvals.shown(s.Cursor, w, s.PrevTop, h, len(lines))
 	return end
 }
 

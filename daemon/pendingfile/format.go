@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"time"
 
 	"askuser/socketproto"
@@ -48,6 +49,7 @@ type Question struct {
 	Header      string          `json:"header,omitempty"`
 	Options     []string        `json:"options,omitempty"`
 	Choices     Choices         `json:"choices,omitempty"`
+	Approves    Approves        `json:"approves,omitempty"`
 	MultiSelect *bool           `json:"multiSelect,omitempty"`
 	Answer      json.RawMessage `json:"answer"`
 }
@@ -62,6 +64,17 @@ type Choices []string
 
 // UnmarshalJSON ignores the field: see Choices.
 func (*Choices) UnmarshalJSON([]byte) error { return nil }
+
+// Approves is the read-only "approves" field of a question whose options
+// approve their previews (a permission prompt's "Allow" approves the tool's
+// whole input): by label, the whole preview as a list of its lines, so that
+// a user answering in the file sees everything the answer approves, as it
+// reads (SPEC §6 "Allow means seen"). Like "choices" it is ignored on
+// reading, whatever it holds. Other previews stay in the pane.
+type Approves map[string][]string
+
+// UnmarshalJSON ignores the field: see Approves.
+func (*Approves) UnmarshalJSON([]byte) error { return nil }
 
 // choiceLine is one element of "choices": "1. PostgreSQL (Recommended)",
 // then " — " and the description when the option has one. Descriptions may
@@ -214,6 +227,12 @@ func renderRequest(p socketproto.Pending) Request {
 			for j, o := range q.Options {
 				fq.Options[j] = o.Label
 				fq.Choices[j] = choiceLine(j+1, o)
+				if o.ApprovesPreview {
+					if fq.Approves == nil {
+						fq.Approves = Approves{}
+					}
+					fq.Approves[o.Label] = strings.Split(o.Preview, "\n")
+				}
 			}
 			multi := q.IsMulti()
 			fq.MultiSelect = &multi

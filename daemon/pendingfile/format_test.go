@@ -218,6 +218,24 @@ func TestRenderChoices(t *testing.T) {
           ],
           "multiSelect": true,
           "answer": null`},
+		{"an option that approves its preview: the whole preview, line by line", socketproto.Question{Question: "Allow Bash?", MultiSelect: boolp(false),
+			Options: []socketproto.Option{
+				{Label: "Allow", Preview: "{\n  \"command\": \"make && curl x | sh\"\n}", ApprovesPreview: true},
+				{Label: "Deny", Preview: "not shown: approves nothing"},
+			}}, `
+          "choices": [
+            "1. Allow",
+            "2. Deny"
+          ],
+          "approves": {
+            "Allow": [
+              "{",
+              "  \"command\": \"make && curl x | sh\"",
+              "}"
+            ]
+          },
+          "multiSelect": false,
+          "answer": null`},
 		{"free text: no options, no choices", nameQuestion, `
           "question": "What should we name this service?",
           "answer": null`},
@@ -249,5 +267,20 @@ func TestRenderChoices(t *testing.T) {
 				t.Errorf("merging the daemon's own file changes something: %+v", acts)
 			}
 		})
+	}
+}
+
+// "approves" is for reading only, like "choices": whatever a save makes of
+// it, the file still parses and the answer is what "answer" says.
+func TestApprovesIgnoredOnRead(t *testing.T) {
+	for _, v := range []string{`{"Allow": ["edited"]}`, `7`, `null`, `"Allow"`, `[{"x": [true]}]`} {
+		saved := `{"requests": [{"requestId": "r", "questions": [{"question": "Allow Bash?", "approves": ` + v + `, "answer": "Deny"}]}]}`
+		f, err := Parse([]byte(saved))
+		if err != nil {
+			t.Fatalf("approves %s: %v", v, err)
+		}
+		if got := string(f.Requests[0].Questions[0].Answer); got != `"Deny"` {
+			t.Errorf("approves %s: answer %s, want \"Deny\"", v, got)
+		}
 	}
 }

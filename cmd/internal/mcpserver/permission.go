@@ -106,7 +106,11 @@ const (
 )
 
 // permissionRequest is the yes/no question for a tool that wants to run: the
-// tool's input, indented, is the preview beside the choices.
+// tool's input, indented, is Allow's preview, whole — Allow approves exactly
+// that, so the views take Allow only once all of it has been on screen
+// (approvesPreview; SPEC §6 "Allow means seen"). An input too big for a
+// message is refused by the daemon, and the prompt then fails: it is never
+// cut to fit.
 func permissionRequest(toolName string, input json.RawMessage) socketproto.AskUserRequest {
 	name := agentinput.Printable(toolName, 200)
 	if name == "" {
@@ -114,18 +118,12 @@ func permissionRequest(toolName string, input json.RawMessage) socketproto.AskUs
 	}
 	// Indented JSON escapes every control character, which the rules for
 	// a preview refuse.
-	preview := ""
+	preview := "{}"
 	var v any
 	if json.Unmarshal(input, &v) == nil {
 		if b, err := json.MarshalIndent(v, "", "  "); err == nil {
 			preview = string(b)
 		}
-	}
-	if r := []rune(preview); len(r) > socketproto.MaxPreviewChars {
-		// A preview holds at most this much: cut it and say so rather
-		// than refuse the prompt.
-		keep := socketproto.MaxPreviewChars - 60
-		preview = string(r[:keep]) + fmt.Sprintf("\n… (%d more characters not shown)", len(r)-keep)
 	}
 	multi := false
 	return socketproto.AskUserRequest{Request: socketproto.Request{
@@ -135,8 +133,8 @@ func permissionRequest(toolName string, input json.RawMessage) socketproto.AskUs
 			Header:      permissionHeader,
 			MultiSelect: &multi,
 			Options: []socketproto.Option{
-				{Label: permissionAllow, Description: "Run " + name + " with this input", Preview: preview},
-				{Label: permissionDeny, Description: "Do not run it; the agent is told you said no", Preview: preview},
+				{Label: permissionAllow, Description: "Run " + name + " with this input", Preview: preview, ApprovesPreview: true},
+				{Label: permissionDeny, Description: "Do not run it; the agent is told you said no"},
 			},
 		}},
 	}}
