@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"time"
 
 	"askuser/socketproto"
 )
@@ -67,12 +68,12 @@ func (s *state) sendErr(c *conn, id string, e *socketproto.Error) {
 func (s *state) dropSlow(c *conn) {
 	s.unsubscribe(c)
 	e := socketproto.Errf(socketproto.CodeMessageTooLarge, "",
-		"disconnected: more than %d messages waited for this connection to read them", c.out.limit)
+		"disconnected: more than %d bytes waited for this connection to read them", c.out.limit)
 	// There is no code for "too slow"; message_too_large is the closest
 	// promise of "this connection is closed after this error".
 	line, _ := socketproto.Encode(e)
 	c.out.overflow(line)
-	s.log.Warn("disconnected a client that does not read", "conn", c.id, "backlog", c.out.limit)
+	s.log.Warn("disconnected a client that does not read", "conn", c.id, "unread_bytes_allowed", c.out.limit)
 }
 
 // serveConn reads one connection's lines and hands them to the queue in
@@ -84,7 +85,7 @@ func (d *server) serveConn(c *conn) {
 		delete(d.live, c)
 		d.mu.Unlock()
 	}()
-	ls, err := newLineSource(c.nc, d.limits.MaxMessageBytes)
+	ls, err := newLineSource(c.nc, d.limits.MaxMessageBytes, d.input, d.opts.LineTimeout)
 	if err != nil {
 		d.q.post(func(s *state) { s.disconnected(c) })
 		return
@@ -97,6 +98,9 @@ func (d *server) serveConn(c *conn) {
 			case errors.Is(err, socketproto.ErrTooLarge):
 				max := d.limits.MaxMessageBytes
 				d.q.post(func(s *state) { s.tooLarge(c, max) })
+			case errors.Is(err, ErrLineTimeout):
+				timeout := d.opts.LineTimeout
+				d.q.post(func(s *state) { s.lineTimedOut(c, timeout) })
 			case errors.Is(err, io.EOF):
 				d.q.post(func(s *state) { s.halfClosed(c) })
 				waitHangup(c.nc)
@@ -126,7 +130,8 @@ func (d *server) serveConn(c *conn) {
 			return
 		}
 		msg, perr := decodeAside(line)
-		if !d.q.post(func(s *state) { s.handle(c, msg, perr) }) {
+		c.out.lineRead()
+		if !d.q.post(func(s *state) { s.handle(c, msg, perr); s.held = append(s.held, c.out.lineHandled) }) {
 			return
 		}
 	}
@@ -143,6 +148,20 @@ func (s *state) tooLarge(c *conn, max int) {
 	line, _ := socketproto.Encode(e)
 	s.closeAfter(c, line)
 	s.disconnected(c)
+}
+
+// lineTimedOut answers a line that did not end in time and closes: its
+// client holds room in the input budget that others may need.
+func (s *state) lineTimedOut(c *conn, timeout time.Duration) {
+	if c.gone {
+		return
+	}
+	e := socketproto.Errf(socketproto.CodeInvalidRequest, "",
+		"a message line was not finished within %s (send whole lines ending in a newline); closing the connection", timeout)
+	line, _ := socketproto.Encode(e)
+	s.closeAfter(c, line)
+	s.disconnected(c)
+	s.log.Warn("closed a connection whose line was not finished in time", "conn", c.id, "timeout", timeout)
 }
 
 // halfClosed notes that the client shut down its writing side (`ncat -U`,

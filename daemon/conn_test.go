@@ -53,7 +53,7 @@ func TestClientsThatSendNothingOrHalfALineBlockNobody(t *testing.T) {
 
 func TestSlowSubscriberIsDisconnected(t *testing.T) {
 	t.Parallel()
-	sock := testDaemon(t, nil)
+	sock := testDaemonWith(t, func(o *Options) { o.ConnOutputBytes = 64 << 10 })
 	slow := testdaemon.DialRaw(t, sock)
 	slow.Send(`{"type":"subscribe","role":"pane"}` + "\n")
 	slow.Expect("snapshot")

@@ -37,8 +37,11 @@ type Options struct {
 
 	// Ready, if set, is called once the socket accepts connections.
 	Ready func()
-	// OutboxLimit bounds the lines queued for one connection (default 1024).
-	OutboxLimit int
+	// Memory budgets (budget.go); 0 means the default.
+	ConnOutputBytes int           // unread output per connection
+	OutputBytes     int           // unread output of all connections
+	InputBytes      int           // unfinished input lines of all connections
+	LineTimeout     time.Duration // the longest a line may take to arrive
 }
 
 // server is one running daemon.
@@ -53,6 +56,9 @@ type server struct {
 	// stateLock is the state dir's; the queue goroutine takes it again
 	// when the dir was deleted or could not be written (statedir.go).
 	stateLock *stateDirLock
+
+	output *outputBudget
+	input  *inputBudget
 
 	// live holds every open connection so that shutdown can close them even
 	// when the queue has already stopped. Touched only on connect, on
@@ -82,6 +88,11 @@ func Run(ctx context.Context, opts Options) error {
 		opts.Config.Limits = socketproto.DefaultLimits()
 	}
 	d := &server{opts: opts, log: opts.Logger, limits: opts.Config.Limits, uid: os.Getuid(), live: map[*conn]struct{}{}}
+	d.output = newOutputBudget(orDefault(opts.OutputBytes, defaultOutputBytes))
+	d.input = newInputBudget(orDefault(opts.InputBytes, defaultInputBytes))
+	if d.opts.LineTimeout <= 0 {
+		d.opts.LineTimeout = defaultLineTimeout
+	}
 
 	if err := checkStateDirs(opts.Config.StateDir(), opts.PendingFilePath); err != nil {
 		return err
@@ -140,6 +151,7 @@ func Run(ctx context.Context, opts Options) error {
 	<-queueDone
 	d.mu.Lock()
 	d.closing = true
+	d.input.shutdown()
 	for c := range d.live {
 		c.out.shut()
 	}
@@ -175,7 +187,7 @@ func (d *server) accept(ln *net.UnixListener) {
 			continue
 		}
 		d.nextID++
-		c := &conn{id: d.nextID, nc: nc, out: newOutbox(nc, d.opts.OutboxLimit, &d.wg)}
+		c := &conn{id: d.nextID, nc: nc, out: newOutbox(nc, d.opts.ConnOutputBytes, d.output, &d.wg)}
 		d.mu.Lock()
 		if d.closing {
 			d.mu.Unlock()
@@ -201,4 +213,12 @@ func (d *server) refuse(nc *net.UnixConn, uid int, err error) {
 	_ = nc.SetWriteDeadline(time.Now().Add(time.Second))
 	_, _ = nc.Write(line)
 	_ = nc.Close()
+}
+
+// orDefault is v, or def when v is not set.
+func orDefault(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
 }

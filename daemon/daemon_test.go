@@ -24,6 +24,18 @@ func testDaemon(t testing.TB, cfg func(*config.Config)) string {
 	return testdaemon.Serve(t, runForTest, "", cfg).Socket
 }
 
+// testDaemonWith is testDaemon with the daemon's Options adjusted (memory
+// budgets, timeouts).
+func testDaemonWith(t testing.TB, adjust func(*Options)) string {
+	t.Helper()
+	run := func(ctx context.Context, s testdaemon.Setup) error {
+		o := Options{Config: s.Config, SocketPath: s.Socket, PendingFilePath: s.PendingFile, Logger: s.Logger, Ready: s.Ready}
+		adjust(&o)
+		return Run(ctx, o)
+	}
+	return testdaemon.Serve(t, run, "", nil).Socket
+}
+
 // daemonAt runs a daemon in-process on the state dir of root; stop ends it
 // (also at cleanup), so that a test can start another on the same state.
 func daemonAt(t testing.TB, root string, cfg func(*config.Config)) (sock string, stop func()) {

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"sync"
 	"syscall"
+	"time"
 
 	"askuser/socketproto"
 
@@ -18,36 +20,57 @@ import (
 // trailing '\r' dropped), but holds no buffer while the connection is idle:
 // it waits for readability first and reads through a pooled chunk. With
 // 10,000 agents waiting, that is 40 MB of read buffers not kept.
+//
+// An unfinished line is held against the daemon's input budget beyond its
+// first inputFreeBytes, and must be finished within the line timeout
+// (budget.go): a client cannot make the daemon hold its half lines forever.
 type lineSource struct {
-	nc   *net.UnixConn
-	raw  syscall.RawConn
-	max  int
-	pend []byte // bytes read and not yet returned; nil when none
+	nc      *net.UnixConn
+	raw     syscall.RawConn
+	max     int
+	budget  *inputBudget
+	timeout time.Duration
+
+	pend     []byte    // bytes read and not yet returned; nil when none
+	reserved int       // bytes of budget taken for pend's capacity
+	deadline time.Time // when the unfinished line in pend must be done; zero when none
 }
+
+// ErrLineTimeout: a line was not finished within the line timeout.
+var ErrLineTimeout = errors.New("line not finished in time")
 
 var chunkPool = sync.Pool{New: func() any { b := make([]byte, 4096); return &b }}
 
-func newLineSource(nc *net.UnixConn, max int) (*lineSource, error) {
+func newLineSource(nc *net.UnixConn, max int, budget *inputBudget, timeout time.Duration) (*lineSource, error) {
 	if max <= 0 {
 		max = socketproto.DefaultLimits().MaxMessageBytes
+	}
+	if budget == nil {
+		budget = newInputBudget(defaultInputBytes)
+	}
+	if timeout <= 0 {
+		timeout = defaultLineTimeout
 	}
 	raw, err := nc.SyscallConn()
 	if err != nil {
 		return nil, err
 	}
-	return &lineSource{nc: nc, raw: raw, max: max}, nil
+	return &lineSource{nc: nc, raw: raw, max: max, budget: budget, timeout: timeout}, nil
 }
 
 // next returns the next non-blank line without its newline; it is valid
 // until the following call. Errors: socketproto.ErrTooLarge (the connection
-// is unusable), io.EOF at a clean end, io.ErrUnexpectedEOF mid-line.
+// is unusable), ErrLineTimeout, io.EOF at a clean end, io.ErrUnexpectedEOF
+// mid-line.
 func (ls *lineSource) next() ([]byte, error) {
 	for {
 		if i := bytes.IndexByte(ls.pend, '\n'); i >= 0 {
 			line := ls.pend[:i]
 			ls.pend = ls.pend[i+1:]
+			ls.deadline = time.Time{} // a line ended: the next one's clock starts when it is waited for
 			if len(ls.pend) == 0 {
 				ls.pend = nil
+				ls.release()
 			}
 			// Measured without its line ending, as LineReader does.
 			if len(bytes.TrimSuffix(line, []byte("\r"))) > ls.max {
@@ -64,25 +87,85 @@ func (ls *lineSource) next() ([]byte, error) {
 		if len(ls.pend) > ls.max+2 {
 			return nil, socketproto.ErrTooLarge
 		}
+		var n int
+		var err error
 		if len(ls.pend) == 0 {
-			if err := ls.waitReadable(); err != nil {
-				return nil, err
-			}
+			n, err = ls.readFirst()
+		} else {
+			n, err = ls.readMore()
 		}
-		chunk := chunkPool.Get().(*[]byte)
-		n, err := ls.nc.Read(*chunk)
-		if n > 0 {
-			ls.pend = append(ls.pend, (*chunk)[:n]...)
-		}
-		chunkPool.Put(chunk)
 		if err != nil && n == 0 {
 			// Whitespace after the last newline is not a message cut short.
 			if errors.Is(err, io.EOF) && len(bytes.TrimSpace(ls.pend)) > 0 {
 				return nil, io.ErrUnexpectedEOF
 			}
+			if errors.Is(err, os.ErrDeadlineExceeded) && len(ls.pend) > 0 {
+				return nil, ErrLineTimeout
+			}
 			return nil, err
 		}
 	}
+}
+
+// readFirst waits, holding no buffer and with no deadline, for the start
+// of a line, and reads it through a pooled chunk.
+func (ls *lineSource) readFirst() (int, error) {
+	if err := ls.nc.SetReadDeadline(time.Time{}); err != nil {
+		return 0, err
+	}
+	if err := ls.waitReadable(); err != nil {
+		return 0, err
+	}
+	chunk := chunkPool.Get().(*[]byte)
+	defer chunkPool.Put(chunk)
+	n, err := ls.nc.Read(*chunk)
+	if n > 0 {
+		ls.pend = append(make([]byte, 0, n), (*chunk)[:n]...)
+	}
+	return n, err
+}
+
+// readMore reads on into an unfinished line, growing pend against the input
+// budget and under the line's deadline.
+func (ls *lineSource) readMore() (int, error) {
+	if ls.deadline.IsZero() {
+		ls.deadline = time.Now().Add(ls.timeout)
+		if err := ls.nc.SetReadDeadline(ls.deadline); err != nil {
+			return 0, err
+		}
+	}
+	if cap(ls.pend)-len(ls.pend) < 512 {
+		if !ls.grow() {
+			return 0, ErrLineTimeout
+		}
+	}
+	n, err := ls.nc.Read(ls.pend[len(ls.pend):cap(ls.pend)])
+	ls.pend = ls.pend[:len(ls.pend)+n]
+	return n, err
+}
+
+// grow gives pend room for more of its line: twice its size, at least a
+// chunk more, at most what the limit allows. Room beyond inputFreeBytes is
+// taken from the daemon's budget first, waiting for it until the line's
+// deadline; false when it never came.
+func (ls *lineSource) grow() bool {
+	size := min(max(2*cap(ls.pend), len(ls.pend)+4096), ls.max+4096)
+	if need := size - inputFreeBytes - ls.reserved; need > 0 {
+		if !ls.budget.take(need, ls.deadline) {
+			return false
+		}
+		ls.reserved += need
+	}
+	grown := make([]byte, len(ls.pend), size)
+	copy(grown, ls.pend)
+	ls.pend = grown
+	return true
+}
+
+// release gives the budget back once no line is held.
+func (ls *lineSource) release() {
+	ls.budget.give(ls.reserved)
+	ls.reserved = 0
 }
 
 // rest is the unterminated last line after next returned io.ErrUnexpectedEOF

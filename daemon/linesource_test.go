@@ -55,7 +55,7 @@ func frameBoth(t testing.TB, writes []string, max int) (got, want string) {
 		return socketproto.NewLineReader(c, max).ReadLine
 	})
 	got = frame(t, writes, func(c *net.UnixConn) func() ([]byte, error) {
-		ls, err := newLineSource(c, max)
+		ls, err := newLineSource(c, max, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

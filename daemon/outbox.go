@@ -4,68 +4,109 @@ import (
 	"net"
 	"sync"
 	"time"
-)
 
-// defaultOutboxLimit bounds the lines waiting for one connection. A
-// subscriber that falls this far behind is disconnected (SPEC §4).
-const defaultOutboxLimit = 1024
+	"askuser/socketproto"
+)
 
 // overflowGrace is how long a disconnected slow reader gets to take the
 // lines already in flight and the error that explains the disconnect.
 const overflowGrace = 10 * time.Second
 
+// maxUnhandled is how many lines a connection may have sent that the queue
+// has not finished with (their replies not yet queued) before its reader
+// stops reading: with the byte check of waitRoom, it keeps a client that
+// pipelines requests from having more replies made for it than its budget.
+const maxUnhandled = 16
+
 // outbox carries lines to one connection without ever blocking the queue
 // goroutine: push appends under a short lock and a writer goroutine, started
 // only while there is something to write, does the blocking writes. An idle
-// connection therefore costs no goroutine on this side.
+// connection therefore costs no goroutine on this side. What waits is
+// counted in bytes, against the connection's budget and the daemon's
+// (budget.go).
 type outbox struct {
 	nc    net.Conn
-	limit int
+	limit int             // bytes of unread output allowed beyond the line being written
 	wg    *sync.WaitGroup // the server's: writers finish before Run returns
+	all   *outputBudget
 
-	mu       sync.Mutex
-	lines    [][]byte
-	inflight int        // lines taken by the writer and not yet written
-	writing  bool       // a writer goroutine is running
-	closing  bool       // close the connection once the lines are written
-	closed   bool       // nothing more is accepted
-	drained  *sync.Cond // signalled (on mu) when lines were written or it closed
+	mu        sync.Mutex
+	lines     [][]byte
+	queued    int        // bytes in lines
+	inflight  int        // bytes taken by the writer and not yet written
+	unhandled int        // lines read from the connection, not yet handled
+	writing   bool       // a writer goroutine is running
+	closing   bool       // close the connection once the lines are written
+	closed    bool       // nothing more is accepted
+	drained   *sync.Cond // signalled (on mu) when lines were written, handled, or it closed
 }
 
-func newOutbox(nc net.Conn, limit int, wg *sync.WaitGroup) *outbox {
+func newOutbox(nc net.Conn, limit int, all *outputBudget, wg *sync.WaitGroup) *outbox {
 	if limit <= 0 {
-		limit = defaultOutboxLimit
+		limit = defaultConnOutputBytes
 	}
-	o := &outbox{nc: nc, limit: limit, wg: wg}
+	if all == nil {
+		all = newOutputBudget(defaultOutputBytes)
+	}
+	o := &outbox{nc: nc, limit: limit, wg: wg, all: all}
 	o.drained = sync.NewCond(&o.mu)
+	all.register(o)
 	return o
 }
 
-// waitRoom blocks the connection's reader while half the backlog is taken:
-// a client that pipelines requests faster than it reads the replies is
-// slowed down, not disconnected. Only events, which the client did not ask
-// for, can overflow the outbox.
+// waitRoom blocks the connection's reader while half its budget is taken or
+// many of its lines wait to be handled: a client that pipelines requests
+// faster than it reads the replies is slowed down, not disconnected. Events,
+// which the client did not ask for, and replies to a flood of requests can
+// still overflow the outbox.
 func (o *outbox) waitRoom() {
 	o.mu.Lock()
-	for !o.closed && !o.closing && len(o.lines)+o.inflight >= o.limit/2 {
+	for !o.closed && !o.closing && (o.queued+o.inflight >= o.limit/2 || o.unhandled >= maxUnhandled) {
 		o.drained.Wait()
 	}
 	o.mu.Unlock()
 }
 
-// push queues one line. It reports false when the backlog is full: the caller
-// must then give up on this connection (see overflow).
-func (o *outbox) push(line []byte) bool {
+// lineRead counts a line handed to the queue; lineHandled, run once its
+// replies are queued, lets the reader go on.
+func (o *outbox) lineRead() {
+	o.mu.Lock()
+	o.unhandled++
+	o.mu.Unlock()
+}
+
+func (o *outbox) lineHandled() {
+	o.mu.Lock()
+	o.unhandled--
+	o.drained.Broadcast()
+	o.mu.Unlock()
+}
+
+// unread is the bytes waiting for the connection to read them.
+func (o *outbox) unread() int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	return o.queued + o.inflight
+}
+
+// push queues one line. It reports false when the line does not fit the
+// connection's budget: the caller must then give up on this connection
+// (see overflow). A line always fits an empty outbox, whatever its size.
+func (o *outbox) push(line []byte) bool {
+	o.mu.Lock()
 	if o.closed || o.closing {
+		o.mu.Unlock()
 		return true
 	}
-	if len(o.lines)+o.inflight >= o.limit {
+	if size := o.queued + o.inflight; size > 0 && size+len(line) > o.limit {
+		o.mu.Unlock()
 		return false
 	}
 	o.lines = append(o.lines, line)
+	o.queued += len(line)
 	o.kick()
+	o.mu.Unlock()
+	o.all.add(len(line))
 	return true
 }
 
@@ -74,39 +115,66 @@ func (o *outbox) push(line []byte) bool {
 // reader still does not read.
 func (o *outbox) overflow(last []byte) {
 	o.mu.Lock()
-	defer o.mu.Unlock()
 	if o.closed || o.closing {
+		o.mu.Unlock()
 		return
 	}
+	dropped := o.queued
 	o.lines = append(o.lines[:0], last)
+	o.queued = len(last)
 	o.closing = true
 	_ = o.nc.SetWriteDeadline(time.Now().Add(overflowGrace))
 	o.kick()
+	o.mu.Unlock()
+	o.all.sub(dropped - len(last))
+}
+
+// evict is overflow ordered by the daemon-wide budget.
+func (o *outbox) evict() {
+	e := socketproto.Errf(socketproto.CodeMessageTooLarge, "",
+		"disconnected: the daemon's output waiting for clients to read it passed %d bytes, and this connection held the most of it", o.all.limit)
+	line, _ := socketproto.Encode(e)
+	o.overflow(line)
 }
 
 // closeAfter queues last (may be nil) and closes the connection once
 // everything queued has been written.
 func (o *outbox) closeAfter(last []byte) {
 	o.mu.Lock()
-	defer o.mu.Unlock()
 	if o.closed || o.closing {
+		o.mu.Unlock()
 		return
 	}
 	if last != nil {
 		o.lines = append(o.lines, last)
+		o.queued += len(last)
 	}
 	o.closing = true
 	_ = o.nc.SetWriteDeadline(time.Now().Add(overflowGrace))
 	o.kick()
+	o.mu.Unlock()
+	if last != nil {
+		o.all.add(len(last))
+	}
 }
 
 // shut closes the connection now, dropping what was not written.
 func (o *outbox) shut() {
 	o.mu.Lock()
-	o.closed = true
+	o.closeNow()
+	o.mu.Unlock()
+}
+
+// closeNow closes the connection and forgets what waits; o.mu is held.
+func (o *outbox) closeNow() {
+	if !o.closed {
+		o.closed = true
+		o.all.unregister(o)
+	}
+	o.all.sub(o.queued)
+	o.queued = 0
 	o.lines = nil
 	o.drained.Broadcast()
-	o.mu.Unlock()
 	_ = o.nc.Close()
 }
 
@@ -117,8 +185,7 @@ func (o *outbox) kick() {
 	}
 	if len(o.lines) == 0 {
 		if o.closing {
-			o.closed = true
-			_ = o.nc.Close()
+			o.closeNow()
 		}
 		return
 	}
@@ -135,8 +202,7 @@ func (o *outbox) write() {
 		if o.closed || len(o.lines) == 0 {
 			o.writing = false
 			if o.closing && !o.closed {
-				o.closed = true
-				_ = o.nc.Close()
+				o.closeNow()
 			}
 			o.drained.Broadcast()
 			o.mu.Unlock()
@@ -144,23 +210,22 @@ func (o *outbox) write() {
 		}
 		batch := o.lines
 		o.lines = nil
-		o.inflight = len(batch)
+		o.inflight, o.queued = o.queued, 0
 		o.mu.Unlock()
 
 		bufs := net.Buffers(batch)
 		_, err := bufs.WriteTo(o.nc)
 
 		o.mu.Lock()
+		o.all.sub(o.inflight)
 		o.inflight = 0
 		o.drained.Broadcast()
 		if err != nil {
 			// The peer is gone or too slow; its reader sees the close and
 			// tells the queue.
-			o.closed = true
-			o.lines = nil
 			o.writing = false
+			o.closeNow()
 			o.mu.Unlock()
-			_ = o.nc.Close()
 			return
 		}
 		o.mu.Unlock()

@@ -464,7 +464,10 @@ func TestDaemonSlowSubscriberDisconnected(t *testing.T) {
 	fast.Send(`{"type":"subscribe","role":"watch"}` + "\n")
 	fast.Expect("snapshot")
 
+	// Each event carries 3 KB of metadata: 2,500 of them are past the 4 MiB
+	// a connection may leave unread (README "Memory").
 	const n = 2500
+	pad := `"metadata":{"pad":"` + strings.Repeat("x", 3000) + `"},`
 	asker := testdaemon.DialRaw(t, e.Socket)
 	done := make(chan int)
 	go func() {
@@ -482,7 +485,7 @@ func TestDaemonSlowSubscriberDisconnected(t *testing.T) {
 	}()
 	go func() {
 		for i := 0; i < n; i++ {
-			if _, err := io.WriteString(asker.Conn, testdaemon.AskLine(fmt.Sprintf("f%d", i), `"wait":false,`)); err != nil {
+			if _, err := io.WriteString(asker.Conn, testdaemon.AskLine(fmt.Sprintf("f%d", i), `"wait":false,`+pad)); err != nil {
 				return
 			}
 		}
