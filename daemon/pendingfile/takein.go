@@ -28,7 +28,7 @@ func (s *Syncer) read(settled bool) {
 		return
 	case err != nil:
 		s.onDisk = [32]byte{}
-		s.settling = false
+		s.become(s.status.settled())
 		if !errors.Is(err, os.ErrNotExist) {
 			s.logf("pending file: reading %s: %v", s.path, err)
 		}
@@ -37,11 +37,11 @@ func (s *Syncer) read(settled bool) {
 	h := sha256.Sum256(data)
 	s.onDisk = h
 	if s.id.ours(h) {
-		s.settling = false
+		s.become(s.status.settled())
 		return
 	}
 	if h == s.lastSeen || s.id.wasTaken(h) {
-		s.settling = false
+		s.become(s.status.settled())
 		// The same save again (an editor re-saving its buffer over a
 		// rewrite): nothing to take in, but the file must list what is
 		// pending again.
@@ -50,7 +50,7 @@ func (s *Syncer) read(settled bool) {
 	}
 	f, perr := Parse(data)
 	if perr == nil {
-		s.settling = false
+		s.become(s.status.settled())
 		s.takeIn(f, h)
 		// A save from a stale buffer lacks requests asked since, and one
 		// that changed nothing makes no rewrite of its own: rewrite anyway,
@@ -61,7 +61,7 @@ func (s *Syncer) read(settled bool) {
 	if !s.settled(h, fi, settled) {
 		return
 	}
-	s.settling = false
+	s.become(s.status.settled())
 	s.lastSeen, s.lastSeenOK = h, false
 	if errors.Is(perr, ErrEmpty) {
 		return // nothing of the user's to keep; the next rewrite fills it
@@ -74,10 +74,10 @@ func (s *Syncer) read(settled bool) {
 // it for quietPeriod. Until then the file is settling, which holds rewrites
 // back, and a timer looks again.
 func (s *Syncer) settled(h [32]byte, fi os.FileInfo, timerFired bool) bool {
-	if !s.settling || h != s.settleHash {
+	if !s.status.settling() || h != s.settleHash {
 		// New bytes: their settle time starts now. The same bytes seen
 		// again (a chmod, a second event of one save) keep the timer.
-		s.settling = true
+		s.become(s.status.settle())
 		s.settleHash = h
 		s.armSettle(settleDelay)
 		return false
@@ -99,19 +99,19 @@ func (s *Syncer) settled(h [32]byte, fi os.FileInfo, timerFired bool) bool {
 func (s *Syncer) readTooLarge(fi os.FileInfo, settled bool) {
 	id := idOf(fi)
 	if s.id.oursBig(id) {
-		s.settling = false
+		s.become(s.status.settled())
 		return
 	}
 	h := sha256.Sum256(fmt.Appendf(nil, "%d/%d/%d", id.ino, id.size, id.mtime.UnixNano()))
 	s.onDisk = h
 	if h == s.lastSeen {
-		s.settling = false
+		s.become(s.status.settled())
 		return
 	}
 	if !s.settled(h, fi, settled) {
 		return
 	}
-	s.settling = false
+	s.become(s.status.settled())
 	s.lastSeen, s.lastSeenOK = h, false
 	msg := fmt.Sprintf("the pending file is %d MiB, more than the %d MiB the daemon reads", fi.Size()>>20, maxFileBytes>>20)
 	kept := s.RejectedPath()
@@ -127,33 +127,41 @@ func (s *Syncer) readTooLarge(fi os.FileInfo, settled bool) {
 // block notes that the path holds something that is not a regular file,
 // which is reported once and left alone.
 func (s *Syncer) block(msg string) {
-	s.settling = false
-	s.blocked = true
+	s.become(s.status.block())
 	if msg != s.blockedMsg {
 		s.blockedMsg = msg
-		s.fileProblem(msg + "; it is left alone and questions are not written there until it is removed")
+		s.report(msg + "; it is left alone and questions are not written there until it is removed")
 	}
 }
 
 func (s *Syncer) unblock() {
-	if s.blocked {
-		s.blocked, s.blockedMsg = false, ""
+	if s.status.blocked() {
+		s.blockedMsg = ""
 		s.logf("pending file: %s is usable again", s.path)
 		s.wantWrite = true
-		s.fileFine()
+		s.become(s.status.unblock())
 	}
 }
 
 // fileProblem reports a problem with the file itself.
 func (s *Syncer) fileProblem(msg string) {
-	s.troubled = true
+	s.become(s.status.problem())
 	s.report(msg)
 }
 
-// fileFine says a reported problem with the file is over.
+// fileFine says a reported problem with the file is over: a save parsed.
 func (s *Syncer) fileFine() {
-	if s.troubled {
-		s.troubled = false
+	s.become(s.status.parsed())
+}
+
+// become moves the Syncer to status next. Leaving a status that was
+// reported for one that is not sends the cleared form of the report
+// (SPEC §4: recovery is announced as well as failure), so no transition
+// can end a problem without saying so.
+func (s *Syncer) become(next fileStatus) {
+	was := s.status
+	s.status = next
+	if was.reported() && !next.reported() {
 		s.report("")
 	}
 }
@@ -269,7 +277,8 @@ func (s *Syncer) rescue(prev string, seen [32]byte) {
 	}
 	os.Remove(prev) // now the daemon's own text
 	s.id.written, s.onDisk = [32]byte{}, h
-	s.settling, s.settleHash = true, h
+	s.become(s.status.settle())
+	s.settleHash = h
 	s.armSettle(settleDelay)
 	s.wantWrite = true
 	s.logf("pending file: a save was under way during a rewrite; put it back and waiting for it to finish")
