@@ -15,8 +15,9 @@ import (
 var errTooLarge = errors.New("larger than the pending file can be")
 
 // openRegular opens path for reading if it is a regular file, without ever
-// blocking on a FIFO or following a symlink (statefile.Open).
-func openRegular(path string) (*os.File, os.FileInfo, error) {
+// blocking on a FIFO or following a symlink (statefile.Open). A variable, so
+// that a test can make a file unreadable even to root.
+var openRegular = func(path string) (*os.File, os.FileInfo, error) {
 	return statefile.Open(path, unix.O_RDONLY, 0)
 }
 

@@ -10,7 +10,7 @@ import (
 // maybeWrite rewrites the file when a change is waiting, unless a save is
 // still settling or the last rewrite was too recent.
 func (s *Syncer) maybeWrite() {
-	if !s.wantWrite || s.settling || s.blocked {
+	if !s.wantWrite || s.status.settling() || s.status.blocked() {
 		return
 	}
 	if wait := time.Until(s.nextWrite); wait > 0 {
@@ -26,7 +26,7 @@ func (s *Syncer) write() {
 	// A save whose events are still on their way would be replaced by the
 	// rewrite below: look at the file first and take it in.
 	s.read(false)
-	if s.settling || s.blocked {
+	if s.status.settling() || s.status.blocked() {
 		return // written once the save has settled, or the path is usable
 	}
 	s.wantWrite = false

@@ -45,8 +45,9 @@ type Options struct {
 	// Report receives each problem with a saved file, as the sentence a
 	// pending_file_error carries ("line 12, column 3: …"), to show the user
 	// and to log; the Syncer does not log it again. After a problem with the
-	// file itself (it did not parse, was too large, or was not a regular
-	// file), "" says it is over: a save parsed again. It may be nil.
+	// file itself (it did not parse, was too large, was not a regular file,
+	// or could not be read), "" says it is over: a save parsed again, or the
+	// path is usable again. It may be nil.
 	Report func(msg string)
 	// Logf writes a line to the daemon's log. It may be nil.
 	Logf func(format string, args ...any)
@@ -101,23 +102,20 @@ type Syncer struct {
 	lastSeen    [32]byte // the last save taken in (applied or rejected)
 	lastSeenOK  bool     // whether it parsed (a broken one is not rewritten over)
 	onDisk      [32]byte // the file as last read; zero when missing
-	settling    bool
-	settleHash  [32]byte
+	settleHash  [32]byte // what is settling, while status.settling()
 	settle      *time.Timer
 	nextWrite   time.Time
 	writeTimer  *time.Timer
 	lastErr     string
-	// blocked: something other than a regular file stands at the path (a
-	// FIFO, a directory): it is reported and left alone, never rewritten.
-	blocked    bool
+	// status: whether a save is settling, a problem with the file was
+	// reported, or the path is left alone (blocked, with blockedMsg the
+	// report that said why).
+	status     fileStatus
 	blockedMsg string
 	quiet      time.Duration // quietPeriod; tests that drive read by hand set 0
 	// id tells the daemon's own files, and saves already taken in, from
 	// a user's save.
 	id *identity
-	// troubled: a problem with the file itself was reported, and no save
-	// has parsed since.
-	troubled bool
 }
 
 // New makes a Syncer; Start sets it going.

@@ -49,8 +49,8 @@ func TestHalfWrittenSaves(t *testing.T) {
 	for _, st := range steps {
 		write(st.content)
 		r.s.read(st.settled)
-		if r.s.settling != st.settling {
-			t.Errorf("%s: settling = %v, want %v", st.name, r.s.settling, st.settling)
+		if r.s.status.settling() != st.settling {
+			t.Errorf("%s: settling = %v, want %v", st.name, r.s.status.settling(), st.settling)
 		}
 		select {
 		case msg := <-r.reports:
@@ -85,7 +85,7 @@ func TestEmptyFileSettled(t *testing.T) {
 	}
 	r.s.read(false)
 	r.s.read(true)
-	if r.s.settling {
+	if r.s.status.settling() {
 		t.Fatal("still settling on an empty file")
 	}
 	r.s.wantWrite = true

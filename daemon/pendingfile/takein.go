@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"time"
 
@@ -16,9 +17,8 @@ import (
 // timer fired).
 func (s *Syncer) read(settled bool) {
 	data, fi, err := readRegular(s.path)
-	var notRegular *statefile.NotRegularError
-	if errors.As(err, &notRegular) {
-		s.block("the pending file " + notRegular.Error())
+	if msg := unusable(s.path, err); msg != "" {
+		s.block(msg)
 		return
 	}
 	s.unblock()
@@ -28,29 +28,42 @@ func (s *Syncer) read(settled bool) {
 		return
 	case err != nil:
 		s.onDisk = [32]byte{}
-		s.settling = false
+		s.become(s.status.settled())
 		if !errors.Is(err, os.ErrNotExist) {
 			s.logf("pending file: reading %s: %v", s.path, err)
 		}
 		return
 	}
 	h := sha256.Sum256(data)
+	before := s.onDisk
 	s.onDisk = h
 	if s.id.ours(h) {
-		s.settling = false
+		s.become(s.status.settled())
+		// The daemon's text put back over something else (an editor's
+		// undo to the buffer it loaded) is a save that parses: a problem
+		// with the one before is over. The daemon's own rewrite, already
+		// onDisk, is no save and ends nothing: what it said of the save it
+		// kept as .rejected still holds.
+		if h != before {
+			s.fileFine()
+		}
 		return
 	}
 	if h == s.lastSeen || s.id.wasTaken(h) {
-		s.settling = false
+		s.become(s.status.settled())
 		// The same save again (an editor re-saving its buffer over a
-		// rewrite): nothing to take in, but the file must list what is
-		// pending again.
+		// rewrite, or undoing to it): nothing to take in, but the file
+		// must list what is pending again, and if that save parsed, a
+		// problem with a later one is over.
+		if s.lastSeenOK || s.id.wasTaken(h) {
+			s.fileFine()
+		}
 		s.wantWrite = s.wantWrite || s.lastSeenOK
 		return
 	}
 	f, perr := Parse(data)
 	if perr == nil {
-		s.settling = false
+		s.become(s.status.settled())
 		s.takeIn(f, h)
 		// A save from a stale buffer lacks requests asked since, and one
 		// that changed nothing makes no rewrite of its own: rewrite anyway,
@@ -61,7 +74,7 @@ func (s *Syncer) read(settled bool) {
 	if !s.settled(h, fi, settled) {
 		return
 	}
-	s.settling = false
+	s.become(s.status.settled())
 	s.lastSeen, s.lastSeenOK = h, false
 	if errors.Is(perr, ErrEmpty) {
 		return // nothing of the user's to keep; the next rewrite fills it
@@ -74,10 +87,10 @@ func (s *Syncer) read(settled bool) {
 // it for quietPeriod. Until then the file is settling, which holds rewrites
 // back, and a timer looks again.
 func (s *Syncer) settled(h [32]byte, fi os.FileInfo, timerFired bool) bool {
-	if !s.settling || h != s.settleHash {
+	if !s.status.settling() || h != s.settleHash {
 		// New bytes: their settle time starts now. The same bytes seen
 		// again (a chmod, a second event of one save) keep the timer.
-		s.settling = true
+		s.become(s.status.settle())
 		s.settleHash = h
 		s.armSettle(settleDelay)
 		return false
@@ -99,19 +112,19 @@ func (s *Syncer) settled(h [32]byte, fi os.FileInfo, timerFired bool) bool {
 func (s *Syncer) readTooLarge(fi os.FileInfo, settled bool) {
 	id := idOf(fi)
 	if s.id.oursBig(id) {
-		s.settling = false
+		s.become(s.status.settled())
 		return
 	}
 	h := sha256.Sum256(fmt.Appendf(nil, "%d/%d/%d", id.ino, id.size, id.mtime.UnixNano()))
 	s.onDisk = h
 	if h == s.lastSeen {
-		s.settling = false
+		s.become(s.status.settled())
 		return
 	}
 	if !s.settled(h, fi, settled) {
 		return
 	}
-	s.settling = false
+	s.become(s.status.settled())
 	s.lastSeen, s.lastSeenOK = h, false
 	msg := fmt.Sprintf("the pending file is %d MiB, more than the %d MiB the daemon reads", fi.Size()>>20, maxFileBytes>>20)
 	kept := s.RejectedPath()
@@ -124,36 +137,69 @@ func (s *Syncer) readTooLarge(fi os.FileInfo, settled bool) {
 	s.wantWrite = true
 }
 
-// block notes that the path holds something that is not a regular file,
-// which is reported once and left alone.
+// unusable says, as a report, why the file at path is to be left alone, or
+// "" when err is no such reason. Something that is not a regular file is
+// not the user's save; a file the daemon may not read (saved by another
+// user, chmod 000) may be, and can neither be taken in nor rewritten over
+// without losing it. A directory the daemon may not search is not among
+// them: the rewrite fails on it and is retried until it can.
+func unusable(path string, err error) string {
+	var notRegular *statefile.NotRegularError
+	if errors.As(err, &notRegular) {
+		return "the pending file " + notRegular.Error() +
+			"; it is left alone and questions are not written there until it is removed"
+	}
+	if !errors.Is(err, fs.ErrPermission) {
+		return ""
+	}
+	if _, lerr := os.Lstat(path); lerr != nil {
+		return ""
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Sprintf("the pending file %s cannot be read: %v; it is left alone and questions are not written there until it can be read or is removed", path, err)
+}
+
+// block notes that the path holds something the daemon cannot use
+// (unusable), which is reported once and left alone.
 func (s *Syncer) block(msg string) {
-	s.settling = false
-	s.blocked = true
+	s.become(s.status.block())
 	if msg != s.blockedMsg {
 		s.blockedMsg = msg
-		s.fileProblem(msg + "; it is left alone and questions are not written there until it is removed")
+		s.report(msg)
 	}
 }
 
 func (s *Syncer) unblock() {
-	if s.blocked {
-		s.blocked, s.blockedMsg = false, ""
+	if s.status.blocked() {
+		s.blockedMsg = ""
 		s.logf("pending file: %s is usable again", s.path)
 		s.wantWrite = true
-		s.fileFine()
+		s.become(s.status.unblock())
 	}
 }
 
 // fileProblem reports a problem with the file itself.
 func (s *Syncer) fileProblem(msg string) {
-	s.troubled = true
+	s.become(s.status.problem())
 	s.report(msg)
 }
 
-// fileFine says a reported problem with the file is over.
+// fileFine says a reported problem with the file is over: a save parsed.
 func (s *Syncer) fileFine() {
-	if s.troubled {
-		s.troubled = false
+	s.become(s.status.parsed())
+}
+
+// become moves the Syncer to status next. Leaving a status that was
+// reported for one that is not sends the cleared form of the report
+// (SPEC §4: recovery is announced as well as failure), so no transition
+// can end a problem without saying so.
+func (s *Syncer) become(next fileStatus) {
+	was := s.status
+	s.status = next
+	if was.reported() && !next.reported() {
 		s.report("")
 	}
 }
@@ -224,14 +270,13 @@ func (s *Syncer) takeIn(f *File, h [32]byte) {
 // it writes lands in the file, and settles like any other save.
 func (s *Syncer) rescue(prev string, seen [32]byte) {
 	data, _, err := readRegular(prev)
-	var notRegular *statefile.NotRegularError
 	switch {
-	case errors.As(err, &notRegular):
-		// Not a save: something planted at the path in that instant. It is
-		// put back and left alone (the next read reports it); the daemon's
-		// file, swapped back to prev, goes.
+	case unusable(prev, err) != "":
+		// Something planted at the path in that instant, or a save the
+		// daemon may not read. It is put back and left alone (the next
+		// read reports it); the daemon's file, swapped back to prev, goes.
 		if _, xerr := exchange(prev, s.path); xerr != nil {
-			s.logf("pending file: %s landed at %s during a rewrite and could not be put back: %v", statefile.Kind(notRegular.Mode), s.path, xerr)
+			s.logf("pending file: %s landed at %s during a rewrite and could not be put back: %v", landed(err), s.path, xerr)
 			return
 		}
 		os.Remove(prev)
@@ -269,8 +314,18 @@ func (s *Syncer) rescue(prev string, seen [32]byte) {
 	}
 	os.Remove(prev) // now the daemon's own text
 	s.id.written, s.onDisk = [32]byte{}, h
-	s.settling, s.settleHash = true, h
+	s.become(s.status.settle())
+	s.settleHash = h
 	s.armSettle(settleDelay)
 	s.wantWrite = true
 	s.logf("pending file: a save was under way during a rewrite; put it back and waiting for it to finish")
+}
+
+// landed names, for the log, what unusable refused.
+func landed(err error) string {
+	var notRegular *statefile.NotRegularError
+	if errors.As(err, &notRegular) {
+		return statefile.Kind(notRegular.Mode)
+	}
+	return "a file the daemon may not read"
 }
