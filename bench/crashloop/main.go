@@ -53,7 +53,7 @@ func main() {
 	for _, p := range rep.Problems {
 		fmt.Println("  problem:", p)
 	}
-	if rep.Lost+rep.Duplicated > 0 {
+	if rep.Lost+rep.Duplicated+rep.NotGiven > 0 {
 		os.Exit(1)
 	}
 }
