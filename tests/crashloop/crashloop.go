@@ -25,6 +25,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -49,6 +50,10 @@ type Options struct {
 	Load time.Duration
 	// Logf reports progress; may be nil.
 	Logf func(format string, args ...any)
+	// Trace, when set, receives the daemon's log at info level and a line
+	// for each start, save of the pending file and kill: to read back how
+	// a problem came about. It may be nil.
+	Trace io.Writer
 }
 
 // Report counts what the run checked and what it found wrong.
@@ -93,7 +98,8 @@ type run struct {
 	state  string
 	rng    *rand.Rand
 
-	file *fileEditor
+	file  *fileEditor
+	trace *tracer
 
 	mu       sync.Mutex
 	asked    map[string]bool    // acknowledged asks
@@ -136,7 +142,8 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	}
 	r.socket = filepath.Join(runtime, "askuser", "askuserd.sock")
 	r.state = filepath.Join(state, "askuser")
-	r.file = newFileEditor(filepath.Join(r.state, "pending-questions.json"), r.gave)
+	r.trace = &tracer{w: opts.Trace}
+	r.file = newFileEditor(filepath.Join(r.state, "pending-questions.json"), r.gave, r.trace)
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "XDG_") && !strings.HasPrefix(kv, "ASKUSER_") {
 			r.env = append(r.env, kv)
@@ -159,10 +166,15 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 
 // start runs askuserd serve and waits for its socket.
 func (r *run) start() (*exec.Cmd, error) {
-	cmd := exec.Command(r.opts.Askuserd, "serve", "--log-level", "error")
+	level := "error"
+	if r.trace.w != nil {
+		level = "info"
+	}
+	cmd := exec.Command(r.opts.Askuserd, "serve", "--log-level", level)
 	cmd.Env = r.env
 	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.Stdout, cmd.Stderr = io.MultiWriter(&out, r.trace), io.MultiWriter(&out, r.trace)
+	r.trace.printf("start, after %d kills", r.rep.Kills)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -215,6 +227,7 @@ func (r *run) round(ctx context.Context) error {
 		}
 	}
 	_ = cmd.Process.Signal(syscall.SIGKILL)
+	r.trace.printf("kill")
 	_ = cmd.Wait()
 	stop()
 	wg.Wait()
@@ -613,5 +626,27 @@ func (r *run) checkHistory(resolved map[string]bool) {
 			r.rep.Duplicated++
 			r.rep.Problems = append(r.rep.Problems, fmt.Sprintf("%s: %d times in history.jsonl", id, n))
 		}
+	}
+}
+
+// tracer writes Options.Trace; its zero value (no writer) writes nothing.
+type tracer struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// Write lets the daemon's output go to the trace whole lines at a time.
+func (t *tracer) Write(p []byte) (int, error) {
+	if t.w == nil {
+		return len(p), nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.w.Write(p)
+}
+
+func (t *tracer) printf(format string, args ...any) {
+	if t.w != nil {
+		fmt.Fprintf(t, "crashloop %s %s\n", time.Now().UTC().Format("15:04:05.000000"), fmt.Sprintf(format, args...))
 	}
 }

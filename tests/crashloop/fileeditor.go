@@ -21,8 +21,9 @@ import (
 // written: that one answer is the save's whole edit relative to the copy
 // it came from, so it is the only answer the save gives.
 type fileEditor struct {
-	path string
-	gave func(id, via, value string)
+	path  string
+	gave  func(id, via, value string)
+	trace *tracer
 
 	mu     sync.Mutex // held across a save: two saves never interleave their writes
 	copies [][]byte   // versions the daemon wrote, oldest first
@@ -36,8 +37,8 @@ type fileEditor struct {
 // few revisions old, as a user who reads before answering has.
 const keptCopies = 5
 
-func newFileEditor(path string, gave func(id, via, value string)) *fileEditor {
-	return &fileEditor{path: path, gave: gave, mine: map[[32]byte]bool{}}
+func newFileEditor(path string, gave func(id, via, value string), trace *tracer) *fileEditor {
+	return &fileEditor{path: path, gave: gave, trace: trace, mine: map[[32]byte]bool{}}
 }
 
 // look reads the file and keeps it as a copy when it is a version the
@@ -87,6 +88,8 @@ func (e *fileEditor) saveFor(rng *rand.Rand) (string, bool) {
 	}
 	e.gave(id, "file", value)
 	inPlace := rng.IntN(4) == 0
+	e.trace.printf("save %s = %s, from revision %d (the newest read: %d), in place: %t",
+		id, value, revisionOf(e.copies[at]), revisionOf(e.copies[len(e.copies)-1]), inPlace)
 	if err := e.write(out, inPlace); err != nil {
 		return "", false
 	}
@@ -165,4 +168,13 @@ func fillOne(data []byte, rng *rand.Rand) (out []byte, id, value string, ok bool
 	}
 	id, _ = req["requestId"].(string)
 	return append(out, '\n'), id, value, id != ""
+}
+
+// revisionOf reads a copy's "revision", for the trace.
+func revisionOf(data []byte) int64 {
+	var f struct {
+		Revision int64 `json:"revision"`
+	}
+	_ = json.Unmarshal(data, &f)
+	return f.Revision
 }
