@@ -173,7 +173,9 @@ func (r *run) start() (*exec.Cmd, error) {
 	cmd := exec.Command(r.opts.Askuserd, "serve", "--log-level", level)
 	cmd.Env = r.env
 	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = io.MultiWriter(&out, r.trace), io.MultiWriter(&out, r.trace)
+	// One writer for both, so that exec copies into it from one goroutine.
+	w := io.MultiWriter(&out, r.trace)
+	cmd.Stdout, cmd.Stderr = w, w
 	r.trace.printf("start, after %d kills", r.rep.Kills)
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -564,8 +566,7 @@ func (r *run) check(ctx context.Context) error {
 			got.answer = fmt.Sprint(answers[0].(map[string]any)["answer"])
 		}
 		via := fmt.Sprint(m["answeredVia"])
-		switch {
-		case hasPromise && got != promised:
+		if hasPromise && got != promised {
 			lost("%s: acknowledged %+v, resolved as %+v via %s", id, promised, got, via)
 		}
 		r.checkGiven(id, got, via)
