@@ -1,11 +1,21 @@
 // Package crashloop proves SPEC §10's promise by breaking it: it runs the
 // real askuserd under mixed load (waiting and parked asks; answers and
 // cancels over the socket, through askuser-client and through the pending
-// file), SIGKILLs it at random moments, starts it again on the same state
-// dir, and finally checks every acknowledgement it received against what
-// the daemon holds: an acknowledged ask is pending or resolved, an
-// acknowledged answer or cancel is the request's one resolution, nothing is
-// resolved twice, and history.jsonl has each resolved request exactly once.
+// file; drafts over the socket), SIGKILLs it at random moments — some right
+// after a save of the pending file, before the daemon could rewrite it, some
+// right after a draft's acknowledgement that follows such a save — starts it
+// again on the same state dir, and finally checks every acknowledgement it
+// received against what the daemon holds: an acknowledged ask is pending or
+// resolved, an acknowledged answer or cancel is the request's one
+// resolution, nothing is resolved twice, history.jsonl has each resolved
+// request exactly once, and no request is resolved with an answer nobody
+// gave it (a draft, or a value no save edited into it).
+//
+// The file answerer edits the file the way people do: mostly the copy it
+// just read, sometimes a copy a few revisions old (an editor buffer loaded
+// earlier); saved by write-to-temp and rename, or in place (truncate and
+// write, as vim with backupcopy=yes does).
+//
 // The end-to-end test runs it briefly; bench/crashloop runs it as a soak.
 package crashloop
 
@@ -15,11 +25,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -38,22 +50,39 @@ type Options struct {
 	Load time.Duration
 	// Logf reports progress; may be nil.
 	Logf func(format string, args ...any)
+	// Trace, when set, receives the daemon's log at info level and a line
+	// for each start, save of the pending file and kill: to read back how
+	// a problem came about. It may be nil.
+	Trace io.Writer
 }
 
 // Report counts what the run checked and what it found wrong.
 type Report struct {
-	Kills                                 int
+	Kills int
+	// SaveKills and DraftKills count the kills that came right after a save
+	// of the pending file, and right after a draft's ok that followed one.
+	SaveKills, DraftKills                 int
 	AsksAcked, AnswersAcked, CancelsAcked int
-	FileSaves                             int
-	Resolved                              int // requests resolved by the end
-	Lost                                  int // acknowledged, then missing or resolved otherwise
-	Duplicated                            int // resolved twice, or twice in history
-	Problems                              []string
+	DraftsAcked                           int
+	// FileSaves counts saves of the pending file; StaleSaves those of a
+	// copy older than the newest one read, InPlaceSaves those written by
+	// truncate and write rather than by rename.
+	FileSaves, StaleSaves, InPlaceSaves int
+	Resolved                            int // requests resolved by the end
+	Lost                                int // acknowledged, then missing or resolved otherwise
+	Duplicated                          int // resolved twice, or twice in history
+	// NotGiven counts requests resolved with an answer that no surface
+	// submitted for them: a draft's value, a value no save edited into
+	// them, or a cancel nobody sent.
+	NotGiven int
+	Problems []string
 }
 
 func (r Report) String() string {
-	return fmt.Sprintf("kills %d; acks checked: %d asks, %d answers, %d cancels (plus %d pending-file saves); resolved %d; lost %d; duplicated %d",
-		r.Kills, r.AsksAcked, r.AnswersAcked, r.CancelsAcked, r.FileSaves, r.Resolved, r.Lost, r.Duplicated)
+	return fmt.Sprintf("kills %d (%d right after a save, %d after a draft); acks checked: %d asks, %d answers, %d cancels, %d drafts; "+
+		"pending-file saves %d (%d stale, %d in place); resolved %d; lost %d; duplicated %d; not given %d",
+		r.Kills, r.SaveKills, r.DraftKills, r.AsksAcked, r.AnswersAcked, r.CancelsAcked, r.DraftsAcked,
+		r.FileSaves, r.StaleSaves, r.InPlaceSaves, r.Resolved, r.Lost, r.Duplicated, r.NotGiven)
 }
 
 // outcome is what an acknowledged answer or cancel promised.
@@ -69,12 +98,22 @@ type run struct {
 	state  string
 	rng    *rand.Rand
 
+	file  *fileEditor
+	trace *tracer
+
 	mu       sync.Mutex
 	asked    map[string]bool    // acknowledged asks
 	open     []string           // asked and, as far as we know, not resolved
 	promised map[string]outcome // acknowledged answers and cancels
-	rep      Report
-	nextID   int
+	// given is every answer some surface submitted for a request, acked
+	// or not (a kill may come between the write and the ok), as
+	// "via=value": a save's edit relative to the copy it came from, an
+	// answer sent over the socket or by askuser-client.
+	given      map[string]map[string]bool
+	cancelSent map[string]bool
+	rep        Report
+	nextID     int
+	nextDraft  int
 }
 
 // Run does the whole loop and the final check.
@@ -89,7 +128,8 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 		opts.Load = 150 * time.Millisecond
 	}
 	r := &run{opts: opts, rng: rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b9)),
-		asked: map[string]bool{}, promised: map[string]outcome{}}
+		asked: map[string]bool{}, promised: map[string]outcome{},
+		given: map[string]map[string]bool{}, cancelSent: map[string]bool{}}
 	runtime, state, config := filepath.Join(opts.Root, "run"), filepath.Join(opts.Root, "state"), filepath.Join(opts.Root, "config")
 	for _, d := range []string{runtime, state, filepath.Join(config, "askuser")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
@@ -102,6 +142,8 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	}
 	r.socket = filepath.Join(runtime, "askuser", "askuserd.sock")
 	r.state = filepath.Join(state, "askuser")
+	r.trace = &tracer{w: opts.Trace}
+	r.file = newFileEditor(filepath.Join(r.state, "pending-questions.json"), r.gave, r.trace)
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "XDG_") && !strings.HasPrefix(kv, "ASKUSER_") {
 			r.env = append(r.env, kv)
@@ -124,10 +166,17 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 
 // start runs askuserd serve and waits for its socket.
 func (r *run) start() (*exec.Cmd, error) {
-	cmd := exec.Command(r.opts.Askuserd, "serve", "--log-level", "error")
+	level := "error"
+	if r.trace.w != nil {
+		level = "info"
+	}
+	cmd := exec.Command(r.opts.Askuserd, "serve", "--log-level", level)
 	cmd.Env = r.env
 	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
+	// One writer for both, so that exec copies into it from one goroutine.
+	w := io.MultiWriter(&out, r.trace)
+	cmd.Stdout, cmd.Stderr = w, w
+	r.trace.printf("start, after %d kills", r.rep.Kills)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -143,15 +192,18 @@ func (r *run) start() (*exec.Cmd, error) {
 }
 
 // round starts the daemon, loads it from several goroutines and kills it
-// with SIGKILL at a random moment.
+// with SIGKILL at a random moment: in some rounds right after a save of the
+// pending file (before the daemon could take it in or rewrite the file), in
+// some right after a draft acknowledged after such a save.
 func (r *run) round(ctx context.Context) error {
 	cmd, err := r.start()
 	if err != nil {
 		return err
 	}
 	load, stop := context.WithCancel(ctx)
+	defer stop()
 	var wg sync.WaitGroup
-	for w, work := range []func(context.Context, *rand.Rand){r.asker, r.asker, r.answerer, r.canceller, r.cliAnswerer, r.fileAnswerer} {
+	for w, work := range []func(context.Context, *rand.Rand){r.asker, r.asker, r.answerer, r.canceller, r.cliAnswerer, r.fileAnswerer, r.drafter} {
 		wg.Add(1)
 		seed := r.rng.Uint64()
 		go func() {
@@ -159,12 +211,53 @@ func (r *run) round(ctx context.Context) error {
 			work(load, rand.New(rand.NewPCG(seed, uint64(w))))
 		}()
 	}
+	end := r.rng.IntN(10) // 0-1: save then kill; 2-3: save, draft, kill; else a plain kill
+	var drafts *line
+	if end < 4 {
+		drafts, _ = r.dial(load) // before the wait: dialling takes time the kill must not wait for
+	}
 	time.Sleep(time.Duration(r.rng.Int64N(int64(r.opts.Load))) + time.Millisecond)
+	switch {
+	case end < 2:
+		if r.file.save(r.rng) {
+			r.count(func(rep *Report) { rep.SaveKills++ })
+		}
+	case end < 4 && drafts != nil:
+		id, saved := r.file.saveFor(r.rng)
+		if saved && r.draftAfterSave(drafts, id) {
+			r.count(func(rep *Report) { rep.DraftKills++ })
+		}
+	}
 	_ = cmd.Process.Signal(syscall.SIGKILL)
+	r.trace.printf("kill")
 	_ = cmd.Wait()
 	stop()
 	wg.Wait()
+	r.count(func(rep *Report) { rep.FileSaves, rep.StaleSaves, rep.InPlaceSaves = r.file.counts() })
 	return nil
+}
+
+// draftAfterSave sends a draft for the request the save edited (half of
+// the time) or for another open one, and reports whether it was
+// acknowledged: the kill follows at once.
+func (r *run) draftAfterSave(l *line, savedID string) bool {
+	id := savedID
+	if id == "" || r.rng.IntN(2) == 0 {
+		if other := r.peek(r.rng); other != "" {
+			id = other
+		}
+	}
+	if id == "" {
+		return false
+	}
+	acked, _ := r.sendDraft(l, id)
+	return acked
+}
+
+func (r *run) count(f func(*Report)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f(&r.rep)
 }
 
 // line is one connection speaking raw JSON lines.
@@ -260,6 +353,26 @@ func (r *run) asker(ctx context.Context, rng *rand.Rand) {
 	}
 }
 
+// peek chooses an open request, leaving it open.
+func (r *run) peek(rng *rand.Rand) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.open) == 0 {
+		return ""
+	}
+	return r.open[rng.IntN(len(r.open))]
+}
+
+// gave records that a surface submitted value for request id.
+func (r *run) gave(id, via, value string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.given[id] == nil {
+		r.given[id] = map[string]bool{}
+	}
+	r.given[id][via+"="+value] = true
+}
+
 // pick takes an open request to resolve.
 func (r *run) pick(rng *rand.Rand) string {
 	r.mu.Lock()
@@ -293,6 +406,7 @@ func (r *run) promise(id string, o outcome, cancel bool) {
 func (r *run) answerer(ctx context.Context, rng *rand.Rand) {
 	r.resolveLoop(ctx, rng, func(l *line, id string) {
 		a := options[rng.IntN(len(options))]
+		r.gave(id, "pane", a)
 		m, err := l.call(fmt.Sprintf(`{"type":"answer","requestId":%q,"answers":[%q],"via":"pane"}`, id, a))
 		if err == nil && m["type"] == "ok" {
 			r.promise(id, outcome{answer: a}, false)
@@ -303,6 +417,9 @@ func (r *run) answerer(ctx context.Context, rng *rand.Rand) {
 // canceller declines open requests over the socket, as the CLI does.
 func (r *run) canceller(ctx context.Context, rng *rand.Rand) {
 	r.resolveLoop(ctx, rng, func(l *line, id string) {
+		r.mu.Lock()
+		r.cancelSent[id] = true
+		r.mu.Unlock()
 		m, err := l.call(fmt.Sprintf(`{"type":"cancel","requestId":%q,"via":"cli"}`, id))
 		if err == nil && m["type"] == "ok" {
 			r.promise(id, outcome{cancelled: true}, true)
@@ -334,6 +451,7 @@ func (r *run) cliAnswerer(ctx context.Context, rng *rand.Rand) {
 			continue
 		}
 		n := 1 + rng.IntN(len(options))
+		r.gave(id, "cli", options[n-1])
 		cmd := exec.CommandContext(ctx, r.opts.Client, "answer", "--no-autostart", id, fmt.Sprint(n))
 		cmd.Env = r.env
 		if cmd.Run() == nil {
@@ -342,41 +460,54 @@ func (r *run) cliAnswerer(ctx context.Context, rng *rand.Rand) {
 	}
 }
 
-// fileAnswerer fills answers into the pending file and saves it by rename,
-// as editors do. A save has no acknowledgement; the check only demands that
-// whatever the file resolved is what was written there.
+// fileAnswerer reads the pending file now and then and saves a copy of it
+// with one answer filled in (see fileEditor). A save has no
+// acknowledgement; the check demands that whatever the file resolved is a
+// value some save edited into that request.
 func (r *run) fileAnswerer(ctx context.Context, rng *rand.Rand) {
-	path := filepath.Join(r.state, "pending-questions.json")
 	for ctx.Err() == nil {
 		time.Sleep(time.Duration(5+rng.IntN(20)) * time.Millisecond)
-		data, err := os.ReadFile(path)
-		if err != nil {
-			continue
+		r.file.look()
+		if rng.IntN(2) == 0 {
+			r.file.save(rng)
 		}
-		var f map[string]any
-		if json.Unmarshal(data, &f) != nil {
-			continue
-		}
-		reqs, _ := f["requests"].([]any)
-		if len(reqs) == 0 {
-			continue
-		}
-		req, _ := reqs[rng.IntN(len(reqs))].(map[string]any)
-		qs, _ := req["questions"].([]any)
-		if len(qs) == 0 {
-			continue
-		}
-		q, _ := qs[0].(map[string]any)
-		q["answer"] = "MongoDB"
-		out, _ := json.MarshalIndent(f, "", "  ")
-		tmp := path + ".crashloop~"
-		if os.WriteFile(tmp, out, 0o600) != nil || os.Rename(tmp, path) != nil {
-			continue
-		}
-		r.mu.Lock()
-		r.rep.FileSaves++
-		r.mu.Unlock()
 	}
+}
+
+// drafter gives draft answers over the socket, as a pane does while the
+// user chooses, so that the file and the copies of it hold drafts. A draft's
+// value ("draft-N") is never an answer anybody submits: a request resolved
+// with one was resolved with what nobody gave.
+func (r *run) drafter(ctx context.Context, rng *rand.Rand) {
+	l, err := r.dial(ctx)
+	if err != nil {
+		return
+	}
+	for ctx.Err() == nil {
+		time.Sleep(time.Duration(3+rng.IntN(15)) * time.Millisecond)
+		id := r.peek(rng)
+		if id == "" {
+			continue
+		}
+		if _, err := r.sendDraft(l, id); err != nil {
+			return // the daemon is gone: the round is over
+		}
+	}
+}
+
+// sendDraft sets the draft of request id's question to a fresh draft value
+// and reports whether the daemon acknowledged it.
+func (r *run) sendDraft(l *line, id string) (bool, error) {
+	r.mu.Lock()
+	r.nextDraft++
+	value := fmt.Sprintf("draft-%d", r.nextDraft)
+	r.mu.Unlock()
+	m, err := l.callFor(id, fmt.Sprintf(`{"type":"draft","requestId":%q,"index":0,"answer":%q,"via":"pane"}`, id, value))
+	if err != nil || m["type"] != "ok" {
+		return false, err
+	}
+	r.count(func(rep *Report) { rep.DraftsAcked++ })
+	return true, nil
 }
 
 // check starts the daemon once more and holds every acknowledgement against
@@ -435,15 +566,44 @@ func (r *run) check(ctx context.Context) error {
 			got.answer = fmt.Sprint(answers[0].(map[string]any)["answer"])
 		}
 		via := fmt.Sprint(m["answeredVia"])
-		switch {
-		case hasPromise && got != promised:
+		if hasPromise && got != promised {
 			lost("%s: acknowledged %+v, resolved as %+v via %s", id, promised, got, via)
-		case !hasPromise && via == "file" && got.answer != "MongoDB":
-			lost("%s: resolved via the file as %+v, which the file never said", id, got)
 		}
+		r.checkGiven(id, got, via)
 	}
 	r.checkHistory(resolved)
 	return nil
+}
+
+// checkGiven: a request resolved with an answer that no surface submitted
+// for it is an answer the user did not give.
+func (r *run) checkGiven(id string, got outcome, via string) {
+	var why string
+	switch {
+	case got.cancelled && !r.cancelSent[id]:
+		why = "cancelled, but nobody cancelled it"
+	case got.cancelled:
+		return
+	case strings.HasPrefix(got.answer, "draft-"):
+		why = fmt.Sprintf("answered %q via %s: a draft, which nobody submitted", got.answer, via)
+	case !r.given[id][via+"="+got.answer]:
+		why = fmt.Sprintf("answered %q via %s, which no %s gave it (given: %v)", got.answer, via, via, keys(r.given[id]))
+	default:
+		return
+	}
+	r.rep.NotGiven++
+	if len(r.rep.Problems) < 50 {
+		r.rep.Problems = append(r.rep.Problems, id+": "+why)
+	}
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // checkHistory: every resolved request is in history.jsonl exactly once.
@@ -467,5 +627,27 @@ func (r *run) checkHistory(resolved map[string]bool) {
 			r.rep.Duplicated++
 			r.rep.Problems = append(r.rep.Problems, fmt.Sprintf("%s: %d times in history.jsonl", id, n))
 		}
+	}
+}
+
+// tracer writes Options.Trace; its zero value (no writer) writes nothing.
+type tracer struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// Write lets the daemon's output go to the trace whole lines at a time.
+func (t *tracer) Write(p []byte) (int, error) {
+	if t.w == nil {
+		return len(p), nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.w.Write(p)
+}
+
+func (t *tracer) printf(format string, args ...any) {
+	if t.w != nil {
+		fmt.Fprintf(t, "crashloop %s %s\n", time.Now().UTC().Format("15:04:05.000000"), fmt.Sprintf(format, args...))
 	}
 }

@@ -1,0 +1,87 @@
+package tests
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"askuser/tests/testdaemon"
+)
+
+// Found by the crash loop (bench/crashloop, "not given"): an editor buffer
+// loaded from a revision the daemon no longer remembers is merged against
+// the newest state, so every draft the daemon itself wrote into that buffer
+// and that has changed since counts as the user's edit; a one-question
+// request whose draft is filled is then sent with the old draft as its
+// answer. SPEC §5: "drafts the daemon or a pane wrote into the file are
+// never a submission by themselves" — the user only answered s.
+//
+// The daemon remembers 32 revisions while it runs, and 8 after a restart
+// (the ledger); the crash loop meets the second, an editor left open for a
+// while meets the first.
+func TestCrashLoopReproStaleBufferSubmitsADraft(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		restart  bool
+		rewrites int
+	}{
+		{"40 rewrites since the buffer was loaded", false, 40},
+		{"9 rewrites since, then a restart", true, 9},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := NewEnv(t)
+			e.StartDaemon()
+			a := testdaemon.DialRaw(t, e.Socket)
+			for _, id := range []string{"r", "s"} {
+				a.Send(`{"type":"ask_user_request","requestId":"` + id + `","wait":false,"questions":[` +
+					`{"question":"Which database?","options":[{"label":"PostgreSQL"},{"label":"SQLite"}]}]}` + "\n")
+				a.Expect("ask_user_queued requestId=" + id)
+			}
+			var p *testdaemon.Raw
+			draft := func(v string) {
+				p.Send(`{"type":"draft","requestId":"r","index":0,"answer":"` + v + `","via":"pane"}` + "\n")
+				p.Expect("ok requestId=r")
+				fileHas(t, e.Pending, `"answer": "`+v+`"`) // one rewrite each
+			}
+
+			// A pane drafts r; the user's editor loads the file, the
+			// pane's draft in it.
+			p = testdaemon.DialRaw(t, e.Socket)
+			draft("draft-0")
+			buffer := pfFile(t, e, "r", "s")
+			// The user goes on choosing in the pane; the file is
+			// rewritten each time.
+			last := ""
+			for i := 1; i <= tc.rewrites; i++ {
+				last = fmt.Sprintf("draft-%d", i)
+				draft(last)
+			}
+			if tc.restart {
+				e.killDaemon()
+				e.StartDaemon()
+				a = testdaemon.DialRaw(t, e.Socket)
+			}
+
+			// The user answers s in the old buffer and saves it.
+			pfSave(t, e, buffer, "s", `"SQLite"`)
+			a.Send(`{"type":"wait","requestId":"s"}` + "\n")
+			a.Expect("ask_user_response requestId=s answered=true answeredVia=file answers.0.answer=SQLite")
+
+			// r was not answered by anyone: it must still be pending,
+			// with the pane's newest draft.
+			for _, got := range clientList(t, e) {
+				if got.RequestID == "r" {
+					if len(got.Draft) != 1 || string(got.Draft[0]) != fmt.Sprintf("%q", last) {
+						t.Errorf("r's draft is %s, want [%q]", got.Draft, last)
+					}
+					return
+				}
+			}
+			a.Send(`{"type":"wait","requestId":"r"}` + "\n")
+			res, _ := json.Marshal(a.Until("ask_user_response"))
+			t.Fatalf("r was resolved, though the save only answered s: %s", res)
+		})
+	}
+}
