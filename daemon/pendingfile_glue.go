@@ -66,7 +66,7 @@ func (f fileQueue) Apply(sv pendingfile.Save) (acts []pendingfile.Action, ok boo
 		// A save that parses ends what was said of the one before; what
 		// is wrong in this one is said after it.
 		q.pendingFileError(path, "")
-		acts = pendingfile.MergeFrom(sv.File, sv.Base, q.pendingList())
+		acts = sv.Merge(q.pendingList())
 		kept := true // every change was journalled
 		for _, a := range acts {
 			var e *socketproto.Error

@@ -1,6 +1,7 @@
 package pendingfile
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"os"
@@ -36,7 +37,25 @@ type identity struct {
 
 	rev   int64  // the revision of the last write
 	bases []base // recent revisions, oldest first (at most maxBases)
+
+	// answersWritten is every filled answer the daemon has written into the file
+	// for each pending request, by question, as hashes: with a save's base
+	// forgotten, what tells the daemon's old drafts from the user's edits
+	// (MergeWith). Kept in the ledger, pruned as requests leave.
+	answersWritten map[string][][]answerHash
 }
+
+// answerHash identifies one answer's JSON (compacted).
+type answerHash [16]byte
+
+func hashAnswer(raw json.RawMessage) answerHash {
+	sum := sha256.Sum256(compact(raw))
+	return answerHash(sum[:16])
+}
+
+// maxWrotePerQuestion bounds the hashes kept for one question; the oldest
+// go first (a pane's very first drafts of a long-lived request).
+const maxWrotePerQuestion = 64
 
 // base is what one revision of the file held: each request's answers as
 // written, by request id (nil: none filled).
@@ -65,6 +84,8 @@ type ledger struct {
 	Ours     []string `json:"ours"`
 	Taken    []string `json:"taken,omitempty"`
 	Bases    []base   `json:"bases,omitempty"`
+	// Wrote: identity.answersWritten, as hex.
+	Wrote map[string][][]string `json:"wrote,omitempty"`
 }
 
 func newIdentity(path string) *identity {
@@ -115,6 +136,7 @@ func (id *identity) writing(rev int64, h, cur [32]byte, pending []socketproto.Pe
 		drafts[p.RequestID] = d
 	}
 	id.bases = append(id.bases, base{Revision: rev, Drafts: drafts})
+	id.noteWritten(pending)
 	if n := len(id.bases) - maxBases; n > 0 {
 		id.bases = slices.Delete(id.bases, 0, n)
 	}
@@ -123,6 +145,40 @@ func (id *identity) writing(rev int64, h, cur [32]byte, pending []socketproto.Pe
 		id.onDisk = append(id.onDisk, cur) // still what is on disk until the swap
 	}
 	id.store()
+}
+
+// noteWritten adds the filled answers about to be written to answersWritten, and
+// forgets the requests no longer pending.
+func (id *identity) noteWritten(pending []socketproto.Pending) {
+	next := make(map[string][][]answerHash, len(pending))
+	for _, p := range pending {
+		qs := id.answersWritten[p.RequestID]
+		for i, a := range p.Draft {
+			if !isFilled(a) {
+				continue
+			}
+			for len(qs) <= i {
+				qs = append(qs, nil)
+			}
+			if h := hashAnswer(a); !slices.Contains(qs[i], h) {
+				qs[i] = append(qs[i], h)
+				if n := len(qs[i]) - maxWrotePerQuestion; n > 0 {
+					qs[i] = slices.Delete(qs[i], 0, n)
+				}
+			}
+		}
+		if qs != nil {
+			next[p.RequestID] = qs
+		}
+	}
+	id.answersWritten = next
+}
+
+// wroteAnswer reports whether the daemon has written raw into the file as
+// answer i of request reqID.
+func (id *identity) wroteAnswer(reqID string, i int, raw json.RawMessage) bool {
+	qs := id.answersWritten[reqID]
+	return i < len(qs) && slices.Contains(qs[i], hashAnswer(raw))
 }
 
 // wrote records that the rewrite is in place.
@@ -168,6 +224,20 @@ func (id *identity) load(fileRev int64) {
 		}
 	}
 	slices.SortFunc(id.bases, func(a, b base) int { return int(a.Revision - b.Revision) })
+	id.answersWritten = make(map[string][][]answerHash, len(l.Wrote))
+	for reqID, qs := range l.Wrote {
+		hs := make([][]answerHash, len(qs))
+		for i, q := range qs {
+			for _, x := range q {
+				var h answerHash
+				if b, err := hex.DecodeString(x); err == nil && len(b) == len(h) {
+					copy(h[:], b)
+					hs[i] = append(hs[i], h)
+				}
+			}
+		}
+		id.answersWritten[reqID] = hs
+	}
 }
 
 // store writes the ledger through a temporary file and a rename: a crash
@@ -176,6 +246,18 @@ func (id *identity) load(fileRev int64) {
 // The temporary file's name is one removeLeftovers cleans up.
 func (id *identity) store() {
 	l := ledger{Revision: id.rev, Ours: hexes(id.onDisk), Taken: hexes(id.taken)}
+	if len(id.answersWritten) > 0 {
+		l.Wrote = make(map[string][][]string, len(id.answersWritten))
+		for reqID, qs := range id.answersWritten {
+			out := make([][]string, len(qs))
+			for i, q := range qs {
+				for _, h := range q {
+					out[i] = append(out[i], hex.EncodeToString(h[:]))
+				}
+			}
+			l.Wrote[reqID] = out
+		}
+	}
 	size := 0
 	for i := len(id.bases) - 1; i >= 0 && len(l.Bases) < ledgerBases; i-- {
 		b := id.bases[i]

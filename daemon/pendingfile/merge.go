@@ -73,6 +73,25 @@ func Merge(f *File, pending []socketproto.Pending) []Action {
 // answer). An answer that does not normalise is reported and kept as a
 // draft, so the user can fix it without typing it again.
 func MergeFrom(f *File, base map[string][]json.RawMessage, pending []socketproto.Pending) []Action {
+	return MergeWith(f, base, nil, pending)
+}
+
+// Merge is the save merged into pending: MergeWith with its base.
+func (sv Save) Merge(pending []socketproto.Pending) []Action {
+	return MergeWith(sv.File, sv.Base, sv.Wrote, pending)
+}
+
+// MergeWith is MergeFrom for a save whose base may not be known. Against
+// the newest state, an editor's buffer loaded long ago still holds the
+// drafts the daemon wrote into it then, which differ from the newest ones:
+// taken as the user's edits, they would send a request with an old draft
+// nobody submitted, or clear a newer one. So when base is nil, an answer
+// the daemon itself wrote there once (wrote reports it) and an answer left
+// empty are not edits; only what the daemon never wrote is the user's.
+func MergeWith(f *File, base map[string][]json.RawMessage, wrote func(id string, i int, raw json.RawMessage) bool, pending []socketproto.Pending) []Action {
+	if base != nil {
+		wrote = nil // the base says exactly what the buffer held
+	}
 	if f == nil {
 		return nil
 	}
@@ -108,7 +127,7 @@ func MergeFrom(f *File, base map[string][]json.RawMessage, pending []socketproto
 		if base != nil {
 			was = base[r.RequestID] // nil when the request was not in it: nothing filled
 		}
-		acts = append(acts, mergeRequest(at, r, p, was)...)
+		acts = append(acts, mergeRequest(at, r, p, was, wrote)...)
 	}
 	return acts
 }
@@ -129,8 +148,9 @@ func unedited(r Request, was []json.RawMessage) bool {
 }
 
 // mergeRequest handles one request that is in the file and pending; was is
-// its answers in the revision the save was edited from.
-func mergeRequest(at string, r Request, p *socketproto.Pending, was []json.RawMessage) []Action {
+// its answers in the revision the save was edited from; wrote, when that
+// revision is not known, what the daemon ever wrote there (see MergeWith).
+func mergeRequest(at string, r Request, p *socketproto.Pending, was []json.RawMessage, wrote func(id string, i int, raw json.RawMessage) bool) []Action {
 	var acts []Action
 	raws, inFile, unmatched := fileAnswers(r, p)
 	for _, text := range unmatched {
@@ -149,6 +169,9 @@ func mergeRequest(at string, r Request, p *socketproto.Pending, was []json.RawMe
 		}
 		if !inFile[i] || sameAnswer(q, raws[i], w) {
 			continue // not the user's edit: the newest value stands
+		}
+		if wrote != nil && (blankAsNull(q, raws[i]) == nil || wrote(p.RequestID, i, raws[i])) {
+			continue // from a buffer of unknown age: the daemon's old draft, or none
 		}
 		edited = true
 		draft[i] = nullJSON

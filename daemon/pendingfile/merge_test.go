@@ -3,6 +3,7 @@ package pendingfile
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -295,5 +296,53 @@ func TestChoicesIgnoredOnRead(t *testing.T) {
 				t.Errorf("[1, 3] chose %q, want Authentication and Logging", got)
 			}
 		})
+	}
+}
+
+// A save whose revision is forgotten is merged against the newest state;
+// then the daemon's own old drafts in it, and answers left empty, are not
+// the user's edits (they would send, or clear, what nobody answered). What
+// the daemon never wrote there is.
+func TestMergeWithUnknownBase(t *testing.T) {
+	r := pending("r", dbQuestion)
+	r.Draft = []json.RawMessage{json.RawMessage(`"MongoDB"`)} // the newest draft
+	s := pending("s", dbQuestion)
+	s.Draft = []json.RawMessage{json.RawMessage(`"SQLite"`)}
+	written := map[string]bool{`r "SQLite"`: true, `s "SQLite"`: true}
+	wrote := func(id string, i int, raw json.RawMessage) bool {
+		return i == 0 && written[id+" "+string(compact(raw))]
+	}
+	save := func(r, s string) *File {
+		f, err := Parse([]byte(`{"revision": 3, "requests": [` +
+			`{"requestId": "r", "questions": [{"question": "Which database should we use?", "answer": ` + r + `}]},` +
+			`{"requestId": "s", "questions": [{"question": "Which database should we use?", "answer": ` + s + `}]}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	pend := []socketproto.Pending{r, s}
+	for _, tc := range []struct {
+		name, r, s string
+		want       []string
+	}{
+		{"an old draft and an emptied one: nothing", `"SQLite"`, `null`, nil},
+		{"an old draft, and a new answer", `"SQLite"`, `"PostgreSQL (Recommended)"`, []string{"resolve s"}},
+		{"a value the daemon never wrote is an answer", `2`, `"  "`, []string{"resolve r"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, a := range (Save{File: save(tc.r, tc.s), Wrote: wrote}).Merge(pend) {
+				got = append(got, a.Kind.String()+" "+a.RequestID)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("actions %v, want %v", got, tc.want)
+			}
+		})
+	}
+	// Without what the daemon wrote (a lost ledger), the old behaviour:
+	// the old draft counts as an edit.
+	if acts := Merge(save(`"SQLite"`, `null`), pend); len(acts) == 0 {
+		t.Error("Merge without Wrote took nothing from a save that differs from the newest state")
 	}
 }

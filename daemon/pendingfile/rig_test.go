@@ -40,7 +40,7 @@ func (q *memQueue) Snapshot() ([]socketproto.Pending, bool) {
 func (q *memQueue) Apply(sv Save) ([]Action, bool) {
 	q.mu.Lock()
 	q.applies++
-	acts := MergeFrom(sv.File, sv.Base, q.pending)
+	acts := sv.Merge(q.pending)
 	changed := false
 	for _, a := range acts {
 		i := slices.IndexFunc(q.pending, func(p socketproto.Pending) bool { return p.RequestID == a.RequestID })

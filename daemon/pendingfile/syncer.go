@@ -17,7 +17,7 @@ import (
 type Queue interface {
 	// Snapshot returns the pending requests, oldest first, with their drafts.
 	Snapshot() (pending []socketproto.Pending, ok bool)
-	// Apply merges a save into the pending set (MergeFrom with its Base)
+	// Apply merges a save into the pending set (Save.Merge)
 	// and carries out the actions in the same step, so that nothing can
 	// resolve in between; then, still in that step, it calls the save's
 	// Taken. It returns the actions it carried out.
@@ -30,6 +30,10 @@ type Save struct {
 	// Base is what the revision the save was edited from held (see
 	// MergeFrom); nil when that revision is not known.
 	Base map[string][]json.RawMessage
+	// Wrote, used when Base is nil, reports whether the daemon has written
+	// raw into the file as answer i of request id, in any revision (see
+	// MergeWith). It may be nil.
+	Wrote func(id string, i int, raw json.RawMessage) bool
 	// Taken records that the save was taken in, so that a restart does not
 	// take it in again over what was acknowledged since. Apply calls it
 	// inside the step that carries the save out, after its changes are

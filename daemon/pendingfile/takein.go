@@ -238,9 +238,9 @@ func (s *Syncer) takeIn(f *File, h [32]byte) {
 	s.fileFine()
 	base := s.id.baseOf(f.Revision)
 	if base == nil && f.Revision != 0 {
-		s.logf("pending file: a save edited from revision %d, which the daemon no longer knows: merged against the newest state", f.Revision)
+		s.logf("pending file: a save edited from revision %d, which the daemon no longer knows: merged against the newest state, where only answers the daemon never wrote into the file count as edits", f.Revision)
 	}
-	acts, _ := s.q.Apply(Save{File: f, Base: base, Taken: func() { s.id.take(h) }})
+	acts, _ := s.q.Apply(Save{File: f, Base: base, Wrote: s.id.wroteAnswer, Taken: func() { s.id.take(h) }})
 	reported := 0
 	for _, a := range acts {
 		switch a.Kind {

@@ -9,17 +9,15 @@ import (
 )
 
 // Found by the crash loop (bench/crashloop, "not given"): an editor buffer
-// loaded from a revision the daemon no longer remembers is merged against
-// the newest state, so every draft the daemon itself wrote into that buffer
-// and that has changed since counts as the user's edit; a one-question
-// request whose draft is filled is then sent with the old draft as its
-// answer. SPEC §5: "drafts the daemon or a pane wrote into the file are
-// never a submission by themselves" — the user only answered s.
-//
-// The daemon remembers 32 revisions while it runs, and 8 after a restart
-// (the ledger); the crash loop meets the second, an editor left open for a
-// while meets the first.
-func TestCrashLoopReproStaleBufferSubmitsADraft(t *testing.T) {
+// loaded from a revision the daemon no longer remembers (it keeps 32 while
+// it runs, 8 across a restart) was merged against the newest state, so the
+// drafts the daemon itself had written into that buffer, changed since,
+// counted as the user's edits, and a one-question request was sent with an
+// old draft as its answer. SPEC §5: drafts are never a submission by
+// themselves. Now the daemon remembers every answer it wrote into the file
+// for each pending request (in the ledger too), and such a save takes only
+// what it never wrote: the user answered s, and only s is sent.
+func TestPendingFileStaleBufferSendsNoOldDraft(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name     string
