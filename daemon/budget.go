@@ -153,13 +153,18 @@ func (b *outputBudget) inUse() int {
 	return b.used
 }
 
-// shed closes the outboxes holding the most until the total fits. Readers
-// that keep up hold little and are never the largest for long; the ones
-// shed are the clients that stopped reading.
+// shed closes outboxes until the total fits: first the ones that have
+// taken nothing for the longest (a client that stopped reading), the
+// biggest first among equals. A reader that keeps up has written lately and
+// goes last. What an outbox being closed still holds is counted as freed:
+// its writer gives it back within evictGrace, and shedding more for it
+// would close readers that keep up.
 func (b *outputBudget) shed() {
 	type box struct {
-		o    *outbox
-		size int
+		o       *outbox
+		size    int
+		since   time.Time
+		closing bool
 	}
 	b.mu.Lock()
 	boxes := make([]box, 0, len(b.boxes))
@@ -167,14 +172,27 @@ func (b *outputBudget) shed() {
 		boxes = append(boxes, box{o: o})
 	}
 	b.mu.Unlock()
+	freeing := 0
 	for i := range boxes {
-		boxes[i].size = boxes[i].o.unread()
+		x := &boxes[i]
+		x.size, x.since, x.closing = x.o.condition()
+		if x.closing {
+			freeing += x.size
+		}
 	}
-	sort.Slice(boxes, func(i, j int) bool { return boxes[i].size > boxes[j].size })
+	sort.Slice(boxes, func(i, j int) bool {
+		if !boxes[i].since.Equal(boxes[j].since) {
+			return boxes[i].since.Before(boxes[j].since)
+		}
+		return boxes[i].size > boxes[j].size
+	})
 	for _, x := range boxes {
-		if b.inUse() <= b.limit || x.size == 0 {
+		if b.inUse()-freeing <= b.limit {
 			return
 		}
-		x.o.evict()
+		if x.size > 0 && !x.closing {
+			x.o.evict()
+			freeing += x.size
+		}
 	}
 }

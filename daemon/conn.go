@@ -90,6 +90,7 @@ func (d *server) serveConn(c *conn) {
 		d.q.post(func(s *state) { s.disconnected(c) })
 		return
 	}
+	defer ls.release() // an unfinished line's room in the input budget
 	for {
 		c.out.waitRoom()
 		line, err := ls.next()

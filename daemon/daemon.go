@@ -42,6 +42,9 @@ type Options struct {
 	OutputBytes     int           // unread output of all connections
 	InputBytes      int           // unfinished input lines of all connections
 	LineTimeout     time.Duration // the longest a line may take to arrive
+
+	// budgets, if set, is handed the daemon's budgets at start (tests).
+	budgets func(*outputBudget, *inputBudget)
 }
 
 // server is one running daemon.
@@ -92,6 +95,9 @@ func Run(ctx context.Context, opts Options) error {
 	d.input = newInputBudget(orDefault(opts.InputBytes, defaultInputBytes))
 	if d.opts.LineTimeout <= 0 {
 		d.opts.LineTimeout = defaultLineTimeout
+	}
+	if opts.budgets != nil {
+		opts.budgets(d.output, d.input)
 	}
 
 	if err := checkStateDirs(opts.Config.StateDir(), opts.PendingFilePath); err != nil {

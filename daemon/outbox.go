@@ -9,8 +9,13 @@ import (
 )
 
 // overflowGrace is how long a disconnected slow reader gets to take the
-// lines already in flight and the error that explains the disconnect.
-const overflowGrace = 10 * time.Second
+// lines already in flight and the error that explains the disconnect;
+// evictGrace the same for one shed by the daemon-wide budget, whose memory
+// is wanted back soon.
+const (
+	overflowGrace = 10 * time.Second
+	evictGrace    = time.Second
+)
 
 // maxUnhandled is how many lines a connection may have sent that the queue
 // has not finished with (their replies not yet queued) before its reader
@@ -35,6 +40,7 @@ type outbox struct {
 	queued    int        // bytes in lines
 	inflight  int        // bytes taken by the writer and not yet written
 	unhandled int        // lines read from the connection, not yet handled
+	progress  time.Time  // when it last had nothing waiting, or last wrote
 	writing   bool       // a writer goroutine is running
 	closing   bool       // close the connection once the lines are written
 	closed    bool       // nothing more is accepted
@@ -82,11 +88,12 @@ func (o *outbox) lineHandled() {
 	o.mu.Unlock()
 }
 
-// unread is the bytes waiting for the connection to read them.
-func (o *outbox) unread() int {
+// condition is the bytes waiting for the connection to read them, since
+// when the connection has not taken any, and whether it is being closed.
+func (o *outbox) condition() (unread int, stalledSince time.Time, closing bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.queued + o.inflight
+	return o.queued + o.inflight, o.progress, o.closing || o.closed
 }
 
 // push queues one line. It reports false when the line does not fit the
@@ -102,6 +109,9 @@ func (o *outbox) push(line []byte) bool {
 		o.mu.Unlock()
 		return false
 	}
+	if o.queued+o.inflight == 0 {
+		o.progress = time.Now()
+	}
 	o.lines = append(o.lines, line)
 	o.queued += len(line)
 	o.kick()
@@ -113,7 +123,9 @@ func (o *outbox) push(line []byte) bool {
 // overflow drops the lines not yet written, queues last (the error saying
 // why) and closes the connection after it, or after overflowGrace if the
 // reader still does not read.
-func (o *outbox) overflow(last []byte) {
+func (o *outbox) overflow(last []byte) { o.overflowWithin(last, overflowGrace) }
+
+func (o *outbox) overflowWithin(last []byte, grace time.Duration) {
 	o.mu.Lock()
 	if o.closed || o.closing {
 		o.mu.Unlock()
@@ -123,7 +135,7 @@ func (o *outbox) overflow(last []byte) {
 	o.lines = append(o.lines[:0], last)
 	o.queued = len(last)
 	o.closing = true
-	_ = o.nc.SetWriteDeadline(time.Now().Add(overflowGrace))
+	_ = o.nc.SetWriteDeadline(time.Now().Add(grace))
 	o.kick()
 	o.mu.Unlock()
 	o.all.sub(dropped - len(last))
@@ -134,7 +146,7 @@ func (o *outbox) evict() {
 	e := socketproto.Errf(socketproto.CodeMessageTooLarge, "",
 		"disconnected: the daemon's output waiting for clients to read it passed %d bytes, and this connection held the most of it", o.all.limit)
 	line, _ := socketproto.Encode(e)
-	o.overflow(line)
+	o.overflowWithin(line, evictGrace)
 }
 
 // closeAfter queues last (may be nil) and closes the connection once
@@ -219,6 +231,7 @@ func (o *outbox) write() {
 		o.mu.Lock()
 		o.all.sub(o.inflight)
 		o.inflight = 0
+		o.progress = time.Now()
 		o.drained.Broadcast()
 		if err != nil {
 			// The peer is gone or too slow; its reader sees the close and
