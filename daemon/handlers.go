@@ -260,5 +260,8 @@ func (s *state) status() socketproto.Status {
 		StateDir:      s.opts.Config.StateDir(),
 		PendingFile:   s.opts.PendingFilePath,
 		UptimeSeconds: int64(s.now().Sub(s.started).Seconds()),
+
+		PendingFileError: s.fileTrouble[s.opts.PendingFilePath],
+		StateDirError:    s.trouble,
 	}
 }

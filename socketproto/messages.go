@@ -302,6 +302,10 @@ type Status struct {
 	StateDir      string      `json:"stateDir,omitempty"`
 	PendingFile   string      `json:"pendingFile"`
 	UptimeSeconds int64       `json:"uptimeSeconds"`
+	// The troubles now (the last pending_file_error and state_dir_error
+	// not yet cleared); absent when none.
+	PendingFileError string `json:"pendingFileError,omitempty"`
+	StateDirError    string `json:"stateDirError,omitempty"`
 }
 
 func (Status) MessageType() string { return "status" }

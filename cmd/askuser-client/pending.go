@@ -72,10 +72,23 @@ func showPending(c *askclient.Client, path string, asJSON bool, stdout io.Writer
 	if err != nil {
 		return err
 	}
+	st, err := c.Status(ctx)
+	if err != nil {
+		return err
+	}
 	if asJSON {
-		return writeJSON(stdout, map[string]any{"pendingFile": path, "pending": pending})
+		out := map[string]any{"pendingFile": path, "pending": pending}
+		if st.PendingFileError != "" {
+			out["pendingFileError"] = st.PendingFileError
+		}
+		return writeJSON(stdout, out)
 	}
 	fmt.Fprintf(stdout, "Pending file: %s\n", path)
+	if st.PendingFileError != "" {
+		// What was wrong with the last save: the file itself says it too,
+		// under "problems".
+		fmt.Fprintf(stdout, "Problem with the last save: %s\n", st.PendingFileError)
+	}
 	switch len(pending) {
 	case 0:
 		fmt.Fprintln(stdout, "No questions waiting.")

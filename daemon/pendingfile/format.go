@@ -19,9 +19,20 @@ type File struct {
 	// Revision is read-only: the number of the daemon's rewrite the file
 	// was edited from, raised on every rewrite, so that a save can be
 	// merged against what the user saw (SPEC §5). 0: none given.
-	Revision int64     `json:"revision,omitempty"`
+	Revision int64 `json:"revision,omitempty"`
+	// Problems is read-only: what was wrong with the last save, written
+	// into the file because that is where someone answering in an editor
+	// looks (their save reverted; this says why, and where their version
+	// went). Ignored on reading.
+	Problems Problems  `json:"problems,omitempty"`
 	Requests []Request `json:"requests"`
 }
+
+// Problems is the read-only "problems" field; see File.
+type Problems []string
+
+// UnmarshalJSON ignores the field: see File.Problems.
+func (*Problems) UnmarshalJSON([]byte) error { return nil }
 
 // Request is one pending request in the file. Only RequestID, Cancel, the
 // questions' text (which matches answers to questions) and the answers are
@@ -104,7 +115,8 @@ func Render(pending []socketproto.Pending) []byte {
 // changed since the last rewrite: under a burst of 10,000 requests, encoding
 // them all again for every rewrite would be most of the daemon's work.
 type renderer struct {
-	cache map[string]renderedRequest
+	cache    map[string]renderedRequest
+	problems []string // the "problems" field; none when empty
 }
 
 type renderedRequest struct {
@@ -115,6 +127,7 @@ type renderedRequest struct {
 const (
 	fileHead     = "{\n  \"instructions\": "
 	revisionHead = ",\n  \"revision\": "
+	problemsHead = ",\n  \"problems\": "
 	requestsHead = ",\n  \"requests\": ["
 	requestsTail = "\n  ]\n}\n"
 	elemIndent   = "    "
@@ -143,6 +156,10 @@ func (r *renderer) render(rev int64, pending []socketproto.Pending) []byte {
 	if rev != 0 {
 		out = append(out, revisionHead...)
 		out = strconv.AppendInt(out, rev, 10)
+	}
+	if len(r.problems) > 0 {
+		out = append(out, problemsHead...)
+		out = append(out, encodeJSON(r.problems, "  ")...)
 	}
 	out = append(out, requestsHead...)
 	if len(texts) == 0 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"time"
 
 	"askuser/daemon/internal/statefile"
@@ -64,7 +65,7 @@ func (s *Syncer) read(settled bool) {
 	f, perr := Parse(data)
 	if perr == nil {
 		s.become(s.status.settled())
-		s.takeIn(f, h)
+		s.takeIn(f, h, data)
 		// A save from a stale buffer lacks requests asked since, and one
 		// that changed nothing makes no rewrite of its own: rewrite anyway,
 		// so the file lists every pending request again.
@@ -181,10 +182,23 @@ func (s *Syncer) unblock() {
 	}
 }
 
-// fileProblem reports a problem with the file itself.
+// fileProblem reports a problem with the file itself, to subscribers and
+// in the file's own "problems".
 func (s *Syncer) fileProblem(msg string) {
 	s.become(s.status.problem())
 	s.report(msg)
+	s.showProblems([]string{msg})
+}
+
+// showProblems puts what was wrong with the last save at the top of the
+// file (read-only "problems"), rewriting it when that changes: someone who
+// answers only in an editor sees their file revert, and this says why.
+func (s *Syncer) showProblems(problems []string) {
+	if slices.Equal(problems, s.render.problems) {
+		return
+	}
+	s.render.problems = problems
+	s.wantWrite = true
 }
 
 // fileFine says a reported problem with the file is over: a save parsed.
@@ -230,10 +244,12 @@ func (s *Syncer) reject(data []byte, perr error) {
 // pending_file_error for each would swamp every pane's backlog.
 const maxReports = 5
 
-// takeIn takes in a save (h is its hash) that parsed: merged against the
-// revision it was edited from, and recorded as taken in within the same
-// step of the queue.
-func (s *Syncer) takeIn(f *File, h [32]byte) {
+// takeIn takes in a save (data, whose hash is h) that parsed: merged
+// against the revision it was edited from, and recorded as taken in within
+// the same step of the queue. A save with problems is also kept as
+// .rejected: an answer to a question whose text was edited, say, is typed
+// text the rewrite would otherwise throw away.
+func (s *Syncer) takeIn(f *File, h [32]byte, data []byte) {
 	s.lastSeen, s.lastSeenOK = h, true
 	s.fileFine()
 	base := s.id.baseOf(f.Revision)
@@ -242,6 +258,7 @@ func (s *Syncer) takeIn(f *File, h [32]byte) {
 	}
 	acts, _ := s.q.Apply(Save{File: f, Base: base, Wrote: s.id.wroteAnswer, Taken: func() { s.id.take(h) }})
 	reported := 0
+	var problems []string
 	for _, a := range acts {
 		switch a.Kind {
 		case Resolve:
@@ -252,14 +269,26 @@ func (s *Syncer) takeIn(f *File, h [32]byte) {
 			reported++
 			if reported <= maxReports {
 				s.report(a.Error)
+				problems = append(problems, a.Error)
 			} else {
 				s.logf("pending file: %s", a.Error)
 			}
 		}
 	}
 	if more := reported - maxReports; more > 0 {
-		s.report(fmt.Sprintf("%d more problems in this save were ignored; the daemon log lists each", more))
+		msg := fmt.Sprintf("%d more problems in this save were ignored; the daemon log lists each", more)
+		s.report(msg)
+		problems = append(problems, msg)
 	}
+	if len(problems) > 0 {
+		kept := s.RejectedPath()
+		if err := writeAtomic(kept, data); err != nil && !errors.Is(err, errNotSynced) {
+			s.logf("pending file: keeping a save with problems as %s failed: %v", kept, err)
+		} else {
+			problems = append(problems, "your version of the file is kept as "+kept)
+		}
+	}
+	s.showProblems(problems)
 }
 
 // rescue looks at the file the rewrite swapped out. It is normally what the
@@ -303,7 +332,7 @@ func (s *Syncer) rescue(prev string, seen [32]byte) {
 	if perr == nil {
 		os.Remove(prev)
 		s.logf("pending file: a save landed during a rewrite; taking it in")
-		s.takeIn(f, h)
+		s.takeIn(f, h, data)
 		s.wantWrite = true
 		return
 	}
