@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"askuser/daemon/config"
+	"askuser/tests/skips"
 	"askuser/tests/testdaemon"
 )
 
@@ -62,7 +63,7 @@ func TestFullStateDirRefusesWhatItCannotKeep(t *testing.T) {
 	state := filepath.Join(root, "state")
 	os.MkdirAll(state, 0o700)
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", state).CombinedOutput(); err != nil {
-		t.Skipf("a full disk is simulated with a small tmpfs, and mounting one failed (needs root): %v %s", err, out)
+		skips.Skipf(t, "a full disk is simulated with a small tmpfs, and mounting one failed (needs root): %v %s", err, out)
 	}
 	t.Cleanup(func() { exec.Command("umount", "-l", state).Run() })
 	sock, _ := daemonAt(t, root, nil)

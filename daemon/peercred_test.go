@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"askuser/tests/skips"
 	"askuser/tests/testdaemon"
 )
 
@@ -21,7 +22,7 @@ import (
 func TestPeerCredRefusesOtherUsers(t *testing.T) {
 	t.Parallel()
 	if os.Getuid() != 0 {
-		t.Skip("needs root to connect as another user")
+		skips.Skip(t, "needs root to connect as another user")
 	}
 	sock := testDaemon(t, nil)
 	for _, p := range []string{filepath.Dir(filepath.Dir(sock)), filepath.Dir(sock)} {
@@ -57,7 +58,7 @@ func TestPeerCredRefusesOtherUsers(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
-		t.Skipf("cannot run a helper as nobody here: %v", err)
+		skips.Skipf(t, "cannot run a helper as nobody here: %v", err)
 	}
 	if !strings.Contains(string(out), "REPLY ") || !strings.Contains(string(out), "askuserd serves only uid 0") {
 		t.Fatalf("another user's connection: %v\n%s", err, out)

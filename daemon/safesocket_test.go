@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"askuser/daemon/config"
+	"askuser/tests/skips"
 	"askuser/tests/testdaemon"
 )
 
@@ -72,7 +73,7 @@ func TestCheckSocketDirSymlink(t *testing.T) {
 	}
 	// Someone else's symlink to our own private directory: the attack.
 	if err := os.Lchown(link, me+1, -1); err != nil {
-		t.Skipf("cannot give the symlink to another uid here (%v); the planted-link case needs root", err)
+		skips.Skipf(t, "cannot give the symlink to another uid here (%v); the planted-link case needs root", err)
 	}
 	if err := checkSocketDir(link, me); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("symlink owned by uid %d", me+1)) {
 		t.Errorf("a planted symlink to our directory: got %v", err)

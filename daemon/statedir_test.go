@@ -12,6 +12,7 @@ import (
 
 	"askuser/daemon/config"
 	"askuser/daemon/journal"
+	"askuser/tests/skips"
 	"askuser/tests/testdaemon"
 )
 
@@ -25,7 +26,7 @@ func remountable(t *testing.T, dir string) func(mode string) {
 		if os.Getuid() == 0 && os.Getenv("CI") == "true" {
 			t.Fatalf("mounting a tmpfs as root: %v %s", err, out)
 		}
-		t.Skipf("a read-only state dir is a tmpfs remounted read-only, and mounting one failed (needs root; "+
+		skips.Skipf(t, "a read-only state dir is a tmpfs remounted read-only, and mounting one failed (needs root; "+
 			"as root chmod does not stop writes): %v %s", err, out)
 	}
 	t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"askuser/socketproto"
+	"askuser/tests/skips"
 )
 
 var t0 = time.Date(2026, 11, 21, 21, 0, 0, 0, time.UTC)
@@ -476,7 +477,7 @@ func tmpfs(t *testing.T, size string) string {
 	t.Helper()
 	dir := t.TempDir()
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("a full disk is simulated with a small tmpfs, and mounting one failed (needs root): %v %s", err, out)
+		skips.Skipf(t, "a full disk is simulated with a small tmpfs, and mounting one failed (needs root): %v %s", err, out)
 	}
 	t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })
 	return dir

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"askuser/socketproto"
+	"askuser/tests/skips"
 )
 
 // These tests drive the Syncer's read step by hand and check what it
@@ -217,7 +218,7 @@ func TestUnreadableSaveLandingDuringRewrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	if prev == "" {
-		t.Skip("this file system cannot exchange files atomically")
+		skips.Skip(t, "this file system cannot exchange files atomically")
 	}
 	unreadable(t, prev, r.path)
 	r.s.rescue(prev, seen)

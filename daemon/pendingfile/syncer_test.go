@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"askuser/socketproto"
+	"askuser/tests/skips"
 )
 
 // TestHalfWrittenSaves drives the Syncer's read step by hand, so the settle
@@ -118,7 +119,7 @@ func TestSaveLandingDuringRewrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	if prev == "" {
-		t.Skip("this file system cannot exchange files atomically")
+		skips.Skip(t, "this file system cannot exchange files atomically")
 	}
 	r.s.rescue(prev, seen)
 	wantAnswers(t, r.result(done), "orders")
@@ -147,7 +148,7 @@ func TestFIFOLandingDuringRewrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	if prev == "" {
-		t.Skip("this file system cannot exchange files atomically")
+		skips.Skip(t, "this file system cannot exchange files atomically")
 	}
 	rescued := make(chan struct{})
 	go func() { r.s.rescue(prev, seen); close(rescued) }()
@@ -360,7 +361,7 @@ func TestRewriteWhoseDirectoryWillNotSync(t *testing.T) {
 	f := r.fileWith("a")
 	seen := r.s.onDisk
 	if prev, err := swapIn(r.path, r.read()); err != nil || prev == "" {
-		t.Skipf("this file system cannot exchange files atomically (%v)", err)
+		skips.Skipf(t, "this file system cannot exchange files atomically (%v)", err)
 	} else {
 		os.Remove(prev)
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"askuser/tests/skips"
 )
 
 // otherUID is a uid that is not the test's: nobody's.
@@ -134,13 +136,13 @@ func mkdir(t *testing.T, parent, name string, mode fs.FileMode) string {
 func chown(t *testing.T, p string, uid int) {
 	t.Helper()
 	if err := os.Chown(p, uid, -1); err != nil {
-		t.Skipf("cannot give %s to uid %d here (%v): needs root", p, uid, err)
+		skips.Skipf(t, "cannot give %s to uid %d here (%v): needs root", p, uid, err)
 	}
 }
 
 func lchown(t *testing.T, p string, uid int) {
 	t.Helper()
 	if err := os.Lchown(p, uid, -1); err != nil {
-		t.Skipf("cannot give %s to uid %d here (%v): needs root", p, uid, err)
+		skips.Skipf(t, "cannot give %s to uid %d here (%v): needs root", p, uid, err)
 	}
 }
