@@ -141,28 +141,29 @@ func (d *server) serveConn(c *conn) {
 // tooLarge answers a line over the limit and closes: the rest of that line
 // is still unread, so nothing after it can be trusted to start a message.
 func (s *state) tooLarge(c *conn, max int) {
-	if c.gone {
-		return
-	}
-	e := socketproto.Errf(socketproto.CodeMessageTooLarge, "",
-		"message longer than %d bytes (limits.max_message_bytes); closing the connection", max)
-	line, _ := socketproto.Encode(e)
-	s.closeAfter(c, line)
-	s.disconnected(c)
+	s.closeWithError(c, socketproto.Errf(socketproto.CodeMessageTooLarge, "",
+		"message longer than %d bytes (limits.max_message_bytes); closing the connection", max))
 }
 
 // lineTimedOut answers a line that did not end in time and closes: its
 // client holds room in the input budget that others may need.
 func (s *state) lineTimedOut(c *conn, timeout time.Duration) {
-	if c.gone {
-		return
+	if s.closeWithError(c, socketproto.Errf(socketproto.CodeInvalidRequest, "",
+		"a message line was not finished within %s (send whole lines ending in a newline); closing the connection", timeout)) {
+		s.log.Warn("closed a connection whose line was not finished in time", "conn", c.id, "timeout", timeout)
 	}
-	e := socketproto.Errf(socketproto.CodeInvalidRequest, "",
-		"a message line was not finished within %s (send whole lines ending in a newline); closing the connection", timeout)
+}
+
+// closeWithError sends e as c's last message and closes c; false when c was
+// gone already.
+func (s *state) closeWithError(c *conn, e *socketproto.Error) bool {
+	if c.gone {
+		return false
+	}
 	line, _ := socketproto.Encode(e)
 	s.closeAfter(c, line)
 	s.disconnected(c)
-	s.log.Warn("closed a connection whose line was not finished in time", "conn", c.id, "timeout", timeout)
+	return true
 }
 
 // halfClosed notes that the client shut down its writing side (`ncat -U`,
