@@ -22,6 +22,7 @@ func (s *state) follow(f follower) { s.followers = append(s.followers, f) }
 
 // tell hands one change to every follower.
 func (s *state) tell(change func(follower)) {
+	s.replies = cachedReplies{} // what they said is out of date
 	for _, f := range s.followers {
 		change(f)
 	}
@@ -59,3 +60,42 @@ type anyChange func()
 func (f anyChange) added(socketproto.Pending)            { f() }
 func (f anyChange) updated(socketproto.Pending)          { f() }
 func (f anyChange) resolved(socketproto.RequestResolved) { f() }
+
+// cachedReplies are the encoded list and snapshot replies, the two that
+// carry the whole pending set, kept until the next change: a thousand
+// clients that ask for the list of a big queue get one shared encoding, not
+// a thousand (SPEC §4: memory bounded whatever clients do).
+type cachedReplies struct {
+	list, snapshot []byte
+}
+
+// sendList sends c the pending list.
+func (s *state) sendList(c *conn) {
+	if s.replies.list == nil {
+		s.replies.list = s.encodeReply(socketproto.List{Pending: s.pendingList()})
+	}
+	s.sendCached(c, s.replies.list)
+}
+
+// sendSnapshot sends c, a new subscriber, the state and the pending list.
+func (s *state) sendSnapshot(c *conn) {
+	if s.replies.snapshot == nil {
+		s.replies.snapshot = s.encodeReply(socketproto.Snapshot{State: s.currentState(), Pending: s.pendingList()})
+	}
+	s.sendCached(c, s.replies.snapshot)
+}
+
+func (s *state) encodeReply(msg socketproto.Message) []byte {
+	line, err := socketproto.Encode(msg)
+	if err != nil {
+		s.log.Error("encoding a reply", "type", msg.MessageType(), "err", err)
+		return nil
+	}
+	return line
+}
+
+func (s *state) sendCached(c *conn, line []byte) {
+	if line != nil {
+		s.sendLine(c, line)
+	}
+}

@@ -34,7 +34,7 @@ func (s *state) handle(c *conn, msg socketproto.Message, perr *socketproto.Error
 	case socketproto.Subscribe:
 		s.subscribe(c, m)
 	case socketproto.ListRequest:
-		s.send(c, socketproto.List{Pending: s.pendingList()})
+		s.sendList(c)
 	case socketproto.StatusRequest:
 		s.send(c, s.status())
 	default:
@@ -245,7 +245,7 @@ func (s *state) subscribe(c *conn, m socketproto.Subscribe) {
 		s.panes++
 	}
 	s.subs[c] = struct{}{}
-	s.send(c, socketproto.Snapshot{State: s.currentState(), Pending: s.pendingList()})
+	s.sendSnapshot(c)
 	s.tellTrouble(c)
 }
 

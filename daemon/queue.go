@@ -77,8 +77,9 @@ type state struct {
 
 	// followers are told of every change (followers.go).
 	followers   []follower
-	journaled   // the state journal (journal_glue.go)
-	keptAnswers // answers kept for a repeated request (kept_answers.go)
+	replies     cachedReplies // list and snapshot, encoded once per change
+	journaled                 // the state journal (journal_glue.go)
+	keptAnswers               // answers kept for a repeated request (kept_answers.go)
 	// fileTrouble is what was last said of each pending file and not
 	// cleared yet (extensions.go), for subscribers that come later.
 	fileTrouble map[string]string
