@@ -218,6 +218,9 @@ func (l *logTail) add(s string) {
 	if len(l.tail) > tailLines {
 		l.tail = l.tail[1:]
 	}
+	if s == "" {
+		l.frames = 0 // a blank line ends a goroutine's stack
+	}
 	keep := l.frames > 0
 	if keep {
 		l.frames--

@@ -6,6 +6,9 @@
 // carry:
 //
 //		go run ./bench/memattack [-only A|B|C] [-log]
+//		go run ./bench/memattack -nocgo                # askuserd built with CGO_ENABLED=0
+//		go run ./bench/memattack -malloc-arena-max 1   # fewer glibc arenas in a cgo build
+//		go run ./bench/memattack -as 0                 # no address-space limit, for comparison
 //
 //	  - A: 20 connections each pipeline 600 {"type":"list"} lines (each reply
 //	    carries the big request) and never read.
@@ -19,6 +22,11 @@
 // it stayed alive, and how long a {"type":"status"} from a fresh connection
 // took during the attack (the worst of several) and after it. It exits 1 if
 // the daemon died or a status was not answered within 5 s.
+//
+// It also prints the peak address space (VmPeak), since that, not RSS, is
+// what prlimit --as bounds: the Go runtime reserves hundreds of MiB it never
+// touches, and in a cgo build glibc reserves 64 MiB per malloc arena and
+// 8 MiB per thread stack. A death shows the crash's first lines.
 package main
 
 import (
