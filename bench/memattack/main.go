@@ -1,6 +1,7 @@
-// Command memattack runs the real askuserd under a 1 GiB address-space limit
-// (prlimit --as) and attacks its memory the three ways a hostile run once
-// used to get the daemon OOM-killed. Each attack gets a fresh daemon that
+// Command memattack attacks the real askuserd's memory the three ways a
+// hostile run once used to get it OOM-killed, and fails when its resident
+// memory passes 1 GiB (-rss-limit: what a cgroup's memory.max of 1 GiB
+// would kill it at) or it stops answering. Each attack gets a fresh daemon that
 // holds one parked request of about 900 KB (16 questions × 14 options, each
 // with a 4000-character preview), the largest kind of thing a reply can
 // carry:
@@ -8,7 +9,7 @@
 //		go run ./bench/memattack [-only A|B|C] [-log]
 //		go run ./bench/memattack -nocgo                # askuserd built with CGO_ENABLED=0
 //		go run ./bench/memattack -malloc-arena-max 1   # fewer glibc arenas in a cgo build
-//		go run ./bench/memattack -as 0                 # no address-space limit, for comparison
+//		go run ./bench/memattack -as 1073741824        # also under an address-space limit
 //
 //	  - A: 20 connections each pipeline 600 {"type":"list"} lines (each reply
 //	    carries the big request) and never read.
@@ -23,10 +24,12 @@
 // took during the attack (the worst of several) and after it. It exits 1 if
 // the daemon died or a status was not answered within 5 s.
 //
-// It also prints the peak address space (VmPeak), since that, not RSS, is
-// what prlimit --as bounds: the Go runtime reserves hundreds of MiB it never
-// touches, and in a cgo build glibc reserves 64 MiB per malloc arena and
-// 8 MiB per thread stack. A death shows the crash's first lines.
+// It also prints the peak address space (VmPeak). An address-space limit
+// (prlimit --as) does not stand for a memory limit: the Go runtime reserves
+// hundreds of MiB it never touches, and in a cgo build glibc reserves 64 MiB
+// per malloc arena and 8 MiB per thread stack, so a 1 GiB one kills even an
+// idle daemon now and then; -as is there to look at that. A death shows the
+// crash's first lines.
 package main
 
 import (
@@ -66,7 +69,8 @@ func bench() int {
 	showLog := flag.Bool("log", false, "copy the daemon's log (warnings and worse) to stderr")
 	noCgo := flag.Bool("nocgo", false, "build askuserd with CGO_ENABLED=0 (a plain go build here links cgo, for net and os/user)")
 	arenas := flag.Int("malloc-arena-max", 0, "set MALLOC_ARENA_MAX for the daemon (glibc reserves 64 MiB of address space per arena); 0 leaves it unset")
-	asLimit := flag.Int("as", 1<<30, "the daemon's address-space limit in bytes (prlimit --as); 0 runs it without one")
+	asLimit := flag.Int("as", 0, "the daemon's address-space limit in bytes (prlimit --as); 0 runs it without one")
+	rssLimit := flag.Int("rss-limit", 1<<30, "fail when the daemon's peak resident memory passes this many bytes")
 	flag.Parse()
 
 	root, err := os.MkdirTemp("", "au-mem-")
@@ -116,7 +120,7 @@ func bench() int {
 		if err != nil {
 			return fail(err)
 		}
-		bad, err := runAttack(d, a, big)
+		bad, err := runAttack(d, a, big, *rssLimit)
 		d.stop()
 		if err != nil {
 			return fail(fmt.Errorf("attack %s: %w", a.name, err))
@@ -172,7 +176,7 @@ type result struct {
 // runAttack parks the big request, notes the idle RSS, runs the attack and
 // prints its line. It reports true when the daemon died or a status was not
 // answered in time.
-func runAttack(d *daemon, a attack, big []byte) (bool, error) {
+func runAttack(d *daemon, a attack, big []byte, rssLimit int) (bool, error) {
 	if err := park(d.sock, big); err != nil {
 		if !waitDeath(d) {
 			return false, fmt.Errorf("parking the big request: %w", err)
@@ -205,9 +209,13 @@ func runAttack(d *daemon, a attack, big []byte) (bool, error) {
 	if r.note != "" {
 		fmt.Printf("; %s", r.note)
 	}
+	over := int(d.peakKB.Load())*1024 > rssLimit
+	if over {
+		fmt.Printf("; OVER the %s limit", mib(rssLimit/1024))
+	}
 	fmt.Println()
 	d.printLog(!alive)
-	return !alive || r.during.err != nil || r.after.err != nil, nil
+	return !alive || over || r.during.err != nil || r.after.err != nil, nil
 }
 
 // waitDeath gives a daemon that stopped answering a moment to be reaped and
