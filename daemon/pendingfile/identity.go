@@ -208,6 +208,11 @@ func (id *identity) load(fileRev int64) {
 	id.rev = max(id.rev, fileRev)
 	data, _, err := readRegular(id.ledgerPath)
 	if err != nil {
+		// No ledger: revisions start above any this path can have had
+		// (they are numbered from the clock), so that an editor buffer
+		// from before the loss never names a revision given again to
+		// other contents.
+		id.rev = max(id.rev, time.Now().UnixMilli())
 		return
 	}
 	var l ledger

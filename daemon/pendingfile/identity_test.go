@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"askuser/socketproto"
 )
@@ -135,5 +136,17 @@ func TestSaveTakenInOnceAcrossACrash(t *testing.T) {
 	r.q.mu.Unlock()
 	if applies != 1 {
 		t.Errorf("the save was taken in %d times", applies)
+	}
+}
+
+// With its ledger lost, the daemon numbers revisions from the clock: a
+// buffer loaded before the loss (revision 5, say) never names a revision
+// given again to other contents, which would make its merge base wrong.
+func TestRevisionsAfterALostLedgerAreNew(t *testing.T) {
+	id := newIdentity(filepath.Join(t.TempDir(), "pending-questions.json"))
+	before := time.Now().UnixMilli()
+	id.load(5)
+	if next := id.nextRevision(); next <= before {
+		t.Errorf("next revision %d after a lost ledger; want one above %d", next, before)
 	}
 }
