@@ -214,7 +214,18 @@ func decodeInput(raw json.RawMessage, f string) (*Input, *Error) {
 		}
 	}
 	if !isNull(r.Default) {
-		in.Default = append(json.RawMessage(nil), bytes.TrimSpace(r.Default)...)
+		// Kept in the form Encode writes, so a request reads back the same.
+		dec := json.NewDecoder(bytes.NewReader(r.Default))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return nil, jsonFieldError(err, f+".default")
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, Errf(CodeInvalidRequest, f+".default", "%v", err)
+		}
+		in.Default = b
 	}
 	return in, nil
 }
