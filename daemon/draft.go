@@ -3,6 +3,7 @@ package daemon
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 
 	"askuser/socketproto"
 )
@@ -30,6 +31,13 @@ func (s *state) draft(c *conn, m socketproto.DraftRequest) {
 	}
 	value := json.RawMessage("null")
 	_, answered, err := socketproto.NormalizeAnswer(r.p.Questions[m.Index], m.Answer)
+	var rule *socketproto.RuleError
+	if errors.As(err, &rule) {
+		// A typed answer still being written ("1" on its way to "12") may
+		// break its rule for now: it is kept as a draft, as the pending
+		// file keeps it, and only an answer is held to the rule.
+		answered, err = true, nil
+	}
 	if err != nil {
 		s.sendErr(c, m.RequestID, socketproto.Errf(socketproto.CodeInvalidAnswer, "answer",
 			"question %d: %s", m.Index, err.Error()))

@@ -111,6 +111,7 @@ func decodeAskUserRequest(line []byte, m *AskUserRequest) *Error {
 			Header      json.RawMessage `json:"header"`
 			MultiSelect json.RawMessage `json:"multiSelect"`
 			Options     json.RawMessage `json:"options"`
+			Input       json.RawMessage `json:"input"`
 		}
 		if e := unmarshalField(rq, qf, &q); e != nil {
 			return e
@@ -170,8 +171,63 @@ func decodeAskUserRequest(line []byte, m *AskUserRequest) *Error {
 				}
 			}
 		}
+		if !isNull(q.Input) {
+			in, e := decodeInput(q.Input, qf+".input")
+			if e != nil {
+				return e
+			}
+			out.Input = in
+			*out = ApplyInput(*out)
+		}
 	}
 	return nil
+}
+
+// decodeInput decodes a question's input field by field, so that a wrongly
+// typed one is named: "questions[0].input.minimum".
+func decodeInput(raw json.RawMessage, f string) (*Input, *Error) {
+	var r struct {
+		Type, Format, MinLength, MaxLength, Pattern json.RawMessage
+		Minimum, Maximum, Enum, Items               json.RawMessage
+		MinItems, MaxItems, Required, Default       json.RawMessage
+	}
+	if e := unmarshalField(raw, f, &r); e != nil {
+		return nil, e
+	}
+	in := &Input{}
+	fields := []struct {
+		name string
+		raw  json.RawMessage
+		v    any
+	}{
+		{"type", r.Type, &in.Type}, {"format", r.Format, &in.Format},
+		{"minLength", r.MinLength, &in.MinLength}, {"maxLength", r.MaxLength, &in.MaxLength},
+		{"pattern", r.Pattern, &in.Pattern},
+		{"minimum", r.Minimum, &in.Minimum}, {"maximum", r.Maximum, &in.Maximum},
+		{"enum", r.Enum, &in.Enum}, {"items", r.Items, &in.Items},
+		{"minItems", r.MinItems, &in.MinItems}, {"maxItems", r.MaxItems, &in.MaxItems},
+		{"required", r.Required, &in.Required},
+	}
+	for _, x := range fields {
+		if e := unmarshalField(x.raw, f+"."+x.name, x.v); e != nil {
+			return nil, e
+		}
+	}
+	if !isNull(r.Default) {
+		// Kept in the form Encode writes, so a request reads back the same.
+		dec := json.NewDecoder(bytes.NewReader(r.Default))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return nil, jsonFieldError(err, f+".default")
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, Errf(CodeInvalidRequest, f+".default", "%v", err)
+		}
+		in.Default = b
+	}
+	return in, nil
 }
 
 func isNull(raw json.RawMessage) bool {

@@ -27,6 +27,11 @@ func FuzzDecodeFromClient(f *testing.F) {
 		`{"type":"draft","requestId":"r","index":0,"answer":null}`,
 		`{"type":"subscribe","role":"pane"}`,
 		`{"type":"wait","requestId":"r"}`,
+		`{"type":"ask_user_request","questions":[{"question":"N?","input":{"type":"integer","minimum":1,"maximum":10,"required":false,"default":3}}]}`,
+		`{"type":"ask_user_request","questions":[{"question":"E?","input":{"type":"string","format":"email","minLength":3,"pattern":"^[a-z@.]+$","default":"a@b.c"}}]}`,
+		`{"type":"ask_user_request","questions":[{"question":"S?","input":{"type":"string","enum":["<a>","b"],"default":"<a>"}}]}`,
+		`{"type":"ask_user_request","questions":[{"question":"T?","input":{"type":"array","items":{"type":"string","enum":["x","y"]},"default":[ "x" ]}}]}`,
+		`{"type":"ask_user_request","questions":[{"question":"B?","input":{"type":"boolean","default":true}}]}`,
 		`{"type":"list"}`, `{"type":"status"}`, `{"type":5}`, `null`, `[]`, `{`, "\xff",
 	} {
 		f.Add([]byte(s))

@@ -1,6 +1,7 @@
 package socketproto
 
 import (
+	"bytes"
 	"encoding/json"
 	"time"
 )
@@ -79,6 +80,9 @@ type Question struct {
 	Header      string   `json:"header,omitempty"`
 	MultiSelect *bool    `json:"multiSelect,omitempty"`
 	Options     []Option `json:"options,omitempty"`
+	// Input, when set, is the rule a typed answer must satisfy (SPEC §3
+	// "Typed answers"); see Input.
+	Input *Input `json:"input,omitempty"`
 }
 
 // IsMulti reports whether the question allows several selections.
@@ -166,14 +170,21 @@ type Answer struct {
 }
 
 // AnswerValue is a string for a single-select or free-text question and a list
-// of strings for a multiSelect one.
+// of strings for a multiSelect one. A typed question (Question.Input) whose
+// answer is not a string carries its JSON value: a number, true or false, or
+// null for an optional question left empty; Text is then how it reads ("3",
+// "Yes", "").
 type AnswerValue struct {
 	Text   string
 	List   []string
 	IsList bool
+	JSON   json.RawMessage
 }
 
 func (v AnswerValue) MarshalJSON() ([]byte, error) {
+	if len(v.JSON) > 0 {
+		return v.JSON, nil
+	}
 	if v.IsList {
 		if v.List == nil {
 			return []byte("[]"), nil
@@ -191,7 +202,31 @@ func (v *AnswerValue) UnmarshalJSON(b []byte) error {
 	}
 	v.IsList = false
 	v.List = nil
+	v.JSON = nil
+	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] != '"' {
+		return v.setTyped(t)
+	}
 	return json.Unmarshal(b, &v.Text)
+}
+
+// setTyped takes a typed answer's JSON value: a number, a boolean or null.
+func (v *AnswerValue) setTyped(t []byte) error {
+	switch string(t) {
+	case "true":
+		v.Text = LabelYes
+	case "false":
+		v.Text = LabelNo
+	case "null":
+		v.Text = ""
+	default:
+		var n json.Number
+		if err := json.Unmarshal(t, &n); err != nil {
+			return err
+		}
+		v.Text = n.String()
+	}
+	v.JSON = append(json.RawMessage(nil), t...)
+	return nil
 }
 
 // Joined is the answer as one string, selections joined with ", ".

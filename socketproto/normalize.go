@@ -42,7 +42,73 @@ import (
 //   - A boolean is refused rather than guessed at.
 //   - When two labels differ only in case, an exact match wins, else the
 //     first label in option order.
+//
+// A question with an input (SPEC §3 "Typed answers") is read by the same
+// rules, then held to its input: an answer that breaks it is refused with a
+// *RuleError naming the rule, and the answer carries its JSON type. An
+// optional typed question given "" (or an empty object) is answered, left
+// empty ("answer": null); null stays "not answered".
 func NormalizeAnswer(q Question, raw json.RawMessage) (a Answer, answered bool, err error) {
+	if q.Input != nil {
+		return normalizeTyped(q, raw)
+	}
+	return normalizeUntyped(q, raw)
+}
+
+func normalizeTyped(q Question, raw json.RawMessage) (Answer, bool, error) {
+	q = ApplyInput(q)
+	v, ok := decodeOne(raw)
+	if q.Input.Type == InputBoolean && ok {
+		if label, alias := booleanAlias(v); alias {
+			raw, _ = json.Marshal(label)
+		}
+	}
+	a, answered, err := normalizeUntyped(q, raw)
+	if err != nil {
+		return a, false, err
+	}
+	if !answered {
+		if ok && !q.Input.IsRequired() && isBlankGiven(v) {
+			return skipped(q), true, nil
+		}
+		return a, false, nil
+	}
+	a, err = checkTyped(q, a)
+	if err != nil {
+		return a, false, err
+	}
+	return a, true, nil
+}
+
+// decodeOne decodes raw for a look before the rules read it; ok is false
+// when it is no single JSON value (the rules then say why).
+func decodeOne(raw json.RawMessage) (any, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil || dec.More() {
+		return nil, false
+	}
+	return v, true
+}
+
+// isBlankGiven reports whether the user gave an empty answer rather than
+// none: "" or whitespace, or an object with nothing selected or typed.
+func isBlankGiven(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return strings.TrimSpace(x) == ""
+	case map[string]any:
+		if sel, ok := x["selected"].([]any); ok && len(sel) > 0 {
+			return false
+		}
+		c, _ := x["custom"].(string)
+		return strings.TrimSpace(c) == ""
+	}
+	return false
+}
+
+func normalizeUntyped(q Question, raw json.RawMessage) (a Answer, answered bool, err error) {
 	a = Answer{Question: q.Question}
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 {
@@ -474,7 +540,9 @@ func NormalizeAnswers(qs []Question, raws []json.RawMessage) ([]Answer, *Error) 
 		if err != nil {
 			return nil, Errf(CodeInvalidAnswer, f, "%s", err.Error())
 		}
-		if !ok {
+		if !ok && !q.Input.IsRequired() {
+			a = skipped(q) // optional, left empty
+		} else if !ok {
 			return nil, Errf(CodeInvalidAnswer, f, "not answered; every question needs an answer")
 		}
 		out[i] = a

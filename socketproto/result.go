@@ -62,6 +62,8 @@ func summarize(question string, a Answer) string {
 	b.WriteString(oneLine(question))
 	b.WriteString(`"; the user `)
 	switch {
+	case a.Answer.IsSkipped():
+		b.WriteString("left it empty")
 	case len(chosen) > 0 && a.Custom != "":
 		b.WriteString("chose " + andList(chosen) + `, and answered "` + oneLine(a.Custom) + `"`)
 	case len(chosen) > 0:

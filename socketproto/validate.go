@@ -86,6 +86,9 @@ func ValidateRequest(r Request, lim Limits) *Error {
 }
 
 func validateQuestion(q Question, qf string, p profile) *Error {
+	// A typed question is checked as views show it: with its enum (or
+	// Yes / No) as options.
+	q = ApplyInput(q)
 	if err := checkText(qf+".question", q.Question, MaxQuestionChars, true, true); err != nil {
 		return err
 	}
@@ -124,6 +127,9 @@ func validateQuestion(q Question, qf string, p profile) *Error {
 			return Errf(CodeInvalidRequest, of+".label", "duplicate of %s.label", fieldIndex(qf+".options", first))
 		}
 		seenL[key] = j
+	}
+	if q.Input != nil {
+		return validateInput(q, qf)
 	}
 	return nil
 }

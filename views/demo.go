@@ -48,7 +48,27 @@ func DemoRequests(now time.Time) []socketproto.Pending {
 		mk("demo-4", "\x1b[31mevil-agent\x1b[0m", 10*time.Second,
 			socketproto.Question{Question: "Text from agents is shown literally: [red]not red[-], \x1b]0;title\x07no title change, \u202Eno reversal.",
 				Options: []socketproto.Option{{Label: "[::b]not bold"}, {Label: "\x1b[2Jno clear"}}}),
+		mk("demo-5", "mcp-proxy", 5*time.Second, typedDemo()...),
 	}
+}
+
+// typedDemo is an elicitation form as typed questions: a bounded number
+// with a default, an email, Yes / No, an enum, an array and an optional date.
+func typedDemo() []socketproto.Question {
+	lo, hi, one, two, no := 1.0, 16.0, 1, 2, false
+	qs := []socketproto.Question{
+		{Question: "How many workers?", Header: "Workers", Input: &socketproto.Input{Type: socketproto.InputInteger, Minimum: &lo, Maximum: &hi, Default: json.RawMessage(`4`)}},
+		{Question: "Who should get the report?", Header: "Email", Input: &socketproto.Input{Type: socketproto.InputString, Format: socketproto.FormatEmail}},
+		{Question: "Enable TLS?", Header: "TLS", Input: &socketproto.Input{Type: socketproto.InputBoolean, Default: json.RawMessage(`true`)}},
+		{Question: "Which region?", Header: "Region", Input: &socketproto.Input{Type: socketproto.InputString, Enum: []string{"eu-west-1", "us-east-1", "ap-south-1"}}},
+		{Question: "Which log levels?", Header: "Logs", Input: &socketproto.Input{Type: socketproto.InputArray, MinItems: &one, MaxItems: &two,
+			Items: &socketproto.InputItems{Type: socketproto.InputString, Enum: []string{"debug", "info", "warn", "error"}}}},
+		{Question: "Start date?", Header: "Start", Input: &socketproto.Input{Type: socketproto.InputString, Format: socketproto.FormatDate, Required: &no}},
+	}
+	for i := range qs {
+		qs[i] = socketproto.ApplyInput(qs[i]) // as the daemon fills them in
+	}
+	return qs
 }
 
 // demoDaemon answers like a daemon would, in-process.

@@ -181,6 +181,9 @@ func indexOf(xs []int, v int) int {
 // pick is a number key: choose at once (single-select) or toggle
 // (multi-select); Other opens the text input.
 func (p *Pane) pick(r *Req, s *QState, i int) {
+	if i == s.Other() && s.NoOther() {
+		return // a typed choice: only its options
+	}
 	s.Cursor = i
 	if s.Q.IsMulti() {
 		if i == s.Other() {
@@ -281,8 +284,17 @@ func (p *Pane) finishEdit(accept bool) {
 			p.mode = modeList
 			return
 		}
+		if strings.TrimSpace(text) == "" && s.Optional() && !s.HasOptions() {
+			p.acceptText(r, s, "") // an optional typed question, left empty
+			return
+		}
 		if strings.TrimSpace(text) == "" {
 			p.hint = "Type an answer first (Esc to leave the input)."
+			return
+		}
+		if problem := s.TypedProblem(text); problem != "" {
+			// Refused here, as the daemon would: the rule is on screen.
+			p.hint = "Not accepted: " + problem + "."
 			return
 		}
 		if n := runeLen(text); n > p.opt.SoftLimit {

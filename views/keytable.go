@@ -140,6 +140,7 @@ func filtered(_ *Pane, c keyCtx) bool         { return c.s != nil && c.s.Filter 
 func notFiltered(_ *Pane, c keyCtx) bool      { return c.s == nil || c.s.Filter == "" }
 func previewScrolls(p *Pane, _ keyCtx) bool   { return p.previewOverflow }
 func onOther(_ *Pane, c keyCtx) bool          { return c.s != nil && c.s.Cursor == c.s.Other() }
+func hasOther(_ *Pane, c keyCtx) bool         { return c.s != nil && !c.s.NoOther() }
 func freeText(_ *Pane, c keyCtx) bool         { return c.s != nil && !c.s.HasOptions() }
 func multiOther(_ *Pane, c keyCtx) bool       { return c.s != nil && c.s.HasOptions() && c.s.Q.IsMulti() }
 
@@ -277,7 +278,7 @@ var keyTable = []binding{
 
 	// Opening the inputs.
 	{keys: rk('0'), hint: "0 other", keyNames: "`0`", doc: "Other: type your own answer", where: wOptions, guard: true,
-		do: func(p *Pane, c keyCtx) { p.pick(c.r, c.s, c.s.Other()) }},
+		when: hasOther, do: func(p *Pane, c keyCtx) { p.pick(c.r, c.s, c.s.Other()) }},
 	{keys: kk(tcell.KeyCtrlE), keyNames: "Ctrl-E", doc: "on Other: write the answer in `$EDITOR`", where: wOptions, guard: true,
 		when: onOther, do: func(p *Pane, c keyCtx) {
 			p.pick(c.r, c.s, c.s.Other())

@@ -3,6 +3,7 @@ package views
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"sort"
 	"strings"
@@ -59,8 +60,55 @@ type QState struct {
 }
 
 // NewQState starts a question with nothing chosen.
+//
+// A typed question starts with its default pre-filled: typed into the
+// input (not accepted until Enter), or the focus on the default option.
 func NewQState(q socketproto.Question) *QState {
-	return &QState{Q: q, Choice: -1, Checked: make([]bool, len(q.Options)+1)}
+	s := &QState{Q: q, Choice: -1, Checked: make([]bool, len(q.Options)+1)}
+	if q.Input == nil {
+		return s
+	}
+	if len(q.Options) == 0 {
+		s.Custom = socketproto.DefaultText(q)
+	}
+	if d := socketproto.DefaultLabels(q); len(d) > 0 {
+		for i, o := range q.Options {
+			if o.Label == d[0] {
+				s.Cursor = i
+			}
+		}
+	}
+	return s
+}
+
+// NoOther reports whether the question takes only its options: a typed
+// enum, boolean or array of enums offers no "Other".
+func (s *QState) NoOther() bool { return s.Q.Input.HasChoices() }
+
+// Optional reports whether the question may be left empty (a typed question
+// with "required": false).
+func (s *QState) Optional() bool { return s.Q.Input != nil && !s.Q.Input.IsRequired() }
+
+// Rule is the typed question's rule in words, "" for a question without input.
+func (s *QState) Rule() string { return s.Q.Input.Rule() }
+
+// TypedProblem is what is wrong with text as the answer to a typed question
+// answered by typing, checked as the user types; "" when it keeps the rule,
+// when the question is not typed, and for blank text (not an answer yet).
+func (s *QState) TypedProblem(text string) string {
+	if s.Q.Input == nil || strings.TrimSpace(text) == "" {
+		return ""
+	}
+	b, _ := json.Marshal(map[string]string{"custom": text})
+	_, _, err := socketproto.NormalizeAnswer(s.Q, b)
+	var rule *socketproto.RuleError
+	switch {
+	case errors.As(err, &rule):
+		return rule.Problem
+	case err != nil:
+		return err.Error()
+	}
+	return ""
 }
 
 // HasOptions reports whether the question offers options (else it is free text).
@@ -77,6 +125,16 @@ func (s *QState) Items() []int {
 		if f == "" || strings.Contains(strings.ToLower(o.Label), f) || strings.Contains(strings.ToLower(o.Description), f) {
 			out = append(out, i)
 		}
+	}
+	if s.NoOther() {
+		if len(out) == 0 {
+			// Nothing else to focus: the filter shows every option
+			// rather than an empty list.
+			for i := range s.Q.Options {
+				out = append(out, i)
+			}
+		}
+		return out
 	}
 	return append(out, s.Other())
 }
@@ -122,6 +180,9 @@ func (s *QState) WireAnswer() json.RawMessage {
 	return b
 }
 
+// LeftEmpty is how an optional typed question answered with nothing reads.
+const LeftEmpty = "(left empty)"
+
 // NoneOfThese is how a multi-select question answered with no option reads.
 const NoneOfThese = "(none of these)"
 
@@ -132,6 +193,8 @@ func (s *QState) Summary() string {
 	}
 	var parts []string
 	switch {
+	case s.Optional() && !s.HasOptions() && strings.TrimSpace(s.Custom) == "":
+		return LeftEmpty
 	case !s.HasOptions():
 		parts = append(parts, s.Custom)
 	case s.Q.IsMulti():
@@ -209,6 +272,12 @@ func (s *QState) sameAnswer(a, b json.RawMessage) bool {
 	return bytes.Equal(ca.Bytes(), cb.Bytes())
 }
 
+// blankString reports whether raw is a JSON string of only spaces.
+func blankString(raw json.RawMessage) bool {
+	var str string
+	return json.Unmarshal(raw, &str) == nil && strings.TrimSpace(str) == ""
+}
+
 func filled(raw json.RawMessage) bool {
 	t := bytes.TrimSpace(raw)
 	return len(t) > 0 && string(t) != "null" && string(t) != `""`
@@ -223,6 +292,11 @@ func (s *QState) takeDraft(raw json.RawMessage) {
 	fresh.Cursor, fresh.Filter, fresh.Scroll, fresh.WinTop, fresh.PrevTop = s.Cursor, s.Filter, s.Scroll, s.WinTop, s.PrevTop
 	fresh.Known, fresh.inflight, fresh.reqID = s.Known, s.inflight, s.reqID
 	fresh.approvals = s.approvals
+	if s.Optional() && !s.HasOptions() && blankString(raw) {
+		fresh.Custom, fresh.Answered = "", true // left empty on purpose: "" (null is "not yet")
+		*s = *fresh
+		return
+	}
 	if !filled(raw) {
 		fresh.Custom = s.Custom // typed, not accepted: not part of any draft
 		*s = *fresh

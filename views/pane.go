@@ -388,7 +388,7 @@ func (p *Pane) setTab(r *Req, t int) {
 // unanswered.
 func (p *Pane) submit(r *Req) {
 	for i, s := range r.Qs {
-		if !s.Answered {
+		if !s.Answered && !s.Optional() {
 			if len(r.Qs) > 1 {
 				p.setTab(r, i)
 				p.hint = fmt.Sprintf("Question %d is not answered yet.", i+1)
@@ -407,6 +407,19 @@ func (p *Pane) submit(r *Req) {
 	answers := make([]json.RawMessage, len(r.Qs))
 	for i, s := range r.Qs {
 		answers[i] = s.WireAnswer()
+		if !s.Answered {
+			answers[i] = json.RawMessage("null") // optional, skipped
+		}
+		// A typed answer the daemon would refuse (an array's count, a
+		// draft from the file) goes back to its question with the reason.
+		if _, _, err := socketproto.NormalizeAnswer(s.Q, answers[i]); err != nil && s.Q.Input != nil {
+			if len(r.Qs) > 1 {
+				p.setTab(r, i)
+			}
+			s.Answered = false
+			p.hint = "Not sent: " + Clean(err.Error(), false) + "."
+			return
+		}
 	}
 	err := p.send.Send(socketproto.AnswerRequest{RequestID: r.P.RequestID, Answers: answers, Via: socketproto.ViaPane})
 	if err != nil {

@@ -32,6 +32,16 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 		long = len(wrap(p.prompt(), max(1, w-1)))
 		ih += long
 	}
+	// A typed answer is checked as it is typed: what breaks the rule shows
+	// under the input, and Enter is refused until it passes.
+	var problem []string
+	if editing && p.mode == modeText {
+		if msg := s.TypedProblem(CleanTyped(p.input.GetText())); msg != "" {
+			problem = wrap("✗ "+Clean(msg, false), max(1, w))
+			problem = problem[:min(len(problem), 2)]
+			ih += len(problem)
+		}
+	}
 	// What goes under the question (free text) or the list: the note, then
 	// the input. Room for them is kept at the bottom; they are drawn right
 	// under what is above them.
@@ -57,7 +67,10 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 			row++
 		}
 		if editing {
-			p.drawInput(screen, s, x, row, w, ih-long)
+			p.drawInput(screen, s, x, row, w, ih-long-len(problem))
+			for i, l := range problem {
+				put(screen, x, row+ih-long-len(problem)+i, w, seg{l, styleStrong})
+			}
 			if long > 0 {
 				p.drawPrompt(screen, x-1, row+ih-long, w+1, full)
 				p.longAsked = true
@@ -73,6 +86,12 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 	}
 	for _, l := range wrap(Clean(s.Q.Question, true), w) {
 		q = append(q, seg{l, styleStrong})
+	}
+	// A typed question says what its answer must be, under the question.
+	if rule := s.Rule(); rule != "" {
+		for _, l := range wrap("Answer: "+Clean(rule, false), w) {
+			q = append(q, seg{l, styleQuiet})
+		}
 	}
 	H := bottom - y
 	if !s.HasOptions() {

@@ -23,7 +23,11 @@ guessed: a number with no option there, or a list of which some parts are
 labels and some not. --text sends every ANSWER as your own text, exactly as
 typed (a "7" that is not option 7). Put -- before answers that start with
 "-". --answers takes a JSON list whose elements may also be lists or
-{"selected":[…],"custom":"…","notes":"…"}.`
+{"selected":[…],"custom":"…","notes":"…"}.
+
+A typed question (one with a rule: a number, a date, an email, yes/no …)
+takes only an answer that keeps its rule; one that does not is refused
+with the rule. "" leaves an optional typed question empty.`
 
 var answerCommand = command{
 	name:     "answer",
@@ -103,8 +107,11 @@ func answerSummary(c *askclient.Client, id string, answers []json.RawMessage) st
 			return ""
 		}
 		shown := a.Answer.Joined()
-		if a.Answer.IsList && len(a.Answer.List) == 0 {
+		switch {
+		case a.Answer.IsList && len(a.Answer.List) == 0:
 			shown = "(none of these)"
+		case a.Answer.IsSkipped():
+			shown = "(left empty)"
 		}
 		fmt.Fprintf(&b, "  “%s” → %s\n", clip(flatText(qs[i].Question), 60), clip(flatText(shown), 120))
 		if a.Notes != "" {

@@ -61,6 +61,7 @@ type Question struct {
 	Options     []string        `json:"options,omitempty"`
 	Choices     Choices         `json:"choices,omitempty"`
 	Approves    Approves        `json:"approves,omitempty"`
+	Rule        Rule            `json:"rule,omitempty"`
 	MultiSelect *bool           `json:"multiSelect,omitempty"`
 	Answer      json.RawMessage `json:"answer"`
 }
@@ -86,6 +87,31 @@ type Approves map[string][]string
 
 // UnmarshalJSON ignores the field: see Approves.
 func (*Approves) UnmarshalJSON([]byte) error { return nil }
+
+// Rule is the read-only "rule" field of a typed question (SPEC §3 "Typed
+// answers"): what its answer must be, in words ("a whole number from 1 to
+// 10"), so that someone answering in an editor knows before saving. Like
+// "choices" it is ignored on reading, whatever it holds.
+type Rule string
+
+// UnmarshalJSON ignores the field: see Rule.
+func (*Rule) UnmarshalJSON([]byte) error { return nil }
+
+// ruleLine is a typed question's "rule": the rule, its default, and how to
+// leave an optional question empty in the file ("" — null is "not yet").
+func ruleLine(q socketproto.Question) Rule {
+	if q.Input == nil {
+		return ""
+	}
+	s := q.Input.Rule()
+	if d := socketproto.DefaultText(q); d != "" {
+		s += "; default: " + d
+	}
+	if !q.Input.IsRequired() {
+		s += `; "" leaves it empty`
+	}
+	return Rule(s)
+}
 
 // choiceLine is one element of "choices": "1. PostgreSQL (Recommended)",
 // then " — " and the description when the option has one. Descriptions may
@@ -237,7 +263,7 @@ func renderRequest(p socketproto.Pending) Request {
 		r.Metadata = p.Metadata
 	}
 	for i, q := range p.Questions {
-		fq := Question{Question: q.Question, Header: q.Header, Answer: nullJSON}
+		fq := Question{Question: q.Question, Header: q.Header, Rule: ruleLine(q), Answer: nullJSON}
 		if len(q.Options) > 0 {
 			fq.Options = make([]string, len(q.Options))
 			fq.Choices = make(Choices, len(q.Options))
