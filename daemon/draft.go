@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 
 	"askuser/socketproto"
 )
@@ -43,7 +44,10 @@ func (s *state) draft(c *conn, m socketproto.DraftRequest) {
 			"question %d: %s", m.Index, err.Error()))
 		return
 	}
-	if answered {
+	// Text typed in a pane and not yet accepted is kept too (it is not an
+	// answer: NormalizeAnswer leaves it out), so that closing the pane
+	// loses nothing.
+	if answered || keepsTyping(m.Answer) {
 		var buf bytes.Buffer
 		if json.Compact(&buf, m.Answer) == nil {
 			value = buf.Bytes()
@@ -57,4 +61,14 @@ func (s *state) draft(c *conn, m socketproto.DraftRequest) {
 		return
 	}
 	s.send(c, socketproto.OK{RequestID: m.RequestID})
+}
+
+// keepsTyping reports whether a draft object holds text still being typed
+// ({"typing": "…"}).
+func keepsTyping(raw json.RawMessage) bool {
+	var obj struct {
+		Typing string `json:"typing"`
+	}
+	t := bytes.TrimSpace(raw)
+	return len(t) > 0 && t[0] == '{' && json.Unmarshal(t, &obj) == nil && strings.TrimSpace(obj.Typing) != ""
 }

@@ -103,7 +103,9 @@ func isBlankGiven(v any) bool {
 			return false
 		}
 		c, _ := x["custom"].(string)
-		return strings.TrimSpace(c) == ""
+		t, _ := x["typing"].(string)
+		// Text still being typed is not an answer left empty.
+		return strings.TrimSpace(c) == "" && strings.TrimSpace(t) == ""
 	}
 	return false
 }
@@ -480,6 +482,13 @@ func fromObject(q Question, obj map[string]any) (selection, error) {
 	for k := range obj {
 		switch k {
 		case "selected", "custom", "notes":
+		case "typing":
+			// Text typed in a pane and not yet accepted (a draft keeps it
+			// so that closing the pane loses nothing): never part of the
+			// answer.
+			if _, ok := obj[k].(string); !ok && obj[k] != nil {
+				return sel, errors.New("typing: must be a string")
+			}
 		default:
 			return sel, fmt.Errorf("unknown key %q (use \"selected\", \"custom\" and \"notes\")", truncateForError(k))
 		}

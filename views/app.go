@@ -2,7 +2,10 @@ package views
 
 import (
 	"fmt"
+	"os"
+	"os/signal"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -46,7 +49,8 @@ func NewApp(s Sender, opt Options, screen tcell.Screen) *App {
 	a.TV.SetRoot(a.Pane, true).EnablePaste(true)
 	a.TV.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
 		if ev.Key() == tcell.KeyCtrlC {
-			a.Quit() // through the adapter, not tview's own Stop
+			a.Pane.flushTyping() // text typed and not accepted is kept
+			a.Quit()             // through the adapter, not tview's own Stop
 			return nil
 		}
 		return ev
@@ -66,6 +70,19 @@ func (a *App) Deliver(msg socketproto.Message) {
 // Quit stops the pane (not the daemon). Safe to call more than once, from
 // any goroutine, including the UI's own.
 func (a *App) Quit() { a.quitOnce.Do(func() { close(a.quit) }) }
+
+// flushThenQuit quits after the pane sent what was typed and not accepted
+// (on the UI goroutine, while the link to the daemon is still up), or after
+// a second if the UI does not answer.
+func (a *App) flushThenQuit() {
+	sent := make(chan struct{})
+	go a.TV.QueueUpdate(func() { a.Pane.flushTyping(); close(sent) })
+	select {
+	case <-sent:
+	case <-time.After(time.Second):
+	}
+	a.Quit()
+}
 
 // Done is closed once the pane has quit.
 func (a *App) Done() <-chan struct{} { return a.quit }
@@ -135,7 +152,7 @@ func (a *App) adapt() {
 				timer.Reset(d)
 			}
 		case <-timer.C:
-			a.TV.QueueUpdateDraw(func() {})
+			a.TV.QueueUpdateDraw(a.Pane.tick)
 		}
 	}
 }
@@ -146,5 +163,17 @@ func Run(opt Options, maxMessageBytes int) error {
 	link := &Link{Socket: opt.Socket, MaxBytes: maxMessageBytes, Restart: opt.RestartDaemon, RestartDelay: 5 * time.Second}
 	a := NewApp(link, opt, nil)
 	go link.Run(a.Done(), a.Deliver)
+	// A closed terminal (SIGHUP) or a kill quits like q, so that what was
+	// typed is kept as a draft (typing.go).
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		select {
+		case <-sigs:
+			a.flushThenQuit()
+		case <-a.Done():
+		}
+	}()
 	return a.Run()
 }

@@ -286,6 +286,9 @@ func (p *Pane) scheduleWake(now time.Time) {
 	if r := p.M.Focused(); r != nil && !r.P.CreatedAt.IsZero() && !p.small {
 		at(now.Add(untilAgeChanges(now.Sub(r.P.CreatedAt))))
 	}
+	if p.typingDue && (next == 0 || typingEvery < next) {
+		next = typingEvery
+	}
 	if next > 0 {
 		next += 5 * time.Millisecond // past the moment, never just before it
 	}

@@ -40,6 +40,7 @@ func (p *Pane) Paste(text string) {
 	before := p.M.Focused()
 	defer func() {
 		p.sync()
+		p.noteTyping()
 		p.flushDrafts(before, p.M.Focused())
 	}()
 	if p.small {
@@ -97,6 +98,7 @@ func (p *Pane) Key(ev *tcell.EventKey) {
 		}
 	}
 	p.sync()
+	p.noteTyping()
 	p.flushDrafts(before, p.M.Focused())
 	if p.afterKey != nil {
 		p.afterKey()
@@ -113,6 +115,7 @@ func isQuit(b *binding) bool {
 }
 
 func (p *Pane) quit() {
+	p.flushTyping()
 	if p.onQuit != nil {
 		p.onQuit()
 	}
@@ -308,7 +311,7 @@ func (p *Pane) finishEdit(accept bool) {
 
 // acceptText makes typed text the question's answer (or its Other part).
 func (p *Pane) acceptText(r *Req, s *QState, text string) {
-	s.Custom = text
+	s.Custom, s.Typing = text, ""
 	p.endEdit()
 	p.mode = modeList
 	switch {

@@ -55,8 +55,13 @@ type QState struct {
 	// it (from an event, or the draft it sent). A draft that arrives and
 	// differs from it is a newer edit made elsewhere, and wins.
 	Known    json.RawMessage
-	inflight int    // draft messages for it not yet acknowledged
-	reqID    string // the request it belongs to
+	inflight int // draft messages for it not yet acknowledged
+
+	// Typing is text in the answer input that was not accepted (no Enter
+	// yet). The draft keeps it as "typing", beside the accepted answer, so
+	// that closing the pane loses nothing; it is never part of the answer.
+	Typing string
+	reqID  string // the request it belongs to
 }
 
 // NewQState starts a question with nothing chosen.
@@ -225,6 +230,21 @@ func (s *QState) Summary() string {
 // multi-select question are a draft before Enter confirms them: they are
 // options the user chose.
 func (s *QState) DraftValue() json.RawMessage {
+	v := s.acceptedDraft()
+	if s.Typing == "" {
+		return v
+	}
+	obj := map[string]any{}
+	if filled(v) {
+		_ = json.Unmarshal(s.WireAnswer(), &obj) // the object form, to hold "typing" beside it
+	}
+	obj["typing"] = s.Typing
+	b, _ := json.Marshal(obj)
+	return b
+}
+
+// acceptedDraft is the draft of what the user accepted (see DraftValue).
+func (s *QState) acceptedDraft() json.RawMessage {
 	if !s.Answered && !(s.Q.IsMulti() && s.HasOptions() && anyChecked(s)) {
 		return json.RawMessage("null")
 	}
@@ -256,6 +276,9 @@ func (s *QState) DraftValue() json.RawMessage {
 // missing, null and blank are all "none"; else what the normaliser makes of
 // them ({"selected":["A"]} and "A" are one answer), or their compact JSON.
 func (s *QState) sameAnswer(a, b json.RawMessage) bool {
+	if typingOf(a) != typingOf(b) {
+		return false // the text being typed is part of the draft too
+	}
 	fa, fb := filled(a), filled(b)
 	if !fa || !fb {
 		return fa == fb
@@ -283,6 +306,17 @@ func filled(raw json.RawMessage) bool {
 	return len(t) > 0 && string(t) != "null" && string(t) != `""`
 }
 
+// typingOf is the "typing" of a draft object: text not yet accepted.
+func typingOf(raw json.RawMessage) string {
+	var obj struct {
+		Typing string `json:"typing"`
+	}
+	if len(bytes.TrimSpace(raw)) == 0 || bytes.TrimSpace(raw)[0] != '{' || json.Unmarshal(raw, &obj) != nil {
+		return ""
+	}
+	return obj.Typing
+}
+
 // takeDraft makes the question's answer the daemon's draft: the latest edit
 // wins, wherever it was made. What only this pane has — where the focus is,
 // the filter, the scroll positions, text typed into an open input — stays.
@@ -292,6 +326,15 @@ func (s *QState) takeDraft(raw json.RawMessage) {
 	fresh.Cursor, fresh.Filter, fresh.Scroll, fresh.WinTop, fresh.PrevTop = s.Cursor, s.Filter, s.Scroll, s.WinTop, s.PrevTop
 	fresh.Known, fresh.inflight, fresh.reqID = s.Known, s.inflight, s.reqID
 	fresh.approvals = s.approvals
+	fresh.Typing = typingOf(raw)
+	if fresh.Typing != "" {
+		if _, answered, err := socketproto.NormalizeAnswer(s.Q, raw); err == nil && !answered {
+			// Only text still being typed: nothing accepted.
+			fresh.Custom = s.Custom
+			*s = *fresh
+			return
+		}
+	}
 	if s.Optional() && !s.HasOptions() && blankString(raw) {
 		fresh.Custom, fresh.Answered = "", true // left empty on purpose: "" (null is "not yet")
 		*s = *fresh

@@ -83,6 +83,8 @@ type Pane struct {
 	scrollable      bool // PgUp/PgDn have something to scroll
 	previewOverflow bool // { } have something to scroll
 	previewRows     int  // the preview's lines on screen: what { } scroll by
+	typingDue       bool // typing held back (typing.go) waits for the next wake
+	flushingAll     bool // the pane is closing: every draft goes now
 	small           bool // the last draw said "terminal too small"
 
 	// The input guard (SPEC §6): shown is what the last draw showed (a
@@ -281,8 +283,8 @@ func (p *Pane) sync() {
 	if p.mode == modeNone && !onMultiSelect(p.M.Focused()) {
 		p.mode = modeList // the question asked about left the screen
 	}
-	if p.mode == modeText && p.editQ != nil && !p.typed && p.input.GetText() != p.editQ.Custom {
-		p.input.SetText(p.editQ.Custom, true) // a new draft for an input not typed in since it opened
+	if p.mode == modeText && p.editQ != nil && !p.typed && p.input.GetText() != p.editQ.inputText() {
+		p.input.SetText(p.editQ.inputText(), true) // a new draft for an input not typed in since it opened
 	}
 	r := p.M.Focused()
 	if r == nil || r.Sending {
@@ -308,6 +310,9 @@ func (p *Pane) startEdit(md mode) {
 	switch md {
 	case modeText:
 		text = s.Custom
+		if s.Typing != "" {
+			text = s.Typing // typed before, never accepted: kept
+		}
 		p.input.SetPlaceholder("type your answer")
 	case modeNote:
 		text = s.Notes
@@ -624,6 +629,9 @@ func (p *Pane) flushDrafts(rs ...*Req) {
 		for qi, s := range r.Qs {
 			v := s.DraftValue()
 			if s.sameAnswer(v, s.Known) {
+				continue
+			}
+			if p.typingLater(s, v) {
 				continue
 			}
 			err := p.send.Send(socketproto.DraftRequest{RequestID: r.P.RequestID, Index: qi, Answer: v, Via: socketproto.ViaPane})
