@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -58,15 +59,24 @@ func (p Permission) name() string {
 }
 
 // inputPreview is the tool's input, indented: indented JSON escapes every
-// control character, which the rules for a preview refuse.
+// control character, which the rules for a preview refuse. HTML is not
+// escaped: the user must read "echo hi > f && cat f", not "\u003e".
+// Numbers keep their text: a float64 would show 2^63+1 as 2^63.
 func (p Permission) inputPreview() string {
 	var v any
-	if json.Unmarshal(p.Input, &v) == nil {
-		if b, err := json.MarshalIndent(v, "", "  "); err == nil {
-			return string(b)
-		}
+	dec := json.NewDecoder(bytes.NewReader(p.Input))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return "{}"
 	}
-	return "{}"
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if enc.Encode(v) != nil {
+		return "{}"
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // suggestions are the suggestions offered as choices.

@@ -118,3 +118,15 @@ func TestPermissionManySuggestions(t *testing.T) {
 		t.Errorf("decision %+v", d)
 	}
 }
+
+// The preview reads as the command does: JSON's HTML escapes (\u003e for
+// ">") or a number rounded to a float64 would show the user something
+// other than what runs.
+func TestPermissionPreviewIsReadable(t *testing.T) {
+	p := Permission{Tool: "Bash", Input: json.RawMessage(`{"command":"echo hi > f && cat <f","n":1e3,"id":9223372036854775809}`)}
+	got := p.Request().Questions[0].Options[0].Preview
+	want := "{\n  \"command\": \"echo hi > f && cat <f\",\n  \"id\": 9223372036854775809,\n  \"n\": 1e3\n}"
+	if got != want {
+		t.Errorf("preview\n got %q\nwant %q", got, want)
+	}
+}
