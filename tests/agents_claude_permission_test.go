@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -202,5 +203,41 @@ func (m *fakeModel) resultOrQuestion(t *testing.T, w *socketproto.Conn, i int) (
 		case <-deadline:
 			t.Fatalf("step %d's result never came, and nothing was asked, within %v; requests:\n%s", i, agentWait, m.requests())
 		}
+	}
+}
+
+// TestClaudeHookSignalWithdrawsThePermissionQuestion: when the permission
+// prompt is answered in Claude Code's own dialog first, Claude Code ends the
+// hook with SIGTERM (observed in interactive Claude Code); askuser's copy is
+// then withdrawn, and the hook prints no decision.
+func TestClaudeHookSignalWithdrawsThePermissionQuestion(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	e.StartDaemon()
+	w := watcher(t, e)
+	input, err := os.ReadFile(filepath.Join("..", "cmd", "askuser-client", "testdata", "claude", "permissionrequest-bash.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			cmd, out, errb := e.StartClient(string(input), "claude-hook")
+			p := nextAdded(t, w)
+			if p.Questions[0].Question != permissionQuestion {
+				t.Fatalf("asked %+v", p.Questions)
+			}
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			d := expectWithdrawn(w, p.RequestID)(t)
+			t.Logf("%v to the hook: withdrawn %v later", sig, d.Round(time.Millisecond))
+			finish(t, cmd)
+			if out.Len() != 0 {
+				t.Errorf("the hook printed %q after %v; want nothing", out, sig)
+			}
+			if !strings.Contains(errb.String(), "withdrawn") {
+				t.Errorf("stderr %q", errb)
+			}
+		})
 	}
 }
