@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -49,6 +50,9 @@ type claudeHookInput struct {
 	ToolInput     json.RawMessage `json:"tool_input"`
 	SessionID     string          `json:"session_id"`
 	Cwd           string          `json:"cwd"`
+	// TranscriptPath is the session's transcript, where a permission
+	// prompt answered in Claude Code's own dialog shows.
+	TranscriptPath string `json:"transcript_path"`
 	// PermissionRequest only: Claude Code's "don't ask again" offers,
 	// each a permission update handed back as given when chosen.
 	PermissionSuggestions []json.RawMessage `json:"permission_suggestions"`
@@ -125,7 +129,7 @@ func askNative(x *invocation, in claudeHookInput) (updated map[string]json.RawMe
 		fmt.Fprintf(x.stderr, "askuser-client claude-hook: tool_input.%s\n", perr.Message)
 		return nil, exitOK, false
 	}
-	resp, code, ok := hookAsk(x, in, req)
+	resp, code, ok := hookAsk(x, in, req, nil)
 	if !ok {
 		return nil, code, false
 	}
@@ -158,7 +162,8 @@ func runPermissionHook(x *invocation, in claudeHookInput) int {
 		input = json.RawMessage("{}")
 	}
 	perm := claudecode.Permission{Tool: in.ToolName, Input: input, Suggestions: in.PermissionSuggestions}
-	resp, code, ok := hookAsk(x, in, perm.Request())
+	watch := newTranscriptWatch(in.TranscriptPath, in.ToolName, input)
+	resp, code, ok := hookAsk(x, in, perm.Request(), watch)
 	if !ok {
 		return code
 	}
@@ -182,8 +187,10 @@ func permissionOutput(decision map[string]any) map[string]any {
 // code and prints nothing, and Claude Code asks in its own dialog. A
 // SIGTERM or SIGINT (Claude Code answered in its own dialog first, the user
 // pressed Esc, or the hook's timeout passed) withdraws the question from
-// askuser before the hook exits.
-func hookAsk(x *invocation, in claudeHookInput, req socketproto.AskUserRequest) (resp socketproto.Response, code int, ok bool) {
+// askuser before the hook exits, and so does the call's result appearing in
+// the transcript that watch follows (nil: none), which means the user
+// answered in Claude Code's own dialog.
+func hookAsk(x *invocation, in claudeHookInput, req socketproto.AskUserRequest, watch *transcriptWatch) (resp socketproto.Response, code int, ok bool) {
 	stderr := x.stderr
 	if _, err := x.config(); err != nil {
 		fmt.Fprintln(stderr, "askuser-client claude-hook:", err)
@@ -197,10 +204,26 @@ func hookAsk(x *invocation, in claudeHookInput, req socketproto.AskUserRequest) 
 	req.RequestID = askclient.NewRequestID()
 	req.Agent = claudeHookAgent(in)
 
-	ctx, sig, stop := signalContext()
+	sigCtx, sig, stop := signalContext()
 	defer stop()
+	ctx, cancel := context.WithCancel(sigCtx)
+	defer cancel()
+	if watch != nil {
+		elsewhere := watch.answered(ctx.Done())
+		go func() {
+			select {
+			case <-elsewhere:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
 	resp, err = c.Ask(ctx, req, nil)
 	if err != nil {
+		if sigCtx.Err() == nil && ctx.Err() != nil {
+			fmt.Fprintf(stderr, "askuser-client claude-hook: answered in Claude Code's own dialog; request %s withdrawn\n", req.RequestID)
+			return resp, exitOK, false
+		}
 		if ctx.Err() != nil {
 			fmt.Fprintf(stderr, "askuser-client claude-hook: interrupted; request %s withdrawn\n", req.RequestID)
 			return resp, signalExit(sig()), false
