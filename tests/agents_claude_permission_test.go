@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"askuser/socketproto"
+	"askuser/tests/testdaemon"
 )
 
 // Claude Code's permission prompts answered in askuser through its
@@ -237,6 +238,104 @@ func TestClaudeHookSignalWithdrawsThePermissionQuestion(t *testing.T) {
 			}
 			if !strings.Contains(errb.String(), "withdrawn") {
 				t.Errorf("stderr %q", errb)
+			}
+		})
+	}
+}
+
+// --- interactive Claude Code, in tmux ---------------------------------------
+
+// startClaudeInteractive runs interactive Claude Code in tmux, in e.Root,
+// with the permission hook, past its first-run dialogs (onboarding, the API
+// key, trusting the folder), given prompt as its first message.
+func startClaudeInteractive(t *testing.T, claude string, e *Env, model *fakeModel, prompt string) *tmuxPane {
+	t.Helper()
+	home := filepath.Join(e.Root, "home")
+	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	root, err := filepath.EvalSymlinks(e.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state, _ := json.Marshal(map[string]any{
+		"hasCompletedOnboarding": true, "theme": "dark", "numStartups": 3,
+		"customApiKeyResponses": map[string]any{"approved": []string{"dummy"}, "rejected": []string{}},
+		"projects":              map[string]any{root: map[string]any{"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}},
+	})
+	if err := os.WriteFile(filepath.Join(home, ".claude.json"), state, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// tmux's server has the harness's environment; Claude Code gets
+	// exactly its own through env -i.
+	line := []string{"cd", shellQuote(e.Root), "&&", "exec", "env", "-i"}
+	for _, kv := range claudeEnv(e, home, model, "TERM=xterm-256color") {
+		line = append(line, shellQuote(kv))
+	}
+	line = append(line, shellQuote(claude), "--settings", shellQuote(claudePermissionSettings(t, e)),
+		"--model", "claude-sonnet-4-5", shellQuote(prompt))
+	return startTmux(t, e, 120, 40, strings.Join(line, " "))
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// waitScreen waits until Claude Code's screen shows every string.
+func waitScreen(t *testing.T, p *tmuxPane, subs ...string) string {
+	t.Helper()
+	deadline := time.Now().Add(agentWait)
+	for {
+		screen := p.capture()
+		missing := false
+		for _, s := range subs {
+			missing = missing || !strings.Contains(screen, s)
+		}
+		if !missing {
+			return screen
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Claude Code never showed %q; screen:\n%s", subs, screen)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestAgentClaudeCodeInteractivePermission: interactive Claude Code shows
+// its own permission dialog while the question waits in askuser; the first
+// answer wins either way. Answered in askuser, Claude Code's dialog goes
+// and the command runs. Answered in Claude Code's dialog, askuser's copy is
+// withdrawn: Claude Code 2.1.330 does not end the hook then, and the hook
+// sees the call's result in the session's transcript.
+func TestAgentClaudeCodeInteractivePermission(t *testing.T) {
+	for _, first := range []string{"askuser", "Claude Code"} {
+		t.Run("answered in "+first, func(t *testing.T) {
+			claude, e, w := agentTest(t, "claude-code")
+			model := newFakeModel(t, fakeStep{"Bash", markerCommand})
+			p := startClaudeInteractive(t, claude, e, model, "Write the marker file.")
+			// A cold start of Claude Code may take longer than a client's.
+			q := testdaemon.RecvType(t, w, "request_added", agentWait).(socketproto.RequestAdded).Request
+			if q.Questions[0].Question != permissionQuestion {
+				t.Fatalf("asked %+v", q.Questions)
+			}
+			checkPermissionQuestion(t, e, q)
+			waitScreen(t, p, "Do you want to proceed?", "echo hello > marker-file")
+			start := time.Now()
+			if first == "askuser" {
+				answerCLI(`["Allow"]`)(t, e, q)
+			} else {
+				p.rawKeys("Enter") // "1. Yes"
+				d := expectWithdrawn(w, q.RequestID)(t)
+				t.Logf("allowed in Claude Code's dialog: askuser's copy withdrawn %v later", d.Round(time.Millisecond))
+			}
+			r := model.Result(0, agentWait)
+			t.Logf("answer → model: %v", r.At.Sub(start).Round(time.Millisecond))
+			if !strings.Contains(r.Text, "hello") || r.IsError {
+				t.Errorf("the model received (is_error %v) %q", r.IsError, r.Text)
+			}
+			if first == "askuser" {
+				waitScreen(t, p, "Allowed by PermissionRequest hook")
+			}
+			if !markerExists(e) {
+				t.Errorf("the allowed command did not run")
 			}
 		})
 	}

@@ -26,8 +26,9 @@ nothing.
 PermissionRequest: given a permission prompt, it asks in askuser whether to
 allow the tool with its whole input shown: Allow, Deny (a note or typed text
 is the message the model reads), or one of Claude Code's "don't ask again"
-suggestions. If Claude Code's own dialog is answered first, Claude Code ends
-the hook and the question is withdrawn from askuser.
+suggestions. If Claude Code's own dialog is answered first, the question is
+withdrawn from askuser once the call's result is in the session's transcript,
+or when Claude Code ends the hook.
 
 When askuserd cannot be reached it prints nothing, and Claude Code asks in
 its own dialog. It exits 0 unless a signal ends it.
