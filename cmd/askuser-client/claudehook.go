@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -15,31 +16,52 @@ import (
 
 const claudeHookSynopsis = `claude-hook [--socket PATH] [--config PATH]
 
-A Claude Code PreToolUse hook command. Given AskUserQuestion's call on stdin,
-it asks those questions through askuserd, waits, and prints the hook output
-that hands Claude Code the answers, so its own dialog never shows. For any
-other tool it prints nothing. When askuserd cannot be reached it prints
-nothing either, and Claude Code asks in its own dialog. It always exits 0.
+A Claude Code hook command, for two hooks:
 
-In ~/.claude/settings.json ("askuser-client integrate claude" writes it):
-  "hooks": {"PreToolUse": [{"matcher": "AskUserQuestion",
-    "hooks": [{"type": "command", "command": "askuser-client claude-hook", "timeout": 86400}]}]}`
+PreToolUse: given AskUserQuestion's call on stdin, it asks those questions
+through askuserd, waits, and prints the hook output that hands Claude Code
+the answers, so its own dialog never shows. For any other tool it prints
+nothing.
+
+PermissionRequest: given a permission prompt, it asks in askuser whether to
+allow the tool with its whole input shown: Allow, Deny (a note or typed text
+is the message the model reads), or one of Claude Code's "don't ask again"
+suggestions. If Claude Code's own dialog is answered first, the question is
+withdrawn from askuser once the call's result is in the session's transcript,
+or when Claude Code ends the hook.
+
+When askuserd cannot be reached it prints nothing, and Claude Code asks in
+its own dialog. It exits 0 unless a signal ends it.
+
+In ~/.claude/settings.json ("askuser-client integrate claude [--permissions]"
+writes it):
+  "hooks": {
+    "PreToolUse": [{"matcher": "AskUserQuestion",
+      "hooks": [{"type": "command", "command": "askuser-client claude-hook", "timeout": 86400}]}],
+    "PermissionRequest": [{"matcher": "*",
+      "hooks": [{"type": "command", "command": "askuser-client claude-hook", "timeout": 86400}]}]}`
 
 // maxHookInput bounds what is read from Claude Code: a tool call is small.
 const maxHookInput = 8 << 20
 
-// claudeHookInput is the part of Claude Code's PreToolUse input the hook reads.
+// claudeHookInput is the part of Claude Code's hook input the hook reads.
 type claudeHookInput struct {
 	HookEventName string          `json:"hook_event_name"`
 	ToolName      string          `json:"tool_name"`
 	ToolInput     json.RawMessage `json:"tool_input"`
 	SessionID     string          `json:"session_id"`
 	Cwd           string          `json:"cwd"`
+	// TranscriptPath is the session's transcript, where a permission
+	// prompt answered in Claude Code's own dialog shows.
+	TranscriptPath string `json:"transcript_path"`
+	// PermissionRequest only: Claude Code's "don't ask again" offers,
+	// each a permission update handed back as given when chosen.
+	PermissionSuggestions []json.RawMessage `json:"permission_suggestions"`
 }
 
 var claudeHookCommand = command{
 	name:     "claude-hook",
-	summary:  "answer Claude Code's own AskUserQuestion in askuser (a PreToolUse hook)",
+	summary:  "answer Claude Code's AskUserQuestion and permission prompts in askuser (a hook)",
 	synopsis: claudeHookSynopsis,
 	daemon:   reachDaemon,
 	args:     noArgs,
@@ -48,10 +70,11 @@ var claudeHookCommand = command{
 	},
 }
 
-// runClaudeHook answers AskUserQuestion through the daemon; its exit code is
-// always 0.
+// runClaudeHook answers AskUserQuestion (PreToolUse) or a permission prompt
+// (PermissionRequest) through the daemon; its exit code is always 0, unless
+// a signal ended it.
 func runClaudeHook(x *invocation) int {
-	stdin, stdout, stderr := x.stdin, x.stdout, x.stderr
+	stdin, stderr := x.stdin, x.stderr
 	// Whatever goes wrong below, the hook exits 0 with nothing on stdout:
 	// Claude Code then carries on as if there were no hook and asks in its
 	// own dialog, which is better than a question lost.
@@ -69,66 +92,168 @@ func runClaudeHook(x *invocation) int {
 		fmt.Fprintf(stderr, "askuser-client claude-hook: stdin: not a Claude Code hook input: %v\n", err)
 		return exitOK
 	}
-	if in.ToolName != claudecode.AskTool || (in.HookEventName != "" && in.HookEventName != "PreToolUse") {
-		return exitOK
+	switch in.HookEventName {
+	case "PermissionRequest":
+		return runPermissionHook(x, in)
+	case "", "PreToolUse":
+		if in.ToolName == claudecode.AskTool {
+			return runAskHook(x, in)
+		}
 	}
+	return exitOK
+}
+
+// runAskHook answers AskUserQuestion's call before it runs: the call is
+// allowed with the answers in its input, so Claude Code's dialog never shows.
+func runAskHook(x *invocation, in claudeHookInput) int {
+	updated, code, ok := askNative(x, in)
+	if !ok {
+		return code
+	}
+	return writeHookOutput(x, map[string]any{
+		"hookEventName":      "PreToolUse",
+		"permissionDecision": "allow",
+		"updatedInput":       updated,
+	})
+}
+
+// askNative asks AskUserQuestion's questions and returns its input with the
+// answers; ok false means the hook ends now with code and prints nothing.
+func askNative(x *invocation, in claudeHookInput) (updated map[string]json.RawMessage, code int, ok bool) {
 	cfg, err := x.config()
 	if err != nil {
-		fmt.Fprintln(stderr, "askuser-client claude-hook:", err)
+		fmt.Fprintln(x.stderr, "askuser-client claude-hook:", err)
+		return nil, exitOK, false
+	}
+	req, perr := claudecode.Request(in.ToolInput, cfg.Limits)
+	if perr != nil {
+		fmt.Fprintf(x.stderr, "askuser-client claude-hook: tool_input.%s\n", perr.Message)
+		return nil, exitOK, false
+	}
+	resp, code, ok := hookAsk(x, in, req, nil)
+	if !ok {
+		return nil, code, false
+	}
+	updated, err = claudecode.UpdatedInput(in.ToolInput, req.Questions, resp)
+	if err != nil {
+		fmt.Fprintf(x.stderr, "askuser-client claude-hook: tool_input: %v\n", err)
+		return nil, exitOK, false
+	}
+	return updated, exitOK, true
+}
+
+// runPermissionHook answers a permission prompt in askuser: Allow, Deny (the
+// user's words become the message the model reads) or one of Claude Code's
+// "don't ask again" suggestions, handed back as updatedPermissions.
+// AskUserQuestion's own prompt is its questions, answered as the PreToolUse
+// hook answers them.
+func runPermissionHook(x *invocation, in claudeHookInput) int {
+	if in.ToolName == "" {
 		return exitOK
+	}
+	if in.ToolName == claudecode.AskTool {
+		updated, code, ok := askNative(x, in)
+		if !ok {
+			return code
+		}
+		return writeHookOutput(x, permissionOutput(map[string]any{"behavior": "allow", "updatedInput": updated}))
+	}
+	input := agentinput.UnquoteJSON(in.ToolInput)
+	if len(input) == 0 || string(input) == "null" {
+		input = json.RawMessage("{}")
+	}
+	perm := claudecode.Permission{Tool: in.ToolName, Input: input, Suggestions: in.PermissionSuggestions}
+	watch := newTranscriptWatch(in.TranscriptPath, in.ToolName, input)
+	resp, code, ok := hookAsk(x, in, perm.Request(), watch)
+	if !ok {
+		return code
+	}
+	d := perm.Decide(resp)
+	decision := map[string]any{"behavior": "deny", "message": d.Message}
+	if d.Allow {
+		decision = map[string]any{"behavior": "allow"}
+		if d.Suggestion != nil {
+			decision["updatedPermissions"] = []json.RawMessage{d.Suggestion}
+		}
+	}
+	return writeHookOutput(x, permissionOutput(decision))
+}
+
+func permissionOutput(decision map[string]any) map[string]any {
+	return map[string]any{"hookEventName": "PermissionRequest", "decision": decision}
+}
+
+// hookAsk asks req through the daemon as Claude Code's session and waits.
+// ok false means there is no answer to give Claude Code: the hook ends with
+// code and prints nothing, and Claude Code asks in its own dialog. A
+// SIGTERM or SIGINT (Claude Code answered in its own dialog first, the user
+// pressed Esc, or the hook's timeout passed) withdraws the question from
+// askuser before the hook exits, and so does the call's result appearing in
+// the transcript that watch follows (nil: none), which means the user
+// answered in Claude Code's own dialog.
+func hookAsk(x *invocation, in claudeHookInput, req socketproto.AskUserRequest, watch *transcriptWatch) (resp socketproto.Response, code int, ok bool) {
+	stderr := x.stderr
+	if _, err := x.config(); err != nil {
+		fmt.Fprintln(stderr, "askuser-client claude-hook:", err)
+		return resp, exitOK, false
 	}
 	c, err := x.client()
 	if err != nil {
 		fmt.Fprintln(stderr, "askuser-client claude-hook:", err)
-		return exitOK
-	}
-	req, perr := claudecode.Request(in.ToolInput, cfg.Limits)
-	if perr != nil {
-		fmt.Fprintf(stderr, "askuser-client claude-hook: tool_input.%s\n", perr.Message)
-		return exitOK
+		return resp, exitOK, false
 	}
 	req.RequestID = askclient.NewRequestID()
 	req.Agent = claudeHookAgent(in)
 
-	ctx, sig, stop := signalContext()
+	sigCtx, sig, stop := signalContext()
 	defer stop()
-	resp, err := c.Ask(ctx, req, nil)
+	ctx, cancel := context.WithCancel(sigCtx)
+	defer cancel()
+	if watch != nil {
+		elsewhere := watch.answered(ctx.Done())
+		go func() {
+			select {
+			case <-elsewhere:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	resp, err = c.Ask(ctx, req, nil)
 	if err != nil {
+		if sigCtx.Err() == nil && ctx.Err() != nil {
+			fmt.Fprintf(stderr, "askuser-client claude-hook: answered in Claude Code's own dialog; request %s withdrawn\n", req.RequestID)
+			return resp, exitOK, false
+		}
 		if ctx.Err() != nil {
-			// Claude Code gave up on the hook (the user pressed Esc, or
-			// the hook's timeout passed): the question is withdrawn.
 			fmt.Fprintf(stderr, "askuser-client claude-hook: interrupted; request %s withdrawn\n", req.RequestID)
-			return signalExit(sig())
+			return resp, signalExit(sig()), false
 		}
 		var pe *socketproto.Error
 		if errors.As(err, &pe) {
-			fmt.Fprintf(stderr, "askuser-client claude-hook: askuserd refused the questions: %s\n", pe.Error())
+			fmt.Fprintf(stderr, "askuser-client claude-hook: askuserd refused the questions: %s; Claude Code asks in its own dialog\n", pe.Error())
 		} else {
 			fmt.Fprintf(stderr, "askuser-client claude-hook: %v; Claude Code asks in its own dialog\n", err)
 		}
-		return exitOK
+		return resp, exitOK, false
 	}
 	if resp.ConnectionLost {
-		return exitOK
+		return resp, exitOK, false
 	}
-	updated, err := claudecode.UpdatedInput(in.ToolInput, req.Questions, resp)
+	return resp, exitOK, true
+}
+
+// writeHookOutput prints {"hookSpecificOutput": out}, the one line Claude
+// Code reads from a hook.
+func writeHookOutput(x *invocation, out map[string]any) int {
+	b, err := json.Marshal(map[string]any{"hookSpecificOutput": out})
 	if err != nil {
-		fmt.Fprintf(stderr, "askuser-client claude-hook: tool_input: %v\n", err)
-		return exitOK
-	}
-	out := map[string]any{"hookSpecificOutput": map[string]any{
-		"hookEventName":      "PreToolUse",
-		"permissionDecision": "allow",
-		"updatedInput":       updated,
-	}}
-	b, err := json.Marshal(out)
-	if err != nil {
-		fmt.Fprintf(stderr, "askuser-client claude-hook: encoding the answer: %v\n", err)
+		fmt.Fprintf(x.stderr, "askuser-client claude-hook: encoding the answer: %v\n", err)
 		return exitOK
 	}
 	b = append(b, '\n')
-	if _, err := stdout.Write(b); err != nil {
-		fmt.Fprintf(stderr, "askuser-client claude-hook: writing the answer: %v\n", err)
+	if _, err := x.stdout.Write(b); err != nil {
+		fmt.Fprintf(x.stderr, "askuser-client claude-hook: writing the answer: %v\n", err)
 	}
 	return exitOK
 }

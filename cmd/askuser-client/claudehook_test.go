@@ -169,13 +169,7 @@ func TestClaudeHookAnswersAskUserQuestion(t *testing.T) {
 }
 
 func TestClaudeHookWithoutDaemonLeavesClaudeCodeToAsk(t *testing.T) {
-	// A directory only the user may enter, as every client requires
-	// (SPEC §2): a wider one is refused, which is not what this tests.
-	dir := t.TempDir()
-	if err := os.Chmod(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	sock := filepath.Join(dir, "none.sock")
+	sock := noDaemonSocket(t)
 	r := awaitHook(t, runHookAsync(sock, claudeTestdata(t, "pretooluse-askuserquestion.json")))
 	if r.stdout != "" {
 		t.Errorf("stdout = %q, want nothing", r.stdout)
@@ -204,4 +198,16 @@ func TestClaudeHookTooStrictQuestionsAreAskedFlexibly(t *testing.T) {
 	if a, _ := got["answers"].(map[string]any); a["Which deployment target suits this service?"] != "Cloud Run" {
 		t.Errorf("answers = %v", got["answers"])
 	}
+}
+
+// noDaemonSocket is a socket path where no daemon listens, in a directory
+// only the user may enter, as every client requires (SPEC §2): a wider one
+// is refused, which is not what these tests test.
+func noDaemonSocket(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "none.sock")
 }

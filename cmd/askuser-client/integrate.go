@@ -16,7 +16,7 @@ import (
 	"askuser/socketproto/askclient"
 )
 
-const integrateSynopsis = `integrate claude|codex|gemini|pi [--write] [--command PATH]
+const integrateSynopsis = `integrate claude|codex|gemini|pi [--write] [--command PATH] [--permissions]
 
 Prints what askuser adds to the agent's configuration, file by file; with
 --write merges it in: other settings are kept as they are, running it twice
@@ -25,7 +25,9 @@ changes nothing, and each file changed is first copied to FILE.bak-TIME.
   claude  ~/.claude.json: the MCP server (ask_user_question, ask_user,
           permission_prompt); ~/.claude/settings.json: the PreToolUse hook that
           answers Claude Code's own AskUserQuestion in askuser, and permission
-          to call the ask tools without a prompt ($CLAUDE_CONFIG_DIR moves both)
+          to call the ask tools without a prompt ($CLAUDE_CONFIG_DIR moves both);
+          with --permissions also the PermissionRequest hook (matcher "*"),
+          so that Claude Code's permission prompts wait in askuser
   codex   ~/.codex/config.toml ($CODEX_HOME): the MCP server, with the
           environment askuser needs passed through and a day-long tool timeout
   gemini  ~/.gemini/settings.json: the MCP server with a day-long timeout
@@ -40,17 +42,22 @@ var integrateCommand = command{
 	setup: func(fs *flag.FlagSet) func(*invocation) error {
 		write := fs.Bool("write", false, "merge the settings in (a backup of each file changed is kept)")
 		command := fs.String("command", "", "the askuser-client the agent runs (default: this program's absolute path)")
-		return func(x *invocation) error { return runIntegrate(x, *write, *command) }
+		permissions := fs.Bool("permissions", false, "claude: its permission prompts wait in askuser too (the PermissionRequest hook)")
+		return func(x *invocation) error { return runIntegrate(x, *write, *command, *permissions) }
 	},
 }
 
 // runIntegrate prints, or with write merges in, what connects agent x.args[0]
-// to askuser; command is the askuser-client it runs ("" = this one).
-func runIntegrate(x *invocation, write bool, command string) error {
+// to askuser; command is the askuser-client it runs ("" = this one);
+// permissions brings the agent's permission prompts to askuser too.
+func runIntegrate(x *invocation, write bool, command string, permissions bool) error {
 	stdout, stderr := x.stdout, x.stderr
 	agent := x.args[0]
 	if !slices.Contains(integrate.Agents(), agent) {
 		return usagef("unknown agent %q; want claude, codex, gemini or pi", agent)
+	}
+	if permissions && agent != "claude" {
+		return usagef("--permissions: only for claude")
 	}
 	client := command
 	if client == "" {
@@ -67,7 +74,7 @@ func runIntegrate(x *invocation, write bool, command string) error {
 	if err != nil {
 		return err
 	}
-	changes, notes, err := integrate.Plan(agent, integrate.Env{Home: home, Client: client})
+	changes, notes, err := integrate.Plan(agent, integrate.Env{Home: home, Client: client, Permissions: permissions})
 	if err != nil {
 		return fmt.Errorf("%s: %w", agent, err)
 	}

@@ -1,9 +1,11 @@
-// Package claudecode answers Claude Code's own AskUserQuestion tool from
-// askuser (SPEC §11). Both ways in — the PreToolUse hook (claude-hook) and
-// the permission_prompt MCP tool — are given the tool's input and hand back
-// the same input with an "answers" object, which Claude Code then shows the
-// model as the answers. This package is that translation, and nothing of
-// either way in.
+// Package claudecode translates between Claude Code's own prompts and
+// askuser's questions (SPEC §11). Its AskUserQuestion tool: both ways in —
+// the PreToolUse hook (claude-hook) and the permission_prompt MCP tool — are
+// given the tool's input and hand back the same input with an "answers"
+// object, which Claude Code then shows the model as the answers. Its
+// permission prompts: the PermissionRequest hook and permission_prompt ask
+// the same yes/no question (Permission) and read the same decision from it.
+// This package is that translation, and nothing of either way in.
 package claudecode
 
 import (

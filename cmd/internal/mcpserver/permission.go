@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"askuser/cmd/internal/agentinput"
 	"askuser/cmd/internal/claudecode"
@@ -76,7 +75,8 @@ func (s *server) permissionPrompt(ctx context.Context, req *mcp.CallToolRequest)
 		}
 		decision = map[string]any{"behavior": "allow", "updatedInput": updated}
 	} else {
-		ask := permissionRequest(args.ToolName, args.Input)
+		perm := claudecode.Permission{Tool: args.ToolName, Input: args.Input}
+		ask := perm.Request()
 		if perr := socketproto.ValidateRequest(ask.Request, s.cfg.Limits); perr != nil {
 			return toolError(perr.Error()), nil
 		}
@@ -88,7 +88,7 @@ func (s *server) permissionPrompt(ctx context.Context, req *mcp.CallToolRequest)
 		if failed != nil || err != nil {
 			return failed, err
 		}
-		decision = permissionDecision(args.ToolName, args.Input, resp)
+		decision = permissionDecision(args.Input, perm.Decide(resp))
 	}
 	text, err := json.Marshal(decision)
 	if err != nil {
@@ -98,71 +98,15 @@ func (s *server) permissionPrompt(ctx context.Context, req *mcp.CallToolRequest)
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}, nil
 }
 
-// Permission prompts for every other tool become a yes/no question.
-const (
-	permissionAllow  = "Allow"
-	permissionDeny   = "Deny"
-	permissionHeader = "Permission"
-)
-
-// permissionRequest is the yes/no question for a tool that wants to run: the
-// tool's input, indented, is Allow's preview, whole — Allow approves exactly
-// that, so the views take Allow only once all of it has been on screen
-// (approvesPreview; SPEC §6 "Allow means seen"). An input too big for a
-// message is refused by the daemon, and the prompt then fails: it is never
-// cut to fit.
-func permissionRequest(toolName string, input json.RawMessage) socketproto.AskUserRequest {
-	name := agentinput.Printable(toolName, 200)
-	if name == "" {
-		name = "a tool"
+// permissionDecision is the result for a tool other than AskUserQuestion:
+// allow with the input unchanged, or deny with the message the model reads.
+func permissionDecision(input json.RawMessage, d claudecode.PermissionDecision) map[string]any {
+	if !d.Allow {
+		return map[string]any{"behavior": "deny", "message": d.Message}
 	}
-	// Indented JSON escapes every control character, which the rules for
-	// a preview refuse.
-	preview := "{}"
-	var v any
-	if json.Unmarshal(input, &v) == nil {
-		if b, err := json.MarshalIndent(v, "", "  "); err == nil {
-			preview = string(b)
-		}
+	var in any
+	if json.Unmarshal(input, &in) != nil || in == nil {
+		in = map[string]any{}
 	}
-	multi := false
-	return socketproto.AskUserRequest{Request: socketproto.Request{
-		Tool: socketproto.ToolAskUserQuestion,
-		Questions: []socketproto.Question{{
-			Question:    fmt.Sprintf("Allow the agent to use %s with the input shown?", name),
-			Header:      permissionHeader,
-			MultiSelect: &multi,
-			Options: []socketproto.Option{
-				{Label: permissionAllow, Description: "Run " + name + " with this input", Preview: preview, ApprovesPreview: true},
-				{Label: permissionDeny, Description: "Do not run it; the agent is told you said no"},
-			},
-		}},
-	}}
-}
-
-// permissionDecision is the permission prompt's answer for a tool other than
-// AskUserQuestion: allow with the input unchanged only when the user chose
-// Allow; anything else denies, with the user's own words when they typed some.
-func permissionDecision(toolName string, input json.RawMessage, resp socketproto.Response) map[string]any {
-	name := agentinput.Printable(toolName, 200)
-	if resp.Cancelled || !resp.Answered || len(resp.Answers) == 0 {
-		return map[string]any{"behavior": "deny",
-			"message": fmt.Sprintf("The user declined to answer the permission prompt; %s was not run.", name)}
-	}
-	a := resp.Answers[0]
-	if a.SelectedOption == permissionAllow {
-		var in any
-		if json.Unmarshal(input, &in) != nil || in == nil {
-			in = map[string]any{}
-		}
-		return map[string]any{"behavior": "allow", "updatedInput": in}
-	}
-	msg := fmt.Sprintf("The user denied permission to use %s.", name)
-	if a.Custom != "" {
-		msg = fmt.Sprintf("The user did not allow %s and said: %s", name, a.Custom)
-	}
-	if a.Notes != "" {
-		msg += " Note: " + a.Notes
-	}
-	return map[string]any{"behavior": "deny", "message": msg}
+	return map[string]any{"behavior": "allow", "updatedInput": in}
 }

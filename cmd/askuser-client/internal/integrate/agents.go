@@ -126,50 +126,32 @@ func planClaude(env Env) ([]Change, []string, error) {
 		return nil, nil, err
 	}
 
-	// The hook for Claude Code's own AskUserQuestion. Hook commands run in a
-	// shell; the default timeout (60 s) would cut a person off.
+	// The hook for Claude Code's own AskUserQuestion, and with
+	// --permissions the one for its permission prompts: every tool's
+	// ("*"), since a prompt left out would still wait in a terminal. Hook
+	// commands run in a shell; the default timeout (60 s) would cut a
+	// person off.
 	hookCmd := shell.Quote(env.Client) + " claude-hook"
 	hook := jsonObj("type", "command", "command", hookCmd, "timeout", json.Number(strconv.Itoa(integrateTimeoutSec)))
+	entries := []claudeHookEntry{{"PreToolUse", claudecode.AskTool}}
+	if env.Permissions {
+		entries = append(entries, claudeHookEntry{"PermissionRequest", claudePermissionMatcher})
+	}
 	allow := []any{"mcp__askuser__ask_user_question", "mcp__askuser__ask_user"}
-	snippet := jsonObj(
-		"hooks", jsonObj("PreToolUse", []any{jsonObj("matcher", claudecode.AskTool, "hooks", []any{hook})}),
-		"permissions", jsonObj("allow", allow),
-	)
+	shown := newJSONObject()
+	for _, h := range entries {
+		shown.Set(h.event, []any{jsonObj("matcher", h.matcher, "hooks", []any{hook})})
+	}
+	snippet := jsonObj("hooks", shown, "permissions", jsonObj("allow", allow))
 	settings, err := jsonPlan(settingsFile, snippet, func(root *jsonObject) error {
 		hooks, err := root.Object("hooks", "hooks")
 		if err != nil {
 			return err
 		}
-		pre, err := hooks.List("PreToolUse", "hooks.PreToolUse")
-		if err != nil {
-			return err
-		}
-		found := false
-		for i, e := range pre {
-			eo, ok := e.(*jsonObject)
-			if !ok {
-				continue
-			}
-			if m, _ := eo.Get("matcher"); m != claudecode.AskTool {
-				continue
-			}
-			list, err := eo.List("hooks", fmt.Sprintf("hooks.PreToolUse[%d].hooks", i))
-			if err != nil {
+		for _, h := range entries {
+			if err := mergeClaudeHook(hooks, h, hook); err != nil {
 				return err
 			}
-			for _, h := range list {
-				ho, ok := h.(*jsonObject)
-				if !ok {
-					continue
-				}
-				if c, _ := ho.Get("command"); isAskuserHook(c) {
-					setKeys(ho, hook)
-					found = true
-				}
-			}
-		}
-		if !found {
-			hooks.Set("PreToolUse", append(pre, jsonObj("matcher", claudecode.AskTool, "hooks", []any{hook})))
 		}
 		perms, err := root.Object("permissions", "permissions")
 		if err != nil {
@@ -193,8 +175,62 @@ func planClaude(env Env) ([]Change, []string, error) {
 	notes := []string{
 		"In a headless run (claude -p), add: --permission-prompt-tool mcp__askuser__permission_prompt",
 		"  (Claude Code's own questions, and every permission prompt, then wait in askuser as a question).",
+		"Add --permissions to have Claude Code's permission prompts wait in askuser in every session.",
+	}
+	if env.Permissions {
+		notes = []string{
+			"Claude Code's permission prompts, every tool's, now wait in askuser (Allow, Deny, its \"don't ask again\" choices);",
+			"  an interactive session shows its own dialog too, and whichever is answered first wins.",
+		}
 	}
 	return []Change{mcp, settings}, notes, nil
+}
+
+// claudePermissionMatcher is the PermissionRequest hook's matcher: every
+// tool.
+const claudePermissionMatcher = "*"
+
+// claudeHookEntry is one of askuser's entries in Claude Code's "hooks".
+type claudeHookEntry struct {
+	event, matcher string
+}
+
+// mergeClaudeHook sets askuser's hook in hooks[h.event]: an entry with the
+// same matcher that already runs askuser-client claude-hook is brought up
+// to date, other entries are kept as they are, and without one it is added.
+func mergeClaudeHook(hooks *jsonObject, h claudeHookEntry, hook *jsonObject) error {
+	list, err := hooks.List(h.event, "hooks."+h.event)
+	if err != nil {
+		return err
+	}
+	found := false
+	for i, e := range list {
+		eo, ok := e.(*jsonObject)
+		if !ok {
+			continue
+		}
+		if m, _ := eo.Get("matcher"); m != h.matcher {
+			continue
+		}
+		inner, err := eo.List("hooks", fmt.Sprintf("hooks.%s[%d].hooks", h.event, i))
+		if err != nil {
+			return err
+		}
+		for _, x := range inner {
+			ho, ok := x.(*jsonObject)
+			if !ok {
+				continue
+			}
+			if c, _ := ho.Get("command"); isAskuserHook(c) {
+				setKeys(ho, hook)
+				found = true
+			}
+		}
+	}
+	if !found {
+		hooks.Set(h.event, append(list, jsonObj("matcher", h.matcher, "hooks", []any{hook})))
+	}
+	return nil
 }
 
 // isAskuserHook recognises askuser's hook command, wherever the binary is.

@@ -41,6 +41,9 @@ func Plan(agent string, env Env) ([]Change, []string, error) {
 type Env struct {
 	Home   string // the user's home directory
 	Client string // the askuser-client command the agent runs
+	// Permissions: the agent's permission prompts come to askuser too
+	// (Claude Code's PermissionRequest hook).
+	Permissions bool
 }
 
 // Change is one file of a plan: its text before and after, and the part
