@@ -334,7 +334,8 @@ func (s *opencodeServer) onlyPending(path, requestID string) string {
 // TestAgentOpenCodePermissions: OpenCode's permission prompts for bash wait
 // in askuser as Allow once / Allow always / Reject, with the permission
 // whole as what Allow approves; allowed, the command ran; rejected with a
-// note, it did not, and the model read the note.
+// note, it did not, and the model read the note; allowed always, the same
+// kind of command ran again without asking.
 func TestAgentOpenCodePermissions(t *testing.T) {
 	opencode, e, w := agentTest(t, "opencode")
 	allowQ := "Allow OpenCode to use bash: touch allowed.txt && echo opencode-was-allowed?"
@@ -352,13 +353,24 @@ func TestAgentOpenCodePermissions(t *testing.T) {
 			do:       answerCLI(`[{"selected":["Reject"],"notes":"use make instead"}]`),
 			want:     []string{"use make instead"},
 			wantNot:  []string{"never-printed\n"}},
+		{fakeStep: fakeStep{"bash", map[string]any{"command": "echo always-one", "description": "Say one"}},
+			question: "Allow OpenCode to use bash: echo always-one?",
+			do:       answerCLI(`["Allow always"]`),
+			want:     []string{"always-one"}},
+		// Not asked: "Allow always" let every echo run from then on. Its
+		// output reaching the model is the proof, since OpenCode runs a
+		// command only once its permission is answered.
+		{fakeStep: fakeStep{"bash", map[string]any{"command": "echo always-two", "description": "Say two"}}},
 	}
 	model := modelPlaying(t, steps)
 	env := opencodeSetup(t, e, model)
 	srv := startOpencodeServe(t, e, env, opencode)
 	srv.prompt(opencodePrompt)
-	lat := playScript(t, e, w, model, srv.agent, "opencode", steps)
+	lat := playScript(t, e, w, model, srv.agent, "opencode", steps[:3])
 	logLatency(t, lat)
+	if r := model.Result(3, agentWait); !strings.Contains(r.Text, "always-two") {
+		t.Errorf("after Allow always, the second echo gave the model %q", r.Text)
+	}
 	if _, err := os.Stat(filepath.Join(e.Root, "allowed.txt")); err != nil {
 		t.Errorf("the allowed command did not run: %v", err)
 	}
