@@ -220,7 +220,8 @@ function permissionRequest(p: PermissionAsked, agent: object): object {
 	const patterns = (p.patterns ?? []).map((s) => oneLine(s, 200)).filter(Boolean);
 	const always = (p.always ?? []).map((s) => oneLine(s, 200)).filter(Boolean);
 	// bash's patterns are its command cut into parts; the command itself reads better.
-	const command = typeof p.metadata?.command === "string" ? oneLine(p.metadata.command, 600) : "";
+	const raw = p.metadata?.command;
+	const command = typeof raw === "string" ? oneLine(raw, 600) : "";
 	const subject = command ? `${what}: ${command}` : patterns.length ? `${what}: ${patterns.join(", ")}` : what;
 	const text = permissionText(p);
 	const alwaysText = `${text}\n\nFrom now on in this session, also allowed without asking:\n${(always.length ? always : patterns).map((s) => `  ${s}`).join("\n")}`;
