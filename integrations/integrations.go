@@ -11,3 +11,10 @@ import _ "embed"
 //
 //go:embed pi/askuser.ts
 var PiExtension []byte
+
+// OpencodePlugin is the OpenCode plugin (opencode/askuser.ts): OpenCode's
+// own questions and permission prompts asked through
+// `askuser-client ask - --format json`, answered back through OpenCode's client.
+//
+//go:embed opencode/askuser.ts
+var OpencodePlugin []byte

@@ -19,7 +19,7 @@ import (
 var (
 	requestKeys  = keySet("type", "requestId", "tool", "questions", "metadata", "agent", "wait")
 	questionKeys = keySet("question", "header", "multiSelect", "options")
-	optionKeys   = keySet("label", "description", "preview")
+	optionKeys   = keySet("label", "description", "preview", "approvesPreview")
 	agentKeys    = keySet("id", "name", "cwd", "parentId", "subagent")
 )
 

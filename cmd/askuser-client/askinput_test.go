@@ -22,6 +22,7 @@ func TestParseRequestInput(t *testing.T) {
 		{name: "wire message with type", in: `{"type":"ask_user_request","questions":[{"question":"a?"}]}`, nq: 1},
 		{name: "questions list", in: `[{"question":"a?","options":[{"label":"x"},{"label":"y"}]}]`, nq: 1},
 		{name: "single question", in: `{"question":"a?","header":"A"}`, nq: 1},
+		{name: "an Allow approving its preview", in: `[{"question":"Run it?","options":[{"label":"Allow","preview":"rm -rf build","approvesPreview":true},{"label":"Deny"}]}]`, nq: 1},
 		{name: "empty", in: "  \n", err: "empty input"},
 		{name: "syntax error position", in: "{\n  \"questions\": [\n    {\"question\": \"a?\",}\n  ]\n}", err: "line 3, column 23:"},
 		{name: "truncated", in: "[{\"question\": \"a?\"", err: "line 1, column 19: unexpected end of input"},

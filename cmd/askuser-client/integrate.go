@@ -16,7 +16,7 @@ import (
 	"askuser/socketproto/askclient"
 )
 
-const integrateSynopsis = `integrate claude|codex|gemini|pi [--write] [--command PATH] [--permissions]
+const integrateSynopsis = `integrate claude|codex|gemini|opencode|pi [--write] [--command PATH] [--permissions]
 
 Prints what askuser adds to the agent's configuration, file by file; with
 --write merges it in: other settings are kept as they are, running it twice
@@ -31,14 +31,17 @@ changes nothing, and each file changed is first copied to FILE.bak-TIME.
   codex   ~/.codex/config.toml ($CODEX_HOME): the MCP server, with the
           environment askuser needs passed through and a day-long tool timeout
   gemini  ~/.gemini/settings.json: the MCP server with a day-long timeout
+  opencode ~/.config/opencode/ ($XDG_CONFIG_HOME): plugins/askuser.ts, which
+          sends OpenCode's own questions and permission prompts to askuser, and
+          the MCP server in opencode.json with a day-long timeout
   pi      ~/.pi/agent/extensions/askuser.ts ($PI_CODING_AGENT_DIR): pi's
           ask_user tool and /questions command`
 
 var integrateCommand = command{
 	name:     "integrate",
-	summary:  "connect an agent (claude, codex, gemini, pi): print, or --write, its settings",
+	summary:  "connect an agent (claude, codex, gemini, opencode, pi): print, or --write, its settings",
 	synopsis: integrateSynopsis,
-	args:     argCount{1, 1, "agent (claude, codex, gemini or pi)"},
+	args:     argCount{1, 1, "agent (claude, codex, gemini, opencode or pi)"},
 	setup: func(fs *flag.FlagSet) func(*invocation) error {
 		write := fs.Bool("write", false, "merge the settings in (a backup of each file changed is kept)")
 		command := fs.String("command", "", "the askuser-client the agent runs (default: this program's absolute path)")
@@ -54,7 +57,7 @@ func runIntegrate(x *invocation, write bool, command string, permissions bool) e
 	stdout, stderr := x.stdout, x.stderr
 	agent := x.args[0]
 	if !slices.Contains(integrate.Agents(), agent) {
-		return usagef("unknown agent %q; want claude, codex, gemini or pi", agent)
+		return usagef("unknown agent %q; want claude, codex, gemini, opencode or pi", agent)
 	}
 	if permissions && agent != "claude" {
 		return usagef("--permissions: only for claude")

@@ -22,10 +22,11 @@ import (
 // agentPlans are the agents `askuser-client integrate` knows (SPEC §11):
 // each plans the files it changes and says what else the user should know.
 var agentPlans = map[string]func(Env) ([]Change, []string, error){
-	"claude": planClaude,
-	"codex":  planCodex,
-	"gemini": planGemini,
-	"pi":     planPi,
+	"claude":   planClaude,
+	"codex":    planCodex,
+	"gemini":   planGemini,
+	"opencode": planOpencode,
+	"pi":       planPi,
 }
 
 // A day: long enough for any person to answer, where the agent wants a limit.

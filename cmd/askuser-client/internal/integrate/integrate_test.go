@@ -26,7 +26,7 @@ func TestIntegrateReadmeSnippets(t *testing.T) {
 		}
 	}
 	for _, cmd := range []string{"askuser-client integrate claude --write", "askuser-client integrate codex --write",
-		"askuser-client integrate gemini --write", "askuser-client integrate pi --write", `"timeout": 86400`} {
+		"askuser-client integrate gemini --write", "askuser-client integrate pi --write", "askuser-client integrate opencode --write", `"timeout": 86400`} {
 		if !strings.Contains(readme, cmd) {
 			t.Errorf("README lacks %q", cmd)
 		}
