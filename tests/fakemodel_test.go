@@ -133,6 +133,8 @@ func (m *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 		m.openAIChat(w, body)
 	case strings.HasSuffix(r.URL.Path, "/responses"):
 		m.openAIResponses(w, body)
+	case isGeminiPath(r.URL.Path):
+		m.gemini(w, r, body)
 	default:
 		http.NotFound(w, r)
 	}

@@ -16,7 +16,7 @@ import (
 	"askuser/socketproto/askclient"
 )
 
-const integrateSynopsis = `integrate claude|codex|gemini|opencode|pi [--write] [--command PATH] [--permissions]
+const integrateSynopsis = `integrate claude|codex|gemini|opencode|pi [--write] [--command PATH] [--permissions] [--wrap NAME]…
 
 Prints what askuser adds to the agent's configuration, file by file; with
 --write merges it in: other settings are kept as they are, running it twice
@@ -35,7 +35,12 @@ changes nothing, and each file changed is first copied to FILE.bak-TIME.
           sends OpenCode's own questions and permission prompts to askuser, and
           the MCP server in opencode.json with a day-long timeout
   pi      ~/.pi/agent/extensions/askuser.ts ($PI_CODING_AGENT_DIR): pi's
-          ask_user tool and /questions command`
+          ask_user tool and /questions command
+
+--wrap NAME (claude, gemini) also puts the configured MCP server NAME behind
+'askuser-client mcp-proxy', so the forms it asks its user (MCP elicitation)
+wait in askuser: in ~/.claude.json's user-scope mcpServers, or in
+~/.gemini/settings.json's mcpServers.`
 
 var integrateCommand = command{
 	name:     "integrate",
@@ -46,14 +51,17 @@ var integrateCommand = command{
 		write := fs.Bool("write", false, "merge the settings in (a backup of each file changed is kept)")
 		command := fs.String("command", "", "the askuser-client the agent runs (default: this program's absolute path)")
 		permissions := fs.Bool("permissions", false, "claude: its permission prompts wait in askuser too (the PermissionRequest hook)")
-		return func(x *invocation) error { return runIntegrate(x, *write, *command, *permissions) }
+		var wrap listFlag
+		fs.Var(&wrap, "wrap", "also run the configured MCP server `NAME` behind askuser-client mcp-proxy (claude, gemini; repeatable)")
+		return func(x *invocation) error { return runIntegrate(x, *write, *command, *permissions, wrap) }
 	},
 }
 
 // runIntegrate prints, or with write merges in, what connects agent x.args[0]
 // to askuser; command is the askuser-client it runs ("" = this one);
-// permissions brings the agent's permission prompts to askuser too.
-func runIntegrate(x *invocation, write bool, command string, permissions bool) error {
+// permissions brings the agent's permission prompts to askuser too; wrap
+// names MCP servers to put behind mcp-proxy.
+func runIntegrate(x *invocation, write bool, command string, permissions bool, wrap []string) error {
 	stdout, stderr := x.stdout, x.stderr
 	agent := x.args[0]
 	if !slices.Contains(integrate.Agents(), agent) {
@@ -61,6 +69,9 @@ func runIntegrate(x *invocation, write bool, command string, permissions bool) e
 	}
 	if permissions && agent != "claude" {
 		return usagef("--permissions: only for claude")
+	}
+	if len(wrap) > 0 && !integrate.CanWrap(agent) {
+		return usagef("--wrap knows Claude Code's and Gemini CLI's settings (claude, gemini), not %s's", agent)
 	}
 	client := command
 	if client == "" {
@@ -77,9 +88,17 @@ func runIntegrate(x *invocation, write bool, command string, permissions bool) e
 	if err != nil {
 		return err
 	}
-	changes, notes, err := integrate.Plan(agent, integrate.Env{Home: home, Client: client, Permissions: permissions})
+	env := integrate.Env{Home: home, Client: client, Permissions: permissions}
+	changes, notes, err := integrate.Plan(agent, env)
 	if err != nil {
 		return fmt.Errorf("%s: %w", agent, err)
+	}
+	if len(wrap) > 0 {
+		var more []string
+		if changes, more, err = integrate.Wrap(agent, env, changes, wrap); err != nil {
+			return fmt.Errorf("%s: %w", agent, err)
+		}
+		notes = append(notes, more...)
 	}
 	// A config that starts `askuser-client mcp` needs askuser-mcp where that
 	// client will look for it: better said now than by an agent whose MCP

@@ -38,6 +38,7 @@ var commands = []*command{
 	&integrateCommand,
 	&listCommand,
 	&mcpCommand,
+	&mcpProxyCommand,
 	&pendingCommand,
 	&schemaCommand,
 	&statusCommand,
