@@ -281,7 +281,7 @@
   async function send(r) {
     for (let i = 0; i < r.qs.length; i++) {
       if (!isAnswered(r.qs[i])) {
-        if (r.qs.length > 1) { setTab(r, i); hint('Question ' + (i + 1) + ' is not answered yet.'); }
+        if (r.qs.length > 1) { hint('Question ' + (i + 1) + ' is not answered yet.'); setTab(r, i); }
         return;
       }
     }
@@ -546,16 +546,23 @@
     renderHeader();
     renderNotice();
     const main = $('main');
-    main.textContent = '';
+    const next = document.createElement('main');
     const r = focused();
     if (!r) {
-      main.append(el('section', { class: 'empty' },
+      next.append(el('section', { class: 'empty' },
         el('p', { class: 'big', text: 'No questions waiting' }),
         el('p', { text: 'Agents ask through askuserd at ' + SOCKET })));
     } else if (r.sending) {
-      main.append(el('section', { class: 'empty' }, el('p', { class: 'big', text: 'Sending…' })));
+      next.append(el('section', { class: 'empty' }, el('p', { class: 'big', text: 'Sending…' })));
     } else {
-      main.append(renderRequest(r));
+      next.append(renderRequest(r));
+    }
+    // Nodes under a finger are not replaced when nothing on them changed (a
+    // draft's echo, an age): a tap that began on a button ends on it.
+    if (next.innerHTML !== main.innerHTML) {
+      main.replaceChildren(...next.childNodes);
+    } else {
+      syncInputs(main, next);
     }
     renderDialog();
 
@@ -571,6 +578,15 @@
     }
     watchGuard();
     requestAnimationFrame(checkPreviews);
+  }
+
+  // syncInputs gives the kept text inputs the model's text (a draft from
+  // elsewhere), except the one being typed in.
+  function syncInputs(main, next) {
+    const fresh = next.querySelectorAll('textarea');
+    main.querySelectorAll('textarea').forEach((ta, i) => {
+      if (ta !== document.activeElement && fresh[i] && ta.value !== fresh[i].value) ta.value = fresh[i].value;
+    });
   }
 
   // watchGuard starts the guard when what is on screen changed by something
@@ -717,9 +733,11 @@
       class: 'text', rows: field === 'notes' ? 2 : 3, placeholder, 'data-k': k, id: k, 'aria-label': placeholder,
       autocomplete: 'off', spellcheck: 'true',
     });
+    ta.textContent = s[field];
     ta.value = s[field];
     ta.addEventListener('input', () => {
       s[field] = ta.value;
+      ta.textContent = ta.value; // the markup says what the input holds (see render)
       if (field === 'custom' && hasOptions(s) && !s.q.multi) s.choice = other(s);
       draftSoon(r, i);
       refreshMarks(r);
