@@ -39,7 +39,13 @@ var servingRE = regexp.MustCompile(`serving (https?://\S+/)`)
 // says where it serves. It is stopped with SIGTERM when the test ends.
 func startWeb(t *testing.T, e *Env, args ...string) *webPane {
 	t.Helper()
-	cmd := exec.Command(bin("askuserd"), append([]string{"web", "--listen", "127.0.0.1:0"}, args...)...)
+	return startWebAt(t, e, "127.0.0.1:0", args...)
+}
+
+// startWebAt is startWeb on listen.
+func startWebAt(t *testing.T, e *Env, listen string, args ...string) *webPane {
+	t.Helper()
+	cmd := exec.Command(bin("askuserd"), append([]string{"web", "--listen", listen}, args...)...)
 	cmd.Env = e.Environ()
 	out := &testdaemon.LogBuffer{}
 	stderr, err := cmd.StderrPipe()
