@@ -319,6 +319,12 @@ func (b *browser) typeInto(sel, text string) {
 	b.run(chromedp.Click(chromedp.CSS(sel)), chromedp.SendKeys(chromedp.CSS(sel), text))
 }
 
+// eval0 evaluates a JavaScript expression for its effect.
+func (b *browser) eval0(js string) {
+	b.t.Helper()
+	jsValue[any](b, js+`; null`)
+}
+
 // attr is the attribute name of the first element sel ("" when none).
 func (b *browser) attr(sel, name string) string {
 	b.t.Helper()

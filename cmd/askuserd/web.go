@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -21,8 +22,8 @@ import (
 	"askuser/views/web"
 )
 
-const webUsage = `usage: askuserd web [--listen HOST:PORT] [--tls-cert FILE --tls-key FILE] [--host NAME]...
-       askuserd web --url      print the page's address with its secret (and a QR code on a terminal)
+const webUsage = `usage: askuserd web [--listen HOST:PORT] [--tls-cert FILE --tls-key FILE] [--host NAME]... [--public-url URL]
+       askuserd web --url [--public-url URL]   print the page's address with its secret (and a QR code on a terminal)
        askuserd web --rotate   make a new secret: every device is logged out
 
 Serves the web pane (the questions waiting in askuserd, for a browser or a
@@ -56,6 +57,7 @@ func runWeb(args []string) int {
 	tlsKey := fs.String("tls-key", "", "its private key (config web.tls_key)")
 	var hosts hostList
 	fs.Var(&hosts, "host", "a further host name the page is reached by (tailscale serve, a proxy); repeatable")
+	publicURL := fs.String("public-url", "", "the address a phone opens when a proxy serves the page (tailscale serve): --url prints it, and its host name is served")
 	printURL := fs.Bool("url", false, "print the address with its secret, and a QR code on a terminal, then exit")
 	rotate := fs.Bool("rotate", false, "make a new secret, logging out every device, then exit")
 	if code, ok := parseFlags(fs, args, webUsage, true); !ok {
@@ -80,6 +82,15 @@ func runWeb(args []string) int {
 	cert, key := first(*tlsCert, wc.Web.TLSCert), first(*tlsKey, wc.Web.TLSKey)
 	secretPath := filepath.Join(cfg.StateDir(), web.SecretFile)
 
+	if *publicURL != "" {
+		u, err := url.Parse(*publicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			fmt.Fprintf(os.Stderr, "askuserd web: --public-url %q: want an address like https://box.tailnet.ts.net/\n", *publicURL)
+			return 2
+		}
+		hosts = append(hosts, u.Hostname())
+	}
+
 	switch {
 	case *rotate:
 		if _, err := web.RotateSecret(secretPath); err != nil {
@@ -89,7 +100,7 @@ func runWeb(args []string) int {
 		fmt.Println("New secret made: every device is logged out. `askuserd web --url` prints the new address.")
 		return 0
 	case *printURL:
-		return printWebURL(addr, cert != "", hosts, secretPath)
+		return printWebURL(first(*publicURL, baseURL(addr, cert != "", hosts)), secretPath)
 	}
 
 	if err := web.CheckListen(addr, cert != ""); err != nil {
@@ -179,13 +190,16 @@ func baseURL(addr string, tls bool, hosts []string) string {
 // printWebURL prints the address with the secret in its fragment (never
 // sent to a server or kept in its logs), and a QR code of it for a phone
 // when stdout is a terminal.
-func printWebURL(addr string, tls bool, hosts []string, secretPath string) int {
+func printWebURL(base, secretPath string) int {
 	secret, err := web.LoadSecret(secretPath)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "askuserd web: %v\n", err)
 		return 1
 	}
-	u := baseURL(addr, tls, hosts) + "#s=" + secret
+	if !strings.HasSuffix(base, "/") {
+		base += "/"
+	}
+	u := base + "#s=" + secret
 	fmt.Println(u)
 	if term.IsTerminal(int(os.Stdout.Fd())) {
 		qr, err := qrcode.New(u, qrcode.Medium)

@@ -712,8 +712,13 @@
     document.querySelectorAll('pre[data-approves]').forEach(pre => {
       const k = Number(pre.dataset.approves);
       if (s.seen[k]) return;
+      // The window less what covers it: the sticky header above, the
+      // sticky main button below (on a phone).
+      const top = $('top').getBoundingClientRect().bottom;
+      const bar = document.querySelector('.question > .actions');
+      const bottom = bar && getComputedStyle(bar).position === 'sticky' ? bar.getBoundingClientRect().top : window.innerHeight;
       const rect = pre.getBoundingClientRect();
-      if (rect.height === 0 || rect.top < 0 || rect.bottom > window.innerHeight) return;
+      if (rect.height === 0 || rect.top < top || rect.bottom > bottom) return;
       const upto = s.seenUpto[k] || 0;
       if (pre.scrollTop <= upto + 1) s.seenUpto[k] = Math.max(upto, pre.scrollTop + pre.clientHeight);
       if (s.seenUpto[k] >= pre.scrollHeight - 1) {

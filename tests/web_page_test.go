@@ -1,0 +1,150 @@
+package tests
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Agent text is shown literally: markup, entities, bidi controls and
+// javascript: URLs are text on the page, never code or links.
+func TestWebShowsAgentTextLiterally(t *testing.T) {
+	t.Parallel()
+	e, _, b := webSetup(t, 390, 844)
+	q := "Run <script>alert(1)</script> & <img src=x onerror=alert(2)> &amp; &lt;b&gt; now?"
+	label := "javascript:alert(3)"
+	desc := "see https://example.com and \u202Egnp.exe\u202C here"
+	req, _ := json.Marshal(map[string]any{"questions": []any{map[string]any{
+		"question": q, "header": "<b>Hdr</b>",
+		"options": []any{
+			map[string]any{"label": label, "description": desc, "preview": "<iframe src=javascript:alert(4)></iframe>"},
+			map[string]any{"label": "<a href=javascript:alert(5)>click</a>"},
+		}}}})
+	e.StartClient(string(req), "ask", "-")
+	text := b.waitText("Run <script>alert(1)</script> & <img src=x onerror=alert(2)> &amp; &lt;b&gt; now?",
+		"javascript:alert(3)", "<a href=javascript:alert(5)>click</a>", "gnp.exe")
+	if strings.Contains(text, "\u202E") || strings.Contains(text, "\u202C") {
+		t.Error("a bidi override reached the page")
+	}
+	b.settled()
+	b.click(`button.option[data-option="0"]`)
+	b.waitText("<iframe src=javascript:alert(4)></iframe>")
+	counts := jsValue[map[string]float64](b, `({
+		scripts: document.querySelectorAll('script').length,
+		links: document.querySelectorAll('a').length,
+		imgs: document.querySelectorAll('img').length,
+		iframes: document.querySelectorAll('iframe').length,
+		bold: document.querySelectorAll('main b').length,
+	})`)
+	want := map[string]float64{"scripts": 1, "links": 0, "imgs": 0, "iframes": 0, "bold": 0}
+	for k, v := range want {
+		if counts[k] != v {
+			t.Errorf("%d %s elements on the page, want %v: agent text became markup", int(counts[k]), k, v)
+		}
+	}
+	select {
+	case msg := <-b.dialogs:
+		t.Fatalf("agent text ran as script: a dialog opened (%q)", msg)
+	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+// The page reconnects by itself after the daemon restarts and shows the
+// truth: a request resolved while it was away leaves, one asked since shows.
+func TestWebReconnectsAfterDaemonRestart(t *testing.T) {
+	t.Parallel()
+	e, _, b := webSetup(t, 390, 844)
+	e.Client("", "ask", "--no-wait", "--question", "Before the restart?", "--request-id", "req-before")
+	b.waitText("Before the restart?")
+	e.StopDaemon()
+	b.waitJS(`!window.askuserState.connected`)
+	b.waitText("Not connected to askuserd")
+	e.StartDaemon()
+	// While the page was away: the old request answered, a new one asked.
+	if _, stderr, code := e.Client("", "answer", "req-before", "yes"); code != 0 {
+		t.Fatalf("answer: %s", stderr)
+	}
+	e.Client("", "ask", "--no-wait", "--question", "After the restart?", "--request-id", "req-after")
+	b.waitText("After the restart?")
+	b.waitGone("Before the restart?")
+	b.waitJS(`window.askuserState.connected`)
+}
+
+// Screenshots of the page at a phone's and a desktop's size, of a question
+// with options and a preview and of the multi-question Submit step. They
+// are written to $ASKUSER_WEB_SCREENSHOTS when set (the README's
+// docs/screenshots/), else to a temporary directory; either way the page
+// must fit the width (no horizontal scrolling) with targets of 44 px.
+func TestWebScreenshots(t *testing.T) {
+	t.Parallel()
+	dir := os.Getenv("ASKUSER_WEB_SCREENSHOTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []struct {
+		name string
+		w, h int
+	}{{"phone", 390, 844}, {"small-phone", 360, 640}, {"desktop", 1280, 800}} {
+		t.Run(size.name, func(t *testing.T) {
+			e, _, b := webSetup(t, size.w, size.h)
+			e.StartClient(screenshotQuestions, "ask", "-")
+			b.waitText("Which database should we use?")
+			b.settled()
+			b.click(`button.option[data-option="1"]`)
+			b.waitText("Preview: SQLite")
+			checkLayout(t, b, size.w)
+			if size.name != "small-phone" {
+				b.eval0(`window.scrollTo(0, 0)`)
+				b.screenshot(filepath.Join(dir, size.name+"-question.png"))
+			}
+			b.clickText("Next")
+			b.waitText("What should we name this service?")
+			b.typeInto(`textarea[data-k^="custom-"]`, "order-processor")
+			b.clickText("Next")
+			b.waitText("Which features?")
+			b.click(`button.option[data-option="0"]`)
+			b.click(`button.option[data-option="2"]`)
+			b.clickText("Next")
+			b.waitText("Review and send", "order-processor", "Authentication, Search")
+			checkLayout(t, b, size.w)
+			if size.name != "small-phone" {
+				b.eval0(`window.scrollTo(0, 0)`)
+				b.screenshot(filepath.Join(dir, size.name+"-submit.png"))
+			}
+		})
+	}
+}
+
+const screenshotQuestions = `{"questions":[
+ {"question":"Which database should we use?","header":"Database","options":[
+  {"label":"PostgreSQL (Recommended)","description":"Battle-tested relational DB"},
+  {"label":"SQLite","description":"Lightweight, file-based","preview":"import \"database/sql\"\n\ndb, err := sql.Open(\"sqlite\", \"app.db\")\nif err != nil {\n\treturn err\n}\ndefer db.Close()"},
+  {"label":"MongoDB","description":"Documents, no schema"}]},
+ {"question":"What should we name this service?","header":"Name"},
+ {"question":"Which features?","header":"Features","multiSelect":true,"options":[
+  {"label":"Authentication"},{"label":"Billing"},{"label":"Search"}]}]}`
+
+// checkLayout: nothing wider than the screen, and every button a thumb can hit.
+func checkLayout(t *testing.T, b *browser, width int) {
+	t.Helper()
+	scroll := jsValue[float64](b, `document.documentElement.scrollWidth`)
+	if int(scroll) > width {
+		t.Errorf("at %d px the page is %d px wide: it scrolls sideways", width, int(scroll))
+	}
+	small := jsValue[[]string](b, `[...document.querySelectorAll('button')].filter(e => e.offsetParent !== null)
+		.filter(e => { const r = e.getBoundingClientRect(); return r.height < 44 || r.width < 44; })
+		.map(e => e.textContent + ' ' + Math.round(e.getBoundingClientRect().width) + 'x' + Math.round(e.getBoundingClientRect().height))`)
+	if len(small) > 0 {
+		t.Errorf("at %d px, buttons smaller than 44 px: %q", width, small)
+	}
+	font := jsValue[float64](b, `parseFloat(getComputedStyle(document.querySelector('.option .label') || document.body).fontSize)`)
+	if font < 16 {
+		t.Errorf("option labels at %v px: too small to read without zoom", font)
+	}
+}
