@@ -26,8 +26,9 @@ import (
 
 // webPane is a running `askuserd web` (the real binary) on a free loopback port.
 type webPane struct {
-	t    *testing.T
+	t    testing.TB
 	e    *Env
+	pid  int
 	cmd  *exec.Cmd
 	base string // http://127.0.0.1:PORT/
 	out  *testdaemon.LogBuffer
@@ -37,15 +38,21 @@ var servingRE = regexp.MustCompile(`serving (https?://\S+/)`)
 
 // startWeb runs `askuserd web --listen 127.0.0.1:0 args…` and waits until it
 // says where it serves. It is stopped with SIGTERM when the test ends.
-func startWeb(t *testing.T, e *Env, args ...string) *webPane {
+func startWeb(t testing.TB, e *Env, args ...string) *webPane {
 	t.Helper()
 	return startWebAt(t, e, "127.0.0.1:0", args...)
 }
 
 // startWebAt is startWeb on listen.
-func startWebAt(t *testing.T, e *Env, listen string, args ...string) *webPane {
+func startWebAt(t testing.TB, e *Env, listen string, args ...string) *webPane {
 	t.Helper()
-	cmd := exec.Command(bin("askuserd"), append([]string{"web", "--listen", listen}, args...)...)
+	return startWebWith(t, e, bin("askuserd"), listen, args...)
+}
+
+// startWebWith is startWebAt with the askuserd binary exe.
+func startWebWith(t testing.TB, e *Env, exe, listen string, args ...string) *webPane {
+	t.Helper()
+	cmd := exec.Command(exe, append([]string{"web", "--listen", listen}, args...)...)
 	cmd.Env = e.Environ()
 	out := &testdaemon.LogBuffer{}
 	stderr, err := cmd.StderrPipe()
@@ -56,7 +63,7 @@ func startWebAt(t *testing.T, e *Env, listen string, args ...string) *webPane {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	w := &webPane{t: t, e: e, cmd: cmd, out: out}
+	w := &webPane{t: t, e: e, cmd: cmd, out: out, pid: cmd.Process.Pid}
 	found := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -156,12 +163,12 @@ var chromiumPath = sync.OnceValue(func() string {
 
 // browser is one headless Chromium with one tab, stopped when the test ends.
 type browser struct {
-	t       *testing.T
+	t       testing.TB
 	ctx     context.Context
 	dialogs chan string // JavaScript dialogs that opened (an injected alert)
 }
 
-func newBrowser(t *testing.T, width, height int) *browser {
+func newBrowser(t testing.TB, width, height int) *browser {
 	t.Helper()
 	path := chromiumPath()
 	if path == "" {

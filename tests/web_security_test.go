@@ -198,9 +198,12 @@ func TestWebAttacks(t *testing.T) {
 // stream is an open event stream.
 type stream struct {
 	closed chan struct{}
+	body   io.Closer
 }
 
-func openStream(t *testing.T, c *http.Client, base string) *stream {
+func (s *stream) close() { s.body.Close() }
+
+func openStream(t testing.TB, c *http.Client, base string) *stream {
 	t.Helper()
 	req, _ := http.NewRequest("GET", base+"api/events", nil)
 	sc := *c
@@ -209,7 +212,7 @@ func openStream(t *testing.T, c *http.Client, base string) *stream {
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("opening the event stream: %v %v", err, resp)
 	}
-	s := &stream{closed: make(chan struct{})}
+	s := &stream{closed: make(chan struct{}), body: resp.Body}
 	r := bufio.NewReader(resp.Body)
 	if _, err := r.ReadString('\n'); err != nil {
 		t.Fatal(err)
@@ -223,7 +226,7 @@ func openStream(t *testing.T, c *http.Client, base string) *stream {
 	return s
 }
 
-func (s *stream) waitClosed(t *testing.T) {
+func (s *stream) waitClosed(t testing.TB) {
 	t.Helper()
 	select {
 	case <-s.closed:
