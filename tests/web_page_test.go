@@ -1,12 +1,16 @@
 package tests
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/chromedp"
 )
 
 // Agent text is shown literally: markup, entities, bidi controls and
@@ -93,7 +97,7 @@ func TestWebScreenshots(t *testing.T) {
 	}{{"phone", 390, 844}, {"small-phone", 360, 640}, {"desktop", 1280, 800}} {
 		t.Run(size.name, func(t *testing.T) {
 			e, _, b := webSetup(t, size.w, size.h)
-			e.StartClient(screenshotQuestions, "ask", "-")
+			askOnSocket(t, e, screenshotQuestions)
 			b.waitText("Which database should we use?")
 			b.settled()
 			b.click(`button.option[data-option="1"]`)
@@ -121,7 +125,7 @@ func TestWebScreenshots(t *testing.T) {
 	}
 }
 
-const screenshotQuestions = `{"questions":[
+const screenshotQuestions = `{"agent":{"name":"claude-main","cwd":"~/src/shop"},"questions":[
  {"question":"Which database should we use?","header":"Database","options":[
   {"label":"PostgreSQL (Recommended)","description":"Battle-tested relational DB"},
   {"label":"SQLite","description":"Lightweight, file-based","preview":"import \"database/sql\"\n\ndb, err := sql.Open(\"sqlite\", \"app.db\")\nif err != nil {\n\treturn err\n}\ndefer db.Close()"},
@@ -146,5 +150,56 @@ func checkLayout(t *testing.T, b *browser, width int) {
 	font := jsValue[float64](b, `parseFloat(getComputedStyle(document.querySelector('.option .label') || document.body).fontSize)`)
 	if font < 16 {
 		t.Errorf("option labels at %v px: too small to read without zoom", font)
+	}
+}
+
+// In the background, a new question raises a browser notification with its
+// text, once the user allowed notifications.
+func TestWebNotifiesInTheBackground(t *testing.T) {
+	t.Parallel()
+	e, w, b := webSetup(t, 390, 844)
+	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	defer cancel()
+	origin := strings.TrimSuffix(w.base, "/")
+	if _, err := chromedp.CallBrowser(ctx, cdpbrowser.SetPermission, cdpbrowser.SetPermissionParams{
+		Permission: &cdpbrowser.PermissionDescriptor{Name: "notifications"}, Setting: cdpbrowser.PermissionSettingGranted, Origin: origin,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b.waitJS(`Notification.permission === 'granted'`)
+	// The tab goes to the background; the notifications it raises are
+	// recorded (a headless browser shows none).
+	b.eval0(`window.__notes = [];
+		Object.defineProperty(document, 'hidden', {get: () => true, configurable: true});
+		window.Notification = class { constructor(title, o) { window.__notes.push(title + ' | ' + o.body); } static get permission() { return 'granted'; } }`)
+	e.StartClient("", "ask", "--question", "Ship it on Friday?", "--option", "Yes", "--option", "No")
+	b.waitJS(`window.__notes.length === 1`)
+	if got := jsValue[string](b, `window.__notes[0]`); !strings.Contains(got, "Ship it on Friday?") || !strings.HasPrefix(got, "askuser: ") {
+		t.Fatalf("notification %q", got)
+	}
+}
+
+// An answer over the soft limit asks first; going back keeps the text.
+func TestWebLongAnswerWarns(t *testing.T) {
+	t.Parallel()
+	e, _, b := webSetup(t, 390, 844)
+	cmd, out, errb := e.StartClient("", "ask", "--question", "Describe the schema")
+	b.waitText("Describe the schema")
+	b.settled()
+	long := strings.Repeat("a", 2846) + "z"
+	b.click(`textarea[data-k^="custom-"]`)
+	b.eval0(`(() => { const ta = document.querySelector('textarea[data-k^="custom-"]'); ta.value = '` + long + `'; ta.dispatchEvent(new Event('input')); })()`)
+	b.clickText("Send")
+	b.waitText("Answer is long (2,847 chars). Continue anyway?")
+	b.clickText("Keep editing")
+	b.waitGone("Answer is long")
+	if got := jsValue[int](b, `document.querySelector('textarea[data-k^="custom-"]').value.length`); got != 2847 {
+		t.Fatalf("after Keep editing the text is %d characters", got)
+	}
+	b.clickText("Send")
+	b.clickText("Continue")
+	r, code := waitClient(t, cmd, out, errb)
+	if code != 0 || r.Answers[0].Answer.Text != long {
+		t.Fatalf("exit %d, answer of %d characters", code, len(r.Answers[0].Answer.Text))
 	}
 }
