@@ -263,7 +263,9 @@
     const before = s.known;
     s.known = k;
     s.inflight++;
-    post('/api/draft', { id: r.p.id, index: i, answer: a }).then(res => {
+    // One request's drafts go one after another, so that the daemon takes
+    // them in the order they were made: the last one wins there too.
+    r.chain = (r.chain || Promise.resolve()).then(() => post('/api/draft', { id: r.p.id, index: i, answer: a })).then(res => {
       s.inflight--;
       if (!res.ok && res.status !== 404 && res.status !== 409) {
         if (s.known === k) s.known = before; // sent again with the next change, or after reconnecting

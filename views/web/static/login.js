@@ -5,7 +5,14 @@
 (function () {
   const status = document.getElementById('login-status');
   const m = /(?:^#|&)s=([A-Za-z0-9_-]+)/.exec(location.hash);
-  if (!m) return;
+  if (!m) {
+    // Opened from another site (a push notification's link): a SameSite=Strict
+    // cookie is not sent with that first request, but is with this page's own.
+    fetch('/api/session', { credentials: 'same-origin', cache: 'no-store' })
+      .then(r => { if (r.ok) location.reload(); })
+      .catch(() => {});
+    return;
+  }
   history.replaceState(null, '', '/');
   status.textContent = 'Logging in…';
   fetch('/login', {
