@@ -203,3 +203,40 @@ func TestWebLongAnswerWarns(t *testing.T) {
 		t.Fatalf("exit %d, answer of %d characters", code, len(r.Answers[0].Answer.Text))
 	}
 }
+
+// Typed questions (SPEC §3): the rule shown, checked as the user types and
+// before moving on; Yes / No without Other; an optional one left empty; the
+// answers carried with their JSON type.
+func TestWebTypedQuestions(t *testing.T) {
+	t.Parallel()
+	e, _, b := webSetup(t, 390, 844)
+	res := askOnSocket(t, e, `{"questions":[
+	 {"question":"How many replicas?","header":"Replicas","input":{"type":"integer","minimum":1,"maximum":10}},
+	 {"question":"Enable caching?","header":"Cache","input":{"type":"boolean"}},
+	 {"question":"Who to notify?","header":"Email","input":{"type":"string","format":"email","required":false}}]}`)
+	b.waitText("How many replicas?", "Answer: a whole number from 1 to 10")
+	b.settled()
+	b.typeInto(`textarea[data-k^="custom-"]`, "11")
+	b.waitText("Not accepted yet:")
+	b.clickText("Next")
+	b.waitText("Not accepted:")
+	b.eval0(`document.querySelector('textarea[data-k^="custom-"]').select()`)
+	b.run(chromedp.SendKeys(chromedp.CSS(`textarea[data-k^="custom-"]`), "7"))
+	b.waitGone("Not accepted yet:")
+	b.clickText("Next")
+	b.waitText("Enable caching?", "Yes", "No")
+	if strings.Contains(b.textNow(), "Other (type your answer)") {
+		t.Error("a boolean question offers Other")
+	}
+	b.click(`button.option[data-option="0"]`)
+	b.clickText("Next")
+	b.waitText("Who to notify?", "(optional)")
+	b.clickText("Next")
+	b.waitText("Review and send", "(left empty)")
+	b.clickText("Send answers")
+	r := <-res
+	if !r.Answered || string(r.Answers[0].Answer.JSON) != "7" || r.Answers[1].Answer.Text != "Yes" || !r.Answers[2].Answer.IsSkipped() {
+		b, _ := json.Marshal(r)
+		t.Fatalf("result %s", b)
+	}
+}

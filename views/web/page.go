@@ -32,6 +32,17 @@ type pageQuestion struct {
 	Multi   bool         `json:"multi,omitempty"`
 	Options []pageOption `json:"options"`
 	Draft   *pageAnswer  `json:"draft"` // the daemon's draft; null when none
+
+	// A typed question (SPEC §3 "Typed answers"): its rule in words, the
+	// kind of value typed (for the phone's keyboard), whether it may be
+	// left empty, whether it takes only its options, and its default
+	// (typed text, or the option in focus).
+	Rule          string `json:"rule,omitempty"`
+	Kind          string `json:"kind,omitempty"`
+	Optional      bool   `json:"optional,omitempty"`
+	NoOther       bool   `json:"noOther,omitempty"`
+	DefaultText   string `json:"defaultText,omitempty"`
+	DefaultOption int    `json:"defaultOption"` // -1: none
 }
 
 type pageOption struct {
@@ -58,11 +69,13 @@ func toPage(p socketproto.Pending) pageRequest {
 	}
 	for i, q := range p.Questions {
 		pq := pageQuestion{
-			Text:    views.Clean(q.Question, true),
-			Header:  views.Clean(q.Header, false),
-			Multi:   q.IsMulti(),
-			Options: make([]pageOption, 0, len(q.Options)),
+			Text:          views.Clean(q.Question, true),
+			Header:        views.Clean(q.Header, false),
+			Multi:         q.IsMulti(),
+			Options:       make([]pageOption, 0, len(q.Options)),
+			DefaultOption: -1,
 		}
+		typed(&pq, q)
 		for _, o := range q.Options {
 			pq.Options = append(pq.Options, pageOption{
 				Label:       views.Clean(o.Label, false),
@@ -77,6 +90,45 @@ func toPage(p socketproto.Pending) pageRequest {
 		r.Questions = append(r.Questions, pq)
 	}
 	return r
+}
+
+// typed fills in what the page needs of a typed question, from the same
+// rules the terminal pane uses.
+func typed(pq *pageQuestion, q socketproto.Question) {
+	in := q.Input
+	if in == nil {
+		return
+	}
+	pq.Rule = views.Clean(in.Rule(), false)
+	pq.Kind = in.Type
+	if in.Format != "" {
+		pq.Kind = in.Format
+	}
+	pq.Optional = !in.IsRequired()
+	pq.NoOther = in.HasChoices()
+	if len(q.Options) == 0 {
+		pq.DefaultText = views.Clean(socketproto.DefaultText(q), true)
+	}
+	if d := socketproto.DefaultLabels(q); len(d) > 0 {
+		for i, o := range q.Options {
+			if o.Label == d[0] {
+				pq.DefaultOption = i
+			}
+		}
+	}
+}
+
+// typedProblem is what is wrong with the page's answer to a typed question
+// (typed text that breaks its rule), "" when nothing is.
+func typedProblem(p socketproto.Pending, i int, a *pageAnswer) string {
+	if i < 0 || i >= len(p.Questions) || a == nil || p.Questions[i].Input == nil {
+		return ""
+	}
+	s, err := a.qstate(p.Questions[i])
+	if err != nil {
+		return err.Error()
+	}
+	return s.TypedProblem(s.Custom)
 }
 
 // draftForPage reads a draft in any form the pending file or a pane wrote
@@ -149,12 +201,18 @@ func boolInt(b bool) int {
 
 // wireAnswers turns the page's answers to a request into what the daemon's
 // answer message takes.
-func wireAnswers(p socketproto.Pending, as []pageAnswer) ([]json.RawMessage, error) {
+// A null answer is an optional typed question left empty (the daemon
+// refuses it for any other).
+func wireAnswers(p socketproto.Pending, as []*pageAnswer) ([]json.RawMessage, error) {
 	if len(as) != len(p.Questions) {
 		return nil, fmt.Errorf("%d answers for %d questions", len(as), len(p.Questions))
 	}
 	out := make([]json.RawMessage, len(as))
 	for i, a := range as {
+		if a == nil {
+			out[i] = json.RawMessage("null")
+			continue
+		}
 		s, err := a.qstate(p.Questions[i])
 		if err != nil {
 			return nil, fmt.Errorf("question %d: %w", i+1, err)

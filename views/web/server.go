@@ -302,6 +302,7 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("POST /api/draft", s.authed(s.change(s.handleDraft)))
 	mux.HandleFunc("POST /api/answer", s.authed(s.change(s.handleAnswer)))
 	mux.HandleFunc("POST /api/decline", s.authed(s.change(s.handleDecline)))
+	mux.HandleFunc("POST /api/check", s.authed(s.change(s.handleCheck)))
 	return s.guard(mux)
 }
 
@@ -568,13 +569,33 @@ func (s *server) handleDraft(w http.ResponseWriter, r *http.Request, _ string) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
 		return
 	}
-	s.reply(w, s.client.Draft(r.Context(), p.RequestID, body.Index, d, socketproto.ViaPane))
+	// The rule is checked as the user types: the draft is kept whatever
+	// it holds, and the page hears what is wrong with it.
+	s.reply(w, s.client.Draft(r.Context(), p.RequestID, body.Index, d, socketproto.ViaPane), "problem", typedProblem(p, body.Index, body.Answer))
+}
+
+// handleCheck says what is wrong with an answer to a typed question before
+// the page moves on from it.
+func (s *server) handleCheck(w http.ResponseWriter, r *http.Request, _ string) {
+	var body struct {
+		ID     string      `json:"id"`
+		Index  int         `json:"index"`
+		Answer *pageAnswer `json:"answer"`
+	}
+	if !readBody(w, r, &body) {
+		return
+	}
+	p, ok := s.waiting(w, body.ID)
+	if !ok {
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "problem": typedProblem(p, body.Index, body.Answer)})
 }
 
 func (s *server) handleAnswer(w http.ResponseWriter, r *http.Request, _ string) {
 	var body struct {
-		ID      string       `json:"id"`
-		Answers []pageAnswer `json:"answers"`
+		ID      string        `json:"id"`
+		Answers []*pageAnswer `json:"answers"`
 	}
 	if !readBody(w, r, &body) {
 		return
@@ -605,10 +626,15 @@ func (s *server) handleDecline(w http.ResponseWriter, r *http.Request, _ string)
 	s.reply(w, s.client.Decline(r.Context(), p.RequestID, socketproto.ViaPane))
 }
 
-// reply says how the daemon took a change.
-func (s *server) reply(w http.ResponseWriter, err error) {
+// reply says how the daemon took a change; extra are further key, value
+// pairs for a success.
+func (s *server) reply(w http.ResponseWriter, err error, extra ...string) {
 	if err == nil {
-		writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+		out := map[string]any{"ok": true}
+		for i := 0; i+1 < len(extra); i += 2 {
+			out[extra[i]] = extra[i+1]
+		}
+		writeJSON(w, http.StatusOK, out)
 		return
 	}
 	var pe *socketproto.Error

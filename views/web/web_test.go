@@ -56,7 +56,7 @@ func TestWireDraft(t *testing.T) {
 // Nothing the page sends can name an option that is not there.
 func TestWireAnswersRefusesWhatIsNotThere(t *testing.T) {
 	p := socketproto.Pending{Request: socketproto.Request{RequestID: "r", Questions: []socketproto.Question{single}}}
-	for _, as := range [][]pageAnswer{
+	for _, as := range [][]*pageAnswer{
 		{{Selected: []int{2}}},
 		{{Selected: []int{-1}}},
 		{{Selected: []int{0, 1}}},
@@ -68,7 +68,7 @@ func TestWireAnswersRefusesWhatIsNotThere(t *testing.T) {
 			t.Errorf("wireAnswers(%+v) took it", as)
 		}
 	}
-	got, err := wireAnswers(p, []pageAnswer{{Selected: []int{1}, Notes: "n"}})
+	got, err := wireAnswers(p, []*pageAnswer{{Selected: []int{1}, Notes: "n"}})
 	if err != nil || string(got[0]) != `{"notes":"n","selected":["SQLite"]}` {
 		t.Fatalf("wireAnswers = %s, %v", got, err)
 	}

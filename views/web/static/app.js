@@ -31,11 +31,13 @@
 
   // --- model ------------------------------------------------------------------
 
+  // newQ starts a question with nothing chosen; a typed question with its
+  // default pre-filled (typed into the input, or the option in focus).
   function newQ(q) {
     return {
       q, choice: -1, checked: new Array(q.options.length + 1).fill(false),
-      custom: '', notes: '', answered: false, noteOpen: false, cursor: -1,
-      known: 'null', inflight: 0, timer: 0, seen: {}, seenUpto: {},
+      custom: q.defaultText || '', notes: '', answered: false, noteOpen: false, cursor: q.defaultOption,
+      known: 'null', inflight: 0, timer: 0, seen: {}, seenUpto: {}, problem: '',
     };
   }
   const other = s => s.q.options.length;
@@ -74,7 +76,7 @@
   }
 
   function isAnswered(s) {
-    if (!hasOptions(s)) return s.custom.trim() !== '';
+    if (!hasOptions(s)) return s.custom.trim() !== '' || (s.q.optional && s.answered);
     if (s.q.multi) return s.answered;
     if (s.choice === other(s)) return s.custom.trim() !== '';
     return s.choice >= 0;
@@ -114,7 +116,11 @@
 
   function newReq(p) {
     const r = { p, qs: p.questions.map(newQ), tab: 0, sending: false };
-    r.qs.forEach((s, i) => takeDraft(s, p.questions[i].draft));
+    r.qs.forEach((s, i) => {
+      const d = p.questions[i].draft;
+      if (d) takeDraft(s, d);
+      else s.known = key(s, pageAnswer(s)); // a default is not a draft until the user touches it
+    });
     return r;
   }
 
@@ -267,6 +273,10 @@
     // them in the order they were made: the last one wins there too.
     r.chain = (r.chain || Promise.resolve()).then(() => post('/api/draft', { id: r.p.id, index: i, answer: a })).then(res => {
       s.inflight--;
+      if (res.ok && (res.problem || '') !== s.problem && key(s, pageAnswer(s)) === k) {
+        s.problem = res.problem || ''; // the rule, checked as the user types
+        render();
+      }
       if (!res.ok && res.status !== 404 && res.status !== 409) {
         if (s.known === k) s.known = before; // sent again with the next change, or after reconnecting
         notice('Answer kept on this page only (' + (res.error || res.status) + '); it goes to askuserd when it is back.');
@@ -282,7 +292,7 @@
 
   async function send(r) {
     for (let i = 0; i < r.qs.length; i++) {
-      if (!isAnswered(r.qs[i])) {
+      if (!isAnswered(r.qs[i]) && !r.qs[i].q.optional) {
         if (r.qs.length > 1) { hint('Question ' + (i + 1) + ' is not answered yet.'); setTab(r, i); }
         return;
       }
@@ -294,10 +304,8 @@
       if (!s.q.multi && unseenApproval(s, s.choice)) { setTab(r, i); return; }
     }
     r.qs.forEach((s, i) => { clearTimeout(s.timer); s.timer = 0; });
-    const answers = r.qs.map(s => {
-      const a = pageAnswer(s);
-      return a || { selected: [] }; // a multi-select answered with none of its options
-    });
+    // null: an optional typed question left empty.
+    const answers = r.qs.map(s => pageAnswer(s));
     r.sending = true;
     render();
     const res = await post('/api/answer', { id: r.p.id, answers });
@@ -306,7 +314,7 @@
       if (res.status === 404 || res.status === 409) {
         drop(r, upper(requestName(r)) + ' is no longer waiting: ' + (res.error || ''));
       } else {
-        notice('Not sent (' + (res.error || res.status) + '); your answers are kept: send again.');
+        hint('Not sent: ' + (res.error || res.status) + '. Your answers are kept: change them and send again.');
       }
       render();
     }
@@ -434,8 +442,26 @@
         flushDraft(r, i);
       }
       if (!isAnswered(s)) {
-        hint(hasOptions(s) ? 'Choose an option first (or Other, and type).' : 'Type an answer first.');
+        if (s.q.optional && !hasOptions(s)) {
+          s.answered = true; // left empty on purpose
+          s.custom = '';
+          flushDraft(r, i);
+          advance(r);
+          return;
+        }
+        hint(hasOptions(s) ? 'Choose an option first' + (s.q.noOther ? '.' : ' (or Other, and type).') : 'Type an answer first.');
         render();
+        return;
+      }
+      const a = pageAnswer(s);
+      if (s.q.rule && typed.trim()) {
+        // Refused here, as the daemon would: the rule is on screen.
+        post('/api/check', { id: r.p.id, index: i, answer: a }).then(res => {
+          s.problem = (res.ok && res.problem) || '';
+          if (s.problem) { hint('Not accepted: ' + s.problem + '.'); render(); return; }
+          flushDraft(r, i);
+          advance(r);
+        });
         return;
       }
       flushDraft(r, i);
@@ -641,19 +667,21 @@
     const box = el('div', { class: 'question' });
     if (q.header) box.append(txt('div', 'header', q.header));
     box.append(txt('h2', 'qtext', q.text));
+    if (q.rule) box.append(el('p', { class: 'rule', dir: 'auto', text: 'Answer: ' + q.rule + (q.optional ? ' (optional)' : '') }));
     if (hasOptions(s)) {
       if (q.multi) box.append(el('p', { class: 'how', text: 'Choose any number, then Next.' }));
       const list = el('div', { class: 'options', role: q.multi ? 'group' : 'radiogroup' });
       q.options.forEach((o, k) => list.append(renderOption(r, i, k, o)));
-      list.append(renderOption(r, i, other(s), null));
+      if (!q.noOther) list.append(renderOption(r, i, other(s), null));
       box.append(list);
       const showOther = q.multi ? s.checked[other(s)] : s.choice === other(s);
       if (showOther) box.append(textInput(r, i, 'custom', 'Your answer'));
       const pv = previewOf(s);
       if (pv) box.append(pv);
     } else {
-      box.append(textInput(r, i, 'custom', 'Your answer'));
+      box.append(textInput(r, i, 'custom', q.optional ? 'Your answer (may be left empty)' : 'Your answer'));
     }
+    if (s.problem) box.append(el('p', { class: 'problem', role: 'alert', dir: 'auto', text: 'Not accepted yet: ' + s.problem + '.' }));
     box.append(renderNote(r, i));
     const last = r.qs.length === 1;
     box.append(el('div', { class: 'actions' },
@@ -740,6 +768,8 @@
       class: 'text', rows: field === 'notes' ? 2 : 3, placeholder, 'data-k': k, id: k, 'aria-label': placeholder,
       autocomplete: 'off', spellcheck: 'true',
     });
+    const mode = { number: 'decimal', integer: 'numeric', email: 'email', uri: 'url' }[s.q.kind];
+    if (field === 'custom' && mode) ta.setAttribute('inputmode', mode);
     ta.textContent = s[field];
     ta.value = s[field];
     ta.addEventListener('input', () => {
@@ -795,8 +825,8 @@
   }
 
   function summary(s) {
-    if (!isAnswered(s)) return '';
-    if (!hasOptions(s)) return s.custom.trim();
+    if (!isAnswered(s)) return s.q.optional ? '(left empty)' : '';
+    if (!hasOptions(s)) return s.custom.trim() || '(left empty)';
     const parts = [];
     if (s.q.multi) {
       s.q.options.forEach((o, k) => { if (s.checked[k]) parts.push(o.label); });
