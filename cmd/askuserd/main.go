@@ -2,6 +2,7 @@
 //
 //	askuserd serve     the daemon in the foreground, no pane
 //	askuserd stop      stop the running daemon cleanly and wait for it
+//	askuserd web       the web pane: the questions in a browser or on a phone
 //	askuserd           start the daemon in the background if none answers, then open the pane
 //	askuserd --split   inside tmux: open the pane in a new split
 package main
@@ -21,6 +22,8 @@ func main() {
 			os.Exit(runServe(args[1:]))
 		case "stop":
 			os.Exit(runStop(args[1:]))
+		case "web":
+			os.Exit(runWeb(args[1:]))
 		}
 	}
 	os.Exit(runPane(args))

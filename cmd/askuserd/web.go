@@ -1,0 +1,212 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/BurntSushi/toml"
+	qrcode "github.com/skip2/go-qrcode"
+	"golang.org/x/term"
+
+	"askuser/daemon/config"
+	"askuser/views/web"
+)
+
+const webUsage = `usage: askuserd web [--listen HOST:PORT] [--tls-cert FILE --tls-key FILE] [--host NAME]... [--public-url URL]
+       askuserd web --url [--public-url URL]   print the page's address with its secret (and a QR code on a terminal)
+       askuserd web --rotate   make a new secret: every device is logged out
+
+Serves the web pane (the questions waiting in askuserd, for a browser or a
+phone) on 127.0.0.1:7341 unless told otherwise, starting the daemon first if
+none answers. Any address but a loopback one needs TLS.
+
+`
+
+// webConfig is config.toml's [web] table (SPEC §12).
+type webConfig struct {
+	Web struct {
+		Listen  string `toml:"listen"`
+		TLSCert string `toml:"tls_cert"`
+		TLSKey  string `toml:"tls_key"`
+	} `toml:"web"`
+}
+
+type hostList []string
+
+func (h *hostList) String() string     { return strings.Join(*h, ",") }
+func (h *hostList) Set(v string) error { *h = append(*h, v); return nil }
+
+// runWeb is `askuserd web`.
+func runWeb(args []string) int {
+	fs := flag.NewFlagSet("askuserd web", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	socket := fs.String("socket", "", "the daemon's Unix socket")
+	configPath := fs.String("config", "", "config.toml to read")
+	listen := fs.String("listen", "", "host:port to serve on (config web.listen; default "+web.DefaultListen+")")
+	tlsCert := fs.String("tls-cert", "", "TLS certificate (PEM), needed for any address but loopback (config web.tls_cert)")
+	tlsKey := fs.String("tls-key", "", "its private key (config web.tls_key)")
+	var hosts hostList
+	fs.Var(&hosts, "host", "a further host name the page is reached by (tailscale serve, a proxy); repeatable")
+	publicURL := fs.String("public-url", "", "the address a phone opens when a proxy serves the page (tailscale serve): --url prints it, and its host name is served")
+	printURL := fs.Bool("url", false, "print the address with its secret, and a QR code on a terminal, then exit")
+	rotate := fs.Bool("rotate", false, "make a new secret, logging out every device, then exit")
+	if code, ok := parseFlags(fs, args, webUsage, true); !ok {
+		return code
+	}
+	cfg, err := config.Load(*configPath)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "askuserd web: %v\n", err)
+		return 1
+	}
+	wc, err := loadWebConfig(cfg.Path)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "askuserd web: %v\n", err)
+		return 1
+	}
+	for _, w := range cfg.Warnings {
+		if !strings.Contains(w, ": web.") { // [web] is read here
+			fmt.Fprintln(os.Stderr, "askuserd web: "+w)
+		}
+	}
+	addr := first(*listen, wc.Web.Listen, web.DefaultListen)
+	cert, key := first(*tlsCert, wc.Web.TLSCert), first(*tlsKey, wc.Web.TLSKey)
+	secretPath := filepath.Join(cfg.StateDir(), web.SecretFile)
+
+	if *publicURL != "" {
+		u, err := url.Parse(*publicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			fmt.Fprintf(os.Stderr, "askuserd web: --public-url %q: want an address like https://box.tailnet.ts.net/\n", *publicURL)
+			return 2
+		}
+		hosts = append(hosts, u.Hostname())
+	}
+
+	switch {
+	case *rotate:
+		if _, err := web.RotateSecret(secretPath); err != nil {
+			fmt.Fprintf(os.Stderr, "askuserd web: %v\n", err)
+			return 1
+		}
+		fmt.Println("New secret made: every device is logged out. `askuserd web --url` prints the new address.")
+		return 0
+	case *printURL:
+		return printWebURL(first(*publicURL, baseURL(addr, cert != "", hosts)), secretPath)
+	}
+
+	if err := web.CheckListen(addr, cert != ""); err != nil {
+		fmt.Fprintf(os.Stderr, "askuserd web: %v\n", err)
+		return 1
+	}
+	sock := cfg.SocketPath(*socket)
+	if err := ensureDaemon(sock, *configPath, cfg); err != nil {
+		fmt.Fprintf(os.Stderr, "askuserd web: %v\n", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	err = web.Serve(ctx, web.Options{
+		Socket:          sock,
+		MaxMessageBytes: cfg.Limits.MaxMessageBytes,
+		Listen:          addr,
+		TLSCert:         cert,
+		TLSKey:          key,
+		Hosts:           hosts,
+		SecretPath:      secretPath,
+		InputGuard:      cfg.UI.InputGuard.Duration,
+		SoftLimit:       cfg.Limits.AnswerSoftLimit,
+		RestartDaemon:   func() error { return ensureDaemon(sock, *configPath, cfg) },
+		Logger:          logger,
+		Ready: func(a net.Addr) {
+			// The address without its secret: `--url` prints that, on
+			// purpose, rather than a log that may be kept.
+			fmt.Fprintf(os.Stderr, "askuserd web: serving %s (askuserd web --url prints the address to open, with its secret)\n", baseURL(a.String(), cert != "", hosts))
+		},
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "askuserd web: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// loadWebConfig reads the [web] table of the config file, when there is one.
+func loadWebConfig(path string) (webConfig, error) {
+	var wc webConfig
+	if path == "" {
+		return wc, nil
+	}
+	if _, err := toml.DecodeFile(path, &wc); err != nil {
+		return wc, fmt.Errorf("config %s: %w", path, err)
+	}
+	return wc, nil
+}
+
+func first(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// baseURL is the page's address for a listen address: a wildcard address
+// is named by the first --host, else this machine's name.
+func baseURL(addr string, tls bool, hosts []string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		host, port = addr, ""
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "localhost"
+		if name, err := os.Hostname(); err == nil {
+			host = name
+		}
+	}
+	if len(hosts) > 0 {
+		host = hosts[0]
+	}
+	scheme := "http"
+	if tls {
+		scheme = "https"
+	}
+	if port != "" {
+		host = net.JoinHostPort(host, port)
+	}
+	return scheme + "://" + host + "/"
+}
+
+// printWebURL prints the address with the secret in its fragment (never
+// sent to a server or kept in its logs), and a QR code of it for a phone
+// when stdout is a terminal.
+func printWebURL(base, secretPath string) int {
+	secret, err := web.LoadSecret(secretPath)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "askuserd web: %v\n", err)
+		return 1
+	}
+	if !strings.HasSuffix(base, "/") {
+		base += "/"
+	}
+	u := base + "#s=" + secret
+	fmt.Println(u)
+	if term.IsTerminal(int(os.Stdout.Fd())) {
+		qr, err := qrcode.New(u, qrcode.Medium)
+		if err == nil {
+			fmt.Print(qr.ToSmallString(false))
+		}
+		fmt.Println("Anyone with this address can answer your agents' questions; `askuserd web --rotate` makes a new one.")
+	}
+	return 0
+}

@@ -1,0 +1,202 @@
+package tests
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"askuser/socketproto"
+	"askuser/socketproto/askclient"
+	"askuser/tests/testdaemon"
+)
+
+// BenchmarkWebPane measures the web pane with a build without the race
+// detector, the real daemon and headless Chromium:
+//
+//	go test -run '^$' -bench WebPane -benchtime 1x ./tests
+//
+// page-bytes          HTML + JS + CSS of the page, uncompressed
+// first-question-ms   opening the address → the waiting question on screen
+// visible-p50/p99-ms  a question asked (parked on the socket) → its node in an
+//                     open page, timed in the page (performance.timeOrigin + now)
+// tap-result-p50-ms   a click on Send → the asking agent has its result
+// rss-idle-KiB        askuserd web with one page open
+// rss-50pages-KiB     with 50 more open event streams (HTTP clients, not tabs)
+// idle-ticks-30s      CPU clock ticks (1/100 s) over 30 s, no page open
+// idle-ticks-50pages  the same with 50 open streams
+func BenchmarkWebPane(b *testing.B) {
+	dir := b.TempDir()
+	if err := testdaemon.Build(dir, false, "../cmd/askuserd"); err != nil {
+		b.Fatal(err)
+	}
+	exe := filepath.Join(dir, "askuserd")
+	e := benchEnv(b)
+	daemon := exec.Command(exe, "serve")
+	daemon.Env = e.Environ()
+	if err := daemon.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = daemon.Process.Signal(syscall.SIGTERM); _ = daemon.Wait() })
+	waitSocket(b, e.Socket)
+	w := startWebWith(b, e, exe, "127.0.0.1:0")
+	client := askclient.New(askclient.Options{SocketPath: e.Socket})
+	ctx := context.Background()
+
+	// The page's weight.
+	hc, _ := w.httpClient()
+	total := 0
+	for _, p := range []string{"", "static/app.js", "static/app.css"} {
+		resp, err := hc.Get(w.base + p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, _ := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		total += int(n)
+	}
+	b.ReportMetric(float64(total), "page-bytes")
+
+	// Time to the first question.
+	ask := func(id string) {
+		req := socketproto.AskUserRequest{Request: socketproto.Request{RequestID: id, Questions: []socketproto.Question{{
+			Question: "Which database should we use?", Options: []socketproto.Option{{Label: "PostgreSQL"}, {Label: "SQLite"}}}}}}
+		if _, err := client.Park(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ask("first")
+	br := newBrowser(b, 390, 844)
+	start := time.Now()
+	br.run(chromedp.Navigate(w.loginURL()))
+	br.waitJS(`document.querySelector('button.option')`)
+	b.ReportMetric(float64(time.Since(start).Microseconds())/1000, "first-question-ms")
+	if err := client.Decline(ctx, "first", socketproto.ViaCLI); err != nil {
+		b.Fatal(err)
+	}
+	br.waitJS(`window.askuserState.reqs.length === 0`)
+
+	// A question asked → visible in the open page, timed in the page.
+	br.eval0(`window.__seen = {}; new MutationObserver(() => {
+		const r = document.querySelector('[data-request]');
+		if (r && !window.__seen[r.dataset.request]) window.__seen[r.dataset.request] = performance.timeOrigin + performance.now();
+	}).observe(document.getElementById('main'), {childList: true, subtree: true})`)
+	var lat []float64
+	for i := range 100 {
+		id := fmt.Sprintf("v%d", i)
+		t0 := float64(time.Now().UnixNano()) / 1e6
+		ask(id)
+		br.waitJS(fmt.Sprintf(`window.__seen[%q]`, id))
+		seen := jsValue[float64](br, fmt.Sprintf(`window.__seen[%q]`, id))
+		lat = append(lat, seen-t0)
+		if err := client.Decline(ctx, id, socketproto.ViaCLI); err != nil {
+			b.Fatal(err)
+		}
+		br.waitJS(`window.askuserState.reqs.length === 0`)
+	}
+	slices.Sort(lat)
+	b.ReportMetric(lat[len(lat)/2], "visible-p50-ms")
+	b.ReportMetric(lat[len(lat)*99/100], "visible-p99-ms")
+
+	// A tap → the agent has its result.
+	var taps []float64
+	for i := range 30 {
+		id := fmt.Sprintf("t%d", i)
+		res := make(chan time.Time, 1)
+		go func() {
+			req := socketproto.AskUserRequest{Request: socketproto.Request{RequestID: id, Questions: []socketproto.Question{{
+				Question: "Which database should we use?", Options: []socketproto.Option{{Label: "PostgreSQL"}, {Label: "SQLite"}}}}}}
+			_, err := client.Ask(ctx, req, nil)
+			if err != nil {
+				b.Error(err)
+			}
+			res <- time.Now()
+		}()
+		br.waitJS(fmt.Sprintf(`document.querySelector('[data-request=%q] button.option')`, id))
+		br.settled()
+		br.eval0(`document.querySelector('button.option[data-option="1"]').click()`)
+		t0 := time.Now()
+		br.eval0(`document.querySelector('.question .actions .primary').click()`)
+		taps = append(taps, float64((<-res).Sub(t0).Microseconds())/1000)
+		br.waitJS(`window.askuserState.reqs.length === 0`)
+	}
+	slices.Sort(taps)
+	b.ReportMetric(taps[len(taps)/2], "tap-result-p50-ms")
+
+	// Memory and idle CPU.
+	b.ReportMetric(float64(rssKiB(b, w.pid)), "rss-idle-KiB")
+	var streams []*stream
+	for range 50 {
+		c, _ := w.httpClient()
+		streams = append(streams, openStream(b, c, w.base))
+	}
+	time.Sleep(time.Second)
+	b.ReportMetric(float64(rssKiB(b, w.pid)), "rss-50pages-KiB")
+	t0 := cpuTicks(b, w.pid)
+	time.Sleep(30 * time.Second)
+	b.ReportMetric(float64(cpuTicks(b, w.pid)-t0), "idle-ticks-50pages")
+	for _, s := range streams {
+		s.close()
+	}
+	br.eval0(`document.body.textContent = ''`)
+	br.run(chromedp.Navigate("about:blank"))
+	time.Sleep(time.Second)
+	t0 = cpuTicks(b, w.pid)
+	time.Sleep(30 * time.Second)
+	b.ReportMetric(float64(cpuTicks(b, w.pid)-t0), "idle-ticks-30s")
+}
+
+// benchEnv is an Env for a benchmark: its own directories, no *testing.T.
+func benchEnv(b *testing.B) *Env {
+	root, err := os.MkdirTemp("", "au-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { os.RemoveAll(root) })
+	e := &Env{Root: root, Runtime: filepath.Join(root, "run"), State: filepath.Join(root, "state"), Config: filepath.Join(root, "config")}
+	for _, d := range []string{e.Runtime, e.State, e.Config} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			b.Fatal(err)
+		}
+	}
+	e.Socket = filepath.Join(e.Runtime, "askuser", "askuserd.sock")
+	e.Pending = filepath.Join(e.State, "askuser", "pending-questions.json")
+	return e
+}
+
+func waitSocket(b *testing.B, sock string) {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if c, err := net.Dial("unix", sock); err == nil {
+			c.Close()
+			return
+		}
+	}
+	b.Fatalf("no daemon on %s", sock)
+}
+
+var vmRSS = regexp.MustCompile(`VmRSS:\s+(\d+) kB`)
+
+func rssKiB(b *testing.B, pid int) int {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := vmRSS.FindSubmatch(data)
+	if m == nil {
+		b.Fatalf("no VmRSS in /proc/%d/status", pid)
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(string(m[1])))
+	return n
+}

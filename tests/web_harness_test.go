@@ -1,0 +1,353 @@
+package tests
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"askuser/tests/testdaemon"
+)
+
+// webPane is a running `askuserd web` (the real binary) on a free loopback port.
+type webPane struct {
+	t    testing.TB
+	e    *Env
+	pid  int
+	cmd  *exec.Cmd
+	base string // http://127.0.0.1:PORT/
+	out  *testdaemon.LogBuffer
+}
+
+var servingRE = regexp.MustCompile(`serving (https?://\S+/)`)
+
+// startWeb runs `askuserd web --listen 127.0.0.1:0 args…` and waits until it
+// says where it serves. It is stopped with SIGTERM when the test ends.
+func startWeb(t testing.TB, e *Env, args ...string) *webPane {
+	t.Helper()
+	return startWebAt(t, e, "127.0.0.1:0", args...)
+}
+
+// startWebAt is startWeb on listen.
+func startWebAt(t testing.TB, e *Env, listen string, args ...string) *webPane {
+	t.Helper()
+	return startWebWith(t, e, bin("askuserd"), listen, args...)
+}
+
+// startWebWith is startWebAt with the askuserd binary exe.
+func startWebWith(t testing.TB, e *Env, exe, listen string, args ...string) *webPane {
+	t.Helper()
+	cmd := exec.Command(exe, append([]string{"web", "--listen", listen}, args...)...)
+	cmd.Env = e.Environ()
+	out := &testdaemon.LogBuffer{}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w := &webPane{t: t, e: e, cmd: cmd, out: out, pid: cmd.Process.Pid}
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sent := false
+		for sc.Scan() {
+			line := sc.Text()
+			fmt.Fprintln(out, line)
+			if m := servingRE.FindStringSubmatch(line); m != nil && !sent {
+				found <- m[1]
+				sent = true
+			}
+		}
+		close(found)
+	}()
+	t.Cleanup(w.stop)
+	select {
+	case base, ok := <-found:
+		if !ok {
+			t.Fatalf("askuserd web exited before serving:\n%s", out)
+		}
+		w.base = base
+	case <-time.After(testdaemon.Wait):
+		t.Fatalf("askuserd web did not start serving:\n%s", out)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("askuserd web's output:\n%s", out)
+		}
+	})
+	return w
+}
+
+func (w *webPane) stop() {
+	if w.cmd.ProcessState != nil {
+		return
+	}
+	_ = w.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- w.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			w.t.Errorf("askuserd web exited with %v after SIGTERM:\n%s", err, w.out)
+		}
+	case <-time.After(testdaemon.Wait):
+		_ = w.cmd.Process.Kill()
+		<-done
+		w.t.Errorf("askuserd web did not stop within %v of SIGTERM", testdaemon.Wait)
+	}
+}
+
+// secret is the web secret in the Env's state dir.
+func (w *webPane) secret() string {
+	w.t.Helper()
+	b, err := os.ReadFile(filepath.Join(w.e.State, "askuser", "web-secret"))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// loginURL is the address `askuserd web --url` prints, for this pane's port.
+func (w *webPane) loginURL() string { return w.base + "#s=" + w.secret() }
+
+// httpClient is a client that logged in with the secret: it holds the
+// session cookie, and its CSRF token.
+func (w *webPane) httpClient() (*http.Client, string) {
+	w.t.Helper()
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Timeout: 10 * time.Second}
+	resp, err := c.Get(w.base + "?s=" + url.QueryEscape(w.secret()))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		w.t.Fatalf("logging in: %s\n%s", resp.Status, body)
+	}
+	m := regexp.MustCompile(`name="askuser-csrf" content="([^"]+)"`).FindSubmatch(body)
+	if m == nil {
+		w.t.Fatalf("no CSRF token in the page:\n%s", body)
+	}
+	return c, string(m[1])
+}
+
+// --- the browser ----------------------------------------------------------------
+
+var chromiumPath = sync.OnceValue(func() string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+})
+
+// browser is one headless Chromium with one tab, stopped when the test ends.
+type browser struct {
+	t       testing.TB
+	ctx     context.Context
+	dialogs chan string // JavaScript dialogs that opened (an injected alert)
+}
+
+func newBrowser(t testing.TB, width, height int) *browser {
+	t.Helper()
+	path := chromiumPath()
+	if path == "" {
+		testdaemon.Missing(t, "the web pane's tests need Chromium (Debian: apt-get install chromium)")
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-background-timer-throttling", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(width, height),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	b := &browser{t: t, ctx: ctx, dialogs: make(chan string, 8)}
+	// The first action starts the browser: no timeout on it (it would
+	// stop the whole browser).
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
+		t.Fatalf("starting Chromium (%s): %v", path, err)
+	}
+	dialogs := chromedp.Events(ctx, page.JavascriptDialogOpening)
+	go func() {
+		for ev, err := range dialogs {
+			if err != nil {
+				return
+			}
+			select {
+			case b.dialogs <- ev.Message:
+			default:
+			}
+			_, _ = chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
+		}
+	}()
+	return b
+}
+
+// run runs steps with a deadline.
+func (b *browser) run(steps ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		b.t.Fatalf("browser: %v\npage text:\n%s", err, b.textNow())
+	}
+}
+
+// jsValue evaluates a JavaScript expression (awaiting a promise) into a T.
+func jsValue[T any](b *browser, js string) T {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
+	if err != nil {
+		b.t.Fatalf("evaluating %s: %v\npage text:\n%s", js, err, b.textNow())
+	}
+	return v
+}
+
+func (b *browser) textNow() string {
+	ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+	defer cancel()
+	s, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
+	return s
+}
+
+// open logs in with the pane's address and waits for the page proper.
+func (b *browser) open(w *webPane) {
+	b.t.Helper()
+	b.run(chromedp.Navigate(w.loginURL()))
+	b.waitJS(`!!window.askuserState && window.askuserState.connected`)
+}
+
+// waitJS waits until a JavaScript expression is true.
+func (b *browser) waitJS(cond string) {
+	b.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!(`+cond+`)`))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.t.Fatalf("the page never had %s (%v); its text:\n%s", cond, err, b.textNow())
+		}
+		time.Sleep(15 * time.Millisecond)
+	}
+}
+
+// waitText waits until the page's text holds every one of subs.
+func (b *browser) waitText(subs ...string) string {
+	b.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		s := b.textNow()
+		ok := true
+		for _, sub := range subs {
+			ok = ok && strings.Contains(s, sub)
+		}
+		if ok {
+			return s
+		}
+		if time.Now().After(deadline) {
+			b.t.Fatalf("the page never showed %q; its text:\n%s", subs, s)
+		}
+		time.Sleep(15 * time.Millisecond)
+	}
+}
+
+// waitGone waits until the page's text no longer holds sub.
+func (b *browser) waitGone(sub string) {
+	b.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for strings.Contains(b.textNow(), sub) {
+		if time.Now().After(deadline) {
+			b.t.Fatalf("the page kept showing %q:\n%s", sub, b.textNow())
+		}
+		time.Sleep(15 * time.Millisecond)
+	}
+}
+
+// settled waits until the input guard no longer holds taps back.
+func (b *browser) settled() {
+	b.t.Helper()
+	b.waitJS(`!document.body.classList.contains('settling') && Date.now() >= window.askuserState.settleUntil`)
+}
+
+// click clicks (a real mouse click, at the element's centre) the element sel.
+func (b *browser) click(sel string) {
+	b.t.Helper()
+	b.run(chromedp.ScrollIntoView(chromedp.CSS(sel)), chromedp.Click(chromedp.CSS(sel)))
+}
+
+// clickText clicks the visible button whose text contains text.
+func (b *browser) clickText(text string) {
+	b.t.Helper()
+	sel := fmt.Sprintf(`//button[contains(normalize-space(.), %q) and not(ancestor-or-self::*[@hidden])]`, text)
+	b.run(chromedp.ScrollIntoView(sel), chromedp.Click(sel))
+}
+
+// typeInto types text into the element sel, key by key.
+func (b *browser) typeInto(sel, text string) {
+	b.t.Helper()
+	b.run(chromedp.Click(chromedp.CSS(sel)), chromedp.SendKeys(chromedp.CSS(sel), text))
+}
+
+// eval0 evaluates a JavaScript expression for its effect.
+func (b *browser) eval0(js string) {
+	b.t.Helper()
+	jsValue[any](b, js+`; null`)
+}
+
+// attr is the attribute name of the first element sel ("" when none).
+func (b *browser) attr(sel, name string) string {
+	b.t.Helper()
+	return jsValue[string](b, fmt.Sprintf(`(document.querySelector(%q) || {getAttribute: () => ""}).getAttribute(%q) || ""`, sel, name))
+}
+
+// screenshot saves the page as a PNG at path.
+func (b *browser) screenshot(path string) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+}

@@ -1,0 +1,242 @@
+package tests
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/chromedp"
+)
+
+// Agent text is shown literally: markup, entities, bidi controls and
+// javascript: URLs are text on the page, never code or links.
+func TestWebShowsAgentTextLiterally(t *testing.T) {
+	t.Parallel()
+	e, _, b := webSetup(t, 390, 844)
+	q := "Run <script>alert(1)</script> & <img src=x onerror=alert(2)> &amp; &lt;b&gt; now?"
+	label := "javascript:alert(3)"
+	desc := "see https://example.com and \u202Egnp.exe\u202C here"
+	req, _ := json.Marshal(map[string]any{"questions": []any{map[string]any{
+		"question": q, "header": "<b>Hdr</b>",
+		"options": []any{
+			map[string]any{"label": label, "description": desc, "preview": "<iframe src=javascript:alert(4)></iframe>"},
+			map[string]any{"label": "<a href=javascript:alert(5)>click</a>"},
+		}}}})
+	e.StartClient(string(req), "ask", "-")
+	text := b.waitText("Run <script>alert(1)</script> & <img src=x onerror=alert(2)> &amp; &lt;b&gt; now?",
+		"javascript:alert(3)", "<a href=javascript:alert(5)>click</a>", "gnp.exe")
+	if strings.Contains(text, "\u202E") || strings.Contains(text, "\u202C") {
+		t.Error("a bidi override reached the page")
+	}
+	b.settled()
+	b.click(`button.option[data-option="0"]`)
+	b.waitText("<iframe src=javascript:alert(4)></iframe>")
+	counts := jsValue[map[string]float64](b, `({
+		scripts: document.querySelectorAll('script').length,
+		links: document.querySelectorAll('a').length,
+		imgs: document.querySelectorAll('img').length,
+		iframes: document.querySelectorAll('iframe').length,
+		bold: document.querySelectorAll('main b').length,
+	})`)
+	want := map[string]float64{"scripts": 1, "links": 0, "imgs": 0, "iframes": 0, "bold": 0}
+	for k, v := range want {
+		if counts[k] != v {
+			t.Errorf("%d %s elements on the page, want %v: agent text became markup", int(counts[k]), k, v)
+		}
+	}
+	select {
+	case msg := <-b.dialogs:
+		t.Fatalf("agent text ran as script: a dialog opened (%q)", msg)
+	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+// The page reconnects by itself after the daemon restarts and shows the
+// truth: a request resolved while it was away leaves, one asked since shows.
+func TestWebReconnectsAfterDaemonRestart(t *testing.T) {
+	t.Parallel()
+	e, _, b := webSetup(t, 390, 844)
+	e.Client("", "ask", "--no-wait", "--question", "Before the restart?", "--request-id", "req-before")
+	b.waitText("Before the restart?")
+	e.StopDaemon()
+	b.waitJS(`!window.askuserState.connected`)
+	b.waitText("Not connected to askuserd")
+	e.StartDaemon()
+	// While the page was away: the old request answered, a new one asked.
+	if _, stderr, code := e.Client("", "answer", "req-before", "yes"); code != 0 {
+		t.Fatalf("answer: %s", stderr)
+	}
+	e.Client("", "ask", "--no-wait", "--question", "After the restart?", "--request-id", "req-after")
+	b.waitText("After the restart?")
+	b.waitGone("Before the restart?")
+	b.waitJS(`window.askuserState.connected`)
+}
+
+// Screenshots of the page at a phone's and a desktop's size, of a question
+// with options and a preview and of the multi-question Submit step. They
+// are written to $ASKUSER_WEB_SCREENSHOTS when set (the README's
+// docs/screenshots/), else to a temporary directory; either way the page
+// must fit the width (no horizontal scrolling) with targets of 44 px.
+func TestWebScreenshots(t *testing.T) {
+	t.Parallel()
+	dir := os.Getenv("ASKUSER_WEB_SCREENSHOTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []struct {
+		name string
+		w, h int
+	}{{"phone", 390, 844}, {"small-phone", 360, 640}, {"desktop", 1280, 800}} {
+		t.Run(size.name, func(t *testing.T) {
+			e, _, b := webSetup(t, size.w, size.h)
+			askOnSocket(t, e, screenshotQuestions)
+			b.waitText("Which database should we use?")
+			b.settled()
+			b.click(`button.option[data-option="1"]`)
+			b.waitText("Preview: SQLite")
+			checkLayout(t, b, size.w)
+			if size.name != "small-phone" {
+				b.eval0(`window.scrollTo(0, 0)`)
+				b.screenshot(filepath.Join(dir, size.name+"-question.png"))
+			}
+			b.clickText("Next")
+			b.waitText("What should we name this service?")
+			b.typeInto(`textarea[data-k^="custom-"]`, "order-processor")
+			b.clickText("Next")
+			b.waitText("Which features?")
+			b.click(`button.option[data-option="0"]`)
+			b.click(`button.option[data-option="2"]`)
+			b.clickText("Next")
+			b.waitText("Review and send", "order-processor", "Authentication, Search")
+			checkLayout(t, b, size.w)
+			if size.name != "small-phone" {
+				b.eval0(`window.scrollTo(0, 0)`)
+				b.screenshot(filepath.Join(dir, size.name+"-submit.png"))
+			}
+		})
+	}
+}
+
+const screenshotQuestions = `{"agent":{"name":"claude-main","cwd":"~/src/shop"},"questions":[
+ {"question":"Which database should we use?","header":"Database","options":[
+  {"label":"PostgreSQL (Recommended)","description":"Battle-tested relational DB"},
+  {"label":"SQLite","description":"Lightweight, file-based","preview":"import \"database/sql\"\n\ndb, err := sql.Open(\"sqlite\", \"app.db\")\nif err != nil {\n\treturn err\n}\ndefer db.Close()"},
+  {"label":"MongoDB","description":"Documents, no schema"}]},
+ {"question":"What should we name this service?","header":"Name"},
+ {"question":"Which features?","header":"Features","multiSelect":true,"options":[
+  {"label":"Authentication"},{"label":"Billing"},{"label":"Search"}]}]}`
+
+// checkLayout: nothing wider than the screen, and every button a thumb can hit.
+func checkLayout(t *testing.T, b *browser, width int) {
+	t.Helper()
+	scroll := jsValue[float64](b, `document.documentElement.scrollWidth`)
+	if int(scroll) > width {
+		t.Errorf("at %d px the page is %d px wide: it scrolls sideways", width, int(scroll))
+	}
+	small := jsValue[[]string](b, `[...document.querySelectorAll('button')].filter(e => e.offsetParent !== null)
+		.filter(e => { const r = e.getBoundingClientRect(); return r.height < 44 || r.width < 44; })
+		.map(e => e.textContent + ' ' + Math.round(e.getBoundingClientRect().width) + 'x' + Math.round(e.getBoundingClientRect().height))`)
+	if len(small) > 0 {
+		t.Errorf("at %d px, buttons smaller than 44 px: %q", width, small)
+	}
+	font := jsValue[float64](b, `parseFloat(getComputedStyle(document.querySelector('.option .label') || document.body).fontSize)`)
+	if font < 16 {
+		t.Errorf("option labels at %v px: too small to read without zoom", font)
+	}
+}
+
+// In the background, a new question raises a browser notification with its
+// text, once the user allowed notifications.
+func TestWebNotifiesInTheBackground(t *testing.T) {
+	t.Parallel()
+	e, w, b := webSetup(t, 390, 844)
+	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	defer cancel()
+	origin := strings.TrimSuffix(w.base, "/")
+	if _, err := chromedp.CallBrowser(ctx, cdpbrowser.SetPermission, cdpbrowser.SetPermissionParams{
+		Permission: &cdpbrowser.PermissionDescriptor{Name: "notifications"}, Setting: cdpbrowser.PermissionSettingGranted, Origin: origin,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b.waitJS(`Notification.permission === 'granted'`)
+	// The tab goes to the background; the notifications it raises are
+	// recorded (a headless browser shows none).
+	b.eval0(`window.__notes = [];
+		Object.defineProperty(document, 'hidden', {get: () => true, configurable: true});
+		window.Notification = class { constructor(title, o) { window.__notes.push(title + ' | ' + o.body); } static get permission() { return 'granted'; } }`)
+	e.StartClient("", "ask", "--question", "Ship it on Friday?", "--option", "Yes", "--option", "No")
+	b.waitJS(`window.__notes.length === 1`)
+	if got := jsValue[string](b, `window.__notes[0]`); !strings.Contains(got, "Ship it on Friday?") || !strings.HasPrefix(got, "askuser: ") {
+		t.Fatalf("notification %q", got)
+	}
+}
+
+// An answer over the soft limit asks first; going back keeps the text.
+func TestWebLongAnswerWarns(t *testing.T) {
+	t.Parallel()
+	e, _, b := webSetup(t, 390, 844)
+	cmd, out, errb := e.StartClient("", "ask", "--question", "Describe the schema")
+	b.waitText("Describe the schema")
+	b.settled()
+	long := strings.Repeat("a", 2846) + "z"
+	b.click(`textarea[data-k^="custom-"]`)
+	b.eval0(`(() => { const ta = document.querySelector('textarea[data-k^="custom-"]'); ta.value = '` + long + `'; ta.dispatchEvent(new Event('input')); })()`)
+	b.clickText("Send")
+	b.waitText("Answer is long (2,847 chars). Continue anyway?")
+	b.clickText("Keep editing")
+	b.waitGone("Answer is long")
+	if got := jsValue[int](b, `document.querySelector('textarea[data-k^="custom-"]').value.length`); got != 2847 {
+		t.Fatalf("after Keep editing the text is %d characters", got)
+	}
+	b.clickText("Send")
+	b.clickText("Continue")
+	r, code := waitClient(t, cmd, out, errb)
+	if code != 0 || r.Answers[0].Answer.Text != long {
+		t.Fatalf("exit %d, answer of %d characters", code, len(r.Answers[0].Answer.Text))
+	}
+}
+
+// Typed questions (SPEC §3): the rule shown, checked as the user types and
+// before moving on; Yes / No without Other; an optional one left empty; the
+// answers carried with their JSON type.
+func TestWebTypedQuestions(t *testing.T) {
+	t.Parallel()
+	e, _, b := webSetup(t, 390, 844)
+	res := askOnSocket(t, e, `{"questions":[
+	 {"question":"How many replicas?","header":"Replicas","input":{"type":"integer","minimum":1,"maximum":10}},
+	 {"question":"Enable caching?","header":"Cache","input":{"type":"boolean"}},
+	 {"question":"Who to notify?","header":"Email","input":{"type":"string","format":"email","required":false}}]}`)
+	b.waitText("How many replicas?", "Answer: a whole number from 1 to 10")
+	b.settled()
+	b.typeInto(`textarea[data-k^="custom-"]`, "11")
+	b.waitText("Not accepted yet:")
+	b.clickText("Next")
+	b.waitText("Not accepted:")
+	b.eval0(`document.querySelector('textarea[data-k^="custom-"]').select()`)
+	b.run(chromedp.SendKeys(chromedp.CSS(`textarea[data-k^="custom-"]`), "7"))
+	b.waitGone("Not accepted yet:")
+	b.clickText("Next")
+	b.waitText("Enable caching?", "Yes", "No")
+	if strings.Contains(b.textNow(), "Other (type your answer)") {
+		t.Error("a boolean question offers Other")
+	}
+	b.click(`button.option[data-option="0"]`)
+	b.clickText("Next")
+	b.waitText("Who to notify?", "(optional)")
+	b.clickText("Next")
+	b.waitText("Review and send", "(left empty)")
+	b.clickText("Send answers")
+	r := <-res
+	if !r.Answered || string(r.Answers[0].Answer.JSON) != "7" || r.Answers[1].Answer.Text != "Yes" || !r.Answers[2].Answer.IsSkipped() {
+		b, _ := json.Marshal(r)
+		t.Fatalf("result %s", b)
+	}
+}

@@ -1,0 +1,355 @@
+package tests
+
+import (
+	"bufio"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The attacks of SPEC §12, each against the real `askuserd web`.
+
+const secretQuestion = "Deploy the secret-project-7 branch?"
+
+// waitListed waits until the daemon lists a pending request, so that the
+// attacks below have question text to leak.
+func waitListed(t *testing.T, e *Env) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		out, _, _ := e.Client("", "list", "--json")
+		if strings.Contains(out, secretQuestion) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the question never became pending: %s", out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// do sends a request and returns its status and body.
+func do(t *testing.T, c *http.Client, method, u string, hdr map[string]string, body string) (int, string, http.Header) {
+	t.Helper()
+	req, err := http.NewRequest(method, u, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range hdr {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return resp.StatusCode, string(b), resp.Header
+}
+
+func noLeak(t *testing.T, what string, status, want int, body string) {
+	t.Helper()
+	if status != want {
+		t.Errorf("%s: status %d, want %d; body %q", what, status, want, body)
+	}
+	if strings.Contains(body, "secret-project-7") {
+		t.Errorf("%s: the body holds the question's text: %q", what, body)
+	}
+}
+
+func TestWebAttacks(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	e.StartDaemon()
+	w := startWeb(t, e)
+	cmd, _, _ := e.StartClient("", "ask", "--question", secretQuestion, "--option", "Yes", "--option", "No", "--request-id", "req-attack")
+	waitListed(t, e)
+	plain := &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	origin := strings.TrimSuffix(w.base, "/")
+
+	// No secret: 401 everywhere, and no question text.
+	for _, path := range []string{"", "api/events", "api/session"} {
+		st, body, _ := do(t, plain, "GET", w.base+path, nil, "")
+		noLeak(t, "GET /"+path+" without a session", st, 401, body)
+	}
+	st, body, _ := do(t, plain, "POST", w.base+"api/answer", map[string]string{"Origin": origin, "Content-Type": "application/json"}, `{"id":"req-attack","answers":[{"selected":[0]}]}`)
+	noLeak(t, "an answer without a session", st, 401, body)
+
+	// A wrong secret, in the query and at /login.
+	st, body, hdr := do(t, plain, "GET", w.base+"?s=wrong-secret-wrong-secret-wrong-secret-wrong", nil, "")
+	noLeak(t, "a wrong secret in the query", st, 401, body)
+	if hdr.Get("Set-Cookie") != "" {
+		t.Errorf("a wrong secret got a cookie: %s", hdr.Get("Set-Cookie"))
+	}
+	st, body, _ = do(t, plain, "POST", w.base+"login", map[string]string{"Origin": origin}, `{"secret":"nope"}`)
+	noLeak(t, "a wrong secret at /login", st, 401, body)
+
+	// The session cookie is HttpOnly and SameSite=Strict.
+	c, csrf := w.httpClient()
+	u, _ := url.Parse(w.base)
+	cookies := c.Jar.Cookies(u)
+	if len(cookies) != 1 {
+		t.Fatalf("cookies after logging in: %v", cookies)
+	}
+	_, _, hdr = do(t, plain, "GET", w.base+"?s="+url.QueryEscape(w.secret()), nil, "")
+	sc := hdr.Get("Set-Cookie")
+	if !strings.Contains(sc, "HttpOnly") || !strings.Contains(sc, "SameSite=Strict") {
+		t.Errorf("session cookie %q: want HttpOnly and SameSite=Strict", sc)
+	}
+
+	// Every response carries the CSP and X-Frame-Options.
+	st, body, hdr = do(t, c, "GET", w.base, nil, "")
+	if st != 200 || !strings.Contains(body, `src="/static/app.js"`) {
+		t.Fatalf("the page with a session: %d %q", st, body)
+	}
+	if csp := hdr.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || !strings.Contains(csp, "default-src 'none'") || strings.Contains(csp, "unsafe-inline") {
+		t.Errorf("Content-Security-Policy %q", csp)
+	}
+	if hdr.Get("X-Frame-Options") != "DENY" {
+		t.Errorf("X-Frame-Options %q", hdr.Get("X-Frame-Options"))
+	}
+	if strings.Contains(body, "<script>") || strings.Contains(body, " on") && strings.Contains(body, "onclick=") {
+		t.Errorf("the page has inline script: %s", body)
+	}
+
+	good := map[string]string{"Origin": origin, "Content-Type": "application/json", "X-Askuser-Csrf": csrf}
+	answer := `{"id":"req-attack","answers":[{"selected":[0]}]}`
+
+	// DNS rebinding: a Host this server does not serve.
+	evil := map[string]string{"Host": "evil.example", "Origin": "http://evil.example", "Content-Type": "application/json", "X-Askuser-Csrf": csrf}
+	st, body, _ = do(t, c, "GET", w.base, map[string]string{"Host": "evil.example"}, "")
+	noLeak(t, "Host: evil.example", st, 421, body)
+	st, body, _ = do(t, c, "GET", w.base+"api/events", map[string]string{"Host": "evil.example:" + u.Port()}, "")
+	noLeak(t, "Host: evil.example on the events", st, 421, body)
+	st, body, _ = do(t, c, "POST", w.base+"api/answer", evil, answer)
+	noLeak(t, "an answer with Host: evil.example", st, 421, body)
+
+	// A cross-origin POST, with the session cookie and even the token.
+	for _, o := range []string{"http://evil.example", "null", "", "http://127.0.0.1:1"} {
+		h := map[string]string{"Origin": o, "Content-Type": "application/json", "X-Askuser-Csrf": csrf}
+		st, body, _ = do(t, c, "POST", w.base+"api/answer", h, answer)
+		noLeak(t, "a POST from origin "+o, st, 403, body)
+	}
+	h := map[string]string{"Origin": origin, "Sec-Fetch-Site": "cross-site", "Content-Type": "application/json", "X-Askuser-Csrf": csrf}
+	st, body, _ = do(t, c, "POST", w.base+"api/answer", h, answer)
+	noLeak(t, "a cross-site fetch", st, 403, body)
+
+	// No CSRF token, or another session's.
+	h = map[string]string{"Origin": origin, "Content-Type": "application/json"}
+	st, body, _ = do(t, c, "POST", w.base+"api/answer", h, answer)
+	noLeak(t, "an answer without the CSRF token", st, 403, body)
+	_, other := w.httpClient()
+	h["X-Askuser-Csrf"] = other
+	st, body, _ = do(t, c, "POST", w.base+"api/answer", h, answer)
+	noLeak(t, "an answer with another session's CSRF token", st, 403, body)
+	st, body, _ = do(t, c, "POST", w.base+"api/decline", h, `{"id":"req-attack"}`)
+	noLeak(t, "a decline with another session's CSRF token", st, 403, body)
+
+	// Nothing above answered it.
+	out, _, _ := e.Client("", "list", "--json")
+	if !strings.Contains(out, "req-attack") {
+		t.Fatalf("an attack answered the request: %s", out)
+	}
+
+	// Rotating the secret logs out every device: the cookie, the old
+	// secret, and an open event stream all end.
+	stream := openStream(t, c, w.base)
+	if _, stderr, code := runAskuserd(e, "web", "--rotate"); code != 0 {
+		t.Fatalf("askuserd web --rotate: exit %d: %s", code, stderr)
+	}
+	stream.waitClosed(t)
+	st, body, _ = do(t, c, "GET", w.base+"api/events", nil, "")
+	noLeak(t, "the events with a cookie from before --rotate", st, 401, body)
+	st, body, _ = do(t, c, "POST", w.base+"api/answer", good, answer)
+	noLeak(t, "an answer with a cookie from before --rotate", st, 401, body)
+
+	// The right answer, from the page's origin with its token, is taken.
+	c2, csrf2 := w.httpClient()
+	good["X-Askuser-Csrf"] = csrf2
+	st, body, _ = do(t, c2, "POST", w.base+"api/answer", good, answer)
+	if st != 200 {
+		t.Fatalf("a proper answer: %d %s", st, body)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the asking client: %v", err)
+	}
+}
+
+// stream is an open event stream.
+type stream struct {
+	closed chan struct{}
+	body   io.Closer
+}
+
+func (s *stream) close() { s.body.Close() }
+
+func openStream(t testing.TB, c *http.Client, base string) *stream {
+	t.Helper()
+	req, _ := http.NewRequest("GET", base+"api/events", nil)
+	sc := *c
+	sc.Timeout = 0
+	resp, err := sc.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("opening the event stream: %v %v", err, resp)
+	}
+	s := &stream{closed: make(chan struct{}), body: resp.Body}
+	r := bufio.NewReader(resp.Body)
+	if _, err := r.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		defer close(s.closed)
+		defer resp.Body.Close()
+		_, _ = io.Copy(io.Discard, r)
+	}()
+	t.Cleanup(func() { resp.Body.Close() })
+	return s
+}
+
+func (s *stream) waitClosed(t testing.TB) {
+	t.Helper()
+	select {
+	case <-s.closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the event stream stayed open after the secret was rotated")
+	}
+}
+
+// runAskuserd runs askuserd with args and returns stdout, stderr and the exit code.
+func runAskuserd(e *Env, args ...string) (string, string, int) {
+	e.T.Helper()
+	cmd := exec.Command(bin("askuserd"), args...)
+	cmd.Env = e.Environ()
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		e.T.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func TestWebURLAndRotate(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	out, stderr, code := runAskuserd(e, "web", "--url")
+	if code != 0 {
+		t.Fatalf("askuserd web --url: exit %d: %s", code, stderr)
+	}
+	secretFile := filepath.Join(e.State, "askuser", "web-secret")
+	fi, err := os.Stat(secretFile)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the secret file: %v %v", fi, err)
+	}
+	b, _ := os.ReadFile(secretFile)
+	secret := strings.TrimSpace(string(b))
+	if want := "http://127.0.0.1:7341/#s=" + secret + "\n"; out != want {
+		t.Fatalf("askuserd web --url printed %q, want %q", out, want)
+	}
+	if len(secret) != 43 { // 32 bytes, base64url without padding
+		t.Fatalf("secret %q: want 32 random bytes", secret)
+	}
+	out2, _, _ := runAskuserd(e, "web", "--url", "--listen", "127.0.0.1:9000")
+	if out2 != "http://127.0.0.1:9000/#s="+secret+"\n" {
+		t.Fatalf("with --listen: %q", out2)
+	}
+	if _, stderr, code := runAskuserd(e, "web", "--rotate"); code != 0 {
+		t.Fatalf("--rotate: exit %d: %s", code, stderr)
+	}
+	out3, _, _ := runAskuserd(e, "web", "--url")
+	if out3 == out || !strings.HasPrefix(out3, "http://127.0.0.1:7341/#s=") {
+		t.Fatalf("after --rotate --url printed %q (before %q)", out3, out)
+	}
+}
+
+func TestWebRefusesNonLoopbackWithoutTLS(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0", "192.0.2.1:7341"} {
+		_, stderr, code := runAskuserd(e, "web", "--listen", addr)
+		if code != 1 || !strings.Contains(stderr, "not a loopback address") || !strings.Contains(stderr, "TLS") || !strings.Contains(stderr, "tailscale serve") {
+			t.Errorf("--listen %s without TLS: exit %d, stderr %q", addr, code, stderr)
+		}
+	}
+	if _, err := os.Stat(e.Socket); err == nil {
+		t.Error("a refused askuserd web started a daemon first")
+	}
+}
+
+// With a certificate, a non-loopback address is served over TLS, with a
+// Secure cookie, and only for the certificate's names.
+func TestWebServesTLSBeyondLoopback(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	e.StartDaemon()
+	cert, key := selfSigned(t, e.Root, "askuser.test")
+	w := startWebAt(t, e, "0.0.0.0:0", "--tls-cert", cert, "--tls-key", key)
+	if !strings.HasPrefix(w.base, "https://") {
+		t.Fatalf("serving %s, want https", w.base)
+	}
+	u, _ := url.Parse(w.base)
+	dialer := &net.Dialer{}
+	c := &http.Client{Timeout: 10 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		Transport: &http.Transport{
+			TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, // the test's own self-signed certificate
+			DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+				return dialer.DialContext(ctx, network, "127.0.0.1:"+u.Port())
+			},
+		}}
+	base := "https://askuser.test:" + u.Port() + "/"
+	st, _, hdr := do(t, c, "GET", base+"?s="+url.QueryEscape(w.secret()), nil, "")
+	if sc := hdr.Get("Set-Cookie"); st != http.StatusSeeOther || !strings.Contains(sc, "Secure") || !strings.Contains(sc, "HttpOnly") {
+		t.Fatalf("logging in over TLS: %d, cookie %q", st, sc)
+	}
+	st, body, _ := do(t, c, "GET", "https://evil.example:"+u.Port()+"/", nil, "")
+	noLeak(t, "a name not in the certificate", st, 421, body)
+}
+
+// selfSigned writes a certificate for name and its key under dir.
+func selfSigned(t *testing.T, dir, name string) (certPath, keyPath string) {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name}, DNSNames: []string{name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, _ := x509.MarshalECPrivateKey(k)
+	certPath, keyPath = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certPath, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyPath, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return certPath, keyPath
+}

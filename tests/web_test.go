@@ -1,0 +1,304 @@
+package tests
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/gdamore/tcell/v2"
+
+	"askuser/socketproto"
+	"askuser/socketproto/askclient"
+)
+
+// The web pane (SPEC §12) in a real browser: headless Chromium driven over
+// the DevTools protocol, against the real daemon and the real `askuserd web`.
+
+const dbQuestion = `{"questions":[{"question":"Which database should we use?","header":"Database","options":[
+ {"label":"PostgreSQL (Recommended)","description":"Battle-tested relational DB"},
+ {"label":"SQLite","description":"Lightweight, file-based","preview":"db, _ := sql.Open(\"sqlite\", \"app.db\")\ndefer db.Close()"}]}]}`
+
+const featuresQuestion = `{"questions":[{"question":"Which features?","header":"Features","multiSelect":true,"options":[
+ {"label":"Authentication","description":"Log in with passkeys"},
+ {"label":"Billing"},
+ {"label":"Search"}]}]}`
+
+const webTwoQuestions = `{"questions":[
+ {"question":"Which database should we use?","header":"Database","options":[{"label":"PostgreSQL (Recommended)"},{"label":"SQLite"}]},
+ {"question":"What should we name this service?","header":"Name"}]}`
+
+// webSetup starts a daemon, `askuserd web`, and a browser logged in to it.
+func webSetup(t *testing.T, width, height int) (*Env, *webPane, *browser) {
+	t.Helper()
+	e := NewEnv(t)
+	e.StartDaemon()
+	w := startWeb(t, e)
+	b := newBrowser(t, width, height)
+	b.open(w)
+	return e, w, b
+}
+
+func TestWebAnswersSingleSelect(t *testing.T) {
+	t.Parallel()
+	e, _, b := webSetup(t, 390, 844)
+	b.waitText("No questions waiting", e.Socket)
+
+	cmd, out, errb := e.StartClient(dbQuestion, "ask", "-")
+	b.waitText("askuser — 1 waiting", "Which database should we use?", "PostgreSQL (Recommended)", "Battle-tested relational DB", "Other (type your answer)")
+	b.settled()
+	b.click(`button.option[data-option="1"]`)
+	b.waitText("Preview: SQLite", `sql.Open("sqlite", "app.db")`)
+	b.clickText("Send")
+	r, code := waitClient(t, cmd, out, errb)
+	if code != 0 || !r.Answered || r.AnsweredVia != socketproto.ViaPane || r.Answers[0].Answer.Text != "SQLite" {
+		t.Fatalf("exit %d, result %+v", code, r)
+	}
+	b.waitText("No questions waiting", "Answer to “Which database should we use?” sent.")
+}
+
+func TestWebMultiSelectWithOtherAndNote(t *testing.T) {
+	t.Parallel()
+	e, _, b := webSetup(t, 390, 844)
+	cmd, out, errb := e.StartClient(featuresQuestion, "ask", "-")
+	b.waitText("Which features?", "Choose any number")
+	b.settled()
+	b.click(`button.option[data-option="0"]`)
+	b.click(`button.option.other`)
+	b.typeInto(`textarea[data-k^="custom-"]`, "Use Redis too")
+	b.clickText("Add a note")
+	b.typeInto(`textarea[data-k^="notes-"]`, "keep the old table too")
+	b.clickText("Send")
+	r, code := waitClient(t, cmd, out, errb)
+	a := r.Answers[0]
+	if code != 0 || !r.Answered || !reflect.DeepEqual(a.Answer.List, []string{"Authentication", "Use Redis too"}) ||
+		!reflect.DeepEqual(a.SelectedOptions, []string{"Authentication"}) || a.Custom != "Use Redis too" || !a.WasCustom ||
+		a.Notes != "keep the old table too" {
+		t.Fatalf("exit %d, answer %+v", code, a)
+	}
+}
+
+func TestWebNoneOfThese(t *testing.T) {
+	t.Parallel()
+	e, _, b := webSetup(t, 390, 844)
+	cmd, out, errb := e.StartClient(featuresQuestion, "ask", "-")
+	b.waitText("Which features?")
+	b.settled()
+	b.clickText("Send")
+	b.waitText("Answer “none of these”? No option is checked.")
+	b.clickText("Back")
+	b.waitGone("Answer “none of these”?")
+	b.clickText("Send")
+	b.waitText("Answer “none of these”?")
+	b.clickText("None of these")
+	r, code := waitClient(t, cmd, out, errb)
+	a := r.Answers[0]
+	if code != 0 || !r.Answered || !a.Answer.IsList || len(a.Answer.List) != 0 || len(a.SelectedOptions) != 0 {
+		t.Fatalf("exit %d, answer %+v", code, a)
+	}
+}
+
+func TestWebSeveralQuestions(t *testing.T) {
+	t.Parallel()
+	e, _, b := webSetup(t, 390, 844)
+	cmd, out, errb := e.StartClient(webTwoQuestions, "ask", "-")
+	b.waitText("□ Database", "□ Name", "✓ Submit", "Which database should we use?")
+	b.settled()
+	// Submit with a question unanswered jumps to it.
+	b.clickText("✓ Submit")
+	b.waitText("Review and send", "not answered yet")
+	b.clickText("Send answers")
+	b.waitText("Question 1 is not answered yet.")
+	b.click(`button.option[data-option="0"]`)
+	b.clickText("Next")
+	b.waitText("What should we name this service?", "■ Database")
+	b.typeInto(`textarea[data-k^="custom-"]`, "order-processor")
+	b.clickText("Next")
+	b.waitText("Review and send", "PostgreSQL (Recommended)", "order-processor")
+	b.clickText("Send answers")
+	r, code := waitClient(t, cmd, out, errb)
+	if code != 0 || !r.Answered || r.Answers[0].Answer.Text != "PostgreSQL (Recommended)" || r.Answers[1].Answer.Text != "order-processor" {
+		t.Fatalf("exit %d, result %+v", code, r)
+	}
+}
+
+func TestWebDeclineAsksBeforeDiscarding(t *testing.T) {
+	t.Parallel()
+	e, _, b := webSetup(t, 390, 844)
+	cmd, out, errb := e.StartClient(webTwoQuestions, "ask", "-")
+	b.waitText("Which database should we use?")
+	b.settled()
+	b.click(`button.option[data-option="1"]`)
+	b.clickText("Decline")
+	b.waitText("Discard 1 answer?")
+	b.clickText("Keep answering")
+	b.waitGone("Discard 1 answer?")
+	checked := b.attr(`button.option[data-option="1"]`, "aria-checked")
+	if checked != "true" {
+		t.Fatalf("the answer was not kept after Keep answering (aria-checked %q)", checked)
+	}
+	b.clickText("Decline")
+	b.clickText("Discard and decline")
+	r, code := waitClient(t, cmd, out, errb)
+	if code != 3 || !r.Cancelled || r.Answered {
+		t.Fatalf("exit %d, result %+v", code, r)
+	}
+	b.waitText("declined.", "No questions waiting")
+}
+
+// A question arrives in an open page, and one answered in the terminal pane
+// leaves it, without a reload.
+func TestWebLiveArrivalAndAnswerElsewhere(t *testing.T) {
+	t.Parallel()
+	e, _, b := webSetup(t, 1280, 800)
+	navs := jsValue[int](b, `performance.getEntriesByType('navigation').length`)
+	b.waitText("No questions waiting")
+
+	cmd, out, errb := e.StartClient(dbQuestion, "ask", "-")
+	b.waitText("askuser — 1 waiting", "Which database should we use?")
+	tp := startSimPane(t, e, 100, 30)
+	tp.waitFor("Which database should we use?")
+	tp.key(tcell.KeyRune, '2')
+	r, code := waitClient(t, cmd, out, errb)
+	if code != 0 || r.Answers[0].Answer.Text != "SQLite" {
+		t.Fatalf("exit %d, result %+v", code, r)
+	}
+	b.waitText("was answered elsewhere (pane)", "No questions waiting")
+	reloaded := jsValue[bool](b, `performance.getEntriesByType('navigation')[0].type === 'reload'`)
+	if reloaded || navs != 1 {
+		t.Fatalf("the page reloaded")
+	}
+}
+
+// Drafts are the daemon's: typed on the page, they show in the pending file
+// and the terminal pane; chosen in the terminal pane, they show on the page.
+func TestWebDraftsShared(t *testing.T) {
+	t.Parallel()
+	e, _, b := webSetup(t, 390, 844)
+	e.StartClient(webTwoQuestions, "ask", "-")
+	b.waitText("Which database should we use?")
+	tp := startSimPane(t, e, 100, 30)
+	tp.waitFor("Which database should we use?")
+	b.settled()
+
+	// Page → pending file and terminal pane.
+	b.clickText("□ Name")
+	b.typeInto(`textarea[data-k^="custom-"]`, "order-processor")
+	waitFile(t, e.Pending, `"answer": "order-processor"`)
+	tp.waitFor("■ Name")
+
+	// Terminal pane → page: choosing SQLite there checks it here.
+	tp.key(tcell.KeyRune, '2')
+	waitFile(t, e.Pending, `"answer": "SQLite"`)
+	b.clickText("Database")
+	b.waitJS(`document.querySelector('button.option[data-option="1"]').getAttribute('aria-checked') === 'true'`)
+	b.waitText("■ Database", "■ Name")
+}
+
+// waitFile waits until the file at path holds sub.
+func waitFile(t *testing.T, path, sub string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(path)
+		if strings.Contains(string(b), sub) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never held %q:\n%s", path, sub, b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// The guard: a tap on content that just changed under it is not taken.
+func TestWebGuardIgnoresTapOnNewContent(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	// A long guard, so that the tap lands inside it however slow this
+	// machine is: the rule is tested, not the clock.
+	e.WriteConfig("[ui]\ninput_guard = \"3s\"\n")
+	e.StartDaemon()
+	w := startWeb(t, e)
+	b := newBrowser(t, 390, 844)
+	b.open(w)
+	b.waitText("No questions waiting")
+
+	cmd, out, errb := e.StartClient(dbQuestion, "ask", "-")
+	b.waitJS(`document.querySelector('button.option[data-option="1"]')`)
+	time.Sleep(100 * time.Millisecond)
+	b.click(`button.option[data-option="1"]`)
+	b.waitText("Not taken: the question on screen just changed")
+	checked := b.attr(`button.option[data-option="1"]`, "aria-checked")
+	if checked != "false" {
+		t.Fatalf("the tap during the guard chose the option")
+	}
+	b.settled()
+	b.click(`button.option[data-option="1"]`)
+	b.clickText("Send")
+	r, code := waitClient(t, cmd, out, errb)
+	if code != 0 || r.Answers[0].Answer.Text != "SQLite" {
+		t.Fatalf("exit %d, result %+v", code, r)
+	}
+}
+
+// Allow means seen: an option that approves its preview is not taken until
+// the whole preview was on screen.
+func TestWebAllowNeedsThePreviewRead(t *testing.T) {
+	t.Parallel()
+	e, _, b := webSetup(t, 390, 844)
+	long := strings.Repeat("line of the command\n", 120) + "rm -rf the-end-of-it"
+	req, _ := json.Marshal(map[string]any{"questions": []any{map[string]any{
+		"question": "Allow Bash?", "header": "Permission",
+		"options": []any{
+			map[string]any{"label": "Allow", "preview": long, "approvesPreview": true},
+			map[string]any{"label": "Deny"},
+		}}}})
+	// askuser-client's ask takes no approvesPreview (only the permission
+	// prompt sets it): asked on the socket, as the MCP server asks.
+	res := askOnSocket(t, e, string(req))
+	b.waitText("Allow Bash?")
+	b.settled()
+	b.click(`button.option[data-option="0"]`)
+	b.waitText("Not taken: “Allow” approves everything in its preview")
+	checked := b.attr(`button.option[data-option="0"]`, "aria-checked")
+	if checked != "false" {
+		t.Fatal("Allow was taken before its preview was read")
+	}
+	// Read it: scroll the box into view, then to its end, a screenful at a time.
+	b.run(chromedp.ScrollIntoView(chromedp.CSS(`pre.preview`)))
+	jsValue[bool](b, `(async () => { const p = document.querySelector('pre.preview');
+		while (p.scrollTop + p.clientHeight < p.scrollHeight - 1) { p.scrollTop += p.clientHeight - 10; await new Promise(r => setTimeout(r, 20)); }
+		return true; })()`)
+	b.waitText("read to the end")
+	b.click(`button.option[data-option="0"]`)
+	b.clickText("Send")
+	if r := <-res; !r.Answered || r.Answers[0].Answer.Text != "Allow" {
+		t.Fatalf("result %+v", r)
+	}
+}
+
+// askOnSocket asks the request (JSON) through the typed client and returns
+// where its result will come.
+func askOnSocket(t *testing.T, e *Env, req string) <-chan socketproto.Response {
+	t.Helper()
+	var r socketproto.AskUserRequest
+	if err := json.Unmarshal([]byte(req), &r); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	out := make(chan socketproto.Response, 1)
+	go func() {
+		resp, err := askclient.New(askclient.Options{SocketPath: e.Socket}).Ask(ctx, r, nil)
+		if err != nil && ctx.Err() == nil {
+			t.Errorf("asking: %v", err)
+		}
+		out <- resp
+	}()
+	return out
+}

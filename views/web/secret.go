@@ -1,0 +1,146 @@
+package web
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// SecretFile is the secret's name in the state dir.
+const SecretFile = "web-secret"
+
+// secretBytes is how much randomness a secret holds (SPEC §12: 32 bytes).
+const secretBytes = 32
+
+// LoadSecret reads the secret at path, making one (mode 0600) if there is
+// none yet.
+func LoadSecret(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err == nil {
+		s := strings.TrimSpace(string(b))
+		if len(s) >= 40 {
+			return s, nil
+		}
+		// A file that holds no usable secret (emptied, truncated) is replaced:
+		// a short secret would be guessable.
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("reading the web secret: %w", err)
+	}
+	return RotateSecret(path)
+}
+
+// RotateSecret writes a new secret at path and returns it. Every session
+// cookie is signed with the secret, so the old ones stop working at once:
+// every device is logged out, and a running `askuserd web` notices the new
+// file and closes the pages it serves.
+func RotateSecret(path string) (string, error) {
+	raw := make([]byte, secretBytes)
+	if _, err := rand.Read(raw); err != nil {
+		return "", err
+	}
+	s := base64.RawURLEncoding.EncodeToString(raw)
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	tmp, err := os.CreateTemp(dir, SecretFile+".tmp*")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp.Name()) // after the rename, there is nothing left to remove
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return "", err
+	}
+	if _, err := tmp.WriteString(s + "\n"); err != nil {
+		tmp.Close()
+		return "", err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return "", err
+	}
+	if err := tmp.Close(); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return "", fmt.Errorf("writing the web secret: %w", err)
+	}
+	return s, nil
+}
+
+// keyring holds the secret a running server checks against. It is swapped
+// when the file changes (askuserd web --rotate from another terminal).
+type keyring struct {
+	path string
+	mu   sync.RWMutex
+	key  string
+}
+
+func (k *keyring) current() string {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	return k.key
+}
+
+// reload reads the file again; it reports whether the secret changed.
+func (k *keyring) reload() (bool, error) {
+	b, err := os.ReadFile(k.path)
+	if err != nil {
+		return false, err
+	}
+	s := strings.TrimSpace(string(b))
+	if len(s) < 40 {
+		return false, fmt.Errorf("%s holds no usable secret", k.path)
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	changed := s != k.key
+	k.key = s
+	return changed, nil
+}
+
+// matches reports whether s is the secret, in constant time.
+func (k *keyring) matches(s string) bool {
+	key := k.current()
+	return key != "" && subtle.ConstantTimeCompare([]byte(s), []byte(key)) == 1
+}
+
+// sign is the MAC of what under the secret.
+func (k *keyring) sign(what string) string {
+	m := hmac.New(sha256.New, []byte(k.current()))
+	m.Write([]byte(what))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// newSession is a session cookie's value: a random id and its MAC. Nothing
+// is stored: a rotated secret makes every earlier cookie invalid.
+func (k *keyring) newSession() string {
+	raw := make([]byte, 18)
+	_, _ = rand.Read(raw)
+	id := base64.RawURLEncoding.EncodeToString(raw)
+	return id + "." + k.sign("session\x00"+id)
+}
+
+// session checks a cookie's value and returns its id.
+func (k *keyring) session(v string) (string, bool) {
+	id, mac, ok := strings.Cut(v, ".")
+	if !ok || id == "" {
+		return "", false
+	}
+	want := k.sign("session\x00" + id)
+	return id, hmac.Equal([]byte(mac), []byte(want))
+}
+
+// csrf is the session's CSRF token: every change the page sends carries it.
+func (k *keyring) csrf(id string) string { return k.sign("csrf\x00" + id) }
+
+func hmacEqual(a, b string) bool { return hmac.Equal([]byte(a), []byte(b)) }
