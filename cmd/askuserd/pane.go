@@ -26,6 +26,7 @@ its questions go on.
 
        askuserd serve [--socket PATH] [--config PATH]   the daemon alone, in the foreground
        askuserd stop [--socket PATH] [--config PATH]    stop the running daemon and wait for it
+       askuserd web [--listen ADDR] [--url] [--rotate]  the web pane, for a browser or a phone (askuserd web --help)
 `
 
 // runPane is `askuserd` without "serve" (SPEC §2, §6).

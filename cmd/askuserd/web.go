@@ -14,7 +14,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/BurntSushi/toml"
 	qrcode "github.com/skip2/go-qrcode"
 	"golang.org/x/term"
 
@@ -31,15 +30,6 @@ phone) on 127.0.0.1:7341 unless told otherwise, starting the daemon first if
 none answers. Any address but a loopback one needs TLS.
 
 `
-
-// webConfig is config.toml's [web] table (SPEC §12).
-type webConfig struct {
-	Web struct {
-		Listen  string `toml:"listen"`
-		TLSCert string `toml:"tls_cert"`
-		TLSKey  string `toml:"tls_key"`
-	} `toml:"web"`
-}
 
 type hostList []string
 
@@ -68,18 +58,11 @@ func runWeb(args []string) int {
 		fmt.Fprintf(os.Stderr, "askuserd web: %v\n", err)
 		return 1
 	}
-	wc, err := loadWebConfig(cfg.Path)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "askuserd web: %v\n", err)
-		return 1
-	}
 	for _, w := range cfg.Warnings {
-		if !strings.Contains(w, ": web.") { // [web] is read here
-			fmt.Fprintln(os.Stderr, "askuserd web: "+w)
-		}
+		fmt.Fprintln(os.Stderr, "askuserd web: "+w)
 	}
-	addr := first(*listen, wc.Web.Listen, web.DefaultListen)
-	cert, key := first(*tlsCert, wc.Web.TLSCert), first(*tlsKey, wc.Web.TLSKey)
+	addr := first(*listen, cfg.Web.Listen, web.DefaultListen)
+	cert, key := first(*tlsCert, cfg.Web.TLSCert), first(*tlsKey, cfg.Web.TLSKey)
 	secretPath := filepath.Join(cfg.StateDir(), web.SecretFile)
 
 	if *publicURL != "" {
@@ -138,18 +121,6 @@ func runWeb(args []string) int {
 		return 1
 	}
 	return 0
-}
-
-// loadWebConfig reads the [web] table of the config file, when there is one.
-func loadWebConfig(path string) (webConfig, error) {
-	var wc webConfig
-	if path == "" {
-		return wc, nil
-	}
-	if _, err := toml.DecodeFile(path, &wc); err != nil {
-		return wc, fmt.Errorf("config %s: %w", path, err)
-	}
-	return wc, nil
 }
 
 func first(vs ...string) string {

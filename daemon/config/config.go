@@ -28,6 +28,7 @@ type Config struct {
 	Limits socketproto.Limits `toml:"limits"`
 	UI     UI                 `toml:"ui"`
 	Notify Notify             `toml:"notify"`
+	Web    Web                `toml:"web"`
 
 	// Path is the file this was read from; empty when none existed.
 	Path string `toml:"-"`
@@ -69,6 +70,16 @@ type Notify struct {
 	Command []string `toml:"command"`
 }
 
+// Web is the web pane's [web] table (askuserd web; docs/contract.md §12).
+type Web struct {
+	Listen  string `toml:"listen"`   // host:port
+	TLSCert string `toml:"tls_cert"` // PEM; needed for any address but loopback
+	TLSKey  string `toml:"tls_key"`
+}
+
+// DefaultWebListen is web.listen when config.toml says nothing.
+const DefaultWebListen = "127.0.0.1:7341"
+
 // Duration is a time.Duration written as "10m" in TOML.
 type Duration struct{ time.Duration }
 
@@ -97,6 +108,7 @@ func Default() Config {
 		},
 		Limits: socketproto.DefaultLimits(),
 		UI:     UI{Bell: true, InputGuard: Duration{400 * time.Millisecond}},
+		Web:    Web{Listen: DefaultWebListen},
 	}
 }
 
