@@ -29,7 +29,10 @@ changes nothing, and each file changed is first copied to FILE.bak-TIME.
           with --permissions also the PermissionRequest hook (matcher "*"),
           so that Claude Code's permission prompts wait in askuser
   codex   ~/.codex/config.toml ($CODEX_HOME): the MCP server, with the
-          environment askuser needs passed through and a day-long tool timeout
+          environment askuser needs passed through and a day-long tool timeout;
+          with --permissions also the PermissionRequest hook (matcher "*"),
+          so that Codex's approval prompts wait in askuser (trust it once in
+          Codex's /hooks)
   gemini  ~/.gemini/settings.json: the MCP server with a day-long timeout
   opencode ~/.config/opencode/ ($XDG_CONFIG_HOME): plugins/askuser.ts, which
           sends OpenCode's own questions and permission prompts to askuser, and
@@ -50,7 +53,7 @@ var integrateCommand = command{
 	setup: func(fs *flag.FlagSet) func(*invocation) error {
 		write := fs.Bool("write", false, "merge the settings in (a backup of each file changed is kept)")
 		command := fs.String("command", "", "the askuser-client the agent runs (default: this program's absolute path)")
-		permissions := fs.Bool("permissions", false, "claude: its permission prompts wait in askuser too (the PermissionRequest hook)")
+		permissions := fs.Bool("permissions", false, "claude, codex: its permission prompts wait in askuser too (the PermissionRequest hook)")
 		var wrap listFlag
 		fs.Var(&wrap, "wrap", "also run the configured MCP server `NAME` behind askuser-client mcp-proxy (claude, gemini; repeatable)")
 		return func(x *invocation) error { return runIntegrate(x, *write, *command, *permissions, wrap) }
@@ -67,8 +70,8 @@ func runIntegrate(x *invocation, write bool, command string, permissions bool, w
 	if !slices.Contains(integrate.Agents(), agent) {
 		return usagef("unknown agent %q; want claude, codex, gemini, opencode or pi", agent)
 	}
-	if permissions && agent != "claude" {
-		return usagef("--permissions: only for claude")
+	if permissions && agent != "claude" && agent != "codex" {
+		return usagef("--permissions: only for claude and codex")
 	}
 	if len(wrap) > 0 && !integrate.CanWrap(agent) {
 		return usagef("--wrap knows Claude Code's and Gemini CLI's settings (claude, gemini), not %s's", agent)

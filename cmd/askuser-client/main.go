@@ -34,6 +34,7 @@ var commands = []*command{
 	&askCommand,
 	&cancelCommand,
 	&claudeHookCommand,
+	&codexHookCommand,
 	&historyCommand,
 	&integrateCommand,
 	&listCommand,

@@ -303,11 +303,10 @@ func planCodex(env Env) ([]Change, []string, error) {
 	if _, err := toml.Decode(string(old), &parsed); err != nil {
 		return nil, nil, fmt.Errorf("%s: %v; fix it, or add this by hand:\n%s", path, err, block.String())
 	}
-	if codexHasAskuser(parsed, env.Client) {
-		return []Change{{Path: path, Old: old, New: old, Snippet: block.String()}}, nil, nil
-	}
 	var next string
-	if _, present := codexServers(parsed)["askuser"]; !present {
+	if codexHasAskuser(parsed, env.Client) {
+		next = string(old)
+	} else if _, present := codexServers(parsed)["askuser"]; !present {
 		text := string(old)
 		if text != "" && !strings.HasSuffix(text, "\n") {
 			text += "\n"
@@ -358,7 +357,17 @@ func planCodex(env Env) ([]Change, []string, error) {
 	if _, err := toml.Decode(next, &check); err != nil || !codexHasAskuser(check, env.Client) {
 		return nil, nil, fmt.Errorf("%s: mcp_servers.askuser could not be merged line by line; replace it with:\n%s", path, block.String())
 	}
-	return []Change{{Path: path, Old: old, New: []byte(next), Mode: 0o600, Snippet: block.String()}}, nil, nil
+	snippet := block.String()
+	var notes []string
+	if env.Permissions {
+		hooks := codexPermissionBlock(env.Client)
+		if next, err = addCodexPermissionHook(next, env.Client); err != nil {
+			return nil, nil, fmt.Errorf("%s: %v; add this by hand:\n%s", path, err, hooks)
+		}
+		snippet += "\n" + hooks
+		notes = codexPermissionNotes
+	}
+	return []Change{{Path: path, Old: old, New: []byte(next), Mode: 0o600, Snippet: snippet}}, notes, nil
 }
 
 func codexServers(parsed map[string]any) map[string]any {

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"askuser/cmd/internal/agentinput"
+	"askuser/cmd/internal/claudecode"
+	"askuser/socketproto"
+	"askuser/socketproto/askclient"
+)
+
+const codexHookSynopsis = `codex-hook [--socket PATH] [--config PATH]
+
+A Codex hook command for its PermissionRequest hook: given an approval
+prompt (a shell command Codex wants to run outside its sandbox, or a network
+access), it asks in askuser whether to allow it, with the whole command
+shown: Allow, or Deny (a note or typed text is the message the model reads).
+
+Codex runs the hook before it shows its own approval prompt, and shows that
+prompt only when the hook gives no decision. So when askuserd cannot be
+reached, or refuses the question, the hook prints nothing and Codex asks as
+usual. A SIGTERM or SIGINT withdraws the question from askuser. It exits 0
+unless a signal ends it.
+
+In ~/.codex/config.toml ("askuser-client integrate codex --permissions"
+writes it; Codex runs it once you trust it in /hooks):
+  [[hooks.PermissionRequest]]
+  matcher = "*"
+  [[hooks.PermissionRequest.hooks]]
+  type = "command"
+  command = "askuser-client codex-hook"
+  timeout = 86400`
+
+// codexHookInput is the part of Codex's PermissionRequest hook input the
+// hook reads. Codex 0.169.0 sends session_id, turn_id, transcript_path, cwd,
+// hook_event_name, model, permission_mode, tool_name ("Bash" for shell
+// commands and network access) and tool_input ({"command", "description"}:
+// the command and the model's justification).
+type codexHookInput struct {
+	HookEventName string          `json:"hook_event_name"`
+	ToolName      string          `json:"tool_name"`
+	ToolInput     json.RawMessage `json:"tool_input"`
+	SessionID     string          `json:"session_id"`
+	Cwd           string          `json:"cwd"`
+}
+
+var codexHookCommand = command{
+	name:     "codex-hook",
+	summary:  "answer Codex's approval prompts in askuser (its PermissionRequest hook)",
+	synopsis: codexHookSynopsis,
+	daemon:   reachDaemon,
+	args:     noArgs,
+	setup: func(fs *flag.FlagSet) func(*invocation) error {
+		return func(x *invocation) error { return exitStatus(runCodexHook(x)) }
+	},
+}
+
+// runCodexHook answers one approval prompt through the daemon. Whatever
+// goes wrong, it exits 0 with nothing on stdout: Codex then asks in its own
+// prompt, which is better than a prompt lost.
+func runCodexHook(x *invocation) int {
+	data, err := io.ReadAll(io.LimitReader(x.stdin, maxHookInput+1))
+	if err != nil {
+		fmt.Fprintf(x.stderr, "askuser-client codex-hook: reading stdin: %v\n", err)
+		return exitOK
+	}
+	if len(data) > maxHookInput {
+		fmt.Fprintf(x.stderr, "askuser-client codex-hook: stdin: more than %d bytes; not a hook input\n", maxHookInput)
+		return exitOK
+	}
+	var in codexHookInput
+	if err := json.Unmarshal(data, &in); err != nil {
+		fmt.Fprintf(x.stderr, "askuser-client codex-hook: stdin: not a Codex hook input: %v\n", err)
+		return exitOK
+	}
+	if in.HookEventName != "PermissionRequest" || in.ToolName == "" {
+		return exitOK
+	}
+	input := agentinput.UnquoteJSON(in.ToolInput)
+	if len(input) == 0 || string(input) == "null" {
+		input = json.RawMessage("{}")
+	}
+	// The same question as Claude Code's permission prompt: Allow approves
+	// the whole input, shown as its preview. Codex has no "don't ask
+	// again" suggestions to offer, and refuses updatedPermissions.
+	perm := claudecode.Permission{Tool: in.ToolName, Input: input}
+	resp, code, ok := codexAsk(x, in, perm.Request())
+	if !ok {
+		return code
+	}
+	d := perm.Decide(resp)
+	decision := map[string]any{"behavior": "deny", "message": d.Message}
+	if d.Allow {
+		decision = map[string]any{"behavior": "allow"}
+	}
+	return writeCodexHookOutput(x, map[string]any{"hookEventName": "PermissionRequest", "decision": decision})
+}
+
+// codexAsk asks req through the daemon as the Codex session and waits. ok
+// false means there is no decision to give Codex: the hook ends with code
+// and prints nothing. A SIGTERM or SIGINT withdraws the question first.
+func codexAsk(x *invocation, in codexHookInput, req socketproto.AskUserRequest) (resp socketproto.Response, code int, ok bool) {
+	stderr := x.stderr
+	if _, err := x.config(); err != nil {
+		fmt.Fprintln(stderr, "askuser-client codex-hook:", err)
+		return resp, exitOK, false
+	}
+	c, err := x.client()
+	if err != nil {
+		fmt.Fprintf(stderr, "askuser-client codex-hook: %v; Codex asks in its own prompt\n", err)
+		return resp, exitOK, false
+	}
+	req.RequestID = askclient.NewRequestID()
+	req.Agent = codexHookAgent(in)
+
+	ctx, sig, stop := signalContext()
+	defer stop()
+	resp, err = c.Ask(ctx, req, nil)
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintf(stderr, "askuser-client codex-hook: interrupted; request %s withdrawn\n", req.RequestID)
+			return resp, signalExit(sig()), false
+		}
+		var pe *socketproto.Error
+		if errors.As(err, &pe) {
+			fmt.Fprintf(stderr, "askuser-client codex-hook: askuserd refused the question: %s; Codex asks in its own prompt\n", pe.Error())
+		} else {
+			fmt.Fprintf(stderr, "askuser-client codex-hook: %v; Codex asks in its own prompt\n", err)
+		}
+		return resp, exitOK, false
+	}
+	if resp.ConnectionLost {
+		return resp, exitOK, false
+	}
+	return resp, exitOK, true
+}
+
+// writeCodexHookOutput prints {"hookSpecificOutput": out}, the one line
+// Codex reads from the hook.
+func writeCodexHookOutput(x *invocation, out map[string]any) int {
+	b, err := json.Marshal(map[string]any{"hookSpecificOutput": out})
+	if err != nil {
+		fmt.Fprintf(x.stderr, "askuser-client codex-hook: encoding the answer: %v\n", err)
+		return exitOK
+	}
+	b = append(b, '\n')
+	if _, err := x.stdout.Write(b); err != nil {
+		fmt.Fprintf(x.stderr, "askuser-client codex-hook: writing the answer: %v\n", err)
+	}
+	return exitOK
+}
+
+// codexHookAgent is who asks: the Codex session ("codex-SESSION"), so two
+// sessions are two agents in the pane; ASKUSER_AGENT_ID, when set, is the
+// id instead.
+func codexHookAgent(in codexHookInput) *socketproto.Agent {
+	a := askclient.AgentFromEnv()
+	if a.ID == "" {
+		a.ID = "codex"
+		if s := agentinput.Slug(in.SessionID); in.SessionID != "" && s != "mcp" {
+			a.ID += "-" + s
+		}
+	}
+	a.Name = "codex"
+	if in.Cwd != "" && len(in.Cwd) <= socketproto.MaxAgentCwdChars {
+		a.Cwd = agentinput.Printable(in.Cwd, socketproto.MaxAgentCwdChars)
+	}
+	return &a
+}
