@@ -16,7 +16,7 @@ import (
 
 const claudeHookSynopsis = `claude-hook [--socket PATH] [--config PATH]
 
-A Claude Code hook command, for two hooks:
+A Claude Code hook command, for three hooks:
 
 PreToolUse: given AskUserQuestion's call on stdin, it asks those questions
 through askuserd, waits, and prints the hook output that hands Claude Code
@@ -30,13 +30,23 @@ suggestions. If Claude Code's own dialog is answered first, the question is
 withdrawn from askuser once the call's result is in the session's transcript,
 or when Claude Code ends the hook.
 
+Elicitation: an MCP server's form becomes typed questions in askuser, one
+per field (choices, Yes / No, numbers and text checked against the form's
+rules); accepted, the answers go to the server with their JSON types;
+declined in askuser, a decline. A URL the server asks the user to visit is
+shown, never opened, with the question whether the user finished there.
+Ended by Claude Code (its timeout, the elicitation abandoned), the question
+is withdrawn and the answer is a cancel.
+
 When askuserd cannot be reached it prints nothing, and Claude Code asks in
 its own dialog. It exits 0 unless a signal ends it.
 
 In ~/.claude/settings.json ("askuser-client integrate claude [--permissions]"
-writes it):
+writes it; PermissionRequest only with --permissions):
   "hooks": {
     "PreToolUse": [{"matcher": "AskUserQuestion",
+      "hooks": [{"type": "command", "command": "askuser-client claude-hook", "timeout": 86400}]}],
+    "Elicitation": [{"matcher": "*",
       "hooks": [{"type": "command", "command": "askuser-client claude-hook", "timeout": 86400}]}],
     "PermissionRequest": [{"matcher": "*",
       "hooks": [{"type": "command", "command": "askuser-client claude-hook", "timeout": 86400}]}]}`
@@ -57,11 +67,19 @@ type claudeHookInput struct {
 	// PermissionRequest only: Claude Code's "don't ask again" offers,
 	// each a permission update handed back as given when chosen.
 	PermissionSuggestions []json.RawMessage `json:"permission_suggestions"`
+	// Elicitation only: an MCP server's form or URL, as Claude Code
+	// hands it on.
+	MCPServerName   string          `json:"mcp_server_name"`
+	Message         string          `json:"message"`
+	Mode            string          `json:"mode"`
+	URL             string          `json:"url"`
+	ElicitationID   string          `json:"elicitation_id"`
+	RequestedSchema json.RawMessage `json:"requested_schema"`
 }
 
 var claudeHookCommand = command{
 	name:     "claude-hook",
-	summary:  "answer Claude Code's AskUserQuestion and permission prompts in askuser (a hook)",
+	summary:  "answer Claude Code's AskUserQuestion, permission prompts and MCP elicitations in askuser (a hook)",
 	synopsis: claudeHookSynopsis,
 	daemon:   reachDaemon,
 	args:     noArgs,
@@ -70,8 +88,8 @@ var claudeHookCommand = command{
 	},
 }
 
-// runClaudeHook answers AskUserQuestion (PreToolUse) or a permission prompt
-// (PermissionRequest) through the daemon; its exit code is always 0, unless
+// runClaudeHook answers AskUserQuestion (PreToolUse), a permission prompt
+// (PermissionRequest) or an MCP elicitation (Elicitation) through the daemon; its exit code is always 0, unless
 // a signal ended it.
 func runClaudeHook(x *invocation) int {
 	stdin, stderr := x.stdin, x.stderr
@@ -95,6 +113,8 @@ func runClaudeHook(x *invocation) int {
 	switch in.HookEventName {
 	case "PermissionRequest":
 		return runPermissionHook(x, in)
+	case "Elicitation":
+		return runElicitationHook(x, in)
 	case "", "PreToolUse":
 		if in.ToolName == claudecode.AskTool {
 			return runAskHook(x, in)

@@ -127,14 +127,17 @@ func planClaude(env Env) ([]Change, []string, error) {
 		return nil, nil, err
 	}
 
-	// The hook for Claude Code's own AskUserQuestion, and with
+	// The hooks for Claude Code's own AskUserQuestion and for every MCP
+	// server's elicitations ("*" matches the server's name), and with
 	// --permissions the one for its permission prompts: every tool's
-	// ("*"), since a prompt left out would still wait in a terminal. Hook
-	// commands run in a shell; the default timeout (60 s) would cut a
-	// person off.
+	// ("*"), since a prompt left out would still wait in a terminal.
+	// Elicitations come always, like AskUserQuestion: they are questions
+	// meant for the user, where a permission prompt is a gate some users
+	// want to keep in the terminal. Hook commands run in a shell; the
+	// default timeout (60 s) would cut a person off.
 	hookCmd := shell.Quote(env.Client) + " claude-hook"
 	hook := jsonObj("type", "command", "command", hookCmd, "timeout", json.Number(strconv.Itoa(integrateTimeoutSec)))
-	entries := []claudeHookEntry{{"PreToolUse", claudecode.AskTool}}
+	entries := []claudeHookEntry{{"PreToolUse", claudecode.AskTool}, {"Elicitation", claudeElicitationMatcher}}
 	if env.Permissions {
 		entries = append(entries, claudeHookEntry{"PermissionRequest", claudePermissionMatcher})
 	}
@@ -190,6 +193,10 @@ func planClaude(env Env) ([]Change, []string, error) {
 // claudePermissionMatcher is the PermissionRequest hook's matcher: every
 // tool.
 const claudePermissionMatcher = "*"
+
+// claudeElicitationMatcher is the Elicitation hook's matcher: every MCP
+// server (Claude Code matches it against the server's name).
+const claudeElicitationMatcher = "*"
 
 // claudeHookEntry is one of askuser's entries in Claude Code's "hooks".
 type claudeHookEntry struct {
