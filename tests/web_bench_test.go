@@ -31,7 +31,9 @@ import (
 // page-bytes          HTML + JS + CSS of the page, uncompressed
 // first-question-ms   opening the address → the waiting question on screen
 // visible-p50/p99-ms  a question asked (parked on the socket) → its node in an
-//                     open page, timed in the page (performance.timeOrigin + now)
+//
+//	open page, timed in the page (performance.timeOrigin + now)
+//
 // tap-result-p50-ms   a click on Send → the asking agent has its result
 // rss-idle-KiB        askuserd web with one page open
 // rss-50pages-KiB     with 50 more open event streams (HTTP clients, not tabs)

@@ -41,16 +41,16 @@ func newHub() *hub {
 
 // event is what the page receives, one JSON object per SSE message.
 type event struct {
-	Type      string         `json:"type"`
-	Requests  []pageRequest  `json:"requests,omitempty"`
-	Request   *pageRequest   `json:"request,omitempty"`
-	ID        string         `json:"id,omitempty"`
-	Outcome   string         `json:"outcome,omitempty"`
-	Via       string         `json:"via,omitempty"`
-	Connected *bool          `json:"connected,omitempty"`
-	Error     string         `json:"error,omitempty"`
-	Notices   []string       `json:"notices,omitempty"`
-	Now       *time.Time     `json:"now,omitempty"`
+	Type      string        `json:"type"`
+	Requests  []pageRequest `json:"requests,omitempty"`
+	Request   *pageRequest  `json:"request,omitempty"`
+	ID        string        `json:"id,omitempty"`
+	Outcome   string        `json:"outcome,omitempty"`
+	Via       string        `json:"via,omitempty"`
+	Connected *bool         `json:"connected,omitempty"`
+	Error     string        `json:"error,omitempty"`
+	Notices   []string      `json:"notices,omitempty"`
+	Now       *time.Time    `json:"now,omitempty"`
 }
 
 // deliver applies one message from the daemon link (views.Link calls it

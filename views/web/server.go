@@ -662,4 +662,3 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 func equalString(a, b string) bool {
 	return len(a) == len(b) && hmacEqual(a, b)
 }
-
