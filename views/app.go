@@ -71,16 +71,11 @@ func (a *App) Deliver(msg socketproto.Message) {
 // any goroutine, including the UI's own.
 func (a *App) Quit() { a.quitOnce.Do(func() { close(a.quit) }) }
 
-// flushThenQuit quits after the pane sent what was typed and not accepted
-// (on the UI goroutine, while the link to the daemon is still up), or after
-// a second if the UI does not answer.
+// flushThenQuit quits after sending what was typed and not yet sent. It
+// runs on the signal's goroutine, not the UI's: with the terminal gone the
+// UI may be stopping already (Link.Send may be called from any goroutine).
 func (a *App) flushThenQuit() {
-	sent := make(chan struct{})
-	go a.TV.QueueUpdate(func() { a.Pane.flushTyping(); close(sent) })
-	select {
-	case <-sent:
-	case <-time.After(time.Second):
-	}
+	a.Pane.sendHeldTyping()
 	a.Quit()
 }
 
@@ -108,6 +103,9 @@ func (a *App) Run() error {
 		}
 	})
 	err := a.TV.Run()
+	// The UI ended by itself (its terminal went away): what was typed and
+	// held back goes now, while the link to the daemon is still up.
+	a.Pane.sendHeldTyping()
 	a.Quit()
 	select {
 	case <-started:

@@ -30,6 +30,7 @@ type Link struct {
 	// daemon it runs before the pane starts another.
 	RestartDelay time.Duration
 
+	sendMu       sync.Mutex // one message at a time: a closing pane may send from another goroutine
 	mu           sync.Mutex
 	conn         *socketproto.Conn
 	refusedSince time.Time // when the socket started refusing; zero while it does not
@@ -50,6 +51,8 @@ func (l *Link) Send(msg socketproto.Message) error {
 	if c == nil {
 		return errNotConnected
 	}
+	l.sendMu.Lock()
+	defer l.sendMu.Unlock()
 	// A daemon that stopped reading must not freeze the UI.
 	_ = c.NetConn().SetWriteDeadline(time.Now().Add(2 * time.Second))
 	return c.Send(msg)

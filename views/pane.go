@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -84,8 +85,11 @@ type Pane struct {
 	previewOverflow bool // { } have something to scroll
 	previewRows     int  // the preview's lines on screen: what { } scroll by
 	typingDue       bool // typing held back (typing.go) waits for the next wake
-	flushingAll     bool // the pane is closing: every draft goes now
-	small           bool // the last draw said "terminal too small"
+	// heldTyping is the drafts held back, for a pane closed by a signal
+	// while its UI may already be gone with the terminal (typing.go).
+	heldTyping  atomic.Pointer[[]socketproto.DraftRequest]
+	flushingAll bool // the pane is closing: every draft goes now
+	small       bool // the last draw said "terminal too small"
 
 	// The input guard (SPEC §6): shown is what the last draw showed (a
 	// request and its tab), and keys that answer are not taken until
@@ -622,6 +626,8 @@ func (p *Pane) showing(what string) {
 // draft it has (SPEC §6 "Answers in progress are the daemon's"), one draft
 // message per question changed.
 func (p *Pane) flushDrafts(rs ...*Req) {
+	var held []socketproto.DraftRequest
+	defer func() { p.heldTyping.Store(&held) }()
 	for i, r := range rs {
 		if r == nil || r.Sending || p.M.Find(r.P.RequestID) != r || (i > 0 && rs[i-1] == r) {
 			continue
@@ -632,6 +638,7 @@ func (p *Pane) flushDrafts(rs ...*Req) {
 				continue
 			}
 			if p.typingLater(s, v) {
+				held = append(held, socketproto.DraftRequest{RequestID: r.P.RequestID, Index: qi, Answer: v, Via: socketproto.ViaPane})
 				continue
 			}
 			err := p.send.Send(socketproto.DraftRequest{RequestID: r.P.RequestID, Index: qi, Answer: v, Via: socketproto.ViaPane})

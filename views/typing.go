@@ -101,3 +101,15 @@ func (p *Pane) tick() {
 		p.flushingAll = false
 	}
 }
+
+// sendHeldTyping sends the drafts held back, from any goroutine: a pane
+// closed by a signal (its terminal gone) may have no UI left to do it.
+func (p *Pane) sendHeldTyping() {
+	held := p.heldTyping.Load()
+	if held == nil {
+		return
+	}
+	for _, d := range *held {
+		_ = p.send.Send(d)
+	}
+}
