@@ -107,7 +107,7 @@ func TestPaneTmuxDraftSurvivesQuitReopenAndRestart(t *testing.T) {
 		t.Helper()
 		p.waitFor("■ Database  □ Name", "> 2. SQLite ✓", "Note: keep the old table")
 	}
-	p.keys("q")
+	p.keys("C-c") // quits whatever has the keys: a "q" could land in an open input, and be kept as typing
 	p = startTmuxPane(t, e, 100, 30)
 	reopened(p)
 
@@ -117,7 +117,7 @@ func TestPaneTmuxDraftSurvivesQuitReopenAndRestart(t *testing.T) {
 	e.StartDaemon()
 	p.waitGone("Not connected")
 	p.waitFor("■ Database  □ Name", "> 2. SQLite ✓")
-	p.keys("q")
+	p.keys("C-c") // quits whatever has the keys: a "q" could land in an open input, and be kept as typing
 	p = startTmuxPane(t, e, 100, 30)
 	reopened(p)
 
