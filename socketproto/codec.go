@@ -199,7 +199,7 @@ func DecodeFromClient(line []byte) (Message, *Error) {
 		msg = m
 	case "ask_user_request":
 		var m AskUserRequest
-		err = decodeAskUserRequest(line, &m)
+		m, err = DecodeRequest(line)
 		msg = m
 	case "wait":
 		var m Wait

@@ -158,6 +158,18 @@ func TestDecodeFromClientErrors(t *testing.T) {
 		{name: "metadata a list", line: `{"type":"ask_user_request","metadata":[1],"questions":[{"question":"A?"}]}`, code: CodeInvalidRequest, field: "metadata", msg: "must be an object"},
 		{name: "agent a string", line: `{"type":"ask_user_request","agent":"me","questions":[{"question":"A?"}]}`, code: CodeInvalidRequest, field: "agent", msg: "must be an object"},
 		{name: "agent.subagent a string", line: `{"type":"ask_user_request","agent":{"subagent":"yes"},"questions":[{"question":"A?"}]}`, code: CodeInvalidRequest, field: "agent.subagent", msg: "must be a boolean"},
+		// Keys are matched exactly as spelled: encoding/json alone would take
+		// these for multiSelect and options, or drop them without a word.
+		{name: "miscased multiSelect", line: q(1, `{"question":"B?","multiselect":true}`), code: CodeInvalidRequest, field: "questions[1].multiselect", msg: `unknown field; did you mean "multiSelect"?`, reqID: "r1"},
+		{name: "upper-case OPTIONS", line: q(0, `{"question":"A?","OPTIONS":[{"label":"x"},{"label":"y"}]}`), code: CodeInvalidRequest, field: "questions[0].OPTIONS", msg: `did you mean "options"?`},
+		{name: "mistyped option key", line: q(0, `{"question":"A?","options":[{"label":"x","descripton":"d"}]}`), code: CodeInvalidRequest, field: "questions[0].options[0].descripton", msg: `did you mean "description"?`},
+		{name: "unknown option key", line: q(0, `{"question":"A?","options":[{"label":"x","desc":"d"}]}`), code: CodeInvalidRequest, field: "questions[0].options[0].desc", msg: `unknown field; allowed: "approvesPreview", "description", "label", "preview"`},
+		{name: "miscased top key", line: `{"type":"ask_user_request","requestId":"r4","Questions":[{"question":"A?"}]}`, code: CodeInvalidRequest, field: "Questions", msg: `did you mean "questions"?`, reqID: "r4"},
+		{name: "unknown top key", line: `{"type":"ask_user_request","timeout":5,"questions":[{"question":"A?"}]}`, code: CodeInvalidRequest, field: "timeout", msg: "unknown field; allowed:"},
+		{name: "miscased agent key", line: `{"type":"ask_user_request","agent":{"parentID":"p"},"questions":[{"question":"A?"}]}`, code: CodeInvalidRequest, field: "agent.parentID", msg: `did you mean "parentId"?`},
+		{name: "miscased input key", line: q(0, `{"question":"A?","input":{"type":"integer","Minimum":1}}`), code: CodeInvalidRequest, field: "questions[0].input.Minimum", msg: `did you mean "minimum"?`},
+		{name: "input items key", line: q(0, `{"question":"A?","input":{"type":"array","items":{"type":"string","enums":["a"]}}}`), code: CodeInvalidRequest, field: "questions[0].input.items.enums", msg: `did you mean "enum"?`},
+		{name: "miscased question key", line: q(0, `{"Question":"A?"}`), code: CodeInvalidRequest, field: "questions[0].Question", msg: `did you mean "question"?`},
 		{name: "wait without id", line: `{"type":"wait"}`, code: CodeInvalidRequest, field: "requestId", msg: "requestId: missing"},
 		{name: "wait bad id", line: `{"type":"wait","requestId":"no/slash"}`, code: CodeInvalidRequest, field: "requestId"},
 		{name: "cancel bad via", line: `{"type":"cancel","requestId":"r","via":"file"}`, code: CodeInvalidRequest, field: "via", reqID: "r"},
