@@ -7,6 +7,7 @@
 package jsonerr
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -17,13 +18,17 @@ import (
 // LineCol is the line and column of byte offset off in data, both from 1;
 // columns count characters, not bytes. An offset past the end is the end.
 func LineCol(data []byte, off int) (line, col int) {
-	var l Lines
-	return l.LineCol(data, off)
+	before := data[:max(0, min(off, len(data)))]
+	start := bytes.LastIndexByte(before, '\n') + 1
+	return bytes.Count(before, []byte("\n")) + 1, utf8.RuneCount(before[start:]) + 1
 }
 
 // Where is "line L, column C" of byte offset off in data.
 func Where(data []byte, off int) string {
-	line, col := LineCol(data, off)
+	return at(LineCol(data, off))
+}
+
+func at(line, col int) string {
 	return fmt.Sprintf("line %d, column %d", line, col)
 }
 
@@ -49,8 +54,7 @@ func (l *Lines) LineCol(data []byte, off int) (line, col int) {
 
 // Where is Where(data, off), data being the text l was first used with.
 func (l *Lines) Where(data []byte, off int) string {
-	line, col := l.LineCol(data, off)
-	return fmt.Sprintf("line %d, column %d", line, col)
+	return at(l.LineCol(data, off))
 }
 
 // The kinds of JSON value, as a sentence names them.
