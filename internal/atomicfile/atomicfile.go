@@ -105,7 +105,7 @@ func TempPattern(path string) string {
 func WriteTemp(path string, src io.Reader, perm fs.FileMode) (string, error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(TempPattern(path)))
 	if err != nil {
-		return "", err
+		return "", namePath(err, path)
 	}
 	name := tmp.Name()
 	err = tmp.Chmod(perm)
@@ -120,9 +120,20 @@ func WriteTemp(path string, src io.Reader, perm fs.FileMode) (string, error) {
 	}
 	if err != nil {
 		os.Remove(name)
-		return "", err
+		return "", namePath(err, path)
 	}
 	return name, nil
+}
+
+// namePath makes a failure with the temporary file name the file being
+// written: the temporary name is new at every try, and the same trouble
+// (a read-only file system) must read the same each time it is reported.
+func namePath(err error, path string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: pe.Op, Path: path, Err: pe.Err}
+	}
+	return err
 }
 
 // SyncDir makes the renames done in dir durable.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -61,5 +62,15 @@ func TestWriteRefusesNonRegular(t *testing.T) {
 func TestWriteMissingDir(t *testing.T) {
 	if err := Write(filepath.Join(t.TempDir(), "no", "such"), []byte("x"), 0o600); err == nil {
 		t.Fatal("written into a missing directory")
+	}
+}
+
+// A failure is reported against the file being written, not the temporary
+// file's name, which differs at every try: the same trouble reads the same.
+func TestWriteFailureNamesThePath(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gone", "state.jsonl")
+	err1, err2 := Write(path, []byte("x"), 0o600), Write(path, []byte("x"), 0o600)
+	if err1 == nil || err1.Error() != err2.Error() || !strings.Contains(err1.Error(), path+":") {
+		t.Errorf("errors %q and %q; want the same, naming %s", err1, err2, path)
 	}
 }
