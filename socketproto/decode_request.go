@@ -69,39 +69,37 @@ func truncateForError(s string) string {
 // known key miscased or mistyped; a wrongly typed value is named by its path,
 // "questions[1].multiSelect". The rules of ValidateRequest are not applied.
 func DecodeRequest(data []byte) (AskUserRequest, *Error) {
-	var m AskUserRequest
-	members, e := decodeObject(data, "", requestWireType)
+	var w requestWire
+	members, e := decodeObject(data, "", reflect.TypeOf(w))
+	if e == nil {
+		e = decodeFields(members, "", reflect.ValueOf(&w).Elem())
+	}
+	if e == nil && w.Type != "" && w.Type != w.MessageType() {
+		e = Errf(CodeInvalidRequest, "type", "must be %q when given, got %q", w.MessageType(), truncateForError(w.Type))
+	}
+	if e == nil {
+		e = checkRequestID("requestId", w.RequestID, false)
+	}
+	if e == nil {
+		w.Metadata, e = DecodeMetadata(members["metadata"])
+	}
+	if e == nil && isNull(members["questions"]) {
+		e = errNoQuestions()
+	}
+	if e == nil {
+		e = finishQuestions(w.Questions, "questions")
+	}
 	if e != nil {
-		return m, e
+		return AskUserRequest{}, e
 	}
-	if t, ok := members["type"]; ok {
-		var typ string
-		if json.Unmarshal(t, &typ) != nil || typ != m.MessageType() {
-			return m, Errf(CodeInvalidRequest, "type", "must be %q when given, got %s", m.MessageType(), truncateForError(string(bytes.TrimSpace(t))))
-		}
-	}
-	if e := decodeFields(members, "", reflect.ValueOf(&m.Request).Elem()); e != nil {
-		return m, e
-	}
-	if raw, ok := members["wait"]; ok && !isNull(raw) {
-		var w bool
-		if e := unmarshalField(raw, "wait", &w); e != nil {
-			return m, e
-		}
-		m.Wait = &w
-	}
-	if e := checkRequestID("requestId", m.RequestID, false); e != nil {
-		return m, e
-	}
-	md, e := DecodeMetadata(members["metadata"])
-	if e != nil {
-		return m, e
-	}
-	m.Metadata = md
-	if isNull(members["questions"]) {
-		return m, errNoQuestions()
-	}
-	return m, finishQuestions(m.Questions, "questions")
+	return w.AskUserRequest, nil
+}
+
+// requestWire is a request message as it travels: the request, "wait", and
+// the message's own "type".
+type requestWire struct {
+	AskUserRequest
+	Type string `json:"type"`
 }
 
 // DecodeQuestions decodes a request's "questions": a JSON list of question
@@ -212,14 +210,6 @@ func normalizeDefault(in *Input, f string) *Error {
 	in.Default = b
 	return nil
 }
-
-// requestWireType is the shape of a request message: the request, "wait",
-// and the message's own "type".
-var requestWireType = reflect.TypeFor[struct {
-	Request
-	Type string `json:"type"`
-	Wait *bool  `json:"wait"`
-}]()
 
 // decodeObject splits the JSON object data into its members, keys exactly as
 // written, and refuses a key that is not one of t's json names.
