@@ -9,6 +9,8 @@ import (
 	"io"
 	"sync"
 	"unicode/utf8"
+
+	"askuser/internal/jsonerr"
 )
 
 // ErrTooLarge is returned by LineReader.ReadLine for a line over the limit.
@@ -132,7 +134,7 @@ func sniff(line []byte) (typ, requestID string, perr *Error) {
 	// Unmarshal accepts null for a struct: catch it (and other non-objects
 	// that are valid JSON) before it looks like an object without "type".
 	if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '{' && json.Valid(t) {
-		return "", "", Errf(CodeBadJSON, "", "message must be a JSON object, got %s", jsonValueKind(t[0]))
+		return "", "", Errf(CodeBadJSON, "", "message must be a JSON object, got %s", jsonerr.KindAt(t[0]))
 	}
 	var env envelope
 	if err := json.Unmarshal(line, &env); err != nil {
@@ -155,21 +157,6 @@ func sniff(line []byte) (typ, requestID string, perr *Error) {
 		return "", id, &Error{RequestID: id, Code: CodeInvalidRequest, Field: "type", Message: `type: missing; every message needs a "type"`}
 	}
 	return *env.Type, id, nil
-}
-
-// jsonValueKind names a JSON value by its first byte, for error messages.
-func jsonValueKind(first byte) string {
-	switch first {
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "bool"
-	case 'n':
-		return "null"
-	}
-	return "number"
 }
 
 func firstInvalidUTF8(b []byte) int {
@@ -199,7 +186,7 @@ func DecodeFromClient(line []byte) (Message, *Error) {
 		msg = m
 	case "ask_user_request":
 		var m AskUserRequest
-		err = decodeAskUserRequest(line, &m)
+		m, err = DecodeRequest(line)
 		msg = m
 	case "wait":
 		var m Wait
@@ -374,25 +361,7 @@ func jsonFieldError(err error, prefix string) *Error {
 				field = prefix + "." + field
 			}
 		}
-		return Errf(CodeInvalidRequest, field, "must be %s, got %s", jsonKind(te.Type.Kind().String()), te.Value)
+		return Errf(CodeInvalidRequest, field, "must be %s, got %s", jsonerr.KindOfType(te.Type), te.Value)
 	}
 	return Errf(CodeBadJSON, prefix, "%s", err.Error())
-}
-
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "string":
-		return "a string"
-	case "bool":
-		return "a boolean"
-	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
-		return "a whole number"
-	case "float32", "float64":
-		return "a number"
-	case "slice":
-		return "a list"
-	case "struct", "map", "ptr":
-		return "an object"
-	}
-	return goKind
 }

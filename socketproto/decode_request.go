@@ -3,7 +3,11 @@ package socketproto
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
+	"sort"
 	"strconv"
+	"strings"
+	"sync"
 )
 
 // requestIDPattern is [A-Za-z0-9._:-]{1,128}, checked by hand: the regexp
@@ -51,183 +55,340 @@ func truncateForError(s string) string {
 	return s
 }
 
-// decodeAskUserRequest decodes element by element so that a wrongly typed
-// field is named with its index: "questions[1].multiSelect".
-func decodeAskUserRequest(line []byte, m *AskUserRequest) *Error {
-	var top struct {
-		RequestID json.RawMessage `json:"requestId"`
-		Tool      json.RawMessage `json:"tool"`
-		Questions json.RawMessage `json:"questions"`
-		Metadata  json.RawMessage `json:"metadata"`
-		Agent     json.RawMessage `json:"agent"`
-		Wait      json.RawMessage `json:"wait"`
+// The request decoder. A request's keys are spelled in one place, the json
+// tags of Request, Question, Option, Input and Agent (messages.go, input.go),
+// and are matched exactly: encoding/json alone would take "multiselect" or
+// "OPTIONS" for multiSelect and options, and a key it does not know would
+// vanish, so that a typo silently changed the question. Every way of asking
+// (the daemon's socket, `askuser-client ask`, the MCP tools) decodes here.
+
+// DecodeRequest decodes an ask_user_request object: the message as it
+// travels (its "type", when present, must be "ask_user_request") or a request
+// file given to `askuser-client ask`. A key that is not one of the request's,
+// exactly as spelled, is refused naming it, with "did you mean" when it is a
+// known key miscased or mistyped; a wrongly typed value is named by its path,
+// "questions[1].multiSelect". The rules of ValidateRequest are not applied.
+func DecodeRequest(data []byte) (AskUserRequest, *Error) {
+	var w requestWire
+	members, e := decodeObject(data, "", reflect.TypeOf(w))
+	if e == nil {
+		e = decodeFields(members, "", reflect.ValueOf(&w).Elem())
 	}
-	if err := json.Unmarshal(line, &top); err != nil {
-		return jsonFieldError(err, "")
+	if e == nil && w.Type != "" && w.Type != w.MessageType() {
+		e = Errf(CodeInvalidRequest, "type", "must be %q when given, got %q", w.MessageType(), truncateForError(w.Type))
 	}
-	if e := unmarshalField(top.RequestID, "requestId", &m.RequestID); e != nil {
-		return e
+	if e == nil {
+		e = checkRequestID("requestId", w.RequestID, false)
 	}
-	if e := checkRequestID("requestId", m.RequestID, false); e != nil {
-		return e
+	if e == nil {
+		w.Metadata, e = DecodeMetadata(members["metadata"])
 	}
-	if e := unmarshalField(top.Tool, "tool", &m.Tool); e != nil {
-		return e
+	if e == nil && isNull(members["questions"]) {
+		e = errNoQuestions()
 	}
-	if isNull(top.Wait) {
-		m.Wait = nil
-	} else {
-		var w bool
-		if e := unmarshalField(top.Wait, "wait", &w); e != nil {
+	if e == nil {
+		e = finishQuestions(w.Questions, "questions")
+	}
+	if e != nil {
+		return AskUserRequest{}, e
+	}
+	return w.AskUserRequest, nil
+}
+
+// requestWire is a request message as it travels: the request, "wait", and
+// the message's own "type".
+type requestWire struct {
+	AskUserRequest
+	Type string `json:"type"`
+}
+
+// DecodeQuestions decodes a request's "questions": a JSON list of question
+// objects, held to DecodeRequest's rules and named as "questions[i]…".
+// Missing (empty or null) is an error, as in a request.
+func DecodeQuestions(data []byte) ([]Question, *Error) {
+	if isNull(data) {
+		return nil, errNoQuestions()
+	}
+	var qs []Question
+	if e := decodeValue(data, "questions", reflect.ValueOf(&qs).Elem()); e != nil {
+		return nil, e
+	}
+	return qs, finishQuestions(qs, "questions")
+}
+
+// DecodeQuestion decodes one question object by DecodeRequest's rules;
+// field is where it stands, for errors ("questions[0]").
+func DecodeQuestion(data []byte, field string) (Question, *Error) {
+	var q Question
+	if e := decodeValue(data, field, reflect.ValueOf(&q).Elem()); e != nil {
+		return q, e
+	}
+	qs := []Question{q}
+	e := finishQuestion(qs, 0, field)
+	return qs[0], e
+}
+
+// DecodeMetadata checks a request's metadata: absent, null or an object,
+// kept as given.
+func DecodeMetadata(data []byte) (json.RawMessage, *Error) {
+	if isNull(data) {
+		return nil, nil
+	}
+	if bytes.TrimSpace(data)[0] != '{' {
+		return nil, Errf(CodeInvalidRequest, "metadata", "must be an object")
+	}
+	return append(json.RawMessage(nil), data...), nil
+}
+
+// UnknownFieldError refuses key, found in the object at field ("" for the
+// top level) where only known are allowed: "questions[0].multiselect: unknown
+// field; did you mean "multiSelect"?", or the allowed keys when none is close.
+func UnknownFieldError(field, key string, known []string) *Error {
+	f := key
+	if field != "" {
+		f = field + "." + key
+	}
+	if guess := nearestKey(key, known); guess != "" {
+		return Errf(CodeInvalidRequest, f, "unknown field; did you mean %q?", guess)
+	}
+	names := make([]string, len(known))
+	for i, k := range known {
+		names[i] = strconv.Quote(k)
+	}
+	sort.Strings(names)
+	return Errf(CodeInvalidRequest, f, "unknown field; allowed: %s", strings.Join(names, ", "))
+}
+
+func errNoQuestions() *Error {
+	return Errf(CodeInvalidRequest, "questions", "missing; give at least one question")
+}
+
+// finishQuestions applies what decoding by type cannot say: an empty
+// options list is no list, and an input fills in the options it implies.
+func finishQuestions(qs []Question, field string) *Error {
+	for i := range qs {
+		if e := finishQuestion(qs, i, fieldIndex(field, i)); e != nil {
 			return e
-		}
-		m.Wait = &w
-	}
-	if !isNull(top.Metadata) {
-		if bytes.TrimSpace(top.Metadata)[0] != '{' {
-			return Errf(CodeInvalidRequest, "metadata", "must be an object")
-		}
-		m.Metadata = append(json.RawMessage(nil), top.Metadata...)
-	}
-	if !isNull(top.Agent) {
-		var a Agent
-		if e := unmarshalField(top.Agent, "agent", &a); e != nil {
-			return e
-		}
-		m.Agent = &a
-	}
-	if isNull(top.Questions) {
-		return Errf(CodeInvalidRequest, "questions", "missing; give at least one question")
-	}
-	var rawQs []json.RawMessage
-	if e := unmarshalField(top.Questions, "questions", &rawQs); e != nil {
-		return e
-	}
-	m.Questions = make([]Question, len(rawQs))
-	for i, rq := range rawQs {
-		qf := fieldIndex("questions", i)
-		var q struct {
-			Question    json.RawMessage `json:"question"`
-			Header      json.RawMessage `json:"header"`
-			MultiSelect json.RawMessage `json:"multiSelect"`
-			Options     json.RawMessage `json:"options"`
-			Input       json.RawMessage `json:"input"`
-		}
-		if e := unmarshalField(rq, qf, &q); e != nil {
-			return e
-		}
-		out := &m.Questions[i]
-		if isNull(q.Question) {
-			return Errf(CodeInvalidRequest, qf+".question", "missing")
-		}
-		if e := unmarshalField(q.Question, qf+".question", &out.Question); e != nil {
-			return e
-		}
-		if e := unmarshalField(q.Header, qf+".header", &out.Header); e != nil {
-			return e
-		}
-		if !isNull(q.MultiSelect) {
-			var b bool
-			if e := unmarshalField(q.MultiSelect, qf+".multiSelect", &b); e != nil {
-				return e
-			}
-			out.MultiSelect = &b
-		}
-		if !isNull(q.Options) {
-			var rawOpts []json.RawMessage
-			if e := unmarshalField(q.Options, qf+".options", &rawOpts); e != nil {
-				return e
-			}
-			// An empty list is kept as nil: both mean a free-text question,
-			// and a request must read back the same after Encode drops it.
-			if len(rawOpts) > 0 {
-				out.Options = make([]Option, len(rawOpts))
-			}
-			for j, ro := range rawOpts {
-				of := fieldIndex(qf+".options", j)
-				var o struct {
-					Label       json.RawMessage `json:"label"`
-					Description json.RawMessage `json:"description"`
-					Preview     json.RawMessage `json:"preview"`
-					Approves    json.RawMessage `json:"approvesPreview"`
-				}
-				if e := unmarshalField(ro, of, &o); e != nil {
-					return e
-				}
-				if isNull(o.Label) {
-					return Errf(CodeInvalidRequest, of+".label", "missing")
-				}
-				if e := unmarshalField(o.Label, of+".label", &out.Options[j].Label); e != nil {
-					return e
-				}
-				if e := unmarshalField(o.Description, of+".description", &out.Options[j].Description); e != nil {
-					return e
-				}
-				if e := unmarshalField(o.Preview, of+".preview", &out.Options[j].Preview); e != nil {
-					return e
-				}
-				if e := unmarshalField(o.Approves, of+".approvesPreview", &out.Options[j].ApprovesPreview); e != nil {
-					return e
-				}
-			}
-		}
-		if !isNull(q.Input) {
-			in, e := decodeInput(q.Input, qf+".input")
-			if e != nil {
-				return e
-			}
-			out.Input = in
-			*out = ApplyInput(*out)
 		}
 	}
 	return nil
 }
 
-// decodeInput decodes a question's input field by field, so that a wrongly
-// typed one is named: "questions[0].input.minimum".
-func decodeInput(raw json.RawMessage, f string) (*Input, *Error) {
-	var r struct {
-		Type, Format, MinLength, MaxLength, Pattern json.RawMessage
-		Minimum, Maximum, Enum, Items               json.RawMessage
-		MinItems, MaxItems, Required, Default       json.RawMessage
+func finishQuestion(qs []Question, i int, qf string) *Error {
+	q := &qs[i]
+	// An empty list is kept as nil: both mean a free-text question, and a
+	// request must read back the same after Encode drops it.
+	if len(q.Options) == 0 {
+		q.Options = nil
 	}
-	if e := unmarshalField(raw, f, &r); e != nil {
-		return nil, e
+	if q.Input != nil {
+		if e := normalizeDefault(q.Input, qf+".input"); e != nil {
+			return e
+		}
+		*q = ApplyInput(*q)
 	}
-	in := &Input{}
-	fields := []struct {
-		name string
-		raw  json.RawMessage
-		v    any
-	}{
-		{"type", r.Type, &in.Type}, {"format", r.Format, &in.Format},
-		{"minLength", r.MinLength, &in.MinLength}, {"maxLength", r.MaxLength, &in.MaxLength},
-		{"pattern", r.Pattern, &in.Pattern},
-		{"minimum", r.Minimum, &in.Minimum}, {"maximum", r.Maximum, &in.Maximum},
-		{"enum", r.Enum, &in.Enum}, {"items", r.Items, &in.Items},
-		{"minItems", r.MinItems, &in.MinItems}, {"maxItems", r.MaxItems, &in.MaxItems},
-		{"required", r.Required, &in.Required},
+	return nil
+}
+
+// normalizeDefault keeps an input's default in the form Encode writes, so
+// that a request reads back the same.
+func normalizeDefault(in *Input, f string) *Error {
+	if isNull(in.Default) {
+		in.Default = nil
+		return nil
 	}
-	for _, x := range fields {
-		if e := unmarshalField(x.raw, f+"."+x.name, x.v); e != nil {
-			return nil, e
+	dec := json.NewDecoder(bytes.NewReader(in.Default))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return jsonFieldError(err, f+".default")
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return Errf(CodeInvalidRequest, f+".default", "%v", err)
+	}
+	in.Default = b
+	return nil
+}
+
+// decodeObject splits the JSON object data into its members, keys exactly as
+// written, and refuses a key that is not one of t's json names.
+func decodeObject(data []byte, field string, t reflect.Type) (map[string]json.RawMessage, *Error) {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(data, &members); err != nil {
+		return nil, jsonFieldError(err, field)
+	}
+	fs := fieldsOf(t)
+	var unknown []string
+	for k := range members {
+		if _, ok := fs.index[k]; !ok {
+			unknown = append(unknown, k)
 		}
 	}
-	if !isNull(r.Default) {
-		// Kept in the form Encode writes, so a request reads back the same.
-		dec := json.NewDecoder(bytes.NewReader(r.Default))
-		dec.UseNumber()
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			return nil, jsonFieldError(err, f+".default")
-		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			return nil, Errf(CodeInvalidRequest, f+".default", "%v", err)
-		}
-		in.Default = b
+	if len(unknown) > 0 {
+		sort.Strings(unknown) // the same one named each time
+		return nil, UnknownFieldError(field, unknown[0], fs.keys)
 	}
-	return in, nil
+	return members, nil
+}
+
+// decodeFields decodes members into the struct v, in v's field order, each
+// by decodeValue; null is the zero value. Members v has no field for (a
+// message's "type") are left to the caller.
+func decodeFields(members map[string]json.RawMessage, field string, v reflect.Value) *Error {
+	for _, f := range fieldsOf(v.Type()).list {
+		raw, ok := members[f.key]
+		if !ok || isNull(raw) {
+			continue
+		}
+		path := f.key
+		if field != "" {
+			path = field + "." + f.key
+		}
+		if e := decodeValue(raw, path, v.FieldByIndex(f.index)); e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// decodeValue decodes raw into v, field being its path for errors. Structs,
+// pointers to them and lists of them are decoded member by member, so that
+// their keys are checked and a wrong value is named with its index.
+func decodeValue(raw json.RawMessage, field string, v reflect.Value) *Error {
+	if isNull(raw) {
+		return nil
+	}
+	switch t := v.Type(); {
+	case t.Kind() == reflect.Struct:
+		members, e := decodeObject(raw, field, t)
+		if e != nil {
+			return e
+		}
+		if key, ok := requiredKeys[t]; ok && isNull(members[key]) {
+			return Errf(CodeInvalidRequest, field+"."+key, "missing")
+		}
+		return decodeFields(members, field, v)
+	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct:
+		p := reflect.New(t.Elem())
+		if e := decodeValue(raw, field, p.Elem()); e != nil {
+			return e
+		}
+		v.Set(p)
+		return nil
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct:
+		var elems []json.RawMessage
+		if e := unmarshalField(raw, field, &elems); e != nil {
+			return e
+		}
+		s := reflect.MakeSlice(t, len(elems), len(elems))
+		for i, el := range elems {
+			if e := decodeValue(el, fieldIndex(field, i), s.Index(i)); e != nil {
+				return e
+			}
+		}
+		v.Set(s)
+		return nil
+	}
+	return unmarshalField(raw, field, v.Addr().Interface())
+}
+
+// requiredKeys are the keys without which an object means nothing: a
+// question's text and an option's label. ("question": "" is there but empty,
+// a rule ValidateRequest names.)
+var requiredKeys = map[reflect.Type]string{
+	reflect.TypeFor[Question](): "question",
+	reflect.TypeFor[Option]():   "label",
+}
+
+// structFields is what decoding needs of a struct type: its json keys in
+// field order (embedded structs' inlined), and each key's field.
+type structFields struct {
+	list  []structField
+	keys  []string
+	index map[string]int
+}
+
+type structField struct {
+	key   string
+	index []int
+}
+
+var fieldCache sync.Map // reflect.Type → *structFields
+
+func fieldsOf(t reflect.Type) *structFields {
+	if fs, ok := fieldCache.Load(t); ok {
+		return fs.(*structFields)
+	}
+	fs := &structFields{index: map[string]int{}}
+	collectFields(t, nil, fs)
+	fieldCache.Store(t, fs)
+	return fs
+}
+
+func collectFields(t reflect.Type, at []int, fs *structFields) {
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		index := append(append([]int(nil), at...), i)
+		tag := sf.Tag.Get("json")
+		if sf.Anonymous && tag == "" {
+			collectFields(sf.Type, index, fs)
+			continue
+		}
+		key, _, _ := strings.Cut(tag, ",")
+		if !sf.IsExported() || key == "-" || key == "" {
+			continue
+		}
+		fs.index[key] = len(fs.list)
+		fs.list = append(fs.list, structField{key: key, index: index})
+		fs.keys = append(fs.keys, key)
+	}
+}
+
+// nearestKey is the known key that typed most likely meant: the same but
+// for case, or one or two edits away (a letter missing, extra, wrong, or two
+// swapped, for keys long enough that two edits still say which); "" when
+// none is close.
+func nearestKey(typed string, known []string) string {
+	best, bestDist := "", 3
+	for _, k := range known {
+		if strings.EqualFold(k, typed) {
+			return k
+		}
+		if d := editDistance(strings.ToLower(typed), strings.ToLower(k)); d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	if bestDist == 1 || bestDist == 2 && len(typed) > 4 {
+		return best
+	}
+	return ""
+}
+
+// editDistance is the optimal string alignment distance of a and b:
+// insertions, deletions, substitutions and swaps of neighbours cost 1. Keys
+// are short, so three rows of the table suffice.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev2, prev, cur := make([]int, len(rb)+1), make([]int, len(rb)+1), make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(rb)]
 }
 
 func isNull(raw json.RawMessage) bool {

@@ -301,7 +301,7 @@ func TestClientAskRefusedAndUsage(t *testing.T) {
 		{"subagent by flag", "", []string{"ask", "--question", "Hi?", "--subagent"}, nil, 1, socketproto.SubagentMessage, socketproto.CodeSubagentNotAllowed},
 		{"bad json", "{\"questions\": [\n  {\"question\": \"x\",}\n]}", []string{"ask", "-"}, nil, 2, "stdin: line 2, column 20", ""},
 		{"wrong type", `[{"question": "x", "multiSelect": "yes"}]`, []string{"ask", "-"}, nil, 2, "questions[0].multiSelect: must be a boolean", ""},
-		{"unknown field", `[{"question": "x", "multiselect": true}]`, []string{"ask", "-"}, nil, 2, `unknown field "multiselect"`, ""},
+		{"unknown field", `[{"question": "x", "multiselect": true}]`, []string{"ask", "-"}, nil, 2, `questions[0].multiselect: unknown field; did you mean "multiSelect"?`, ""},
 		{"no questions", "", []string{"ask"}, nil, 2, "no questions", ""},
 		{"file and flags", "", []string{"ask", "-", "--question", "x"}, nil, 2, "not both", ""},
 		{"bad format", "", []string{"ask", "--question", "x", "--format", "yaml"}, nil, 2, "--format", ""},

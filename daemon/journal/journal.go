@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"askuser/daemon/internal/statefile"
+	"askuser/internal/atomicfile"
 )
 
 // File names in the state dir.
@@ -119,8 +120,12 @@ func Open(opts Options) (*Journal, State) {
 		syncKick: make(chan struct{}, 1),
 		syncDone: make(chan struct{}),
 	}
-	// A compaction cut short by a crash leaves its temporary file behind.
-	removeIfRegular(j.path+tmpSuffix, opts.Logf)
+	// A compaction cut short by a crash leaves its temporary file behind
+	// (named tmpSuffix by askuserd before atomicfile).
+	leftovers, _ := filepath.Glob(atomicfile.TempPattern(j.path))
+	for _, tmp := range append(leftovers, j.path+tmpSuffix) {
+		removeIfRegular(tmp, opts.Logf)
+	}
 
 	m := newModel()
 	if newer := replay(j.path, m, opts.MaxRecordBytes, opts.Logf); newer > 0 {
@@ -139,7 +144,8 @@ func Open(opts Options) (*Journal, State) {
 	return j, st
 }
 
-// tmpSuffix names compaction's temporary file.
+// tmpSuffix named compaction's temporary file before atomicfile chose the
+// names; one left by such a crash is still removed.
 const tmpSuffix = ".tmp"
 
 // Write appends records to state.jsonl before it returns. An error (wrapping
@@ -404,8 +410,8 @@ func (j *Journal) Compact() error {
 	if err := os.MkdirAll(j.opts.Dir, 0o700); err != nil {
 		return j.unavailable(err)
 	}
-	if err := checkRegularOrMissing(j.path); err != nil {
-		return fmt.Errorf("%w: %v", ErrUnavailable, err)
+	if err := atomicfile.CheckRegular(j.path); err != nil {
+		return j.compactErr(err)
 	}
 	histSize := int64(0)
 	if fi, err := os.Lstat(j.history); err == nil && fi.Mode().IsRegular() {
@@ -425,18 +431,11 @@ func (j *Journal) Compact() error {
 			return fmt.Errorf("%w: cannot encode a %q record for %q: %v", ErrUnavailable, r.Op, r.ID, err)
 		}
 	}
-	tmp := j.path + tmpSuffix
-	if err := writeSynced(tmp, buf.Bytes()); err != nil {
-		os.Remove(tmp)
-		return j.unavailable(err)
-	}
-	if err := os.Rename(tmp, j.path); err != nil {
-		os.Remove(tmp)
-		return j.unavailable(err)
-	}
-	if d, err := os.Open(j.opts.Dir); err == nil {
-		_ = d.Sync() // the rename itself survives a power cut
-		d.Close()
+	// Replaced through a temporary file, fsynced and renamed over it; a
+	// directory that cannot be synced does not undo the rename.
+	err := atomicfile.Write(j.path, buf.Bytes(), 0o600)
+	if err != nil && !errors.Is(err, atomicfile.ErrNotSynced) {
+		return j.compactErr(err)
 	}
 	j.appended, j.liveSize, j.broken = 0, int64(buf.Len()), false
 	j.size = int64(buf.Len())
@@ -464,24 +463,6 @@ func (j *Journal) Close() {
 	}
 }
 
-// writeSynced creates path (which must not be there) with b, fsynced, 0600.
-func writeSynced(path string, b []byte) error {
-	os.Remove(path)
-	f, err := openRegular(path, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL, true)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
 // openRegular opens a file in the state dir, refusing anything but a
 // regular file (statefile.Open). create makes the file (and its directory)
 // when missing.
@@ -499,20 +480,14 @@ func openRegular(path string, flags int, create bool) (*os.File, error) {
 	return f, err
 }
 
-// checkRegularOrMissing refuses a path where something other than a regular
-// file stands, so that it is never renamed away.
-func checkRegularOrMissing(path string) error {
-	fi, err := os.Lstat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+// compactErr is what a failed compaction returns: for something other than
+// a regular file at state.jsonl, that it was left alone.
+func (j *Journal) compactErr(err error) error {
+	var nr *atomicfile.NotRegularError
+	if errors.As(err, &nr) {
+		return fmt.Errorf("%w: %v; left alone", ErrUnavailable, err)
 	}
-	if err != nil {
-		return err
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s is %s, not a regular file; left alone", path, statefile.Kind(fi.Mode()))
-	}
-	return nil
+	return j.unavailable(err)
 }
 
 // removeIfRegular removes a leftover temporary file, never anything else.

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"askuser/internal/atomicfile"
 	"askuser/socketproto"
 )
 
@@ -331,7 +332,7 @@ func idOf(fi os.FileInfo) fileID {
 // removeLeftovers deletes the temporary files of rewrites a crash cut short:
 // copies of questions and answers that would otherwise pile up.
 func (s *Syncer) removeLeftovers() {
-	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(s.path), "."+filepath.Base(s.path)+".tmp-*"))
+	matches, _ := filepath.Glob(atomicfile.TempPattern(s.path))
 	for _, m := range matches {
 		if fi, err := os.Lstat(m); err == nil && fi.Mode().IsRegular() && os.Remove(m) == nil {
 			s.logf("pending file: removed %s, left by an interrupted rewrite", m)

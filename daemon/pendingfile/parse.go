@@ -6,10 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
-	"sort"
 	"strings"
-	"unicode/utf8"
+
+	"askuser/internal/jsonerr"
 )
 
 // ErrEmpty is what Parse returns for a file with nothing but white space in it:
@@ -34,13 +33,13 @@ func Parse(data []byte) (*File, error) {
 	if off := dec.InputOffset(); len(bytes.TrimSpace(data[off:])) > 0 {
 		rest := bytes.TrimLeft(data[off:], " \t\r\n")
 		at := int64(len(data) - len(rest))
-		return nil, fmt.Errorf("%s: unexpected %s after the end of the file's JSON object", where(data, at), quoteStart(rest))
+		return nil, fmt.Errorf("%s: unexpected %s after the end of the file's JSON object", jsonerr.Where(data, int(at)), quoteStart(rest))
 	}
 	offs := requestOffsets(data)
-	var lines lineIndex
+	var lines jsonerr.Lines
 	for i := range f.Requests {
 		if i < len(offs) {
-			f.Requests[i].At = lines.where(data, offs[i])
+			f.Requests[i].At = lines.Where(data, int(offs[i]))
 		} else {
 			f.Requests[i].At = fmt.Sprintf("requests[%d]", i)
 		}
@@ -120,43 +119,17 @@ func positioned(data []byte, err error) error {
 	switch {
 	case errors.As(err, &syn):
 		// Offset counts the offending byte itself.
-		return fmt.Errorf("%s: %s", where(data, syn.Offset-1), syn.Error())
+		return fmt.Errorf("%s: %s", jsonerr.Where(data, int(syn.Offset-1)), syn.Error())
 	case errors.As(err, &typ):
 		field := typ.Field
 		if field == "" {
 			field = "the file"
 		}
-		return fmt.Errorf("%s: %s must be %s, not %s", where(data, valueStart(data, typ.Offset)), field, kindName(typ.Type), typ.Value)
+		return fmt.Errorf("%s: %s must be %s, not %s", jsonerr.Where(data, int(valueStart(data, typ.Offset))), field, jsonerr.KindOfType(typ.Type), typ.Value)
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return fmt.Errorf("%s: the file ends in the middle of its JSON", where(data, int64(len(data))))
+		return fmt.Errorf("%s: the file ends in the middle of its JSON", jsonerr.Where(data, len(data)))
 	}
 	return err
-}
-
-// lineIndex answers where for many offsets of one file without counting its
-// lines again each time (10,000 requests would make that quadratic).
-type lineIndex struct{ starts []int64 }
-
-func (l *lineIndex) where(data []byte, off int64) string {
-	if l.starts == nil {
-		l.starts = []int64{0}
-		for i, c := range data {
-			if c == '\n' {
-				l.starts = append(l.starts, int64(i)+1)
-			}
-		}
-	}
-	off = max(0, min(off, int64(len(data))))
-	line := sort.Search(len(l.starts), func(i int) bool { return l.starts[i] > off }) // 1-based line
-	col := utf8.RuneCount(data[l.starts[line-1]:off]) + 1
-	return fmt.Sprintf("line %d, column %d", line, col)
-}
-
-// where is "line L, column C" of the byte at off (both counted from 1;
-// columns count characters, not bytes, as editors show them).
-func where(data []byte, off int64) string {
-	var l lineIndex
-	return l.where(data, off)
 }
 
 // valueStart finds where the JSON value that ends at end (exclusive) begins:
@@ -202,23 +175,4 @@ func quoteStart(b []byte) string {
 		s = string(r[:20]) + "…"
 	}
 	return fmt.Sprintf("%q", s)
-}
-
-func kindName(t reflect.Type) string {
-	if t == nil {
-		return "a different type"
-	}
-	switch t.Kind() {
-	case reflect.Bool:
-		return "true or false"
-	case reflect.String:
-		return "a string"
-	case reflect.Slice:
-		return "a list"
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	case reflect.Int, reflect.Int64, reflect.Float64:
-		return "a number"
-	}
-	return "a " + t.Kind().String()
 }

@@ -14,7 +14,7 @@ func TestParseErrors(t *testing.T) {
 		{"trailing comma", "{\n  \"requests\": [\n    {\"requestId\": \"a\",}\n  ]\n}", "line 3, column 23: invalid character '}' looking for beginning of object key string"},
 		{"cut short", "{\n  \"requests\": [\n", "line 3, column 1: the file ends in the middle of its JSON"},
 		{"trailing garbage of an in-place write", "{\"requests\": []}\n  ]\n}\n", `line 2, column 3: unexpected "]" after the end of the file's JSON object`},
-		{"cancel not a boolean", "{\"requests\": [\n {\"requestId\": \"a\", \"cancel\": \"yes\"}]}", "line 2, column 31: requests.cancel must be true or false, not string"},
+		{"cancel not a boolean", "{\"requests\": [\n {\"requestId\": \"a\", \"cancel\": \"yes\"}]}", "line 2, column 31: requests.cancel must be a boolean, not string"},
 		{"requests not a list", `{"requests": {}}`, "line 1, column 14: requests must be a list, not object"},
 		{"not an object", `[1]`, "line 1, column 1: the file must be an object, not array"},
 		{"missing requestId", "{\"requests\": [\n  {\"requestId\": \"a\"},\n  {\"cancel\": true}\n]}", `line 3, column 3: this request has no "requestId"`},

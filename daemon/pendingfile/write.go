@@ -2,28 +2,24 @@ package pendingfile
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+
+	"askuser/internal/atomicfile"
 )
 
-// writeAtomic replaces path with data so that a reader (an editor, the
-// watcher) sees either the old file or the new one, never a mix.
+// writeAtomic replaces path with data (atomicfile.Write: a reader, an
+// editor or the watcher, sees either the old file or the new one, never a
+// mix), mode 0600. A missing directory is created (0700): a user who deletes
+// the file or its directory just gets it back. With errNotSynced the file
+// was replaced.
 func writeAtomic(path string, data []byte) error {
-	tmp, err := writeTemp(path, data)
-	if err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := syncDir(filepath.Dir(path)); err != nil {
-		return fmt.Errorf("%w: %w", errNotSynced, err)
-	}
-	return nil
+	return atomicfile.Write(path, data, 0o600)
 }
 
 // swapIn puts data in place of path atomically and hands back the previous
@@ -53,60 +49,27 @@ func swapIn(path string, data []byte) (prev string, err error) {
 	return tmp, nil
 }
 
-// errNotSynced is wrapped by swapIn when the new file is in place but its
-// directory could not be synced: only a power cut could still undo it.
-var errNotSynced = errors.New("written, but the directory could not be synced")
+// errNotSynced is wrapped by swapIn and writeAtomic when the new file is in
+// place but its directory could not be synced: only a power cut could still
+// undo it.
+var errNotSynced = atomicfile.ErrNotSynced
 
 // writeTemp writes data to a new file beside path (same directory, so the
 // rename is atomic), mode 0600, fsynced. A missing directory is created
-// (0700): a user who deletes the file or its directory just gets it back.
+// (0700), as by writeAtomic.
 func writeTemp(path string, data []byte) (string, error) {
 	return copyTemp(path, bytes.NewReader(data))
 }
 
 // copyTemp is writeTemp with what src reads.
 func copyTemp(path string, src io.Reader) (string, error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", err
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return "", err
-	}
-	name := tmp.Name()
-	fail := func(err error) (string, error) {
-		tmp.Close()
-		os.Remove(name)
-		return "", err
-	}
-	// CreateTemp already makes it 0600; be explicit, answers may be private.
-	if err := tmp.Chmod(0o600); err != nil {
-		return fail(err)
-	}
-	if _, err := io.Copy(tmp, src); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(name)
-		return "", err
-	}
-	return name, nil
+	// 0600 whatever the umask: answers may be private.
+	return atomicfile.WriteTemp(path, src, 0o600)
 }
 
 // syncDir makes a rename in dir durable. A variable, so that a test can make
 // it fail.
-var syncDir = func(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("syncing %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("syncing %s: %w", dir, err)
-	}
-	return nil
-}
+var syncDir = atomicfile.SyncDir

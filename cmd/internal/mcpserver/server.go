@@ -59,7 +59,7 @@ func New(base context.Context, cfg Config) *mcp.Server {
 			Description: agenttool.Description(tool),
 			InputSchema: schema,
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
-		}, s.handler(tool, schema))
+		}, s.handler(tool))
 	}
 	srv.AddTool(&mcp.Tool{
 		Name:        permissionPromptTool,
@@ -81,8 +81,7 @@ func toolTitle(tool string) string {
 }
 
 // handler is one tool's call: validate, ask the daemon, wait, shape the result.
-func (s *server) handler(tool string, schema json.RawMessage) mcp.ToolHandler {
-	fields := parseSchema(schema) // once, not on every call
+func (s *server) handler(tool string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		// A sub-agent hears that it may not ask before any complaint
 		// about how it asked.
@@ -90,7 +89,7 @@ func (s *server) handler(tool string, schema json.RawMessage) mcp.ToolHandler {
 		if refused != nil {
 			return refused, nil
 		}
-		ask, perr := buildRequest(tool, fields, req.Params.Arguments, s.cfg.Limits)
+		ask, perr := buildRequest(tool, req.Params.Arguments, s.cfg.Limits)
 		if perr != nil {
 			return toolError(perr.Error()), nil
 		}

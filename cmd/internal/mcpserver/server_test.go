@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -187,16 +188,20 @@ func TestListsTheToolsWithTheSchemaOfRecord(t *testing.T) {
 	}
 }
 
-// schemaAt walks keys from node, following local $refs against root.
+// schemaAt walks keys from node. The schema is written out whole, without
+// $refs: root is where one would be resolved.
 func schemaAt(t *testing.T, root, node map[string]any, keys ...string) map[string]any {
 	t.Helper()
-	cur := resolveRef(root, node)
+	cur := node
 	for _, k := range keys {
+		if _, ref := cur["$ref"]; ref {
+			t.Fatalf("schema has a $ref at %v; schemaAt does not follow them", cur)
+		}
 		next, ok := cur[k].(map[string]any)
 		if !ok {
 			t.Fatalf("schema has no object at %q (in %v)", k, cur)
 		}
-		cur = resolveRef(root, next)
+		cur = next
 	}
 	return cur
 }
@@ -216,6 +221,7 @@ func sortedKeys[V any](m map[string]V) []string {
 	for k := range m {
 		out = append(out, k)
 	}
+	sort.Strings(out)
 	return out
 }
 

@@ -6,22 +6,17 @@ package statefile
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"askuser/internal/atomicfile"
 )
 
-// NotRegularError says that something other than a regular file is at Path.
-type NotRegularError struct {
-	Path string
-	Mode fs.FileMode
-}
-
-func (e *NotRegularError) Error() string {
-	return fmt.Sprintf("%s is %s, not a regular file", e.Path, Kind(e.Mode))
-}
+// NotRegularError says that something other than a regular file is at Path;
+// it is atomicfile's, so that a refusal reads the same whichever refused.
+type NotRegularError = atomicfile.NotRegularError
 
 // Open opens path with flags (unix.O_RDONLY, unix.O_RDWR|unix.O_CREAT, …)
 // and perm for a file it creates, if it is a regular file; otherwise the
@@ -61,18 +56,4 @@ func Open(path string, flags int, perm os.FileMode) (*os.File, fs.FileInfo, erro
 }
 
 // Kind names what a file mode is, for a message: "a directory", "a FIFO"…
-func Kind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSymlink != 0:
-		return "a symlink"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "not a regular file"
-}
+func Kind(m fs.FileMode) string { return atomicfile.Kind(m) }

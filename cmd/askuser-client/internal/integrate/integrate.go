@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"slices"
 	"syscall"
+
+	"askuser/internal/atomicfile"
 )
 
 // Agents are the agents Plan knows, in order.
@@ -85,7 +87,7 @@ func (c Change) Apply(stamp string) (string, error) {
 			return "", fmt.Errorf("keeping a backup of %s: %v", c.Path, err)
 		}
 	}
-	if err := writeAtomic(target, c.New, mode); err != nil {
+	if err := atomicfile.Write(target, c.New, mode); err != nil {
 		return "", fmt.Errorf("writing %s: %v", target, err)
 	}
 	what := c.Path
@@ -121,39 +123,6 @@ func writeTarget(path string) (string, error) {
 		target = dest
 	}
 	return "", fmt.Errorf("%s: too many levels of symbolic links", path)
-}
-
-// writeAtomic replaces path with data: a temporary file beside it, synced,
-// renamed into place, and the directory synced so that the rename itself
-// survives a power cut.
-func writeAtomic(path string, data []byte, mode fs.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".askuser-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(mode)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		err = d.Sync()
-		d.Close()
-		return err
-	}
-	return nil
 }
 
 // maxConfigBytes bounds a settings file integrate reads: far above any real

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"askuser/cmd/internal/textpos"
+	"askuser/internal/jsonerr"
 )
 
 // jsonObject is a JSON object that keeps its keys in the order the file had
@@ -63,20 +63,12 @@ func (o *jsonObject) List(k, path string) ([]any, error) {
 	return l, nil
 }
 
+// jsonKind names a value parseJSONObject made, for an error message.
 func jsonKind(v any) string {
-	switch v.(type) {
-	case *jsonObject:
-		return "an object"
-	case []any:
-		return "a list"
-	case string:
-		return "a string"
-	case json.Number:
-		return "a number"
-	case bool:
-		return "a boolean"
+	if _, ok := v.(*jsonObject); ok {
+		return jsonerr.Object
 	}
-	return "null"
+	return jsonerr.KindOf(v)
 }
 
 func (o *jsonObject) MarshalJSON() ([]byte, error) {
@@ -141,8 +133,7 @@ func parseJSONObject(data []byte) (*jsonObject, error) {
 		}
 	}
 	if err != nil {
-		line, col := textpos.LineCol(data, int(dec.InputOffset()))
-		return nil, fmt.Errorf("line %d, column %d: %v", line, col, err)
+		return nil, fmt.Errorf("%s: %v", jsonerr.Where(data, int(dec.InputOffset())), err)
 	}
 	o, ok := v.(*jsonObject)
 	if !ok {
