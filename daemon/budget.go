@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Memory is bounded in bytes whatever clients do (SPEC §4). Two things a
+// Memory is bounded in bytes whatever clients do (docs/contract.md §4). Two things a
 // client can make the daemon hold grow with what it sends or fails to read:
 //
 //   - unread output: lines queued for a connection that does not read

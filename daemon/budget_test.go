@@ -45,7 +45,7 @@ func budgetsOf(t *testing.T, adjust func(*Options)) (string, *outputBudget, *inp
 }
 
 // statusAnswered: a fresh connection's status is answered, whatever the
-// other clients do (SPEC §4).
+// other clients do (docs/contract.md §4).
 func statusAnswered(t *testing.T, sock string) {
 	t.Helper()
 	c := testdaemon.DialRaw(t, sock)

@@ -24,7 +24,7 @@ type conn struct {
 }
 
 // send encodes msg and queues it; a backlog past the bound disconnects the
-// connection (the slow-reader rule of SPEC §4).
+// connection (the slow-reader rule of docs/contract.md §4).
 func (s *state) send(c *conn, msg socketproto.Message) {
 	if c.gone {
 		return

@@ -111,7 +111,7 @@ func Run(ctx context.Context, opts Options) error {
 	// Go removes the socket file when the listener closes; say it anyway, as
 	// removal before releasing the lock is what makes restarts safe.
 	ln.SetUnlinkOnClose(true)
-	// A state dir that cannot be written does not stop the start (SPEC
+	// A state dir that cannot be written does not stop the start (docs/contract.md
 	// §10): what it holds is restored, and changes are refused until it
 	// can be written (statedir.go).
 	d.stateLock, err = openStateDirLock(opts.Config.StateDir(), opts.SocketPath)

@@ -9,7 +9,7 @@ import (
 	"askuser/socketproto"
 )
 
-// draft records the answer given so far to one question (SPEC §4 "draft").
+// draft records the answer given so far to one question (docs/contract.md §4 "draft").
 // A pane sends one for every answer the user gives, so an answer in progress
 // outlives the pane: it is journalled, written to the pending file and shown
 // in every other pane (request_updated, from setDraft).

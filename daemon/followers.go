@@ -64,7 +64,7 @@ func (f anyChange) resolved(socketproto.RequestResolved) { f() }
 // cachedReplies are the encoded list and snapshot replies, the two that
 // carry the whole pending set, kept until the next change: a thousand
 // clients that ask for the list of a big queue get one shared encoding, not
-// a thousand (SPEC §4: memory bounded whatever clients do).
+// a thousand (docs/contract.md §4: memory bounded whatever clients do).
 type cachedReplies struct {
 	list, snapshot []byte
 }

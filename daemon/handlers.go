@@ -115,7 +115,7 @@ func (s *state) ask(c *conn, m socketproto.AskUserRequest) {
 }
 
 // idTaken refuses a request id that names another request: one pending, or
-// one resolved whose result is still kept (SPEC §4). The one exception is
+// one resolved whose result is still kept (docs/contract.md §4). The one exception is
 // the agent's own kept answer under that very id.
 func (s *state) idTaken(id string, kept *result) *socketproto.Error {
 	if _, dup := s.pending[id]; dup {

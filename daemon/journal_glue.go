@@ -15,7 +15,7 @@ import (
 	"askuser/socketproto"
 )
 
-// The state journal (SPEC §10) is not a follower but the gate every change
+// The state journal (docs/contract.md §10) is not a follower but the gate every change
 // passes first (record, in transitions.go): written before the change is
 // made, so that an acknowledgement always follows its record. On start the
 // journal's state comes back through the same transitions, before the

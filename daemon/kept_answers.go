@@ -7,7 +7,7 @@ import (
 	"askuser/socketproto"
 )
 
-// Kept answers (SPEC §10): an answered request whose agent went away keeps
+// Kept answers (docs/contract.md §10): an answered request whose agent went away keeps
 // its result for daemon.result_retention, and a new request from the same
 // agent id with exactly the same questions gets that answer at once instead
 // of asking the user again. The index below finds such a result; it holds
@@ -47,7 +47,7 @@ func (s *state) forgetKept(res *result) {
 }
 
 // keptFor finds the undelivered answer to the same questions from the same
-// agent (SPEC §10), or nil.
+// agent (docs/contract.md §10), or nil.
 func (s *state) keptFor(req socketproto.Request) *result {
 	if req.Agent == nil || req.Agent.ID == "" {
 		return nil

@@ -9,7 +9,7 @@ import (
 	"askuser/socketproto"
 )
 
-// The pending file (SPEC §5) follows the queue as a follower (anyChange):
+// The pending file (docs/contract.md §5) follows the queue as a follower (anyChange):
 // every change marks it dirty, and its own goroutine rewrites it and takes in
 // what the user saves. Nothing here makes the queue wait for disk.
 
@@ -59,7 +59,7 @@ func (f fileQueue) Snapshot() (pending []socketproto.Pending, ok bool) {
 // recorded as taken in at the end of that step, after its journal records
 // are written and before any later change can be acknowledged: a crash
 // before the record takes it in again, which changes nothing (nothing came
-// after it); a crash after it never does (SPEC §5: exactly once).
+// after it); a crash after it never does (docs/contract.md §5: exactly once).
 func (f fileQueue) Apply(sv pendingfile.Save) (acts []pendingfile.Action, ok bool) {
 	path := f.path
 	ok = f.q.do(func(q extensionAPI) {

@@ -44,7 +44,7 @@ func (l *socketLock) release() {
 // refuses one that another user owns or that others may write to: whoever can
 // write there can replace the socket and read every answer. One of the
 // user's own that others may only read or enter is tightened to 0700, since
-// every client refuses a socket directory open to anyone else (SPEC §2).
+// every client refuses a socket directory open to anyone else (docs/contract.md §2).
 func prepareSocketDir(dir string) error {
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -188,7 +188,7 @@ func removeStaleSocket(path string) error {
 	return os.Remove(path)
 }
 
-// listenSocket does the socket mechanics of SPEC §2 in order: a private
+// listenSocket does the socket mechanics of docs/contract.md §2 in order: a private
 // directory, the lock, the stale socket, listen, chmod 0600. The caller closes
 // the listener and then releases the lock.
 func listenSocket(socketPath string) (*net.UnixListener, *socketLock, error) {

@@ -15,7 +15,7 @@ import (
 	"askuser/daemon/internal/statefile"
 )
 
-// The state dir (SPEC §10) is the daemon's, and it may go away or stop
+// The state dir (docs/contract.md §10) is the daemon's, and it may go away or stop
 // taking writes while the daemon runs: deleted (rm -rf), made read-only (a
 // remount, a chmod), full. This file holds what keeps the daemon on its
 // feet then: the state dir's lock, which must not stop a read-only dir from
@@ -46,7 +46,7 @@ func stateDirInUse(dir string, holder lockHolder) error {
 
 // stateDirLock is the state dir's lock as the daemon holds it over time.
 //
-// A read-only state dir must not stop the daemon (SPEC §10), yet its lock
+// A read-only state dir must not stop the daemon (docs/contract.md §10), yet its lock
 // file cannot be created or written there. The lock is then taken on the
 // existing lock file opened read-only (flock works on any descriptor), which
 // still keeps a second daemon out; without a lock file there is nothing to

@@ -40,7 +40,7 @@ func remountable(t *testing.T, dir string) func(mode string) {
 
 // untilStateDirEvent reads a subscriber's messages until a state_dir_error
 // and returns it; a pending_file_error on the way must not be about the
-// state dir (SPEC §4: the state dir's trouble has its own event).
+// state dir (docs/contract.md §4: the state dir's trouble has its own event).
 func untilStateDirEvent(t *testing.T, c *testdaemon.Raw, stateDir string) map[string]any {
 	t.Helper()
 	for {
@@ -56,7 +56,7 @@ func untilStateDirEvent(t *testing.T, c *testdaemon.Raw, stateDir string) map[st
 	}
 }
 
-// A read-only state dir (SPEC §10): the daemon starts, restores what it
+// A read-only state dir (docs/contract.md §10): the daemon starts, restores what it
 // holds, refuses every change with state_unavailable naming the reason,
 // tells every subscriber (state_dir_error, also one that comes later), still
 // keeps a second daemon out, and once the dir can be written again says so

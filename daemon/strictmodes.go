@@ -12,7 +12,7 @@ import (
 
 // checkStateDirs checks the state dir, and a pending file's directory that
 // lies elsewhere (daemon.pending_file), as OpenSSH's StrictModes checks
-// ~/.ssh (SPEC §2), before anything in them is read or trusted: whoever can
+// ~/.ssh (docs/contract.md §2), before anything in them is read or trusted: whoever can
 // write there, or replace the directory, can hand the user's agents answers
 // the user never gave (a pending file renamed into place answers for them).
 // A directory that does not exist yet is made first, 0700.
@@ -52,7 +52,7 @@ func sameDir(a, b string) bool {
 //     writable by others without the sticky bit (they could rename it and
 //     put their own in its place). /tmp, sticky, is fine.
 //
-// Group-writable directories above are accepted, as SPEC §2 asks only about
+// Group-writable directories above are accepted, as docs/contract.md §2 asks only about
 // others; OpenSSH's owner rule for them (root or the user) is kept.
 func strictDir(dir, what, key string, uid int) error {
 	abs, err := filepath.Abs(dir)

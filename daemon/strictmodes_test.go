@@ -17,7 +17,7 @@ import (
 const nobody = 65534
 
 // TestStrictStateDir: the state dir is checked as OpenSSH's StrictModes
-// checks ~/.ssh (SPEC §2), each refusal naming the path to fix and how.
+// checks ~/.ssh (docs/contract.md §2), each refusal naming the path to fix and how.
 func TestStrictStateDir(t *testing.T) {
 	t.Parallel()
 	cases := []struct {

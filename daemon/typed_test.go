@@ -14,7 +14,7 @@ const typedAsk = `{"type":"ask_user_request","requestId":"t1","questions":[` +
 	`{"question":"Enable TLS?","input":{"type":"boolean"}},` +
 	`{"question":"Contact?","input":{"type":"string","format":"email","required":false}}]}` + "\n"
 
-// Typed answers through the real socket (SPEC §3 "Typed answers"): an
+// Typed answers through the real socket (docs/contract.md §3 "Typed answers"): an
 // answer that breaks its rule is refused with invalid_answer naming the
 // question and the rule, from any surface; the one that keeps it reaches the
 // agent with its JSON type, an optional question left empty as null.

@@ -1,5 +1,5 @@
 // Package integrations holds the files askuser ships for agents that are not
-// reached through MCP alone (SPEC §11), embedded so that
+// reached through MCP alone (docs/contract.md §11), embedded so that
 // `askuser-client integrate` can write them out. It knows nothing of the
 // daemon or the protocol.
 package integrations

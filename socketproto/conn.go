@@ -20,7 +20,7 @@ type Conn struct {
 
 // Dial connects to the daemon's socket. maxBytes <= 0 uses the default limit.
 //
-// It first checks who it talks to (SPEC §2), before a byte is sent: the
+// It first checks who it talks to (docs/contract.md §2), before a byte is sent: the
 // socket's directory and the socket must be the user's and closed to
 // everyone else, and the process at the other end must run as the user.
 // Anything else is a *peertrust.Refusal, never a reason to try elsewhere.

@@ -33,7 +33,7 @@ func (idMatcher) MatchString(id string) bool {
 	return true
 }
 
-// checkRequestID enforces SPEC §4's id pattern; required says whether empty is an error.
+// checkRequestID enforces docs/contract.md §4's id pattern; required says whether empty is an error.
 func checkRequestID(field, id string, required bool) *Error {
 	if id == "" {
 		if required {

@@ -2,10 +2,10 @@ package socketproto
 
 import "fmt"
 
-// ErrorCode is an error's code of SPEC §4.
+// ErrorCode is an error's code of docs/contract.md §4.
 type ErrorCode string
 
-// Error codes of SPEC §4.
+// Error codes of docs/contract.md §4.
 const (
 	CodeBadJSON             ErrorCode = "bad_json"
 	CodeMessageTooLarge     ErrorCode = "message_too_large"
@@ -23,7 +23,7 @@ const (
 	CodeStateUnavailable ErrorCode = "state_unavailable"
 )
 
-// SubagentMessage is the exact refusal SPEC §4 gives a sub-agent.
+// SubagentMessage is the exact refusal docs/contract.md §4 gives a sub-agent.
 const SubagentMessage = "only the parent conversation can ask the user questions; return your question to the parent agent instead"
 
 // Error is the protocol's error message; it is also a Go error so that rules

@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 )
 
-// Input types of SPEC §3 "Typed answers": the JSON Schema primitives an MCP
+// Input types of docs/contract.md §3 "Typed answers": the JSON Schema primitives an MCP
 // elicitation form may ask for.
 const (
 	InputString  = "string"
@@ -41,7 +41,7 @@ const (
 // and every view, so it must stay small.
 const MaxPatternChars = 1000
 
-// Input is a question's typed answer (SPEC §3): a JSON Schema primitive plus
+// Input is a question's typed answer (docs/contract.md §3): a JSON Schema primitive plus
 // "required" and "default". The answer must satisfy it, and travels with its
 // JSON type (the number 3, not "3"). A question without Input takes any
 // answer.

@@ -1,6 +1,6 @@
 package socketproto
 
-// Limits are the size rules of SPEC §3 and §9 ([limits] in config.toml).
+// Limits are the size rules of docs/contract.md §3 and §9 ([limits] in config.toml).
 type Limits struct {
 	MaxQuestionsHard int `toml:"max_questions_hard"`
 	MaxOptionsHard   int `toml:"max_options_hard"`
@@ -20,7 +20,7 @@ func DefaultLimits() Limits {
 	}
 }
 
-// Fixed rules of SPEC §3 that are not configurable.
+// Fixed rules of docs/contract.md §3 that are not configurable.
 const (
 	StrictMinQuestions  = 1
 	StrictMaxQuestions  = 4

@@ -10,13 +10,13 @@ import (
 // fields plus "type": MessageType(), added by Encode.
 type Message interface{ MessageType() string }
 
-// Tool profiles of SPEC §3.
+// Tool profiles of docs/contract.md §3.
 const (
 	ToolAskUser         = "ask_user"          // flexible
 	ToolAskUserQuestion = "ask_user_question" // strict
 )
 
-// DaemonState is the daemon's state of SPEC §4: is anyone waiting for the user?
+// DaemonState is the daemon's state of docs/contract.md §4: is anyone waiting for the user?
 type DaemonState string
 
 const (
@@ -68,7 +68,7 @@ type Option struct {
 	// ApprovesPreview marks an option whose choice approves exactly its
 	// preview (a permission prompt's Allow approves the tool's input): the
 	// preview is then not held to MaxPreviewChars, and a view takes the
-	// option only once every line of it has been on screen (SPEC §6,
+	// option only once every line of it has been on screen (docs/contract.md §6,
 	// "Allow means seen").
 	ApprovesPreview bool `json:"approvesPreview,omitempty"`
 }
@@ -80,7 +80,7 @@ type Question struct {
 	Header      string   `json:"header,omitempty"`
 	MultiSelect *bool    `json:"multiSelect,omitempty"`
 	Options     []Option `json:"options,omitempty"`
-	// Input, when set, is the rule a typed answer must satisfy (SPEC §3
+	// Input, when set, is the rule a typed answer must satisfy (docs/contract.md §3
 	// "Typed answers"); see Input.
 	Input *Input `json:"input,omitempty"`
 }
@@ -158,7 +158,7 @@ type Queued struct {
 
 func (Queued) MessageType() string { return "ask_user_queued" }
 
-// Answer is the answer to one question (SPEC §3).
+// Answer is the answer to one question (docs/contract.md §3).
 type Answer struct {
 	Question        string      `json:"question"`
 	Answer          AnswerValue `json:"answer"`
@@ -244,7 +244,7 @@ func (v AnswerValue) Joined() string {
 	return out
 }
 
-// Response is the result the asking agent receives (SPEC §3).
+// Response is the result the asking agent receives (docs/contract.md §3).
 type Response struct {
 	RequestID         string            `json:"requestId"`
 	Answered          bool              `json:"answered"`
@@ -357,7 +357,7 @@ type AnswerRequest struct {
 func (AnswerRequest) MessageType() string { return "answer" }
 
 // DraftRequest records the answer given so far to one question of a pending
-// request (SPEC §4 "draft"): Answer is what NormalizeAnswer takes, or JSON
+// request (docs/contract.md §4 "draft"): Answer is what NormalizeAnswer takes, or JSON
 // null to clear it. A pane sends one for every answer the user gives, so that
 // answers in progress live in the daemon (and the pending file), not in the
 // pane's memory.

@@ -11,7 +11,7 @@ import (
 )
 
 // NormalizeAnswer turns what a user gave for one question — in the pane, the
-// pending file or on the command line — into an Answer (SPEC §3). It is the
+// pending file or on the command line — into an Answer (docs/contract.md §3). It is the
 // only place that decides what an answer means, so the three ways of
 // answering cannot drift apart.
 //
@@ -23,14 +23,14 @@ import (
 // these". An error says why the answer cannot stand, as a sentence without a
 // field name (NormalizeAnswers adds "answers[i]").
 //
-// What looks like a slip is refused, not guessed (SPEC §3): a bare whole
+// What looks like a slip is refused, not guessed (docs/contract.md §3): a bare whole
 // number that is not an option's position (0, or 7 for a 4-option
 // question), and a multi-select list or comma-separated string of which
 // some parts name options and some do not. Text that only looks like that is
 // sent on purpose in the object form ({"custom": "7"}), which askuser-client
 // answer --text writes. A number that is not whole (2.5) is typed text.
 //
-// Choices the SPEC leaves open, made here once:
+// Choices the contract leaves open, made here once:
 //   - Several typed elements in a multiSelect list, none naming an option,
 //     become one typed answer, joined with ", " (an Answer carries one
 //     custom text).
@@ -43,7 +43,7 @@ import (
 //   - When two labels differ only in case, an exact match wins, else the
 //     first label in option order.
 //
-// A question with an input (SPEC §3 "Typed answers") is read by the same
+// A question with an input (docs/contract.md §3 "Typed answers") is read by the same
 // rules, then held to its input: an answer that breaks it is refused with a
 // *RuleError naming the rule, and the answer carries its JSON type. An
 // optional typed question given "" (or an empty object) is answered, left
@@ -194,7 +194,7 @@ func (s *selection) addCustom(text string) {
 	}
 }
 
-// answer renders the selection in the shape of SPEC §3.
+// answer renders the selection in the shape of docs/contract.md §3.
 func (s selection) answer(q Question) (Answer, bool, error) {
 	a := Answer{Question: q.Question, Notes: s.notes}
 	n := s.count()

@@ -200,7 +200,7 @@ func TestNormalizeAnswer(t *testing.T) {
 	}
 }
 
-// TestNormalizeAnswerShape checks the JSON an agent sees (SPEC §3 example).
+// TestNormalizeAnswerShape checks the JSON an agent sees (docs/contract.md §3 example).
 func TestNormalizeAnswerShape(t *testing.T) {
 	a, ok, err := NormalizeAnswer(featQuestion, json.RawMessage(`{"selected": ["Authentication"], "custom": "Use Redis too"}`))
 	if err != nil || !ok {

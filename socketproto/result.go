@@ -8,7 +8,7 @@ import (
 // DeclinedSentence is what an agent reads when the user declined a request.
 const DeclinedSentence = "The user declined to answer; proceed without these answers."
 
-// BuildResponse assembles the result of an answered request (SPEC §3).
+// BuildResponse assembles the result of an answered request (docs/contract.md §3).
 // answers are in question order, as NormalizeAnswers returns them.
 func BuildResponse(requestID string, qs []Question, answers []Answer, via Via, at time.Time) Response {
 	r := Response{

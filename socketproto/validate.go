@@ -18,7 +18,7 @@ const (
 	MaxAgentCwdChars  = 4096
 )
 
-// profile holds the bounds one tool imposes (SPEC §3, "Two tool profiles").
+// profile holds the bounds one tool imposes (docs/contract.md §3, "Two tool profiles").
 type profile struct {
 	tool                       string
 	minQuestions, maxQuestions int
@@ -50,7 +50,7 @@ func profileFor(tool string, lim Limits) (profile, *Error) {
 	return profile{}, Errf(CodeInvalidRequest, "tool", "must be %q or %q, got %q", ToolAskUser, ToolAskUserQuestion, truncateForError(tool))
 }
 
-// ValidateRequest applies the rules of SPEC §3 for the request's tool profile.
+// ValidateRequest applies the rules of docs/contract.md §3 for the request's tool profile.
 // It reports the first broken rule as invalid_request naming the field, so a
 // request is refused as a whole and nothing of it is queued. It does not look
 // at agent.subagent: CheckSubagent answers that separately, because it is a
@@ -267,7 +267,7 @@ func validateAgent(a *Agent) *Error {
 	return nil
 }
 
-// CheckSubagent refuses a sub-agent (SPEC §4): only the parent conversation
+// CheckSubagent refuses a sub-agent (docs/contract.md §4): only the parent conversation
 // talks to the user, so a sub-agent's question goes back to its parent.
 func CheckSubagent(a *Agent) *Error {
 	if a == nil || (!a.Subagent && a.ParentID == "") {

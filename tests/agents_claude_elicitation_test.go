@@ -13,7 +13,7 @@ import (
 )
 
 // MCP elicitations answered in askuser through Claude Code's Elicitation
-// hook (SPEC §11): the real Claude Code in `claude -p`, set up by
+// hook (docs/contract.md §11): the real Claude Code in `claude -p`, set up by
 // `askuser-client integrate claude --write`, with tests/elicitserver as an
 // MCP server. The fake model calls the server's tools; each elicits, and
 // returns what it received as the tool's result, which the model reads.

@@ -14,7 +14,7 @@ import (
 )
 
 // Claude Code's permission prompts answered in askuser through its
-// PermissionRequest hook (SPEC §11): the real Claude Code, in `claude -p`
+// PermissionRequest hook (docs/contract.md §11): the real Claude Code, in `claude -p`
 // with the default permission mode (which asks), driven by the fake model.
 // The model runs a Bash command that writes a file; the test answers the
 // question as a user would and checks what ran and what the model read.

@@ -9,7 +9,7 @@ import (
 )
 
 // Codex's approval prompts answered in askuser through its PermissionRequest
-// hook (SPEC §11): the real Codex, set up by `askuser-client integrate codex
+// hook (docs/contract.md §11): the real Codex, set up by `askuser-client integrate codex
 // --permissions --write`, driven by the fake model. The model asks to run a
 // shell command outside the sandbox (exec_command with sandbox_permissions
 // "require_escalated"), which needs approval; the test answers in askuser as

@@ -17,7 +17,7 @@ import (
 	"askuser/socketproto"
 )
 
-// End to end with the real OpenCode (SPEC §11): the plugin of
+// End to end with the real OpenCode (docs/contract.md §11): the plugin of
 // integrations/opencode, installed by `askuser-client integrate opencode
 // --write`, sends OpenCode's own questions (its `question` tool) and its
 // permission prompts to askuser; the fake model (OpenAI chat completions,

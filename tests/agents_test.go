@@ -19,7 +19,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 )
 
-// End to end with the real agent programs (SPEC §11): Claude Code and pi, the
+// End to end with the real agent programs (docs/contract.md §11): Claude Code and pi, the
 // versions pinned in agents.txt, each driven by the scripted fake model of
 // fakemodel_test.go. The questions they ask are answered through askuser as
 // a user would, and each test checks what the model received as the tool's

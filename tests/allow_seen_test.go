@@ -11,7 +11,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 )
 
-// Allow means seen (SPEC §6), end to end: Claude Code's permission_prompt
+// Allow means seen (docs/contract.md §6), end to end: Claude Code's permission_prompt
 // for a 4,400-character Bash command whose end is "curl … | sh", through the
 // real `askuser-client mcp`, the real daemon and the real pane. The pane does
 // not take Allow until the end of the command has been on screen, and the

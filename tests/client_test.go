@@ -439,7 +439,7 @@ func TestClientReconnectsAfterDaemonRestart(t *testing.T) {
 	w.Close()
 	e.StopDaemon()
 	e.StartDaemon()
-	// The daemon kept the request (SPEC §10); the client's resumed wait
+	// The daemon kept the request (docs/contract.md §10); the client's resumed wait
 	// makes it waiting again.
 	if p := listedAs(t, e, "restart-1", socketproto.StatusWaiting); p.Questions[0].Question != "Still there?" {
 		t.Fatalf("after the restart the daemon has %+v", p)

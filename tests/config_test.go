@@ -10,7 +10,7 @@ import (
 	"askuser/tests/testdaemon"
 )
 
-// A typo in a pane-only key ([ui] input_gaurd) switches nothing off (SPEC
+// A typo in a pane-only key ([ui] input_gaurd) switches nothing off (docs/contract.md
 // §9): the daemon starts and logs it, ask is answered, the MCP server
 // serves, the pane opens and says it; each names the key and its line.
 func TestConfigTypoIsAWarningEverywhere(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"askuser/tests/crashloop"
 )
 
-// SPEC §10 proved by breaking it: 50 SIGKILLs of the real daemon at random
+// docs/contract.md §10 proved by breaking it: 50 SIGKILLs of the real daemon at random
 // moments under mixed load (parked and waiting asks; answers and cancels by
 // socket, by askuser-client and by the pending file; drafts by socket),
 // some right after a save of the pending file and some right after a
@@ -18,7 +18,7 @@ import (
 // or resolved, every acknowledged answer or cancel is its request's one
 // resolution, nothing is resolved twice, every resolved request is in
 // history.jsonl exactly once, and no request is resolved with an answer
-// nobody gave it (SPEC §5: a draft is never a submission by itself).
+// nobody gave it (docs/contract.md §5: a draft is never a submission by itself).
 // bench/crashloop runs the same as a soak.
 func TestCrashLoopLosesNothingAcknowledged(t *testing.T) {
 	t.Parallel()

@@ -7,7 +7,7 @@ import (
 	"askuser/tests/testdaemon"
 )
 
-// The draft message of SPEC §4 through the real daemon: an answer given so
+// The draft message of docs/contract.md §4 through the real daemon: an answer given so
 // far reaches every subscriber and the pending file, a bad index or answer is
 // refused naming the field, null clears it, and it outlives the daemon.
 func TestDraftMessage(t *testing.T) {

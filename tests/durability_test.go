@@ -14,7 +14,7 @@ import (
 	"askuser/tests/testdaemon"
 )
 
-// SPEC §10 end to end: the real askuserd killed with SIGKILL and started
+// docs/contract.md §10 end to end: the real askuserd killed with SIGKILL and started
 // again on the same state dir.
 
 // killDaemon ends askuserd with SIGKILL: no shutdown code runs, as in a crash.
@@ -402,7 +402,7 @@ func TestDurableDeletedStateDirIsWrittenBack(t *testing.T) {
 	}
 }
 
-// A read-only state dir (SPEC §10): the daemon starts, restores what it
+// A read-only state dir (docs/contract.md §10): the daemon starts, restores what it
 // holds, refuses an ask with state_unavailable naming the reason, tells a
 // subscriber with state_dir_error, and once the dir is writable again says
 // so and accepts. The read-only dir is a tmpfs remounted read-only (as root

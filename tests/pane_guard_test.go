@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// SPEC §6 "No answer the user has not seen", in a real terminal: with two
+// docs/contract.md §6 "No answer the user has not seen", in a real terminal: with two
 // requests waiting, 1 then Enter 100 ms later answers the first and leaves
 // the second waiting; Enter once the pane has settled answers it. The guard
 // is set long here (2 s) so that a slow machine cannot make the test pass or
@@ -44,7 +44,7 @@ func TestPaneTmuxGuardTwoRequests(t *testing.T) {
 	}
 }
 
-// The user's own Tab does not start the guard (SPEC §6): letters typed right
+// The user's own Tab does not start the guard (docs/contract.md §6): letters typed right
 // after it, with a long guard, go into the answer in a real terminal.
 func TestPaneTmuxOwnTabKeepsTheNextKeys(t *testing.T) {
 	t.Parallel()
@@ -76,7 +76,7 @@ func TestPaneTmuxOwnTabKeepsTheNextKeys(t *testing.T) {
 	wantAnswered(t, ask, out, errb, "Which database should we use?: SQLite\nWhat should we name this service?: svc\n")
 }
 
-// SPEC §6 "Answers in progress are the daemon's": an answer given in the
+// docs/contract.md §6 "Answers in progress are the daemon's": an answer given in the
 // pane is in the pending file within moments, and survives q, a new pane
 // and a daemon restart, pre-filled every time.
 func TestPaneTmuxDraftSurvivesQuitReopenAndRestart(t *testing.T) {
@@ -133,7 +133,7 @@ func TestPaneTmuxDraftSurvivesQuitReopenAndRestart(t *testing.T) {
 	}
 }
 
-// SPEC §6 "Small terminals" at 40×12 in a real terminal: the focused
+// docs/contract.md §6 "Small terminals" at 40×12 in a real terminal: the focused
 // option, a line of its description or a marker, and a line of its preview;
 // the preview's position never reads "1–0", however far } scrolls it.
 func TestPaneTmuxFortyByTwelve(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 // it runs, 8 across a restart) was merged against the newest state, so the
 // drafts the daemon itself had written into that buffer, changed since,
 // counted as the user's edits, and a one-question request was sent with an
-// old draft as its answer. SPEC §5: drafts are never a submission by
+// old draft as its answer. docs/contract.md §5: drafts are never a submission by
 // themselves. Now the daemon remembers every answer it wrote into the file
 // for each pending request (in the ledger too), and such a save takes only
 // what it never wrote: the user answered s, and only s is sent.

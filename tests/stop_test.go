@@ -67,7 +67,7 @@ func TestSIGHUPStopsTheDaemonCleanly(t *testing.T) {
 	}
 }
 
-// A deliberate stop is respected (SPEC §2): an ask waiting when askuserd
+// A deliberate stop is respected (docs/contract.md §2): an ask waiting when askuserd
 // stop runs starts no daemon, says on stderr that it waits, and resumes
 // when the user starts one; a new ask still autostarts.
 func TestAskWaitsForADaemonStoppedOnPurpose(t *testing.T) {

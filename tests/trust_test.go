@@ -23,7 +23,7 @@ import (
 	"askuser/socketproto"
 )
 
-// An attack on the trust rules of SPEC §2 with the real binaries: another
+// An attack on the trust rules of docs/contract.md §2 with the real binaries: another
 // local user plants a socket with a daemon of their own that answers every
 // question "Yes" and every permission prompt "Allow", or a state dir of
 // their own. Every client refuses before it sends a byte, naming the path,

@@ -204,7 +204,7 @@ func TestWebLongAnswerWarns(t *testing.T) {
 	}
 }
 
-// Typed questions (SPEC §3): the rule shown, checked as the user types and
+// Typed questions (docs/contract.md §3): the rule shown, checked as the user types and
 // before moving on; Yes / No without Other; an optional one left empty; the
 // answers carried with their JSON type.
 func TestWebTypedQuestions(t *testing.T) {

@@ -23,7 +23,7 @@ import (
 	"time"
 )
 
-// The attacks of SPEC §12, each against the real `askuserd web`.
+// The attacks of docs/contract.md §12, each against the real `askuserd web`.
 
 const secretQuestion = "Deploy the secret-project-7 branch?"
 

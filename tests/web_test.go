@@ -16,7 +16,7 @@ import (
 	"askuser/socketproto/askclient"
 )
 
-// The web pane (SPEC §12) in a real browser: headless Chromium driven over
+// The web pane (docs/contract.md §12) in a real browser: headless Chromium driven over
 // the DevTools protocol, against the real daemon and the real `askuserd web`.
 
 const dbQuestion = `{"questions":[{"question":"Which database should we use?","header":"Database","options":[

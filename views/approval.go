@@ -2,7 +2,7 @@ package views
 
 import "fmt"
 
-// Allow means seen (SPEC §6): an option that approves its preview (a
+// Allow means seen (docs/contract.md §6): an option that approves its preview (a
 // permission prompt's Allow approves the tool's whole input) is taken only
 // once every line of that preview has been on screen. The reading is
 // tracked in the lines drawn at one width: a resize re-wraps the text, and

@@ -27,7 +27,7 @@ func permissionQuestion(lines int) socketproto.Question {
 	return q
 }
 
-// SPEC §6 "Allow means seen": Allow is not taken while part of the input it
+// docs/contract.md §6 "Allow means seen": Allow is not taken while part of the input it
 // approves has not been on screen; reading it to the end with } lets it be.
 func TestAllowNeedsTheWholePreviewSeen(t *testing.T) {
 	t.Parallel()

@@ -1,4 +1,4 @@
-// Package views is the pane of SPEC §6: a tview/tcell terminal UI that shows
+// Package views is the pane of docs/contract.md §6: a tview/tcell terminal UI that shows
 // the questions waiting in askuserd and sends the user's answers back.
 //
 // The pane is only a client of the daemon: it learns everything from socket

@@ -15,7 +15,7 @@ import (
 const (
 	maxListItems = 6  // options the list keeps room for before the question above it is cut; more show when they fit
 	widePreview  = 70 // from this width the preview sits beside the list
-	// The smallest terminal the pane draws a question on (SPEC §6 "Small
+	// The smallest terminal the pane draws a question on (docs/contract.md §6 "Small
 	// terminals"): below it, "terminal too small" rather than a question
 	// cut so short that a key could answer what is not on screen.
 	minWidth, minHeight = 40, 12

@@ -42,7 +42,7 @@ func (h *H) hintRow() string {
 	return lines[len(lines)-1]
 }
 
-// SPEC §6 "No answer the user has not seen": with two requests waiting, 1
+// docs/contract.md §6 "No answer the user has not seen": with two requests waiting, 1
 // then Enter 100 ms later answers the first and leaves the second waiting;
 // the same Enter once the guard is over answers it.
 func TestGuardKeepsKeysFromTheNextRequest(t *testing.T) {
@@ -100,7 +100,7 @@ func TestGuardIgnoresOnlyAnsweringKeys(t *testing.T) {
 
 // The user's own navigation — [ ], a tab, answering a question and moving
 // on — does not start the guard: the keys typed right after are theirs
-// (SPEC §6), and none is thrown away.
+// (docs/contract.md §6), and none is thrown away.
 func TestGuardLeavesTheUsersOwnMovesAlone(t *testing.T) {
 	t.Parallel()
 	h, c := guarded(t, 80, 24)

@@ -6,7 +6,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 )
 
-// The one key table (SPEC §6 "One key table"): every binding of the pane,
+// The one key table (docs/contract.md §6 "One key table"): every binding of the pane,
 // with where it applies, what the hint line says and what the README says.
 // Key handling, the hint line and the README's table all read it, so they
 // cannot disagree (keytable_test.go checks the README). This is k9s's

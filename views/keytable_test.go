@@ -45,7 +45,7 @@ func readmeKeyTable() string {
 }
 
 // TestREADMEKeyTable: the README's table of keys is the key table's, so the
-// documentation cannot say a key does what it does not (SPEC §6 "One key
+// documentation cannot say a key does what it does not (docs/contract.md §6 "One key
 // table").
 func TestREADMEKeyTable(t *testing.T) {
 	t.Parallel()

@@ -151,7 +151,7 @@ func (s *QState) HasWork() bool {
 	return s.Answered || strings.TrimSpace(s.Custom) != "" || s.Notes != "" || (s.Q.IsMulti() && anyChecked(s))
 }
 
-// WireAnswer is the object form of SPEC §4 that the shared normaliser takes:
+// WireAnswer is the object form of docs/contract.md §4 that the shared normaliser takes:
 // {"selected":[labels…],"custom":"…","notes":"…"}.
 func (s *QState) WireAnswer() json.RawMessage {
 	obj := map[string]any{}

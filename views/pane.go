@@ -91,7 +91,7 @@ type Pane struct {
 	flushingAll bool // the pane is closing: every draft goes now
 	small       bool // the last draw said "terminal too small"
 
-	// The input guard (SPEC §6): shown is what the last draw showed (a
+	// The input guard (docs/contract.md §6): shown is what the last draw showed (a
 	// request and its tab), and keys that answer are not taken until
 	// settleUntil after it changed.
 	shown       string
@@ -473,7 +473,7 @@ func onMultiSelect(r *Req) bool {
 }
 
 // answerNone answers a multi-select question with none of its options, as
-// the user confirmed: the empty selection of SPEC §3, not "not answered".
+// the user confirmed: the empty selection of docs/contract.md §3, not "not answered".
 func (p *Pane) answerNone(r *Req, s *QState) {
 	p.mode = modeList
 	if r == nil || s == nil || !s.Q.IsMulti() {
@@ -605,7 +605,7 @@ func (p *Pane) onScreen() string {
 
 // movedByUser notes that a key of the user's own (Tab, [ ], answering and
 // moving on) changed what is on screen: their next keys are theirs, so the
-// change does not start the guard (SPEC §6). A request leaving or sliding in
+// change does not start the guard (docs/contract.md §6). A request leaving or sliding in
 // comes with a daemon event, never inside a key, and still starts it.
 func (p *Pane) movedByUser() {
 	p.shown = p.onScreen()
@@ -623,7 +623,7 @@ func (p *Pane) showing(what string) {
 }
 
 // flushDrafts sends the daemon every answer of rs that differs from the
-// draft it has (SPEC §6 "Answers in progress are the daemon's"), one draft
+// draft it has (docs/contract.md §6 "Answers in progress are the daemon's"), one draft
 // message per question changed.
 func (p *Pane) flushDrafts(rs ...*Req) {
 	var held []socketproto.DraftRequest

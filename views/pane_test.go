@@ -323,7 +323,7 @@ func TestMultiSelectUntoggle(t *testing.T) {
 }
 
 // "None of these" is an answer a multi-select question can be given in the
-// pane (SPEC §3, §6), after a confirmation; n leaves the boxes as they were.
+// pane (docs/contract.md §3, §6), after a confirmation; n leaves the boxes as they were.
 func TestMultiSelectNoneOfThese(t *testing.T) {
 	t.Parallel()
 	h := newH(t, 80, 24)

@@ -11,7 +11,7 @@ import (
 )
 
 // An option number the question does not have is refused with the reason
-// and nothing is sent (SPEC §3); --text sends it as typed text on purpose.
+// and nothing is sent (docs/contract.md §3); --text sends it as typed text on purpose.
 // A misspelt label among labels of a multi-select is refused the same way,
 // and [] is "none of these".
 func TestAnswerRefusesSlipsAndTakesTextOnPurpose(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"askuser/tests/testdaemon/inproc"
 )
 
-// A typed question (SPEC §3 "Typed answers") takes only an answer that
+// A typed question (docs/contract.md §3 "Typed answers") takes only an answer that
 // keeps its rule: the refusal names the rule, and the answer reaches the
 // agent with its JSON type.
 func TestAnswerTyped(t *testing.T) {

@@ -64,7 +64,7 @@ var askCommand = command{
 	},
 }
 
-// run asks and prints the result; its exit code says how it ended (SPEC §7).
+// run asks and prints the result; its exit code says how it ended (docs/contract.md §7).
 func (f *askFlags) run(x *invocation) error {
 	if !validFormat(f.format) {
 		return usagef("--format: must be json, claude, pi or text, got %q", f.format)

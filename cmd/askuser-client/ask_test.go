@@ -147,7 +147,7 @@ func TestWriteResultFormats(t *testing.T) {
 // how to start it.
 func TestAskUnreachableSaysSo(t *testing.T) {
 	// A directory only the user may enter, as every client requires
-	// (SPEC §2): a wider one is refused, which is not what this tests.
+	// (docs/contract.md §2): a wider one is refused, which is not what this tests.
 	dir := t.TempDir()
 	if err := os.Chmod(dir, 0o700); err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"askuser/socketproto"
 )
 
-// runElicitationHook answers an MCP server's elicitation in askuser (SPEC
+// runElicitationHook answers an MCP server's elicitation in askuser (docs/contract.md
 // §11): the form's fields as typed questions, or a URL shown (never opened)
 // with the question whether the user finished there. Accepted, the content
 // goes back with each field's JSON type; declined in askuser, a decline.

@@ -201,7 +201,7 @@ func TestClaudeHookTooStrictQuestionsAreAskedFlexibly(t *testing.T) {
 }
 
 // noDaemonSocket is a socket path where no daemon listens, in a directory
-// only the user may enter, as every client requires (SPEC §2): a wider one
+// only the user may enter, as every client requires (docs/contract.md §2): a wider one
 // is refused, which is not what these tests test.
 func noDaemonSocket(t *testing.T) string {
 	t.Helper()

@@ -15,7 +15,7 @@ import (
 // what runs once they are parsed; the runner does the rest once for every
 // command: the connection flags, parsing, the number of arguments, reading
 // config.toml, the daemon's client, and turning the error returned into a
-// message and an exit code (SPEC §7).
+// message and an exit code (docs/contract.md §7).
 type command struct {
 	name    string
 	summary string // one line, for askuser-client --help

@@ -26,7 +26,7 @@ func claudeHooks(t *testing.T, path string) map[string][]struct {
 }
 
 // Permission prompts come to askuser only when the user asks for it
-// (SPEC §11): --permissions adds the PermissionRequest hook, for every tool,
+// (docs/contract.md §11): --permissions adds the PermissionRequest hook, for every tool,
 // next to the PreToolUse one; without it none is added.
 func TestIntegrateClaudePermissions(t *testing.T) {
 	home := t.TempDir()

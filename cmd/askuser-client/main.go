@@ -1,5 +1,5 @@
 // Command askuser-client is the agent's and the script's side of askuser
-// (SPEC §7): ask and wait, answer, cancel, list, watch, and an MCP server.
+// (docs/contract.md §7): ask and wait, answer, cancel, list, watch, and an MCP server.
 // Each subcommand lives in its own file; the table below lists them all.
 // What is more than flags and wiring lives in packages of its own: the
 // agents' settings in internal/integrate, AskUserQuestion's translation in
@@ -18,7 +18,7 @@ import (
 	"askuser/cmd/internal/clientflags"
 )
 
-// Exit codes of SPEC §7.
+// Exit codes of docs/contract.md §7.
 const (
 	exitOK          = 0
 	exitFailed      = 1

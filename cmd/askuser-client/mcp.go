@@ -10,7 +10,7 @@ import (
 	"askuser/socketproto/askclient"
 )
 
-// mcpCommand serves the MCP tools (SPEC §8) by running askuser-mcp in this
+// mcpCommand serves the MCP tools (docs/contract.md §8) by running askuser-mcp in this
 // process's place: the same pid, stdin, stdout and signals, so the MCP
 // client that started `askuser-client mcp` speaks to the server itself. The
 // server is a program of its own so that the MCP SDK is not loaded by every

@@ -23,7 +23,7 @@ import (
 const proxyStopGrace = 2 * time.Second
 
 // mcpProxyCommand runs an stdio MCP server behind a relay that answers the
-// server's elicitations in askuser (SPEC §8). It is not built on the MCP SDK:
+// server's elicitations in askuser (docs/contract.md §8). It is not built on the MCP SDK:
 // it relays lines, so every message it does not answer reaches the other
 // side as it was sent.
 var mcpProxyCommand = command{

@@ -16,7 +16,7 @@ import (
 	"askuser/socketproto/askclient"
 )
 
-// The relay of `askuser-client mcp-proxy` (SPEC §8): newline-delimited
+// The relay of `askuser-client mcp-proxy` (docs/contract.md §8): newline-delimited
 // JSON-RPC between an MCP client (our stdin and stdout) and an MCP server
 // (the child's). Lines pass through as they came, byte for byte, except:
 //

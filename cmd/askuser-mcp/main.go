@@ -1,4 +1,4 @@
-// Command askuser-mcp is askuser's MCP server on stdio (SPEC §8): the tools
+// Command askuser-mcp is askuser's MCP server on stdio (docs/contract.md §8): the tools
 // ask_user_question, ask_user and permission_prompt, served over the daemon.
 // Agents start it as `askuser-client mcp`, which runs this program in its
 // place; it is a program of its own so that the MCP SDK and what it links
@@ -20,7 +20,7 @@ import (
 	"askuser/cmd/internal/mcpserver"
 )
 
-// Exit codes, as askuser-client's (SPEC §7).
+// Exit codes, as askuser-client's (docs/contract.md §7).
 const (
 	exitOK     = 0
 	exitFailed = 1

@@ -1,4 +1,4 @@
-// Command askuserd is the per-user daemon and its pane (SPEC §2, §6).
+// Command askuserd is the per-user daemon and its pane (docs/contract.md §2, §6).
 //
 //	askuserd serve     the daemon in the foreground, no pane
 //	askuserd stop      stop the running daemon cleanly and wait for it

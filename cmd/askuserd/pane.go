@@ -29,7 +29,7 @@ its questions go on.
        askuserd web [--listen ADDR] [--url] [--rotate]  the web pane, for a browser or a phone (askuserd web --help)
 `
 
-// runPane is `askuserd` without "serve" (SPEC §2, §6).
+// runPane is `askuserd` without "serve" (docs/contract.md §2, §6).
 func runPane(args []string) int {
 	fs := flag.NewFlagSet("askuserd", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)

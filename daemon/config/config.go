@@ -1,5 +1,5 @@
-// Package config reads askuser's config.toml (SPEC §9) and resolves the paths of
-// SPEC §2. Every key is optional; a wrong type or value is an error that names
+// Package config reads askuser's config.toml (docs/contract.md §9) and resolves the paths of
+// docs/contract.md §2. Every key is optional; a wrong type or value is an error that names
 // the key and its line; an unknown key (a typo, a key of a newer version) is a
 // warning that names it, and is ignored. It knows nothing of the daemon's workings, so the
 // pane and the client can read the same file.
@@ -61,7 +61,7 @@ type UI struct {
 	Bell   bool   `toml:"bell"`
 	Editor string `toml:"editor"`
 	// InputGuard is how long keys that choose, submit, decline or confirm
-	// are ignored after the question on screen changes (SPEC §6), so that
+	// are ignored after the question on screen changes (docs/contract.md §6), so that
 	// keys typed for one request never answer the next.
 	InputGuard Duration `toml:"input_guard"`
 }
@@ -191,7 +191,7 @@ func Parse(data []byte) (Config, error) {
 	return cfg, nil
 }
 
-// Ranges of the numbers in config.toml (SPEC §9: every number has a range).
+// Ranges of the numbers in config.toml (docs/contract.md §9: every number has a range).
 // The upper bounds are far above any sensible setting and low enough that
 // nothing computed from them overflows or asks for absurd memory.
 const (

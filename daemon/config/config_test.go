@@ -103,7 +103,7 @@ func TestParseErrors(t *testing.T) {
 
 // An unknown key is a warning that names it and its line, never an error:
 // a typo in a pane setting must not switch askuser off for every agent
-// (SPEC §9). The rest of the file still applies.
+// (docs/contract.md §9). The rest of the file still applies.
 func TestUnknownKeysWarn(t *testing.T) {
 	cases := []struct {
 		name, text string

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 )
 
-// SocketPath resolves the socket (SPEC §2): the flag, then ASKUSER_SOCKET, then
+// SocketPath resolves the socket (docs/contract.md §2): the flag, then ASKUSER_SOCKET, then
 // daemon.socket, then $XDG_RUNTIME_DIR/askuser/askuserd.sock, then
 // /tmp/askuser-$UID/askuserd.sock.
 func (c Config) SocketPath(flag string) string {
@@ -21,7 +21,7 @@ func (c Config) SocketPath(flag string) string {
 	if rt := os.Getenv("XDG_RUNTIME_DIR"); rt != "" {
 		return filepath.Join(rt, "askuser", "askuserd.sock")
 	}
-	// SPEC §2 names /tmp itself, not $TMPDIR: an agent and a pane started
+	// docs/contract.md §2 names /tmp itself, not $TMPDIR: an agent and a pane started
 	// from shells with different TMPDIRs must still find the same daemon.
 	return filepath.Join("/tmp", fmt.Sprintf("askuser-%d", os.Getuid()), "askuserd.sock")
 }

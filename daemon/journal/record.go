@@ -1,4 +1,4 @@
-// Package journal keeps askuserd's queue on disk (SPEC §10): an append-only
+// Package journal keeps askuserd's queue on disk (docs/contract.md §10): an append-only
 // state.jsonl of what happened to each request, replayed on start and
 // compacted to the live state, and history.jsonl, one line per resolved
 // request. It knows the records and the files, nothing of the queue that
@@ -71,7 +71,7 @@ type Result struct {
 	// Delivered: the result was written to a waiting connection.
 	Delivered bool
 	// Asked is the request as it was asked (without its draft), for
-	// history and for "same agent, same questions" (SPEC §10).
+	// history and for "same agent, same questions" (docs/contract.md §10).
 	Asked socketproto.Pending
 }
 

@@ -8,7 +8,7 @@ import (
 	"os"
 )
 
-// No line is ever appended onto a torn fragment (SPEC §10): a file whose
+// No line is ever appended onto a torn fragment (docs/contract.md §10): a file whose
 // last line has no newline (a crash mid-append, a failed write that could
 // not be cut back, a file cut short by hand) would glue the next line onto
 // it, and both would be unreadable for good. So before appending, the end

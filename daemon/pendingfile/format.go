@@ -10,7 +10,7 @@ import (
 	"askuser/socketproto"
 )
 
-// Instructions is the first field of the file, verbatim from SPEC §5.
+// Instructions is the first field of the file, verbatim from docs/contract.md §5.
 const Instructions = "Fill in each \"answer\" (your text, an option's label, or its number) and save. A request is sent when all of its answers are filled. Set \"cancel\": true on a request to decline it."
 
 // File is the pending file as the daemon writes it and as a user saves it.
@@ -18,7 +18,7 @@ type File struct {
 	Instructions string `json:"instructions"`
 	// Revision is read-only: the number of the daemon's rewrite the file
 	// was edited from, raised on every rewrite, so that a save can be
-	// merged against what the user saw (SPEC §5). 0: none given.
+	// merged against what the user saw (docs/contract.md §5). 0: none given.
 	Revision int64 `json:"revision,omitempty"`
 	// Problems is read-only: what was wrong with the last save, written
 	// into the file because that is where someone answering in an editor
@@ -81,14 +81,14 @@ func (*Choices) UnmarshalJSON([]byte) error { return nil }
 // approve their previews (a permission prompt's "Allow" approves the tool's
 // whole input): by label, the whole preview as a list of its lines, so that
 // a user answering in the file sees everything the answer approves, as it
-// reads (SPEC §6 "Allow means seen"). Like "choices" it is ignored on
+// reads (docs/contract.md §6 "Allow means seen"). Like "choices" it is ignored on
 // reading, whatever it holds. Other previews stay in the pane.
 type Approves map[string][]string
 
 // UnmarshalJSON ignores the field: see Approves.
 func (*Approves) UnmarshalJSON([]byte) error { return nil }
 
-// Rule is the read-only "rule" field of a typed question (SPEC §3 "Typed
+// Rule is the read-only "rule" field of a typed question (docs/contract.md §3 "Typed
 // answers"): what its answer must be, in words ("a whole number from 1 to
 // 10"), so that someone answering in an editor knows before saving. Like
 // "choices" it is ignored on reading, whatever it holds.
@@ -115,7 +115,7 @@ func ruleLine(q socketproto.Question) Rule {
 
 // choiceLine is one element of "choices": "1. PostgreSQL (Recommended)",
 // then " — " and the description when the option has one. Descriptions may
-// hold newlines and tabs (SPEC §3); JSON escapes them like any other text.
+// hold newlines and tabs (docs/contract.md §3); JSON escapes them like any other text.
 func choiceLine(n int, o socketproto.Option) string {
 	s := strconv.Itoa(n) + ". " + o.Label
 	if o.Description != "" {

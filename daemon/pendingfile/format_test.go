@@ -11,7 +11,7 @@ import (
 
 func boolp(b bool) *bool { return &b }
 
-// dbQuestion and nameQuestion are the two questions of SPEC §5's example.
+// dbQuestion and nameQuestion are the two questions of docs/contract.md §5's example.
 var (
 	dbQuestion = socketproto.Question{
 		Question: "Which database should we use?", Header: "Database", MultiSelect: boolp(false),
@@ -38,8 +38,8 @@ func pending(id string, qs ...socketproto.Question) socketproto.Pending {
 }
 
 // TestRenderSpecExample pins the file's exact shape: a user's editor and
-// their muscle memory depend on it. It is SPEC §5's example with the
-// read-only "choices" after "options" (the descriptions are SPEC §3's).
+// their muscle memory depend on it. It is docs/contract.md §5's example with the
+// read-only "choices" after "options" (the descriptions are docs/contract.md §3's).
 func TestRenderSpecExample(t *testing.T) {
 	p := pending("req-123", dbQuestion, nameQuestion)
 	p.Agent = &socketproto.Agent{ID: "a1", Name: "claude-main"}

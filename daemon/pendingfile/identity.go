@@ -19,7 +19,7 @@ import (
 // whose is it? The daemon's own (this run's last write, the previous run's
 // as kept in its ledger, or a write too large to read back), a save already
 // taken in, or a user's save to take in now. It also keeps what each recent
-// revision held, the base a save is merged against (SPEC §5).
+// revision held, the base a save is merged against (docs/contract.md §5).
 //
 // What it knows is kept beside the file (.NAME.ours, the ledger), so that a
 // restart still knows it: the file found at start may be the previous run's

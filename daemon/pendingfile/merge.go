@@ -58,7 +58,7 @@ func Merge(f *File, pending []socketproto.Pending) []Action {
 // MergeFrom compares a saved file with the revision it was edited from
 // (base: each request's answers as that revision held them, by request id;
 // nil when it is not known, and the pending requests' drafts stand in) and
-// says what to do, in the file's order (SPEC §5: a save is merged, never
+// says what to do, in the file's order (docs/contract.md §5: a save is merged, never
 // taken whole). Only an answer or a cancel flag that differs from base is
 // the user's edit; every other answer keeps its newest value, so a buffer
 // loaded before a pane's answer never undoes it. A request is resolved only

@@ -140,7 +140,7 @@ var scenarios = []struct {
 		r.fileWith("a", "b")
 		r.noReports()
 	}},
-	// SPEC §5: a save is merged against the revision it was edited from.
+	// docs/contract.md §5: a save is merged against the revision it was edited from.
 	{"a pane's complete draft is not sent by a save that answers another request (sed -i)", func(t *testing.T, r *rig) {
 		doneR := r.ask("r", dbQuestion, nameQuestion)
 		doneS := r.ask("s", nameQuestion)

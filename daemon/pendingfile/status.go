@@ -10,7 +10,7 @@ import "fmt"
 // told of) cannot be written down either.
 //
 // A status "reported" owes the user a cleared form of its pending_file_error
-// (SPEC §4): the Syncer sends it whenever it moves from a reported status to
+// (docs/contract.md §4): the Syncer sends it whenever it moves from a reported status to
 // one that is not (become).
 type fileStatus int
 

@@ -208,7 +208,7 @@ func (s *Syncer) fileFine() {
 
 // become moves the Syncer to status next. Leaving a status that was
 // reported for one that is not sends the cleared form of the report
-// (SPEC §4: recovery is announced as well as failure), so no transition
+// (docs/contract.md §4: recovery is announced as well as failure), so no transition
 // can end a problem without saying so.
 func (s *Syncer) become(next fileStatus) {
 	was := s.status

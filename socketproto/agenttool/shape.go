@@ -52,7 +52,7 @@ func PiShape(r socketproto.Response) map[string]any {
 // "question: answer" line per question, ending in a newline. A multi-line
 // answer keeps its lines, indented by two spaces so it cannot be mistaken
 // for the next question; a note follows on its own line, "  note: …"
-// (SPEC §7), so the answer line stays exactly the answer.
+// (docs/contract.md §7), so the answer line stays exactly the answer.
 func TextShape(r socketproto.Response) string {
 	if r.Cancelled {
 		return socketproto.DeclinedSentence + "\n"

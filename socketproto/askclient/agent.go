@@ -7,7 +7,7 @@ import (
 	"askuser/socketproto"
 )
 
-// Environment variables of SPEC §7 that describe the asking agent.
+// Environment variables of docs/contract.md §7 that describe the asking agent.
 const (
 	EnvAgentID  = "ASKUSER_AGENT_ID"
 	EnvParentID = "ASKUSER_PARENT_ID"

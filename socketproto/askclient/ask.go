@@ -20,7 +20,7 @@ import (
 var ErrConnectionLost = errors.New("connection to askuserd lost")
 
 // ReconnectWindow is how long Ask and Wait try to get back to the daemon after
-// the connection drops (SPEC §7: 30 s).
+// the connection drops (docs/contract.md §7: 30 s).
 var ReconnectWindow = 30 * time.Second
 
 // withdrawWait bounds how long a cancelled Ask waits for the daemon to
@@ -187,7 +187,7 @@ func waitFor(ctx context.Context, o Options, id string, first socketproto.Messag
 
 // reconnect dials until it gets through or ReconnectWindow passes. Each
 // attempt may autostart a daemon (Connect's own retries then run inside it)
-// — unless the daemon was stopped on purpose (SPEC §2): a clean stop removes
+// — unless the daemon was stopped on purpose (docs/contract.md §2): a clean stop removes
 // its socket, a crash leaves it. Then the client waits, without a deadline,
 // for the user to start one again, and says so once.
 func reconnect(ctx context.Context, o Options) (*session, error) {

@@ -266,7 +266,7 @@ func TestAskGivesUpAfterReconnectWindow(t *testing.T) {
 
 // A daemon stopped on purpose (its socket removed, as a clean stop does) is
 // not started again by a waiting client, however long it stays stopped: the
-// client says so once and resumes when the user starts one (SPEC §2).
+// client says so once and resumes when the user starts one (docs/contract.md §2).
 func TestAskWaitsOutADeliberateStop(t *testing.T) {
 	old := ReconnectWindow
 	ReconnectWindow = 200 * time.Millisecond

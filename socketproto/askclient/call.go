@@ -42,7 +42,7 @@ func Call(ctx context.Context, o Options, msg socketproto.Message) (socketproto.
 	}
 }
 
-// Park asks without waiting (SPEC §4, "wait": false): the request stays
+// Park asks without waiting (docs/contract.md §4, "wait": false): the request stays
 // pending after this returns, for `wait` to collect later.
 func Park(ctx context.Context, o Options, req socketproto.AskUserRequest) (socketproto.Queued, error) {
 	no := false

@@ -74,7 +74,7 @@ func (c *Client) List(ctx context.Context) ([]socketproto.Pending, error) {
 	return l.Pending, nil
 }
 
-// Answer answers request id as the user, one answer per question (SPEC §4).
+// Answer answers request id as the user, one answer per question (docs/contract.md §4).
 func (c *Client) Answer(ctx context.Context, id string, answers []json.RawMessage, via socketproto.Via) error {
 	_, err := call[socketproto.OK](ctx, c, socketproto.AnswerRequest{RequestID: id, Answers: answers, Via: via})
 	return err

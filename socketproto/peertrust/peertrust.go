@@ -1,5 +1,5 @@
 // Package peertrust decides whether the other end of askuser's socket is
-// the user's own (SPEC §2): the socket's directory and the socket owned by
+// the user's own (docs/contract.md §2): the socket's directory and the socket owned by
 // the user and closed to everyone else, and the process at the other end
 // running as the user, by the kernel's word (SO_PEERCRED, LOCAL_PEERCRED).
 // The daemon asks it of every connection it accepts and of its socket's

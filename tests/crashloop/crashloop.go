@@ -1,4 +1,4 @@
-// Package crashloop proves SPEC §10's promise by breaking it: it runs the
+// Package crashloop proves docs/contract.md §10's promise by breaking it: it runs the
 // real askuserd under mixed load (waiting and parked asks; answers and
 // cancels over the socket, through askuser-client and through the pending
 // file; drafts over the socket), SIGKILLs it at random moments — some right

@@ -1,4 +1,4 @@
-// Package web is the web pane of SPEC §12: a page, served by `askuserd web`,
+// Package web is the web pane of docs/contract.md §12: a page, served by `askuserd web`,
 // that shows the questions waiting in askuserd and sends the user's answers
 // back, for a browser on this machine or a phone elsewhere.
 //
@@ -13,6 +13,6 @@
 // into what the page shows (agent text cleaned as the terminal pane cleans
 // it) and the page's answers into the wire forms; secret.go holds the secret
 // and the session cookies made from it; server.go is the HTTP side (the
-// checks of SPEC §12 on every request); static/ is the page itself,
+// checks of docs/contract.md §12 on every request); static/ is the page itself,
 // embedded: plain HTML, CSS and JavaScript, no build step.
 package web

@@ -33,7 +33,7 @@ type pageQuestion struct {
 	Options []pageOption `json:"options"`
 	Draft   *pageAnswer  `json:"draft"` // the daemon's draft; null when none
 
-	// A typed question (SPEC §3 "Typed answers"): its rule in words, the
+	// A typed question (docs/contract.md §3 "Typed answers"): its rule in words, the
 	// kind of value typed (for the phone's keyboard), whether it may be
 	// left empty, whether it takes only its options, and its default
 	// (typed text, or the option in focus).

@@ -17,7 +17,7 @@ import (
 // SecretFile is the secret's name in the state dir.
 const SecretFile = "web-secret"
 
-// secretBytes is how much randomness a secret holds (SPEC §12: 32 bytes).
+// secretBytes is how much randomness a secret holds (docs/contract.md §12: 32 bytes).
 const secretBytes = 32
 
 // LoadSecret reads the secret at path, making one (mode 0600) if there is

@@ -30,7 +30,7 @@ import (
 //go:embed static
 var staticFiles embed.FS
 
-// DefaultListen is where the page is served unless told otherwise (SPEC §12).
+// DefaultListen is where the page is served unless told otherwise (docs/contract.md §12).
 const DefaultListen = "127.0.0.1:7341"
 
 // Options configure Serve.
@@ -64,7 +64,7 @@ const csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
 	"manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 // CheckListen says why addr cannot be served without TLS: any address but
-// a loopback one needs it (SPEC §12).
+// a loopback one needs it (docs/contract.md §12).
 func CheckListen(addr string, tls bool) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -180,7 +180,7 @@ func Serve(ctx context.Context, o Options) error {
 	return err
 }
 
-// servedHosts are the host names a request may name (SPEC §12: DNS
+// servedHosts are the host names a request may name (docs/contract.md §12: DNS
 // rebinding is refused). Loopback names are always served, on any port, so
 // that `ssh -L 8080:127.0.0.1:7341` works; a name of the machine only when
 // it listens beyond loopback; the certificate's names under TLS; and the

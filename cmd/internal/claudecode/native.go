@@ -1,5 +1,5 @@
 // Package claudecode translates between Claude Code's own prompts and
-// askuser's questions (SPEC §11). Its AskUserQuestion tool: both ways in —
+// askuser's questions (docs/contract.md §11). Its AskUserQuestion tool: both ways in —
 // the PreToolUse hook (claude-hook) and the permission_prompt MCP tool — are
 // given the tool's input and hand back the same input with an "answers"
 // object, which Claude Code then shows the model as the answers. Its

@@ -90,7 +90,7 @@ func (p Permission) suggestions() []json.RawMessage {
 // Request is the question: Allow, Deny, and one "Allow, and don't ask
 // again: …" per suggestion. Every way to say yes approves the tool's whole
 // input, so that input is its preview, whole, and the views take such an
-// option only once all of it has been on screen (approvesPreview; SPEC §6
+// option only once all of it has been on screen (approvesPreview; docs/contract.md §6
 // "Allow means seen"). An input too big for a message is refused by the
 // daemon and the prompt then fails: it is never cut to fit. Up to four
 // choices it is an AskUserQuestion-shaped question; more take the flexible

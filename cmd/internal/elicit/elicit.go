@@ -1,5 +1,5 @@
 // Package elicit turns an MCP elicitation (elicitation/create: a form's
-// requestedSchema, or a URL) into askuser questions of a typed kind (SPEC §3
+// requestedSchema, or a URL) into askuser questions of a typed kind (docs/contract.md §3
 // "Typed answers", §8), and the daemon's result back into the elicitation's
 // result: accept with content of the right JSON types, or decline.
 //

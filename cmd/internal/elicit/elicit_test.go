@@ -33,7 +33,7 @@ func inputJSON(t *testing.T, in *socketproto.Input) string {
 }
 
 // Each field kind of MCP's elicitation schema becomes the typed question
-// SPEC §3 describes.
+// docs/contract.md §3 describes.
 func TestFieldKinds(t *testing.T) {
 	t.Parallel()
 	cases := []struct {

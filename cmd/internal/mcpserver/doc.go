@@ -1,4 +1,4 @@
-// Package mcpserver is `askuser-client mcp` (SPEC §8): a Model Context
+// Package mcpserver is `askuser-client mcp` (docs/contract.md §8): a Model Context
 // Protocol server, built on the official Go SDK, with the tools
 // ask_user_question (strict), ask_user (flexible) and permission_prompt
 // (Claude Code's --permission-prompt-tool). A call is checked here, so the

@@ -11,7 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The permission_prompt tool (SPEC §8, §11) serves Claude Code's
+// The permission_prompt tool (docs/contract.md §8, §11) serves Claude Code's
 // --permission-prompt-tool in headless runs (claude -p): Claude Code calls it
 // instead of showing a permission dialog. AskUserQuestion's questions are
 // asked as they are and its call is allowed with the answers; any other

@@ -11,7 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// progressInterval is how often a waiting call reports progress (SPEC §8):
+// progressInterval is how often a waiting call reports progress (docs/contract.md §8):
 // clients that reset their request timeout on progress keep waiting for a
 // person who may take minutes. A variable so tests can shorten it.
 var progressInterval = 15 * time.Second

@@ -199,7 +199,7 @@ func (s *server) describeError(err error) string {
 // model is told to carry on without the answers.
 //
 // Claude Code and Codex hand the model the structured content alone when a
-// result has one (SPEC §8), so everything the model must read is in it too:
+// result has one (docs/contract.md §8), so everything the model must read is in it too:
 // the summary, and for a decline the sentence that says what to do.
 func toolResult(tool string, resp socketproto.Response) *mcp.CallToolResult {
 	var shape map[string]any

@@ -1,5 +1,5 @@
 // Package statefile opens the files of the daemon's state and runtime dirs
-// the one way SPEC §10 allows: regular files only. The open never blocks on
+// the one way docs/contract.md §10 allows: regular files only. The open never blocks on
 // a FIFO planted at the path (O_NONBLOCK) and never follows a symlink
 // (O_NOFOLLOW); anything but a regular file is refused and left alone.
 package statefile
@@ -29,7 +29,7 @@ func Open(path string, flags int, perm os.FileMode) (*os.File, fs.FileInfo, erro
 	}
 	if errors.Is(err, unix.ENXIO) {
 		// A Unix socket cannot be opened at all (ENXIO): it is not a
-		// regular file, and must be left alone like any other (SPEC §10),
+		// regular file, and must be left alone like any other (docs/contract.md §10),
 		// not taken for a missing one. Lstat says what it is.
 		mode := fs.ModeSocket
 		if fi, lerr := os.Lstat(path); lerr == nil {

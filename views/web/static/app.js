@@ -1,5 +1,5 @@
 'use strict';
-// The web pane (SPEC §12): the terminal pane's rules (SPEC §6) in a page.
+// The web pane (docs/contract.md §12): the terminal pane's rules (docs/contract.md §6) in a page.
 // Everything shown comes from the server's event stream; every change goes
 // back as a POST that carries the CSRF token. Agent text is only ever put
 // into the page with textContent: nothing an agent sends is markup.
@@ -257,7 +257,7 @@
   }
 
   // flushDraft sends question i's answer so far when it differs from what
-  // the daemon has: answers in progress are the daemon's (SPEC §6).
+  // the daemon has: answers in progress are the daemon's (docs/contract.md §6).
   function flushDraft(r, i) {
     const s = r.qs[i];
     clearTimeout(s.timer);
@@ -618,7 +618,7 @@
   }
 
   // watchGuard starts the guard when what is on screen changed by something
-  // other than the user's own navigation (SPEC §6).
+  // other than the user's own navigation (docs/contract.md §6).
   function watchGuard() {
     const r = focused();
     const what = r && !r.sending ? r.p.id + '\u0000' + r.tab : '';

@@ -19,7 +19,7 @@ import (
 	"askuser/integrations"
 )
 
-// agentPlans are the agents `askuser-client integrate` knows (SPEC §11):
+// agentPlans are the agents `askuser-client integrate` knows (docs/contract.md §11):
 // each plans the files it changes and says what else the user should know.
 var agentPlans = map[string]func(Env) ([]Change, []string, error){
 	"claude":   planClaude,

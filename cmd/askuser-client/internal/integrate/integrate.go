@@ -1,5 +1,5 @@
 // Package integrate plans and writes what connects an agent to askuser
-// (SPEC §11): Claude Code's MCP server entry, hook and permissions, Codex's
+// (docs/contract.md §11): Claude Code's MCP server entry, hook and permissions, Codex's
 // and Gemini CLI's MCP server, pi's extension. A plan is the files it would
 // change, before and after, merged into whatever the user already has; the
 // command's main decides whether to print it or write it.

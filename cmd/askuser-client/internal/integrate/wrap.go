@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-// Wrapping a configured MCP server in `askuser-client mcp-proxy` (SPEC §8):
+// Wrapping a configured MCP server in `askuser-client mcp-proxy` (docs/contract.md §8):
 // the entry's command and arguments move behind "mcp-proxy --", so the
 // server's elicitations are answered in askuser. Everything else of the
 // entry (env, cwd, trust, the user's timeout) stays.
