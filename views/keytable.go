@@ -139,6 +139,7 @@ func scrollable(p *Pane, _ keyCtx) bool       { return p.scrollable }
 func filtered(_ *Pane, c keyCtx) bool         { return c.s != nil && c.s.Filter != "" }
 func notFiltered(_ *Pane, c keyCtx) bool      { return c.s == nil || c.s.Filter == "" }
 func previewScrolls(p *Pane, _ keyCtx) bool   { return p.previewOverflow }
+func optionalQuestion(_ *Pane, c keyCtx) bool { return c.s != nil && c.s.Optional() }
 func onOther(_ *Pane, c keyCtx) bool          { return c.s != nil && c.s.Cursor == c.s.Other() }
 func hasOther(_ *Pane, c keyCtx) bool         { return c.s != nil && !c.s.NoOther() }
 func freeText(_ *Pane, c keyCtx) bool         { return c.s != nil && !c.s.HasOptions() }
@@ -236,6 +237,8 @@ var keyTable = []binding{
 		do: func(p *Pane, c keyCtx) { p.toggle(c.s, c.s.Cursor) }},
 	{keys: rk('-'), hint: "- none", keyNames: "`-`", doc: "answer “none of these” (asks first)", where: wMulti, guard: true,
 		do: func(p *Pane, c keyCtx) { p.mode = modeNone }},
+	{keys: rk('-'), hint: "- leave empty", keyNames: "`-`", doc: "leave an optional question empty", where: wSingle, guard: true,
+		when: optionalQuestion, do: func(p *Pane, c keyCtx) { p.leaveEmpty(c.r, c.s) }},
 	{keys: rk('1', '2', '3', '4', '5', '6', '7', '8', '9'), hint: "1-9 pick", keyNames: "`1`–`9`", doc: "choose that option at once", where: wSingle, guard: true,
 		do: func(p *Pane, c keyCtx) { p.number(c) }},
 	{keys: rk('1', '2', '3', '4', '5', '6', '7', '8', '9'), hint: "1-9 toggle", keyNames: "`1`–`9`", doc: "toggle that option", where: wMulti, guard: true,

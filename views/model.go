@@ -198,7 +198,8 @@ func (s *QState) Summary() string {
 	}
 	var parts []string
 	switch {
-	case s.Optional() && !s.HasOptions() && strings.TrimSpace(s.Custom) == "":
+	case s.Optional() && !s.HasOptions() && strings.TrimSpace(s.Custom) == "",
+		s.Optional() && !s.Q.IsMulti() && s.Choice < 0:
 		return LeftEmpty
 	case !s.HasOptions():
 		parts = append(parts, s.Custom)

@@ -486,6 +486,16 @@ func (p *Pane) answerNone(r *Req, s *QState) {
 	p.advance(r)
 }
 
+// leaveEmpty answers an optional single-select question with nothing:
+// the way to skip it when choosing an option would send the request.
+func (p *Pane) leaveEmpty(r *Req, s *QState) {
+	if r == nil || s == nil || !s.Optional() {
+		return
+	}
+	s.Choice, s.Answered = -1, true
+	p.advance(r)
+}
+
 func (p *Pane) cancel(r *Req) {
 	if err := p.send.Send(socketproto.Cancel{RequestID: r.P.RequestID, Via: socketproto.ViaPane}); err != nil {
 		p.hint = "Not cancelled (" + Clean(err.Error(), false) + ")."

@@ -157,3 +157,22 @@ func TestTypedDemoIsValid(t *testing.T) {
 	}
 	t.Fatal("no typed demo request")
 }
+
+// An optional enum alone in its request can be left empty with `-`:
+// choosing an option would send it.
+func TestTypedOptionalEnumLeftEmptyAlone(t *testing.T) {
+	t.Parallel()
+	h := newH(t, 80, 24)
+	q := socketproto.Question{Question: "Which region?", Input: &socketproto.Input{Type: socketproto.InputString, Enum: []string{"eu", "us"}, Required: new(bool)}}
+	q = socketproto.ApplyInput(q) // as the daemon decodes it: the enum as options
+	h.Event(snap(pending("req-1", q)))
+	h.Has("Which region?", "1. eu")
+	h.Press("-")
+	m, ok := h.LastSent().(socketproto.AnswerRequest)
+	if !ok || len(m.Answers) != 1 {
+		t.Fatalf("sent %v", h.LastSent())
+	}
+	if a, answered, err := socketproto.NormalizeAnswer(q, m.Answers[0]); err != nil || !answered || !a.Answer.IsSkipped() {
+		t.Fatalf("answer %s: %+v %v %v", m.Answers[0], a, answered, err)
+	}
+}
