@@ -147,7 +147,7 @@ func readConfigFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is %s, not a regular file; integrate reads and writes regular files only", path, fileKind(st.Mode()))
+		return nil, fmt.Errorf("%s is %s, not a regular file; integrate reads and writes regular files only", path, atomicfile.Kind(st.Mode()))
 	}
 	if st.Size() > maxConfigBytes {
 		return nil, fmt.Errorf("%s is %d bytes, more than integrate reads (%d MiB); is it the right file?", path, st.Size(), maxConfigBytes>>20)
@@ -157,19 +157,4 @@ func readConfigFile(path string) ([]byte, error) {
 		err = fmt.Errorf("%s: more than %d MiB; is it the right file?", path, maxConfigBytes>>20)
 	}
 	return b, err
-}
-
-// fileKind names what a non-regular file is, for an error message.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "not a regular file (" + m.Type().String() + ")"
 }
