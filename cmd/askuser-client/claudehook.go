@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -130,7 +129,7 @@ func runAskHook(x *invocation, in claudeHookInput) int {
 	if !ok {
 		return code
 	}
-	return writeHookOutput(x, map[string]any{
+	return writeHookOutput(x, "claude-hook", map[string]any{
 		"hookEventName":      "PreToolUse",
 		"permissionDecision": "allow",
 		"updatedInput":       updated,
@@ -176,7 +175,7 @@ func runPermissionHook(x *invocation, in claudeHookInput) int {
 		if !ok {
 			return code
 		}
-		return writeHookOutput(x, permissionOutput(map[string]any{"behavior": "allow", "updatedInput": updated}))
+		return writeHookOutput(x, "claude-hook", permissionOutput(map[string]any{"behavior": "allow", "updatedInput": updated}))
 	}
 	input := agentinput.UnquoteJSON(in.ToolInput)
 	if len(input) == 0 || string(input) == "null" {
@@ -196,7 +195,7 @@ func runPermissionHook(x *invocation, in claudeHookInput) int {
 			decision["updatedPermissions"] = []json.RawMessage{d.Suggestion}
 		}
 	}
-	return writeHookOutput(x, permissionOutput(decision))
+	return writeHookOutput(x, "claude-hook", permissionOutput(decision))
 }
 
 func permissionOutput(decision map[string]any) map[string]any {
@@ -223,7 +222,7 @@ func hookAsk(x *invocation, in claudeHookInput, req socketproto.AskUserRequest, 
 		return resp, exitOK, false
 	}
 	req.RequestID = askclient.NewRequestID()
-	req.Agent = claudeHookAgent(in)
+	req.Agent = hookAgent("claude-code", in.SessionID, in.Cwd)
 
 	sigCtx, sig, stop := signalContext()
 	defer stop()
@@ -245,52 +244,7 @@ func hookAsk(x *invocation, in claudeHookInput, req socketproto.AskUserRequest, 
 			fmt.Fprintf(stderr, "askuser-client claude-hook: answered in Claude Code's own dialog; request %s withdrawn\n", req.RequestID)
 			return resp, exitOK, false
 		}
-		if ctx.Err() != nil {
-			fmt.Fprintf(stderr, "askuser-client claude-hook: interrupted; request %s withdrawn\n", req.RequestID)
-			return resp, signalExit(sig()), false
-		}
-		var pe *socketproto.Error
-		if errors.As(err, &pe) {
-			fmt.Fprintf(stderr, "askuser-client claude-hook: askuserd refused the questions: %s; Claude Code asks in its own dialog\n", pe.Error())
-		} else {
-			fmt.Fprintf(stderr, "askuser-client claude-hook: %v; Claude Code asks in its own dialog\n", err)
-		}
-		return resp, exitOK, false
+		return resp, hookAskFailed(stderr, "claude-hook", "Claude Code asks in its own dialog", req.RequestID, err, ctx, sig), false
 	}
-	if resp.ConnectionLost {
-		return resp, exitOK, false
-	}
-	return resp, exitOK, true
-}
-
-// writeHookOutput prints {"hookSpecificOutput": out}, the one line Claude
-// Code reads from a hook.
-func writeHookOutput(x *invocation, out map[string]any) int {
-	b, err := json.Marshal(map[string]any{"hookSpecificOutput": out})
-	if err != nil {
-		fmt.Fprintf(x.stderr, "askuser-client claude-hook: encoding the answer: %v\n", err)
-		return exitOK
-	}
-	b = append(b, '\n')
-	if _, err := x.stdout.Write(b); err != nil {
-		fmt.Fprintf(x.stderr, "askuser-client claude-hook: writing the answer: %v\n", err)
-	}
-	return exitOK
-}
-
-// claudeHookAgent is who asks: Claude Code's session, so two sessions are two
-// agents in the pane; ASKUSER_AGENT_ID, when set, is the id instead.
-func claudeHookAgent(in claudeHookInput) *socketproto.Agent {
-	a := askclient.AgentFromEnv()
-	if a.ID == "" {
-		a.ID = "claude-code"
-		if s := agentinput.Slug(in.SessionID); in.SessionID != "" && s != "mcp" {
-			a.ID += "-" + s
-		}
-	}
-	a.Name = "claude-code"
-	if in.Cwd != "" && len(in.Cwd) <= socketproto.MaxAgentCwdChars {
-		a.Cwd = agentinput.Printable(in.Cwd, socketproto.MaxAgentCwdChars)
-	}
-	return &a
+	return resp, exitOK, !resp.ConnectionLost
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -97,7 +96,7 @@ func runCodexHook(x *invocation) int {
 	if d.Allow {
 		decision = map[string]any{"behavior": "allow"}
 	}
-	return writeCodexHookOutput(x, map[string]any{"hookEventName": "PermissionRequest", "decision": decision})
+	return writeHookOutput(x, "codex-hook", map[string]any{"hookEventName": "PermissionRequest", "decision": decision})
 }
 
 // codexAsk asks req through the daemon as the Codex session and waits. ok
@@ -115,59 +114,13 @@ func codexAsk(x *invocation, in codexHookInput, req socketproto.AskUserRequest) 
 		return resp, exitOK, false
 	}
 	req.RequestID = askclient.NewRequestID()
-	req.Agent = codexHookAgent(in)
+	req.Agent = hookAgent("codex", in.SessionID, in.Cwd)
 
 	ctx, sig, stop := signalContext()
 	defer stop()
 	resp, err = c.Ask(ctx, req, nil)
 	if err != nil {
-		if ctx.Err() != nil {
-			fmt.Fprintf(stderr, "askuser-client codex-hook: interrupted; request %s withdrawn\n", req.RequestID)
-			return resp, signalExit(sig()), false
-		}
-		var pe *socketproto.Error
-		if errors.As(err, &pe) {
-			fmt.Fprintf(stderr, "askuser-client codex-hook: askuserd refused the question: %s; Codex asks in its own prompt\n", pe.Error())
-		} else {
-			fmt.Fprintf(stderr, "askuser-client codex-hook: %v; Codex asks in its own prompt\n", err)
-		}
-		return resp, exitOK, false
+		return resp, hookAskFailed(stderr, "codex-hook", "Codex asks in its own prompt", req.RequestID, err, ctx, sig), false
 	}
-	if resp.ConnectionLost {
-		return resp, exitOK, false
-	}
-	return resp, exitOK, true
-}
-
-// writeCodexHookOutput prints {"hookSpecificOutput": out}, the one line
-// Codex reads from the hook.
-func writeCodexHookOutput(x *invocation, out map[string]any) int {
-	b, err := json.Marshal(map[string]any{"hookSpecificOutput": out})
-	if err != nil {
-		fmt.Fprintf(x.stderr, "askuser-client codex-hook: encoding the answer: %v\n", err)
-		return exitOK
-	}
-	b = append(b, '\n')
-	if _, err := x.stdout.Write(b); err != nil {
-		fmt.Fprintf(x.stderr, "askuser-client codex-hook: writing the answer: %v\n", err)
-	}
-	return exitOK
-}
-
-// codexHookAgent is who asks: the Codex session ("codex-SESSION"), so two
-// sessions are two agents in the pane; ASKUSER_AGENT_ID, when set, is the
-// id instead.
-func codexHookAgent(in codexHookInput) *socketproto.Agent {
-	a := askclient.AgentFromEnv()
-	if a.ID == "" {
-		a.ID = "codex"
-		if s := agentinput.Slug(in.SessionID); in.SessionID != "" && s != "mcp" {
-			a.ID += "-" + s
-		}
-	}
-	a.Name = "codex"
-	if in.Cwd != "" && len(in.Cwd) <= socketproto.MaxAgentCwdChars {
-		a.Cwd = agentinput.Printable(in.Cwd, socketproto.MaxAgentCwdChars)
-	}
-	return &a
+	return resp, exitOK, !resp.ConnectionLost
 }
