@@ -3,6 +3,7 @@ package tests
 import (
 	"encoding/json"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -45,10 +46,17 @@ func TestPaneTmuxTypedTextSurvivesClosing(t *testing.T) {
 			p.waitFor("What should we name this service?")
 			p.typeText("order-proc")
 			p.waitFor("order-proc")
+			pid := p.pid()
 			if how == "Ctrl-C" {
 				p.keys("C-c")
 			} else {
 				p.tmux("kill-server") // the terminal goes away: SIGHUP
+			}
+			// The pane ends either way, with no terminal left to draw on.
+			for deadline := time.Now().Add(clientWait); syscall.Kill(pid, 0) == nil; time.Sleep(20 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the pane (pid %d) is still running after %s", pid, how)
+				}
 			}
 			got := waitTyping(t, e, "name-1", "order-proc")
 			if got.Status == "" || len(got.Draft) != 1 {

@@ -166,11 +166,21 @@ func Run(opt Options, maxMessageBytes int) error {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGTERM)
 	defer signal.Stop(sigs)
+	ran := make(chan struct{})
+	defer close(ran)
 	go func() {
 		select {
-		case <-sigs:
+		case s := <-sigs:
 			a.flushThenQuit()
-		case <-a.Done():
+			// With its terminal gone the UI may not finish stopping: the
+			// pane then ends as the signal would have ended it.
+			select {
+			case <-ran:
+			case <-time.After(2 * time.Second):
+				signal.Reset(s)
+				_ = syscall.Kill(os.Getpid(), s.(syscall.Signal))
+			}
+		case <-ran:
 		}
 	}()
 	return a.Run()
