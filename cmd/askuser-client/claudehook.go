@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"askuser/cmd/internal/agentinput"
 	"askuser/cmd/internal/claudecode"
 	"askuser/socketproto"
-	"askuser/socketproto/askclient"
 )
 
 const claudeHookSynopsis = `claude-hook [--socket PATH] [--config PATH]
@@ -129,7 +127,7 @@ func runAskHook(x *invocation, in claudeHookInput) int {
 	if !ok {
 		return code
 	}
-	return writeHookOutput(x, "claude-hook", map[string]any{
+	return writeHookOutput(x, claudeHook.command, map[string]any{
 		"hookEventName":      "PreToolUse",
 		"permissionDecision": "allow",
 		"updatedInput":       updated,
@@ -175,7 +173,7 @@ func runPermissionHook(x *invocation, in claudeHookInput) int {
 		if !ok {
 			return code
 		}
-		return writeHookOutput(x, "claude-hook", permissionOutput(map[string]any{"behavior": "allow", "updatedInput": updated}))
+		return writeHookOutput(x, claudeHook.command, permissionOutput(map[string]any{"behavior": "allow", "updatedInput": updated}))
 	}
 	input := agentinput.UnquoteJSON(in.ToolInput)
 	if len(input) == 0 || string(input) == "null" {
@@ -195,56 +193,21 @@ func runPermissionHook(x *invocation, in claudeHookInput) int {
 			decision["updatedPermissions"] = []json.RawMessage{d.Suggestion}
 		}
 	}
-	return writeHookOutput(x, "claude-hook", permissionOutput(decision))
+	return writeHookOutput(x, claudeHook.command, permissionOutput(decision))
 }
 
 func permissionOutput(decision map[string]any) map[string]any {
 	return map[string]any{"hookEventName": "PermissionRequest", "decision": decision}
 }
 
-// hookAsk asks req through the daemon as Claude Code's session and waits.
-// ok false means there is no answer to give Claude Code: the hook ends with
-// code and prints nothing, and Claude Code asks in its own dialog. A
-// SIGTERM or SIGINT (Claude Code answered in its own dialog first, the user
-// pressed Esc, or the hook's timeout passed) withdraws the question from
-// askuser before the hook exits, and so does the call's result appearing in
-// the transcript that watch follows (nil: none), which means the user
-// answered in Claude Code's own dialog.
+// hookAsk asks req through the daemon as Claude Code's session and waits
+// (agentHook.ask); the call's result appearing in the transcript that watch
+// follows (nil: none) means the user answered in Claude Code's own dialog,
+// and withdraws the question.
 func hookAsk(x *invocation, in claudeHookInput, req socketproto.AskUserRequest, watch *transcriptWatch) (resp socketproto.Response, code int, ok bool) {
-	stderr := x.stderr
-	if _, err := x.config(); err != nil {
-		fmt.Fprintln(stderr, "askuser-client claude-hook:", err)
-		return resp, exitOK, false
-	}
-	c, err := x.client()
-	if err != nil {
-		fmt.Fprintln(stderr, "askuser-client claude-hook:", err)
-		return resp, exitOK, false
-	}
-	req.RequestID = askclient.NewRequestID()
-	req.Agent = hookAgent("claude-code", in.SessionID, in.Cwd)
-
-	sigCtx, sig, stop := signalContext()
-	defer stop()
-	ctx, cancel := context.WithCancel(sigCtx)
-	defer cancel()
+	var elsewhere func(<-chan struct{}) <-chan struct{}
 	if watch != nil {
-		elsewhere := watch.answered(ctx.Done())
-		go func() {
-			select {
-			case <-elsewhere:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
+		elsewhere = watch.answered
 	}
-	resp, err = c.Ask(ctx, req, nil)
-	if err != nil {
-		if sigCtx.Err() == nil && ctx.Err() != nil {
-			fmt.Fprintf(stderr, "askuser-client claude-hook: answered in Claude Code's own dialog; request %s withdrawn\n", req.RequestID)
-			return resp, exitOK, false
-		}
-		return resp, hookAskFailed(stderr, "claude-hook", "Claude Code asks in its own dialog", req.RequestID, err, ctx, sig), false
-	}
-	return resp, exitOK, !resp.ConnectionLost
+	return claudeHook.ask(x, in.SessionID, in.Cwd, req, elsewhere)
 }

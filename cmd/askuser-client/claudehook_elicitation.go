@@ -29,11 +29,11 @@ func runElicitationHook(x *invocation, in claudeHookInput) int {
 		if code != exitOK {
 			// Withdrawn: whoever still reads the output learns the
 			// user never answered.
-			writeHookOutput(x, "claude-hook", elicitationOutput(elicit.Cancel()))
+			writeHookOutput(x, claudeHook.command, elicitationOutput(elicit.Cancel()))
 		}
 		return code
 	}
-	return writeHookOutput(x, "claude-hook", elicitationOutput(form.Result(resp)))
+	return writeHookOutput(x, claudeHook.command, elicitationOutput(form.Result(resp)))
 }
 
 // elicitationRequest is the elicitation as askuser questions, checked as

@@ -8,8 +8,6 @@ import (
 
 	"askuser/cmd/internal/agentinput"
 	"askuser/cmd/internal/claudecode"
-	"askuser/socketproto"
-	"askuser/socketproto/askclient"
 )
 
 const codexHookSynopsis = `codex-hook [--socket PATH] [--config PATH]
@@ -87,7 +85,7 @@ func runCodexHook(x *invocation) int {
 	// the whole input, shown as its preview. Codex has no "don't ask
 	// again" suggestions to offer, and refuses updatedPermissions.
 	perm := claudecode.Permission{Tool: in.ToolName, Input: input}
-	resp, code, ok := codexAsk(x, in, perm.Request())
+	resp, code, ok := codexHook.ask(x, in.SessionID, in.Cwd, perm.Request(), nil)
 	if !ok {
 		return code
 	}
@@ -96,31 +94,5 @@ func runCodexHook(x *invocation) int {
 	if d.Allow {
 		decision = map[string]any{"behavior": "allow"}
 	}
-	return writeHookOutput(x, "codex-hook", map[string]any{"hookEventName": "PermissionRequest", "decision": decision})
-}
-
-// codexAsk asks req through the daemon as the Codex session and waits. ok
-// false means there is no decision to give Codex: the hook ends with code
-// and prints nothing. A SIGTERM or SIGINT withdraws the question first.
-func codexAsk(x *invocation, in codexHookInput, req socketproto.AskUserRequest) (resp socketproto.Response, code int, ok bool) {
-	stderr := x.stderr
-	if _, err := x.config(); err != nil {
-		fmt.Fprintln(stderr, "askuser-client codex-hook:", err)
-		return resp, exitOK, false
-	}
-	c, err := x.client()
-	if err != nil {
-		fmt.Fprintf(stderr, "askuser-client codex-hook: %v; Codex asks in its own prompt\n", err)
-		return resp, exitOK, false
-	}
-	req.RequestID = askclient.NewRequestID()
-	req.Agent = hookAgent("codex", in.SessionID, in.Cwd)
-
-	ctx, sig, stop := signalContext()
-	defer stop()
-	resp, err = c.Ask(ctx, req, nil)
-	if err != nil {
-		return resp, hookAskFailed(stderr, "codex-hook", "Codex asks in its own prompt", req.RequestID, err, ctx, sig), false
-	}
-	return resp, exitOK, !resp.ConnectionLost
+	return writeHookOutput(x, codexHook.command, map[string]any{"hookEventName": "PermissionRequest", "decision": decision})
 }
