@@ -551,16 +551,26 @@ func (s *server) waiting(w http.ResponseWriter, id string) (socketproto.Pending,
 	return p, ok
 }
 
-func (s *server) handleDraft(w http.ResponseWriter, r *http.Request, _ string) {
-	var body struct {
-		ID     string      `json:"id"`
-		Index  int         `json:"index"`
-		Answer *pageAnswer `json:"answer"`
-	}
+// answerBody is what the page sends about one question's answer so far.
+type answerBody struct {
+	ID     string      `json:"id"`
+	Index  int         `json:"index"`
+	Answer *pageAnswer `json:"answer"`
+}
+
+// readAnswer reads an answerBody for a request still waiting; false when
+// the reply (the error) was written already.
+func (s *server) readAnswer(w http.ResponseWriter, r *http.Request) (socketproto.Pending, answerBody, bool) {
+	var body answerBody
 	if !readBody(w, r, &body) {
-		return
+		return socketproto.Pending{}, body, false
 	}
 	p, ok := s.waiting(w, body.ID)
+	return p, body, ok
+}
+
+func (s *server) handleDraft(w http.ResponseWriter, r *http.Request, _ string) {
+	p, body, ok := s.readAnswer(w, r)
 	if !ok {
 		return
 	}
@@ -577,15 +587,7 @@ func (s *server) handleDraft(w http.ResponseWriter, r *http.Request, _ string) {
 // handleCheck says what is wrong with an answer to a typed question before
 // the page moves on from it.
 func (s *server) handleCheck(w http.ResponseWriter, r *http.Request, _ string) {
-	var body struct {
-		ID     string      `json:"id"`
-		Index  int         `json:"index"`
-		Answer *pageAnswer `json:"answer"`
-	}
-	if !readBody(w, r, &body) {
-		return
-	}
-	p, ok := s.waiting(w, body.ID)
+	p, body, ok := s.readAnswer(w, r)
 	if !ok {
 		return
 	}
