@@ -47,7 +47,7 @@ func (s *state) draft(c *conn, m socketproto.DraftRequest) {
 	// Text typed in a pane and not yet accepted is kept too (it is not an
 	// answer: NormalizeAnswer leaves it out), so that closing the pane
 	// loses nothing.
-	if answered || keepsTyping(m.Answer) {
+	if answered || strings.TrimSpace(socketproto.DraftTyping(m.Answer)) != "" {
 		var buf bytes.Buffer
 		if json.Compact(&buf, m.Answer) == nil {
 			value = buf.Bytes()
@@ -61,14 +61,4 @@ func (s *state) draft(c *conn, m socketproto.DraftRequest) {
 		return
 	}
 	s.send(c, socketproto.OK{RequestID: m.RequestID})
-}
-
-// keepsTyping reports whether a draft object holds text still being typed
-// ({"typing": "…"}).
-func keepsTyping(raw json.RawMessage) bool {
-	var obj struct {
-		Typing string `json:"typing"`
-	}
-	t := bytes.TrimSpace(raw)
-	return len(t) > 0 && t[0] == '{' && json.Unmarshal(t, &obj) == nil && strings.TrimSpace(obj.Typing) != ""
 }

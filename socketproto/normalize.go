@@ -475,6 +475,20 @@ func fromList(q Question, list []any) (selection, error) {
 	return sel, nil
 }
 
+// DraftTyping is the "typing" of a draft in the object form: text typed in
+// a pane and not yet accepted, which a draft keeps beside the answer and
+// which is never part of it. "" when there is none.
+func DraftTyping(raw json.RawMessage) string {
+	var obj struct {
+		Typing string `json:"typing"`
+	}
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &obj) != nil {
+		return ""
+	}
+	return obj.Typing
+}
+
 // fromObject reads {"selected":[…],"custom":"…","notes":"…"}: the form the
 // pane sends, where typed text is explicit and never matched to a label.
 func fromObject(q Question, obj map[string]any) (selection, error) {

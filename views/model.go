@@ -277,7 +277,7 @@ func (s *QState) acceptedDraft() json.RawMessage {
 // missing, null and blank are all "none"; else what the normaliser makes of
 // them ({"selected":["A"]} and "A" are one answer), or their compact JSON.
 func (s *QState) sameAnswer(a, b json.RawMessage) bool {
-	if typingOf(a) != typingOf(b) {
+	if socketproto.DraftTyping(a) != socketproto.DraftTyping(b) {
 		return false // the text being typed is part of the draft too
 	}
 	fa, fb := filled(a), filled(b)
@@ -307,17 +307,6 @@ func filled(raw json.RawMessage) bool {
 	return len(t) > 0 && string(t) != "null" && string(t) != `""`
 }
 
-// typingOf is the "typing" of a draft object: text not yet accepted.
-func typingOf(raw json.RawMessage) string {
-	var obj struct {
-		Typing string `json:"typing"`
-	}
-	if len(bytes.TrimSpace(raw)) == 0 || bytes.TrimSpace(raw)[0] != '{' || json.Unmarshal(raw, &obj) != nil {
-		return ""
-	}
-	return obj.Typing
-}
-
 // takeDraft makes the question's answer the daemon's draft: the latest edit
 // wins, wherever it was made. What only this pane has — where the focus is,
 // the filter, the scroll positions, text typed into an open input — stays.
@@ -327,7 +316,7 @@ func (s *QState) takeDraft(raw json.RawMessage) {
 	fresh.Cursor, fresh.Filter, fresh.Scroll, fresh.WinTop, fresh.PrevTop = s.Cursor, s.Filter, s.Scroll, s.WinTop, s.PrevTop
 	fresh.Known, fresh.inflight, fresh.reqID = s.Known, s.inflight, s.reqID
 	fresh.approvals = s.approvals
-	fresh.Typing = typingOf(raw)
+	fresh.Typing = socketproto.DraftTyping(raw)
 	if fresh.Typing != "" {
 		if _, answered, err := socketproto.NormalizeAnswer(s.Q, raw); err == nil && !answered {
 			// Only text still being typed: nothing accepted.

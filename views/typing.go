@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"time"
+
+	"askuser/socketproto"
 )
 
 // Text typed and not yet accepted is not lost when the pane closes (Ctrl-C,
@@ -62,7 +64,7 @@ func (p *Pane) typingLater(s *QState, v json.RawMessage) bool {
 // onlyTypingDiffers reports whether drafts a and b are the same apart from
 // their "typing".
 func onlyTypingDiffers(a, b json.RawMessage) bool {
-	if typingOf(a) == typingOf(b) {
+	if socketproto.DraftTyping(a) == socketproto.DraftTyping(b) {
 		return false
 	}
 	return bytes.Equal(withoutTyping(a), withoutTyping(b))
