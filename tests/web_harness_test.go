@@ -310,14 +310,27 @@ func (b *browser) settled() {
 // click clicks (a real mouse click, at the element's centre) the element sel.
 func (b *browser) click(sel string) {
 	b.t.Helper()
-	b.run(chromedp.ScrollIntoView(chromedp.CSS(sel)), chromedp.Click(chromedp.CSS(sel)))
+	b.centre(fmt.Sprintf(`document.querySelector(%q)`, sel))
+	b.run(chromedp.Click(chromedp.CSS(sel)))
 }
 
 // clickText clicks the visible button whose text contains text.
 func (b *browser) clickText(text string) {
 	b.t.Helper()
 	sel := fmt.Sprintf(`//button[contains(normalize-space(.), %q) and not(ancestor-or-self::*[@hidden])]`, text)
-	b.run(chromedp.ScrollIntoView(sel), chromedp.Click(sel))
+	b.centre(fmt.Sprintf(`document.evaluate(%q, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue`, sel))
+	b.run(chromedp.Click(sel))
+}
+
+// centre scrolls the element the expression finds to the middle of the
+// window, as a user brings a button into view before tapping it: scrolled
+// only "into view", it may sit under the page's sticky header or button
+// bar, and the click would land on those.
+func (b *browser) centre(expr string) {
+	b.t.Helper()
+	b.waitJS(expr)
+	jsValue[bool](b, `(async () => { const e = `+expr+`; if (e) e.scrollIntoView({ block: 'center' });
+		await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r))); return true; })()`)
 }
 
 // typeInto types text into the element sel, key by key.

@@ -234,7 +234,7 @@ func TestWebTypedQuestions(t *testing.T) {
 	b.clickText("Next")
 	b.waitText("Review and send", "(left empty)")
 	b.clickText("Send answers")
-	r := <-res
+	r := b.result(res)
 	if !r.Answered || string(r.Answers[0].Answer.JSON) != "7" || r.Answers[1].Answer.Text != "Yes" || !r.Answers[2].Answer.IsSkipped() {
 		b, _ := json.Marshal(r)
 		t.Fatalf("result %s", b)

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
 	"github.com/gdamore/tcell/v2"
 
 	"askuser/socketproto"
@@ -269,16 +268,39 @@ func TestWebAllowNeedsThePreviewRead(t *testing.T) {
 	if checked != "false" {
 		t.Fatal("Allow was taken before its preview was read")
 	}
-	// Read it: scroll the box into view, then to its end, a screenful at a time.
-	b.run(chromedp.ScrollIntoView(chromedp.CSS(`pre.preview`)))
-	jsValue[bool](b, `(async () => { const p = document.querySelector('pre.preview');
-		while (p.scrollTop + p.clientHeight < p.scrollHeight - 1) { p.scrollTop += p.clientHeight - 10; await new Promise(r => setTimeout(r, 20)); }
+	// Read it: bring the box wholly on screen, then scroll it to its end a
+	// screenful at a time, each step seen by the page before the next (a
+	// busy browser coalesces scroll events, and the page does not count a
+	// jump as read).
+	jsValue[bool](b, `(async () => {
+		const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+		document.querySelector('pre.preview').scrollIntoView({ block: 'center' });
+		await frame();
+		for (let i = 0; i < 1000; i++) {
+			const p = document.querySelector('pre.preview');
+			if (p.scrollTop + p.clientHeight >= p.scrollHeight - 1) break;
+			p.scrollTop += p.clientHeight - 10;
+			await frame();
+		}
 		return true; })()`)
 	b.waitText("read to the end")
 	b.click(`button.option[data-option="0"]`)
 	b.clickText("Send")
-	if r := <-res; !r.Answered || r.Answers[0].Answer.Text != "Allow" {
+	if r := b.result(res); !r.Answered || r.Answers[0].Answer.Text != "Allow" {
 		t.Fatalf("result %+v", r)
+	}
+}
+
+// result waits for the answer askOnSocket's question gets, failing with what
+// the page shows if none comes.
+func (b *browser) result(res <-chan socketproto.Response) socketproto.Response {
+	b.t.Helper()
+	select {
+	case r := <-res:
+		return r
+	case <-time.After(30 * time.Second):
+		b.t.Fatalf("no answer came; the page shows:\n%s", b.textNow())
+		return socketproto.Response{}
 	}
 }
 
