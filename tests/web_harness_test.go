@@ -336,6 +336,7 @@ func (b *browser) centre(expr string) {
 // typeInto types text into the element sel, key by key.
 func (b *browser) typeInto(sel, text string) {
 	b.t.Helper()
+	b.centre(fmt.Sprintf(`document.querySelector(%q)`, sel))
 	b.run(chromedp.Click(chromedp.CSS(sel)), chromedp.SendKeys(chromedp.CSS(sel), text))
 }
 

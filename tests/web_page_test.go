@@ -218,6 +218,13 @@ func TestWebTypedQuestions(t *testing.T) {
 	b.settled()
 	b.typeInto(`textarea[data-k^="custom-"]`, "11")
 	b.waitText("Not accepted yet:")
+	// Text against the rule is still the user's draft: the page opened
+	// afresh (or told of the draft by the daemon) shows it, not an empty box.
+	b.waitJS(`window.askuserState.reqs[0] && window.askuserState.reqs[0].qs[0].inflight === 0`)
+	b.eval0(`location.reload()`)
+	b.waitText("How many replicas?")
+	b.waitJS(`document.querySelector('textarea[data-k^="custom-"]').value === '11'`)
+	b.settled()
 	b.clickText("Next")
 	b.waitText("Not accepted:")
 	b.eval0(`document.querySelector('textarea[data-k^="custom-"]').select()`)

@@ -136,6 +136,15 @@ func typedProblem(p socketproto.Pending, i int, a *pageAnswer) string {
 // normaliser. A draft it cannot read shows as no answer.
 func draftForPage(q socketproto.Question, raw json.RawMessage) *pageAnswer {
 	a, answered, err := socketproto.NormalizeAnswer(q, raw)
+	if err != nil && q.Input != nil {
+		// A typed answer against its rule ("11" for 1 to 10) is still the
+		// user's draft: the page shows it, with what is wrong, for them to
+		// fix. Read as the untyped question it is shown as (read as "no
+		// draft", the page would take it for a clearing and empty the box).
+		untyped := socketproto.ApplyInput(q)
+		untyped.Input = nil
+		a, answered, err = socketproto.NormalizeAnswer(untyped, raw)
+	}
 	if err != nil || !answered {
 		return nil
 	}

@@ -15,7 +15,10 @@ var (
 	single = socketproto.Question{Question: "Which database?", Options: []socketproto.Option{{Label: "PostgreSQL"}, {Label: "SQLite"}}}
 	many   = socketproto.Question{Question: "Which features?", MultiSelect: multi(), Options: []socketproto.Option{{Label: "Auth"}, {Label: "Billing"}}}
 	free   = socketproto.Question{Question: "Name?"}
+	count  = socketproto.Question{Question: "How many replicas?", Input: &socketproto.Input{Type: socketproto.InputInteger, Minimum: ptr(1.0), Maximum: ptr(10.0)}}
 )
+
+func ptr[T any](v T) *T { return &v }
 
 // The page's answers become the drafts the terminal pane would write:
 // the simplest form that means the same.
@@ -35,6 +38,8 @@ func TestWireDraft(t *testing.T) {
 		{"none of these", many, &pageAnswer{Selected: []int{}}, `[]`},
 		{"free text", free, &pageAnswer{Custom: "orders"}, `"orders"`},
 		{"free text emptied", free, &pageAnswer{Custom: ""}, `null`},
+		{"typed", count, &pageAnswer{Custom: "7"}, `"7"`},
+		{"typed, against its rule", count, &pageAnswer{Custom: "11"}, `{"custom":"11","selected":[]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := socketproto.Pending{Request: socketproto.Request{RequestID: "r", Questions: []socketproto.Question{tc.q}}}
@@ -45,7 +50,7 @@ func TestWireDraft(t *testing.T) {
 			// And back: the page reads the draft it wrote as the same answer.
 			if tc.a != nil && tc.want != "null" {
 				back := draftForPage(tc.q, got)
-				if back == nil || len(back.Selected) != len(tc.a.Selected) || back.Other != tc.a.Other || back.Notes != tc.a.Notes {
+				if back == nil || len(back.Selected) != len(tc.a.Selected) || back.Other != tc.a.Other || back.Notes != tc.a.Notes || back.Custom != tc.a.Custom {
 					t.Fatalf("draftForPage(%s) = %+v, want %+v", got, back, tc.a)
 				}
 			}
