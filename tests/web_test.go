@@ -268,13 +268,32 @@ func TestWebAllowNeedsThePreviewRead(t *testing.T) {
 	if checked != "false" {
 		t.Fatal("Allow was taken before its preview was read")
 	}
-	// Read it: bring the box wholly on screen, then scroll it to its end a
+	const frame = `const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));`
+	// A jump to the end is not reading it: the lines between were never on
+	// screen. The page says how much was read.
+	jsValue[bool](b, `(async () => { `+frame+`
+		const p = document.querySelector('pre.preview');
+		p.scrollIntoView({ block: 'center' });
+		await frame();
+		p.scrollTop = p.scrollHeight;
+		await frame();
+		return true; })()`)
+	switch title := jsValue[string](b, `document.querySelector('.preview-title').textContent`); {
+	case strings.Contains(title, "read to the end"):
+		t.Fatalf("a jump to the end of the preview counted as reading it: %q", title)
+	case !strings.Contains(title, "% of it)"):
+		t.Fatalf("the preview's title does not say how much was read: %q", title)
+	}
+	b.click(`button.option[data-option="0"]`)
+	b.waitText("Not taken: “Allow” approves everything in its preview")
+	// Read it: the box wholly on screen, scrolled from its top to its end a
 	// screenful at a time, each step seen by the page before the next (a
 	// busy browser coalesces scroll events, and the page does not count a
 	// jump as read).
-	jsValue[bool](b, `(async () => {
-		const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
-		document.querySelector('pre.preview').scrollIntoView({ block: 'center' });
+	jsValue[bool](b, `(async () => { `+frame+`
+		const p = document.querySelector('pre.preview');
+		p.scrollIntoView({ block: 'center' });
+		p.scrollTop = 0;
 		await frame();
 		for (let i = 0; i < 1000; i++) {
 			const p = document.querySelector('pre.preview');

@@ -37,7 +37,7 @@
     return {
       q, choice: -1, checked: new Array(q.options.length + 1).fill(false),
       custom: q.defaultText || '', notes: '', answered: false, noteOpen: false, cursor: q.defaultOption,
-      known: 'null', inflight: 0, timer: 0, seen: {}, seenUpto: {}, problem: '',
+      known: 'null', inflight: 0, timer: 0, seen: {}, seenUpto: {}, readPct: {}, problem: '',
     };
   }
   const other = s => s.q.options.length;
@@ -727,9 +727,20 @@
       'aria-label': 'Preview of ' + o.label, text: o.preview });
     pre.addEventListener('scroll', () => checkPreviews());
     const wrap = el('div', { class: 'preview-wrap' },
-      el('div', { class: 'preview-title', dir: 'auto', text: 'Preview: ' + o.label + (o.approves ? (s.seen[k] ? ' — read to the end' : ' — scroll to the end to allow') : '') }),
+      el('div', { class: 'preview-title', dir: 'auto', text: previewTitle(s, k) }),
       pre);
     return wrap;
+  }
+
+  // previewTitle names the preview and, for one that Allow approves, how far
+  // it has been read: a user who scrolled past lines too fast to see them
+  // learns where to scroll back to.
+  function previewTitle(s, k) {
+    const o = s.q.options[k];
+    if (!o.approves) return 'Preview: ' + o.label;
+    if (s.seen[k]) return 'Preview: ' + o.label + ' — read to the end';
+    const read = s.readPct[k] !== undefined ? ' (read ' + s.readPct[k] + '% of it)' : '';
+    return 'Preview: ' + o.label + ' — scroll to the end to allow' + read;
   }
 
   // checkPreviews records how far each approving preview has been shown: a
@@ -751,6 +762,11 @@
       if (rect.height === 0 || rect.top < top || rect.bottom > bottom) return;
       const upto = s.seenUpto[k] || 0;
       if (pre.scrollTop <= upto + 1) s.seenUpto[k] = Math.max(upto, pre.scrollTop + pre.clientHeight);
+      const pct = Math.min(99, Math.floor(100 * s.seenUpto[k] / pre.scrollHeight));
+      if (pct !== s.readPct[k] && pre.previousElementSibling) {
+        s.readPct[k] = pct;
+        pre.previousElementSibling.textContent = previewTitle(s, k);
+      }
       if (s.seenUpto[k] >= pre.scrollHeight - 1) {
         s.seen[k] = true;
         if (st.hint) st.hint = '';
