@@ -50,14 +50,22 @@ func mcpSpawn(t *testing.T, e *Env, clientName string, args ...string) *mcpProce
 // and connects to it as clientName.
 func mcpSpawnCmd(t *testing.T, cmd *exec.Cmd, clientName string) *mcpProcess {
 	t.Helper()
+	return mcpConnect(t, cmd, clientName, nil, nil)
+}
+
+// mcpConnect starts cmd and connects to it as clientName, with the client's
+// and the session's options (nil for the SDK's defaults); the process is
+// stopped when the test ends.
+func mcpConnect(t *testing.T, cmd *exec.Cmd, clientName string, opts *mcp.ClientOptions, session *mcp.ClientSessionOptions) *mcpProcess {
+	t.Helper()
 	p := &mcpProcess{cmd: cmd, stderr: &testdaemon.LogBuffer{}}
 	cmd.Stderr = p.stderr
-	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "1.0"}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "1.0"}, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, session)
 	if err != nil {
-		t.Fatalf("connecting to askuser-client mcp: %v; stderr:\n%s", err, p.stderr)
+		t.Fatalf("connecting to %q: %v; stderr:\n%s", cmd.Args, err, p.stderr)
 	}
 	p.cs = cs
 	t.Cleanup(func() {

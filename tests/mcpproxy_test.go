@@ -49,23 +49,7 @@ func proxySpawn(t *testing.T, e *Env, clientName string, opts *mcp.ClientOptions
 	argv := append([]string{"mcp-proxy"}, args...)
 	cmd := exec.Command(bin("askuser-client"), append(argv, "--", elicitServer(t))...)
 	cmd.Env = e.Environ()
-	p := &mcpProcess{cmd: cmd, stderr: &testdaemon.LogBuffer{}}
-	cmd.Stderr = p.stderr
-	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "1.0"}, opts)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
-	if err != nil {
-		t.Fatalf("connecting to askuser-client mcp-proxy: %v; stderr:\n%s", err, p.stderr)
-	}
-	p.cs = cs
-	t.Cleanup(func() {
-		_ = cs.Close()
-		if cmd.ProcessState == nil && cmd.Process != nil {
-			_ = cmd.Process.Kill()
-		}
-	})
-	return p
+	return mcpConnect(t, cmd, clientName, opts, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 }
 
 // elicited is what the eliciting server received, as its tool reports it.

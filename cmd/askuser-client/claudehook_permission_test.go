@@ -32,15 +32,22 @@ type permissionOut struct {
 func readPermissionOut(t *testing.T, stdout string) permissionOut {
 	t.Helper()
 	var out permissionOut
-	dec := json.NewDecoder(strings.NewReader(stdout))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&out); err != nil {
-		t.Fatalf("hook output %q: %v", stdout, err)
-	}
+	decodeHookOutput(t, stdout, &out)
 	if out.HookSpecificOutput.HookEventName != "PermissionRequest" {
 		t.Fatalf("hook output %s: want hookEventName PermissionRequest", stdout)
 	}
 	return out
+}
+
+// decodeHookOutput reads a hook's output line into out, as strictly as the
+// agent's schema for it: a field out does not have fails the test.
+func decodeHookOutput(t *testing.T, stdout string, out any) {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(out); err != nil {
+		t.Fatalf("hook output %q: %v", stdout, err)
+	}
 }
 
 func TestClaudeHookPermissionRequest(t *testing.T) {

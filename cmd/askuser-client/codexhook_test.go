@@ -34,11 +34,7 @@ type codexPermissionOut struct {
 func readCodexOut(t *testing.T, stdout string) codexPermissionOut {
 	t.Helper()
 	var out codexPermissionOut
-	dec := json.NewDecoder(strings.NewReader(stdout))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&out); err != nil {
-		t.Fatalf("hook output %q: %v", stdout, err)
-	}
+	decodeHookOutput(t, stdout, &out)
 	if out.HookSpecificOutput.HookEventName != "PermissionRequest" {
 		t.Fatalf("hook output %s: want hookEventName PermissionRequest", stdout)
 	}
