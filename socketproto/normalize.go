@@ -164,6 +164,7 @@ type selection struct {
 	custom string
 	typed  int // pieces of typed text joined into custom
 	notes  string
+	digest string // "previewDigest": the approved preview's PreviewDigest
 	// noneOfThese: the user gave an empty selection on purpose ([] or
 	// {"selected": []}), which a multi-select question takes as its answer.
 	noneOfThese bool
@@ -496,6 +497,10 @@ func fromObject(q Question, obj map[string]any) (selection, error) {
 	for k := range obj {
 		switch k {
 		case "selected", "custom", "notes":
+		case "previewDigest":
+			if _, ok := obj[k].(string); !ok {
+				return sel, errors.New("previewDigest: must be a string (the PreviewDigest of the preview the chosen option approves)")
+			}
 		case "typing":
 			// Text typed in a pane and not yet accepted (a draft keeps it
 			// so that closing the pane loses nothing): never part of the
@@ -504,7 +509,7 @@ func fromObject(q Question, obj map[string]any) (selection, error) {
 				return sel, errors.New("typing: must be a string")
 			}
 		default:
-			return sel, fmt.Errorf("unknown key %q (use \"selected\", \"custom\" and \"notes\")", truncateForError(k))
+			return sel, fmt.Errorf("unknown key %q (use \"selected\", \"custom\", \"notes\" and \"previewDigest\")", truncateForError(k))
 		}
 	}
 	switch x := obj["selected"].(type) {
@@ -547,6 +552,7 @@ func fromObject(q Question, obj map[string]any) (selection, error) {
 	default:
 		return sel, errors.New("notes: must be a string")
 	}
+	sel.digest, _ = obj["previewDigest"].(string)
 	return sel, nil
 }
 
