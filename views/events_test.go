@@ -201,7 +201,7 @@ func TestConnectionLostAndBack(t *testing.T) {
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", nameQuestion()), pending("req-2", dbQuestion())))
 	h.Press("unsent words")
-	h.Event(connLost{err: "Not connected to askuserd at /x.sock (connection refused); retrying every second."})
+	h.Event(connLost{Err: "Not connected to askuserd at /x.sock (connection refused); retrying every second."})
 	h.Has("⚠ Not connected to askuserd", "> unsent words")
 	h.Press(" and more")
 	// The daemon came back; req-2 was answered meanwhile.
@@ -448,6 +448,6 @@ func TestConnectionLostAtFortyByTwelve(t *testing.T) {
 	t.Parallel()
 	h := newH(t, 40, 12)
 	h.Event(snap(pending("req-1", dbQuestion())))
-	h.Event(connLost{err: "Not connected to askuserd at /run/user/1000/askuser/askuserd.sock (dial unix /run/user/1000/askuser/askuserd.sock: connect: no such file or directory); retrying every second. Nothing you typed is lost."})
+	h.Event(connLost{Err: "Not connected to askuserd at /run/user/1000/askuser/askuserd.sock (dial unix /run/user/1000/askuser/askuserd.sock: connect: no such file or directory); retrying every second. Nothing you typed is lost."})
 	h.Has("⚠ Not connected", "Which database should we use?", "> 1. PostgreSQL")
 }

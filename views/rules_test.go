@@ -9,6 +9,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"askuser/socketproto"
+	"askuser/views/panecore"
 )
 
 // Space never submits a single-select question (it used to, mid-typing).
@@ -80,7 +81,10 @@ func TestAnswersGoToTheDaemonAsDrafts(t *testing.T) {
 	h.Press("<Enter>")
 	want = append(want, `1 "not yet accepted"`)
 	h.drafts(want...)
-	h.Press("1", "<Enter>")
+	h.Press("1") // checked, not confirmed: beside the answer, never part of it
+	want = append(want, `2 {"checked":["Auth"]}`)
+	h.drafts(want...)
+	h.Press("<Enter>")
 	want = append(want, `2 ["Auth"]`)
 	h.drafts(want...)
 	h.Press("<BackTab>", "<BackTab>", "<BackTab>", "n", "with a note", "<Enter>")
@@ -155,7 +159,9 @@ func TestDraftsPrefillAReopenedPane(t *testing.T) {
 	h.Press("q")
 	h2 := newH(t, 80, 24)
 	h2.Event(snap(p))
-	h2.Has("■ Database  ■ Service Name  ■ Features", "> 2. SQLite ✓", "Note: small")
+	// Features had its box checked and not confirmed: shown so, and not
+	// answered.
+	h2.Has("■ Database  ■ Service Name  □ Features", "> 2. SQLite ✓", "Note: small")
 	h2.Press("<Tab>")
 	h2.Has("> svc")
 	h2.Press("<Tab>")
@@ -250,8 +256,8 @@ func TestAgeStaysCurrentWithOneTimer(t *testing.T) {
 		{0, time.Minute}, {70 * time.Second, 50 * time.Second}, {59*time.Minute + 30*time.Second, 30 * time.Second},
 		{90 * time.Minute, 30 * time.Minute}, {50 * time.Hour, 22 * time.Hour},
 	} {
-		if got := untilAgeChanges(c.age); got != c.want {
-			t.Errorf("untilAgeChanges(%v) = %v, want %v", c.age, got, c.want)
+		if got := panecore.UntilAgeChanges(c.age); got != c.want {
+			t.Errorf("panecore.UntilAgeChanges(%v) = %v, want %v", c.age, got, c.want)
 		}
 	}
 }
@@ -277,7 +283,7 @@ func TestFortyByTwelvePreviewAndDescription(t *testing.T) {
 	p.Agent.Cwd = "/home/me/a/rather/long/project/directory/name"
 	h.Event(snap(p, pending("req-2", nameQuestion())))
 	h.Event(socketproto.RequestResolved{RequestID: "req-9", Outcome: "answered", Via: "file"})
-	h.On(func() { h.A.Pane.notice("A notice that is long enough to want two lines at forty columns.", 0) })
+	h.Event(socketproto.StateDirError{Path: "/s", Error: "a notice that is long enough to want two lines at forty columns."})
 	h.Has("> 1. PostgreSQL (Recommended)", "Battle-tested", "preview line 1", "Preview 1–")
 	for range 6 {
 		h.Press("}")
@@ -285,8 +291,8 @@ func TestFortyByTwelvePreviewAndDescription(t *testing.T) {
 	}
 	h.Has("preview line 5")
 	// Every banner at once: they give way to the question.
-	h.Event(connLost{err: "Not connected to askuserd at /run/user/1000/askuser/askuserd.sock (connection refused); retrying every second."})
-	h.On(func() { h.A.Pane.hint = notTaken })
+	h.Event(connLost{Err: "Not connected to askuserd at /run/user/1000/askuser/askuserd.sock (connection refused); retrying every second."})
+	h.On(func() { h.A.Pane.word = notTaken })
 	h.Has("⚠ Not connected", "Which database", "> 1. PostgreSQL (Recommended)", "Battle-tested", "preview line")
 	// A description taller than the room: a marker says there is more.
 	q := dbQuestion()

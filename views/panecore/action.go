@@ -15,7 +15,6 @@ const (
 	Filter      Kind = "filter"     // opens the filter input (Text: its text so far)
 	FilterText  Kind = "filterText" // the filter input now holds Text
 	ClearFilter Kind = "clearFilter"
-	OpenNote    Kind = "note"  // opens the note input on the question
 	Close       Kind = "close" // closes the open input, keeping its text unaccepted
 	Back        Kind = "back"  // a dialog's "no"; Esc in an input (Other: back to the list, text kept; note: as it was; filter: cleared; free text: Decline)
 	Shown       Kind = "shown" // the face showed part of a preview (see PreviewShown)
@@ -33,6 +32,7 @@ const (
 	Type       Kind = "type"       // the answer or note input now holds Text (typing, pasting, an editor's result)
 	Paste      Kind = "paste"      // Text pasted: into the open input, or Other's on an options list
 	Edit       Kind = "edit"       // the face is about to open an external editor on the input
+	OpenNote   Kind = "note"       // opens the note input on the question
 	Accept     Kind = "accept"     // Enter in the input: the answer, the note or the filter
 	Yes        Kind = "yes"        // a dialog's "yes"
 	Submit     Kind = "submit"     // sends every answer (or goes to the first missing)
@@ -67,7 +67,7 @@ type Action struct {
 // guarded reports whether kind chooses, submits, declines or confirms.
 func (k Kind) guarded() bool {
 	switch k {
-	case Pick, Choose, Toggle, Confirm, None, LeaveEmpty, Type, Paste, Edit, Accept, Yes, Submit, Decline:
+	case Pick, Choose, Toggle, Confirm, None, LeaveEmpty, Type, Paste, Edit, OpenNote, Accept, Yes, Submit, Decline:
 		return true
 	}
 	return false

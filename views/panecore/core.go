@@ -100,3 +100,8 @@ func (c *Core) Close() { c.st.closing() }
 // SendHeld sends the drafts held back (text being typed), from any
 // goroutine: a surface closed by a signal may have no UI goroutine left.
 func (c *Core) SendHeld() { c.st.sendHeld() }
+
+// SetHidden is the face saying whether it shows a question at all (false:
+// a terminal too small to draw one). A question coming into view again is
+// a change the user did not make: it settles (the guard) like one.
+func (c *Core) SetHidden(hidden bool) { c.st.setHidden(hidden) }
