@@ -24,7 +24,7 @@ const (
 // revision (docs/contract.md §6 "No answer the user has not seen").
 const (
 	Pick       Kind = "pick"       // number key: item Item chosen (single-select), toggled (multi-select); Other opens the input
-	Choose     Kind = "choose"     // Enter on a single-select list: the item at the cursor (or Item when Item >= 0 and Request names it)
+	Choose     Kind = "choose"     // Enter on a single-select list: the item at the cursor
 	Toggle     Kind = "toggle"     // Space: checks or unchecks the box at the cursor
 	Confirm    Kind = "confirm"    // Enter on a multi-select list: checks the focused box, or confirms the question
 	None       Kind = "none"       // asks "none of these?" for a multi-select question

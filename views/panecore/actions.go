@@ -47,9 +47,7 @@ func (st *state) context() (*Req, *QState) {
 func (st *state) apply(a Action) {
 	r, s := st.context()
 	if a.Kind == Shown {
-		if r := st.m.Find(a.Request); r != nil {
-			st.previewShown(a.Request, a.Question, a.Item, a.Width, a.Top, a.Rows, a.Total)
-		}
+		st.previewShown(a.Request, a.Question, a.Item, a.Width, a.Top, a.Rows, a.Total)
 		return
 	}
 	if a.Kind == Step || a.Kind == Open {

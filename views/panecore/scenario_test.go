@@ -198,6 +198,10 @@ func (sc *scenario) run(script string) {
 				sc.fatalf("clock: %v", err)
 			}
 			sc.now = sc.now.Add(d)
+		case "wake":
+			if got := sc.core.NextWake().String(); got != args[1] {
+				sc.fatalf("next wake in %s, want %s", got, args[1])
+			}
 		case "tick":
 			sc.core.Tick()
 		case "close":
