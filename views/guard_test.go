@@ -5,7 +5,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
 )
 
 // clock is a test clock that moves only when told.

@@ -24,4 +24,3 @@ func TestTypedDemoIsValid(t *testing.T) {
 	}
 	t.Fatal("no typed demo request")
 }
-

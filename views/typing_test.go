@@ -22,4 +22,3 @@ func TestTypedTextGoesOnTheNextWake(t *testing.T) {
 	h.Press("-proc", "<Enter>")
 	h.drafts(`0 {"typing":"order"}`, `0 "order-proc"`)
 }
-
