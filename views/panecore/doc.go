@@ -12,6 +12,14 @@
 // has not seen), Allow means seen, typed answers checked as typed, notices,
 // the dialogs, declining and submitting.
 //
+// Layout of the package: core.go is the API (Core, Options, Sender),
+// action.go the actions and view.go the View; model.go holds the requests
+// and each question's answer in progress, and the draft forms; state.go
+// applies daemon events; actions.go and answer.go apply the user's actions;
+// guard.go is revisions and settling; typing.go is drafts on their way;
+// approval.go is Allow means seen; notices.go the notices; viewstate.go
+// builds the View; clean.go makes agent text safe to show.
+//
 // It must not know any UI: it imports socketproto and its sub-packages only,
 // never tview, tcell or views. Time comes from an injected clock, so the
 // scenario files in testdata run without a terminal or a wall clock.
