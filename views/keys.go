@@ -37,6 +37,7 @@ func (p *Pane) PasteHandler() func(text string, setFocus func(p tview.Primitive)
 // its cursor, or, on an options list, into Other (the core opens it).
 // Like typing, it is not taken while the pane settles.
 func (p *Pane) Paste(text string) {
+	p.word, p.quiet = "", true
 	if p.small {
 		return
 	}
@@ -60,7 +61,7 @@ func (p *Pane) Paste(text string) {
 
 // Key handles one key press through the key table.
 func (p *Pane) Key(ev *tcell.EventKey) {
-	p.word = ""
+	p.word, p.quiet = "", true
 	w, c := p.place()
 	c.ev = ev
 	b := p.lookup(w, c)

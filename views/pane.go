@@ -70,6 +70,7 @@ type Pane struct {
 	small           bool // the last draw said "terminal too small"
 	reading         *reading
 	word            string // the pane's own word about the last key (an editor that failed)
+	quiet           bool   // the last key was the pane's own (scrolling): the core's word is old
 
 	// onWake asks for a redraw after d (0: none needed); set by the app.
 	onWake func(d time.Duration)
@@ -158,6 +159,7 @@ func (p *Pane) HandleEvent(msg socketproto.Message) {
 // showed.
 func (p *Pane) act(a panecore.Action) *panecore.Refusal {
 	a.Rev = p.rev
+	p.quiet = false
 	ref := p.core.Do(a)
 	p.refresh()
 	return ref
@@ -252,8 +254,11 @@ func (p *Pane) sendHeldTyping() { p.core.SendHeld() }
 
 // hint is the word about the last key.
 func (p *Pane) hint() string {
-	if p.word != "" {
+	switch {
+	case p.word != "":
 		return p.word
+	case p.quiet:
+		return "" // a word is about the key before: the next one ends it
 	}
 	return p.V.Hint
 }

@@ -5,6 +5,11 @@ import "strings"
 // do applies one user action: refused as a whole (refusal), or taken, in
 // which case the answers it changed go to the daemon as drafts at once.
 func (st *state) do(a Action) *Refusal {
+	if a.Kind == Shown {
+		// A face's report, not the user's doing: what was said stays.
+		st.previewShown(a.Request, a.Question, a.Item, a.Width, a.Top, a.Rows, a.Total)
+		return nil
+	}
 	st.hint, st.refused = "", nil
 	before := st.m.Focused()
 	if ref := st.refusal(a); ref != nil {
@@ -46,10 +51,6 @@ func (st *state) context() (*Req, *QState) {
 
 func (st *state) apply(a Action) {
 	r, s := st.context()
-	if a.Kind == Shown {
-		st.previewShown(a.Request, a.Question, a.Item, a.Width, a.Top, a.Rows, a.Total)
-		return
-	}
 	if a.Kind == Step || a.Kind == Open {
 		st.closeInput()
 		if a.Kind == Step {
@@ -103,6 +104,10 @@ func (st *state) apply(a Action) {
 		}
 	case Decline:
 		st.cancelFlow(r)
+	case Paste:
+		if s == nil {
+			st.word("Not pasted: there is no answer to type here.")
+		}
 	}
 	if s == nil {
 		return

@@ -22,6 +22,7 @@ import (
 type guard struct {
 	rev         uint64
 	why         string    // what changed at the last revision, for the refusal
+	bumped      bool      // the event being applied made a new revision already
 	shown       string    // the request and tab on screen, as watch saw them
 	settleUntil time.Time // answering actions are refused until then
 }
@@ -31,8 +32,10 @@ const notTaken = "Not taken: the question on screen just changed. Read it, then 
 
 // changed notes that what is on screen changed by itself.
 func (st *state) changed(why string) {
-	st.rev++
-	st.why = why
+	if !st.bumped {
+		st.rev++
+	}
+	st.why, st.bumped = why, true
 }
 
 // onScreen is what settling watches: the request on screen and its tab,
@@ -47,15 +50,15 @@ func (st *state) onScreen() string {
 // watch runs after every event: a request or tab on screen that changed by
 // itself starts settling, and is a new revision.
 func (st *state) watch() {
+	defer func() { st.bumped = false }()
 	what := st.onScreen()
 	if what == st.shown {
 		return
 	}
 	st.shown = what
-	if st.why == "" {
-		st.why = "the request on screen changed"
+	if !st.bumped {
+		st.changed("the request on screen changed")
 	}
-	st.changed(st.why)
 	if what != "" && st.opt.InputGuard > 0 {
 		st.settleUntil = st.opt.Now().Add(st.opt.InputGuard)
 	}
