@@ -768,7 +768,7 @@ func openPTYPair(t *testing.T) (master, slave *os.File) {
 	t.Helper()
 	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
-		testdaemon.Missing(t, "no pseudo-terminals here ("+err.Error()+"): this test needs /dev/ptmx to give the client a terminal")
+		testdaemon.Missing(t, "/dev/ptmx", "pseudo-terminals: mount devpts", "no pseudo-terminals here ("+err.Error()+"): this test needs /dev/ptmx to give the client a terminal")
 	}
 	fd := int(m.Fd())
 	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
