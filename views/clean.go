@@ -2,15 +2,15 @@ package views
 
 import (
 	"askuser/socketproto"
+	"askuser/socketproto/agenttext"
 	"askuser/views/panecore"
 )
 
-// Clean makes text that came from an agent safe to put on a terminal (see
-// panecore.Clean, where it lives so that every surface cleans alike).
-func Clean(s string, keepNewlines bool) string { return panecore.Clean(s, keepNewlines) }
+// Clean is agenttext.Clean: agent text is shown one way on every surface.
+func Clean(s string, keepNewlines bool) string { return agenttext.Clean(s, keepNewlines) }
 
-// CleanTyped cleans text the user typed or pasted (see panecore.CleanTyped).
-func CleanTyped(s string) string { return panecore.CleanTyped(s) }
+// CleanTyped is agenttext.Typed: what the user pasted, tidied before it is sent.
+func CleanTyped(s string) string { return agenttext.Typed(s) }
 
 // QState is one question's answer in progress; it lives in panecore.
 type QState = panecore.QState

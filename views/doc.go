@@ -19,8 +19,8 @@
 // keytable.go is the key table and keys.go the pane's side of the keys
 // (typing into its text input, the editor, scrolling); link.go is the daemon
 // connection (reconnecting); app.go runs it all in a tview application;
-// clean.go keeps panecore's text cleaning under its old names; demo.go opens
-// the pane on fixtures, without a daemon.
+// clean.go keeps the names views/web uses (Clean, QState) pointing where
+// those now live; demo.go opens the pane on fixtures, without a daemon.
 //
 // It is only a client of the daemon: it imports socketproto and panecore,
 // never daemon.

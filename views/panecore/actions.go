@@ -1,6 +1,10 @@
 package panecore
 
-import "strings"
+import (
+	"strings"
+
+	"askuser/socketproto/agenttext"
+)
 
 // do applies one user action: refused as a whole (refusal), or taken, in
 // which case the answers it changed go to the daemon as drafts at once.
@@ -71,7 +75,7 @@ func (st *state) apply(a Action) {
 	case modeLong:
 		switch a.Kind {
 		case Yes, Accept:
-			st.acceptText(r, s, CleanTyped(st.text))
+			st.acceptText(r, s, agenttext.Typed(st.text))
 		case Back:
 			st.mode = modeText
 		}
@@ -181,7 +185,7 @@ func (st *state) apply(a Action) {
 // opens Other with the text in it: pasting is typing an answer, and nothing
 // is accepted until Enter.
 func (st *state) paste(r *Req, s *QState, text string) {
-	text = CleanTyped(text)
+	text = agenttext.Typed(text)
 	if st.mode == modeList && s.HasOptions() {
 		st.pick(r, s, s.Other())
 	}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"askuser/socketproto"
+	"askuser/socketproto/agenttext"
 )
 
 // advance moves on after a question was answered: a lone question is sent at
@@ -70,7 +71,7 @@ func (st *state) submit(r *Req) {
 				st.setTab(r, i)
 			}
 			s.Answered = false
-			st.refuse(&Refusal{Text: "Not sent: " + Clean(err.Error(), false) + ".", Reason: "typed",
+			st.refuse(&Refusal{Text: "Not sent: " + agenttext.Clean(err.Error(), false) + ".", Reason: "typed",
 				Request: r.P.RequestID, Question: i, Option: -1, Element: "question"})
 			return
 		}
@@ -80,7 +81,7 @@ func (st *state) submit(r *Req) {
 		if len(r.Qs) > 1 {
 			r.Tab = len(r.Qs)
 		}
-		st.refuse(&Refusal{Text: "Not sent (" + Clean(err.Error(), false) + "); your answers are kept: press Enter on Submit again.",
+		st.refuse(&Refusal{Text: "Not sent (" + agenttext.Clean(err.Error(), false) + "); your answers are kept: press Enter on Submit again.",
 			Reason: "send", Request: r.P.RequestID, Question: r.Tab, Option: -1, Element: "submit"})
 		return
 	}
@@ -111,7 +112,7 @@ func (st *state) cancelFlow(r *Req) {
 
 func (st *state) cancel(r *Req) {
 	if err := st.send.Send(socketproto.Cancel{RequestID: r.P.RequestID, Via: st.opt.Via}); err != nil {
-		st.refuse(&Refusal{Text: "Not cancelled (" + Clean(err.Error(), false) + ").", Reason: "send",
+		st.refuse(&Refusal{Text: "Not cancelled (" + agenttext.Clean(err.Error(), false) + ").", Reason: "send",
 			Request: r.P.RequestID, Question: r.Tab, Option: -1, Element: "request"})
 		return
 	}
@@ -216,7 +217,7 @@ func (st *state) finishEdit(accept bool) {
 	if s == nil {
 		return
 	}
-	text := CleanTyped(st.text)
+	text := agenttext.Typed(st.text)
 	switch st.mode {
 	case modeNote:
 		if accept {

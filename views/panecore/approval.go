@@ -1,6 +1,10 @@
 package panecore
 
-import "fmt"
+import (
+	"fmt"
+
+	"askuser/socketproto/agenttext"
+)
 
 // Allow means seen (docs/contract.md §6): an option that approves its
 // preview (a permission prompt's Allow approves the tool's whole input) is
@@ -73,7 +77,7 @@ func (st *state) unseenApproval(r *Req, s *QState, i int) bool {
 	}
 	s.Cursor = i
 	st.refuse(&Refusal{
-		Text:   fmt.Sprintf("Not taken: %q approves everything in its preview. Read it to the end first, then choose it.", Clean(s.Q.Options[i].Label, false)),
+		Text:   fmt.Sprintf("Not taken: %q approves everything in its preview. Read it to the end first, then choose it.", agenttext.Clean(s.Q.Options[i].Label, false)),
 		Reason: "unread", Request: r.P.RequestID, Question: r.index(s), Option: i, Element: "option",
 	})
 	return true

@@ -18,7 +18,8 @@
 // applies daemon events; actions.go and answer.go apply the user's actions;
 // guard.go is revisions and settling; typing.go is drafts on their way;
 // approval.go is Allow means seen; notices.go the notices; viewstate.go
-// builds the View; clean.go makes agent text safe to show.
+// builds the View. Agent text in the core's own words (a notice naming a
+// question) is cleaned by socketproto/agenttext, the one sanitiser.
 //
 // It must not know any UI: it imports socketproto and its sub-packages only,
 // never tview, tcell or views. Time comes from an injected clock, so the

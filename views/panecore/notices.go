@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"askuser/socketproto/agenttext"
 )
 
 // A notice is one of two kinds, and one rule says when it goes. A notice
@@ -74,9 +76,9 @@ func (st *state) notices() []Notice {
 // id means nothing to the user), and how many more it had.
 func requestName(r *Req) string {
 	if len(r.P.Questions) == 0 {
-		return "the request " + Clean(r.P.RequestID, false)
+		return "the request " + agenttext.Clean(r.P.RequestID, false)
 	}
-	name := "“" + cut(Clean(r.P.Questions[0].Question, false), 48) + "”"
+	name := "“" + cut(agenttext.Clean(r.P.Questions[0].Question, false), 48) + "”"
 	if n := len(r.P.Questions) - 1; n > 0 {
 		name += fmt.Sprintf(" (and %s)", plural(n, "more question"))
 	}

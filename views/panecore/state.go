@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"askuser/socketproto"
+	"askuser/socketproto/agenttext"
 )
 
 // mode is where the user's actions go.
@@ -79,7 +80,7 @@ func (st *state) init(s Sender, opt Options) {
 	st.send, st.opt = s, opt
 	if len(opt.Warnings) > 0 {
 		// Long enough to be read when the surface opens, then out of the way.
-		st.notice("Warning: "+Clean(strings.Join(opt.Warnings, "; "), false), warningTTL)
+		st.notice("Warning: "+agenttext.Clean(strings.Join(opt.Warnings, "; "), false), warningTTL)
 	}
 }
 
@@ -140,14 +141,14 @@ func (st *state) event(msg socketproto.Message) {
 		case ev.Outcome == socketproto.OutcomeWithdrawn:
 			st.notice(fmt.Sprintf("%s was withdrawn by its agent.", upperFirst(q)), noticeTTL)
 		case ev.Outcome == socketproto.OutcomeCancelled:
-			st.notice(fmt.Sprintf("%s was declined elsewhere (%s).", upperFirst(q), Clean(string(ev.Via), false)), noticeTTL)
+			st.notice(fmt.Sprintf("%s was declined elsewhere (%s).", upperFirst(q), agenttext.Clean(string(ev.Via), false)), noticeTTL)
 		default:
-			st.notice(fmt.Sprintf("%s was answered elsewhere (%s).", upperFirst(q), Clean(string(ev.Via), false)), noticeTTL)
+			st.notice(fmt.Sprintf("%s was answered elsewhere (%s).", upperFirst(q), agenttext.Clean(string(ev.Via), false)), noticeTTL)
 		}
 	case socketproto.PendingFileError:
-		st.condition("pending_file "+ev.Path, ev.Error, fmt.Sprintf("Pending file %s: %s", Clean(ev.Path, false), Clean(ev.Error, false)))
+		st.condition("pending_file "+ev.Path, ev.Error, fmt.Sprintf("Pending file %s: %s", agenttext.Clean(ev.Path, false), agenttext.Clean(ev.Error, false)))
 	case socketproto.StateDirError:
-		st.condition("state_dir "+ev.Path, ev.Error, fmt.Sprintf("State dir %s cannot take writes: %s", Clean(ev.Path, false), Clean(ev.Error, false)))
+		st.condition("state_dir "+ev.Path, ev.Error, fmt.Sprintf("State dir %s cannot take writes: %s", agenttext.Clean(ev.Path, false), agenttext.Clean(ev.Error, false)))
 	case *socketproto.Error:
 		st.daemonError(ev)
 	case socketproto.OK:
@@ -179,10 +180,10 @@ func (st *state) daemonError(e *socketproto.Error) {
 			r.Sending = false
 		}
 	}
-	msg := Clean(e.Error(), false)
+	msg := agenttext.Clean(e.Error(), false)
 	switch e.Code {
 	case socketproto.CodeAlreadyResolved, socketproto.CodeNotFound:
-		name := "Request " + Clean(e.RequestID, false)
+		name := "Request " + agenttext.Clean(e.RequestID, false)
 		if r != nil {
 			m.Remove(r.P.RequestID)
 			st.forgetDrafts(r)

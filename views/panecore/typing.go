@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"askuser/socketproto"
+	"askuser/socketproto/agenttext"
 )
 
 // Text typed and not yet accepted is not lost when a surface closes (Ctrl-C,
@@ -140,7 +141,7 @@ func (st *state) flushDrafts(rs ...*Req) {
 			if err := st.send.Send(d); err != nil {
 				// Kept here; sent with the next change, or after reconnecting.
 				if st.hint == "" {
-					st.hint = "Answer kept in this pane only (" + Clean(err.Error(), false) + "); it goes to the daemon when it is back."
+					st.hint = "Answer kept in this pane only (" + agenttext.Clean(err.Error(), false) + "); it goes to the daemon when it is back."
 				}
 				return
 			}

@@ -4,7 +4,7 @@ import "time"
 
 // View is everything a face needs to draw: what the core decided, as plain
 // values. It is a copy, safe to keep and to send as JSON; text from agents
-// is as the agent sent it (a face cleans it for its medium, see Clean),
+// is as the agent sent it (a face cleans it, socketproto/agenttext),
 // while the core's own words (notices, hints, dialogs) are clean already.
 type View struct {
 	// Rev changes whenever what is on screen changes by itself: a request

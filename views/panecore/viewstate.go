@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"askuser/socketproto/agenttext"
 )
 
 // view is the state to draw, built fresh: nothing in it is shared with the
@@ -52,7 +54,7 @@ func (st *state) view() View {
 		default:
 			in.Kind, in.Placeholder = InputAnswer, "type your answer"
 			// A typed answer is checked as it is typed.
-			in.Problem = st.editQ.TypedProblem(CleanTyped(st.text))
+			in.Problem = st.editQ.TypedProblem(agenttext.Typed(st.text))
 		}
 		v.Input = in
 	}
@@ -69,7 +71,7 @@ func (st *state) view() View {
 		case modeNone:
 			d.Kind, d.Text = DialogNone, "None of these?"
 			if s != nil {
-				d.Text = fmt.Sprintf("None of these for “%s”?", cut(Clean(s.Q.Question, false), 60))
+				d.Text = fmt.Sprintf("None of these for “%s”?", cut(agenttext.Clean(s.Q.Question, false), 60))
 			}
 		default:
 			d = nil
@@ -140,14 +142,14 @@ func questionView(s *QState) QuestionView {
 // tabLabel is what a question is called in a tab bar.
 func tabLabel(s *QState) string {
 	if s.Q.Header != "" {
-		return Clean(s.Q.Header, false)
+		return agenttext.Clean(s.Q.Header, false)
 	}
-	return cut(Clean(s.Q.Question, false), 16)
+	return cut(agenttext.Clean(s.Q.Question, false), 16)
 }
 
 func agentName(r *Req) string {
 	if name := r.P.Agent.DisplayName(); name != "" {
-		return Clean(name, false)
+		return agenttext.Clean(name, false)
 	}
 	return "unknown agent"
 }
@@ -157,7 +159,7 @@ func agentName(r *Req) string {
 func requestAbout(r *Req) string {
 	var parts []string
 	if a := r.P.Agent; a != nil && a.Cwd != "" {
-		parts = append(parts, "in "+Clean(a.Cwd, false))
+		parts = append(parts, "in "+agenttext.Clean(a.Cwd, false))
 	}
 	if len(r.P.Metadata) > 0 {
 		var md map[string]any
@@ -173,7 +175,7 @@ func requestAbout(r *Req) string {
 					b, _ := json.Marshal(md[k])
 					v = string(b)
 				}
-				parts = append(parts, Clean(k, false)+": "+Clean(v, false))
+				parts = append(parts, agenttext.Clean(k, false)+": "+agenttext.Clean(v, false))
 			}
 		}
 	}
