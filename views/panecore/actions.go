@@ -11,10 +11,13 @@ import (
 func (st *state) do(a Action) *Refusal {
 	if a.Kind == Shown {
 		// A face's report, not the user's doing: what was said stays.
+		st.touch(st.m.Find(a.Request))
 		st.previewShown(a.Request, a.Question, a.Item, a.Width, a.Top, a.Rows, a.Total)
 		return nil
 	}
 	st.hint, st.refused = "", nil
+	st.touch()
+	defer st.touch()
 	before := st.m.Focused()
 	if ref := st.refusal(a); ref != nil {
 		st.refuse(ref)

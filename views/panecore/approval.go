@@ -61,6 +61,7 @@ func (st *state) previewShown(req string, q, opt, width, top, rows, total int) {
 	if r == nil || q < 0 || q >= len(r.Qs) {
 		return
 	}
+	r.view = nil
 	s := r.Qs[q]
 	if opt < 0 || opt >= len(s.Q.Options) || !s.Q.Options[opt].ApprovesPreview {
 		return

@@ -26,6 +26,11 @@ type Req struct {
 	Qs      []*QState
 	Tab     int  // current question; len(Qs) is the Submit tab
 	Sending bool // an answer or cancel went out; waiting for the daemon
+
+	// view is the request as the last View showed it, nil once anything
+	// of it may have changed (see state.touch): with hundreds of requests
+	// waiting, a key rebuilds only the ones it touched.
+	view *RequestView
 }
 
 // QState is one question's in-progress answer.

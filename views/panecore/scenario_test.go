@@ -229,9 +229,26 @@ func (sc *scenario) run(script string) {
 		default:
 			sc.fatalf("unknown command %q", args[0])
 		}
+		sc.checkCache()
 	}
 	if len(sc.rec.sent) > 0 {
 		sc.fatalf("sent and not checked: %s", sc.pendingSent())
+	}
+}
+
+// checkCache holds the view built from what the core kept of the last one
+// to a view built afresh: whatever changed a request must have said so.
+func (sc *scenario) checkCache() {
+	if sc.core == nil {
+		return
+	}
+	kept, _ := json.Marshal(sc.core.View())
+	for _, r := range sc.core.st.m.Reqs {
+		r.view = nil
+	}
+	fresh, _ := json.Marshal(sc.core.View())
+	if string(kept) != string(fresh) {
+		sc.fatalf("the view kept a request that changed:\nkept  %s\nfresh %s", kept, fresh)
 	}
 }
 

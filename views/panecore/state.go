@@ -84,11 +84,31 @@ func (st *state) init(s Sender, opt Options) {
 	}
 }
 
+// touch marks what an event or action may change: the requests on screen,
+// being edited or asked about, before and after it, and those named.
+func (st *state) touch(rs ...*Req) {
+	for _, r := range append(rs, st.m.Focused(), st.editReq, st.discardReq) {
+		if r != nil {
+			r.view = nil
+		}
+	}
+}
+
+// touchAll marks every request.
+func (st *state) touchAll() {
+	for _, r := range st.m.Reqs {
+		r.view = nil
+	}
+}
+
 // event applies one message from the daemon.
 func (st *state) event(msg socketproto.Message) {
 	m := &st.m
+	st.touch()
+	defer st.touch()
 	switch ev := msg.(type) {
 	case socketproto.Snapshot:
+		defer st.touchAll()
 		st.connErr = ""
 		st.drafts = nil // a new connection: nothing of the old one is acknowledged
 		// The daemon says again, right after the snapshot, every condition
@@ -105,6 +125,7 @@ func (st *state) event(msg socketproto.Message) {
 		}
 		defer st.flushDrafts(m.Reqs...) // answers given while the daemon was away
 	case socketproto.RequestAdded:
+		st.touch(m.Find(ev.Request.RequestID))
 		if m.Add(ev.Request) {
 			st.changed("a request arrived")
 			if st.opt.Bell {
@@ -112,6 +133,7 @@ func (st *state) event(msg socketproto.Message) {
 			}
 		}
 	case socketproto.RequestUpdated:
+		st.touch(m.Find(ev.Request.RequestID))
 		if r := m.Find(ev.Request.RequestID); r != nil && r == m.Focused() {
 			before := r.answers()
 			m.Update(ev.Request)
@@ -156,6 +178,7 @@ func (st *state) event(msg socketproto.Message) {
 		// removes the request; for a draft, the daemon has it.
 		st.ackDraft(ev.RequestID)
 	case ConnLost:
+		st.touchAll()
 		st.connErr = ev.Err
 		for _, r := range m.Reqs {
 			r.Sending = false // the snapshot after reconnecting says what happened
@@ -170,12 +193,14 @@ func (st *state) daemonError(e *socketproto.Error) {
 	m := &st.m
 	st.ackDraft(e.RequestID)
 	r := m.Find(e.RequestID)
+	st.touch(r)
 	if r != nil {
 		r.Sending = false
 	}
 	if e.RequestID == "" {
 		// An error that names no request answers the last thing sent:
 		// whatever was on its way is not, so let the user try again.
+		st.touchAll()
 		for _, r := range m.Reqs {
 			r.Sending = false
 		}
@@ -313,6 +338,7 @@ func (st *state) nextWake() time.Duration {
 
 // setHidden is the face saying whether it shows a question at all.
 func (st *state) setHidden(hidden bool) {
+	st.touch()
 	if st.hidden != hidden {
 		st.hidden = hidden
 		st.watch()

@@ -94,12 +94,14 @@ func (st *state) flushAll() {
 
 // closing sends every draft now: the surface is closing.
 func (st *state) closing() {
+	st.touch()
 	st.noteTyping()
 	st.flushAll()
 }
 
 // tick is the face's wake: an expired notice goes, typing held back is sent.
 func (st *state) tick() {
+	st.touch()
 	st.expireNotice()
 	if st.typingDue {
 		st.typingDue = false

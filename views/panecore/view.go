@@ -3,7 +3,8 @@ package panecore
 import "time"
 
 // View is everything a face needs to draw: what the core decided, as plain
-// values. It is a copy, safe to keep and to send as JSON; text from agents
+// values, to read and to send as JSON, never to change (its slices are
+// shared with the views that follow, for speed). Text from agents
 // is as the agent sent it (a face cleans it, socketproto/agenttext),
 // while the core's own words (notices, hints, dialogs) are clean already.
 type View struct {

@@ -12,8 +12,9 @@ import (
 	"askuser/socketproto/agenttext"
 )
 
-// view is the state to draw, built fresh: nothing in it is shared with the
-// core, so a face may keep it or send it elsewhere.
+// view is the state to draw. Requests nothing touched since the last view
+// are taken from it (their age brought up to date): a View's slices are
+// shared with later ones, so a face reads a View and never changes it.
 func (st *state) view() View {
 	now := st.opt.Now()
 	v := View{
@@ -36,7 +37,15 @@ func (st *state) view() View {
 		v.Refusal = &ref
 	}
 	for _, r := range st.m.Reqs {
-		v.Requests = append(v.Requests, requestView(r, now))
+		if r.view == nil {
+			rv := requestView(r)
+			r.view = &rv
+		}
+		rv := *r.view
+		if !rv.CreatedAt.IsZero() {
+			rv.Age = Age(now.Sub(rv.CreatedAt))
+		}
+		v.Requests = append(v.Requests, rv)
 	}
 	r, s := st.context()
 	if st.editQ != nil {
@@ -81,7 +90,7 @@ func (st *state) view() View {
 	return v
 }
 
-func requestView(r *Req, now time.Time) RequestView {
+func requestView(r *Req) RequestView {
 	rv := RequestView{
 		ID:        r.P.RequestID,
 		Agent:     agentName(r),
@@ -92,9 +101,6 @@ func requestView(r *Req, now time.Time) RequestView {
 		Tab:       r.Tab,
 		OnSubmit:  r.OnSubmit(),
 		Sending:   r.Sending,
-	}
-	if !r.P.CreatedAt.IsZero() {
-		rv.Age = Age(now.Sub(r.P.CreatedAt))
 	}
 	for _, s := range r.Qs {
 		rv.Questions = append(rv.Questions, questionView(s))
