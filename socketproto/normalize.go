@@ -104,8 +104,10 @@ func isBlankGiven(v any) bool {
 		}
 		c, _ := x["custom"].(string)
 		t, _ := x["typing"].(string)
-		// Text still being typed is not an answer left empty.
-		return strings.TrimSpace(c) == "" && strings.TrimSpace(t) == ""
+		checked, _ := x["checked"].([]any)
+		// Text still being typed, or boxes being checked, is not an answer
+		// left empty.
+		return strings.TrimSpace(c) == "" && strings.TrimSpace(t) == "" && len(checked) == 0
 	}
 	return false
 }
@@ -497,6 +499,23 @@ func DraftTyping(raw json.RawMessage) string {
 	return obj.Typing
 }
 
+// DraftChecked is the "checked" of a draft in the object form: the boxes of
+// a multi-select question a pane checked and the user has not confirmed,
+// by label (any other text is Other's). Like "typing", a draft keeps them
+// beside the answer so that every surface shows the same boxes, and they
+// are never part of the answer: unconfirmed boxes are no answer. nil when
+// there are none.
+func DraftChecked(raw json.RawMessage) []string {
+	var obj struct {
+		Checked []string `json:"checked"`
+	}
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &obj) != nil || len(obj.Checked) == 0 {
+		return nil
+	}
+	return obj.Checked
+}
+
 // fromObject reads {"selected":[…],"custom":"…","notes":"…"}: the form the
 // pane sends, where typed text is explicit and never matched to a label.
 func fromObject(q Question, obj map[string]any) (selection, error) {
@@ -514,6 +533,18 @@ func fromObject(q Question, obj map[string]any) (selection, error) {
 			// answer.
 			if _, ok := obj[k].(string); !ok && obj[k] != nil {
 				return sel, errors.New("typing: must be a string")
+			}
+		case "checked":
+			// Boxes checked in a pane and not confirmed: never part of
+			// the answer either (DraftChecked).
+			if l, ok := obj[k].([]any); !ok && obj[k] != nil {
+				return sel, errors.New("checked: must be a list of option labels")
+			} else {
+				for _, e := range l {
+					if _, ok := e.(string); !ok {
+						return sel, errors.New("checked: must be a list of option labels")
+					}
+				}
 			}
 		default:
 			return sel, fmt.Errorf("unknown key %q (use \"selected\", \"custom\", \"notes\" and \"previewDigest\")", truncateForError(k))

@@ -526,10 +526,10 @@ func TestDaemonNetcatClient(t *testing.T) {
 	t.Parallel()
 	nc, err := exec.LookPath("nc")
 	if err != nil {
-		testdaemon.Missing(t, "nc is not installed: this test runs docs/contract.md §4's smallest client, `nc -N -U`; install OpenBSD netcat (apt-get install netcat-openbsd) or run .ci/run")
+		testdaemon.Missing(t, "OpenBSD netcat", "apt-get install netcat-openbsd, or run .ci/run", "nc is not installed: this test runs docs/contract.md §4's smallest client, `nc -N -U`; install OpenBSD netcat (apt-get install netcat-openbsd) or run .ci/run")
 	}
 	if out, _ := exec.Command(nc, "-h").CombinedOutput(); !strings.Contains(string(out), "OpenBSD") {
-		testdaemon.Missing(t, nc+" is not OpenBSD netcat, which this test needs for -N and -U; install it (apt-get install netcat-openbsd) or run .ci/run")
+		testdaemon.Missing(t, "OpenBSD netcat", "apt-get install netcat-openbsd, or run .ci/run", nc+" is not OpenBSD netcat, which this test needs for -N and -U; install it (apt-get install netcat-openbsd) or run .ci/run")
 	}
 	e := NewEnv(t)
 	e.StartDaemon()
