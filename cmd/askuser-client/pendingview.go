@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"askuser/socketproto"
-	"askuser/views"
+	"askuser/socketproto/agenttext"
 )
 
 // writePendingTable prints one line per request, oldest first as the daemon
@@ -100,12 +100,12 @@ func age(now, t time.Time) string {
 // safe to print on a terminal by the one sanitiser every surface uses
 // (docs/contract.md §6 "Untrusted text"): the CLI shows what the pane shows.
 // Newlines are kept.
-func agentText(s string) string { return views.Clean(s, true) }
+func agentText(s string) string { return agenttext.Clean(s, true) }
 
 // flatText is agent text on one line: sanitised as agentText, its
 // newlines and runs of spaces folded into single spaces.
 func flatText(s string) string {
-	return strings.Join(strings.Fields(views.Clean(s, false)), " ")
+	return strings.Join(strings.Fields(agenttext.Clean(s, false)), " ")
 }
 
 func clip(s string, n int) string {
