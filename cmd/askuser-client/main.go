@@ -42,6 +42,7 @@ var commands = []*command{
 	&mcpProxyCommand,
 	&pendingCommand,
 	&schemaCommand,
+	&showCommand,
 	&statusCommand,
 	&waitCommand,
 	&watchCommand,
