@@ -147,8 +147,11 @@ func HistoryOf(asked *socketproto.Pending, r Record) HistoryEntry {
 		CreatedAt: asked.CreatedAt,
 		Agent:     asked.Agent,
 		Metadata:  asked.Metadata,
+
+		Permission: asked.Permission,
 	}
 	if r.Response != nil {
+		h.RuleID = r.Response.RuleID
 		h.Answers = r.Response.Answers
 		h.AnswersByQuestion = r.Response.AnswersByQuestion
 		if !r.Response.AnsweredAt.IsZero() {

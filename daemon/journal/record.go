@@ -95,4 +95,8 @@ type HistoryEntry struct {
 	CreatedAt         time.Time              `json:"createdAt"`
 	Agent             *socketproto.Agent     `json:"agent,omitempty"`
 	Metadata          json.RawMessage        `json:"metadata,omitempty"`
+	// Permission and RuleID: a permission prompt's marker, and the rule
+	// that answered it (via "rule") or that the user's answer made.
+	Permission *socketproto.PermissionPrompt `json:"permission,omitempty"`
+	RuleID     int                           `json:"ruleId,omitempty"`
 }
