@@ -212,6 +212,8 @@ func (p *Pane) HandleEvent(msg socketproto.Message) {
 			}
 		case r.Sending && ev.Outcome == socketproto.OutcomeCancelled:
 			p.notice(fmt.Sprintf("%s declined.", upperFirst(q)), noticeTTL)
+		case ev.Outcome == socketproto.OutcomeWithdrawn && ev.Settled != "":
+			p.notice(fmt.Sprintf("%s was settled in its agent's own prompt: %s.", upperFirst(q), Clean(ev.Settled, false)), noticeTTL)
 		case ev.Outcome == socketproto.OutcomeWithdrawn:
 			p.notice(fmt.Sprintf("%s was withdrawn by its agent.", upperFirst(q)), noticeTTL)
 		case ev.Outcome == socketproto.OutcomeCancelled:

@@ -120,6 +120,9 @@ func writeHistoryEntry(w io.Writer, e journal.HistoryEntry) {
 	case socketproto.OutcomeAnswered:
 	case socketproto.OutcomeWithdrawn:
 		via = "withdrawn by its agent"
+		if e.Settled != "" {
+			via = "settled in the agent's own prompt"
+		}
 	default:
 		via = string(e.Outcome) + " via " + via
 	}
@@ -128,6 +131,9 @@ func writeHistoryEntry(w io.Writer, e journal.HistoryEntry) {
 		ans, ok := e.AnswersByQuestion[q.Question]
 		if e.Outcome != socketproto.OutcomeAnswered || !ok {
 			ans = "(" + string(e.Outcome) + ")"
+			if e.Settled != "" {
+				ans = "(" + e.Settled + ")"
+			}
 		}
 		writeWrapped(w, "  ", flatText(q.Question)+": "+flatText(ans))
 	}
