@@ -172,7 +172,7 @@ func newBrowser(t testing.TB, width, height int) *browser {
 	t.Helper()
 	path := chromiumPath()
 	if path == "" {
-		testdaemon.Missing(t, "the web pane's tests need Chromium (Debian: apt-get install chromium)")
+		testdaemon.Missing(t, "Chromium", "apt-get install chromium, or run .ci/run", "the web pane's tests need Chromium (Debian: apt-get install chromium)")
 	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),

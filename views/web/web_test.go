@@ -85,7 +85,7 @@ func TestToPageCleans(t *testing.T) {
 		Questions: []socketproto.Question{{Question: "rm \u202Egnp.exe?\nsure", Options: []socketproto.Option{{Label: "<b>x</b>\x07"}}}}},
 		Draft: []json.RawMessage{json.RawMessage(`"<b>x</b>\u0007"`)}}
 	r := toPage(p)
-	if r.Agent != "agent" || r.Questions[0].Text != "rm gnp.exe?\nsure" || r.Questions[0].Options[0].Label != "<b>x</b>" {
+	if r.Agent != "agent" || r.Questions[0].Text != `rm \u202egnp.exe?`+"\nsure" || r.Questions[0].Options[0].Label != "<b>x</b>" {
 		t.Fatalf("toPage = %+v", r)
 	}
 	if d := r.Questions[0].Draft; d == nil || len(d.Selected) != 1 || d.Selected[0] != 0 {

@@ -1,19 +1,19 @@
-package views
+package agenttext
 
 import (
 	"strings"
 	"unicode/utf8"
 )
 
-// Clean makes text that came from an agent safe to put on a terminal: it
-// removes escape sequences (CSI, OSC, DCS, SOS, PM, APC and two-byte ESC
-// sequences, in their 7-bit and 8-bit forms), every other control character,
-// and the bidi overrides and isolates (U+202A–U+202E, U+2066–U+2069) that can
-// make text read differently from what it is. Invalid UTF-8 becomes U+FFFD.
-// With keepNewlines, '\n' survives (questions, descriptions and previews are
-// multi-line); tabs become four spaces either way. The result is plain
-// text: the pane draws it cell by cell (put), never through tview's tag
-// parser, so "[red]" and its kin stay as they are.
+// Clean makes text that came from an agent safe to show on a terminal, a web
+// page or in a CLI's output: it removes escape sequences (CSI, OSC, DCS, SOS,
+// PM, APC and two-byte ESC sequences, in their 7-bit and 8-bit forms) and
+// every other control character, and shows each bidi control as its escape
+// ("\u202e", see the package comment). Invalid UTF-8 becomes U+FFFD. With
+// keepNewlines, '\n' survives (questions, descriptions and previews are
+// multi-line); tabs become four spaces either way, so a terminal's tab stops
+// cannot move text. The result is plain text: no markup of any surface
+// (tview's "[red]", HTML) is touched; each surface escapes its own.
 func Clean(s string, keepNewlines bool) string {
 	var b strings.Builder
 	b.Grow(len(s))
@@ -47,8 +47,8 @@ func Clean(s string, keepNewlines bool) string {
 			// "\r\n" is a newline already; a lone '\r' could overwrite a line.
 		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
 			// other C0 and C1 controls: dropped
-		case (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069):
-			// bidi embeddings, overrides and isolates: dropped
+		case IsBidiControl(r):
+			b.WriteString(bidiEscape(r))
 		default:
 			b.WriteString(s[i : i+n])
 		}
@@ -117,29 +117,4 @@ func skipString(s string, i int) int {
 		i += n
 	}
 	return i
-}
-
-// CleanTyped tidies what the user typed or pasted before it is sent: escape
-// sequences and control characters a paste or an editor may carry are
-// dropped (the daemon refuses them), newlines and tabs are kept, and CRLF
-// line ends become plain newlines.
-func CleanTyped(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n <= 1:
-			b.WriteRune('\uFFFD')
-		case r == 0x1b:
-			i = skipEscape(s, i+n)
-			continue
-		case r == '\n' || r == '\t':
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
 }

@@ -1,4 +1,4 @@
-package views
+package agenttext
 
 import (
 	"testing"
@@ -33,9 +33,15 @@ func TestClean(t *testing.T) {
 		{"tab", "a\tb", "a    b", false},
 		{"del", "a\x7fb", "ab", false},
 		{"nul", "a\x00b", "ab", false},
-		{"bidi override", "user\u202Egnp.exe", "usergnp.exe", false},
-		{"bidi isolates", "\u2066a\u2067b\u2068c\u2069", "abc", false},
-		{"bidi embeddings", "\u202Aa\u202Bb\u202Cc\u202Dd", "abcd", false},
+		// Bidi controls are shown, not obeyed and not hidden: the escape says
+		// the text holds something that reorders it.
+		{"bidi override", "user\u202Egnp.exe", `user\u202egnp.exe`, false},
+		{"bidi isolates", "\u2066a\u2067b\u2068c\u2069", `\u2066a\u2067b\u2068c\u2069`, false},
+		{"bidi embeddings", "\u202Aa\u202Bb\u202Cc\u202Dd", `\u202aa\u202bb\u202cc\u202dd`, false},
+		{"direction marks", "a\u200Eb\u200Fc\u061Cd", `a\u200eb\u200fc\u061cd`, false},
+		{"trojan source", "rm -rf ./tmp \u2067;\u2066 # safe", `rm -rf ./tmp \u2067;\u2066 # safe`, false},
+		{"arabic and hebrew kept", "مرحبا שלום", "مرحبا שלום", false},
+		{"zero width joiner kept", "👩\u200d💻", "👩\u200d💻", false},
 		{"invalid utf8", "a\xffb", "a\uFFFDb", false},
 		{"tview tags untouched by Clean", "[red]x[-]", "[red]x[-]", false},
 		{"emoji and cjk", "データ 🚀", "データ 🚀", false},
@@ -69,14 +75,14 @@ func FuzzClean(f *testing.F) {
 			if r != '\n' && unicode.IsControl(r) {
 				t.Fatalf("control %U survived in %q", r, got)
 			}
-			if (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+			if IsBidiControl(r) {
 				t.Fatalf("bidi %U survived in %q", r, got)
 			}
 		}
 	})
 }
 
-func TestCleanTyped(t *testing.T) {
+func TestTyped(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ in, want string }{
 		{"plain answer", "plain answer"},
@@ -86,8 +92,8 @@ func TestCleanTyped(t *testing.T) {
 		{"bell\a and nul\x00", "bell and nul"},
 		{"[red]kept[-]", "[red]kept[-]"},
 	} {
-		if got := CleanTyped(c.in); got != c.want {
-			t.Errorf("CleanTyped(%q) = %q, want %q", c.in, got, c.want)
+		if got := Typed(c.in); got != c.want {
+			t.Errorf("Typed(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }
