@@ -201,8 +201,8 @@ func TestWebPushSubscribeIsChecked(t *testing.T) {
 	sock := testDaemon(t, nil)
 	c := testdaemon.DialRaw(t, sock)
 	for sub, want := range map[string]string{
-		`{"endpoint":"http://push.example/x","keys":{"p256dh":"BAAA","auth":"AAAAAAAAAAAAAAAAAAAAAA"}}`: "subscription.endpoint",
-		`{"endpoint":"http://127.0.0.1:1/x","keys":{"p256dh":"BAAA","auth":"AAAAAAAAAAAAAAAAAAAAAA"}}`:  "subscription.endpoint",
+		`{"endpoint":"http://push.example/x","keys":{"p256dh":"BAAA","auth":"AAAAAAAAAAAAAAAAAAAAAA"}}`:  "subscription.endpoint",
+		`{"endpoint":"http://127.0.0.1:1/x","keys":{"p256dh":"BAAA","auth":"AAAAAAAAAAAAAAAAAAAAAA"}}`:   "subscription.endpoint",
 		`{"endpoint":"https://push.example/x","keys":{"p256dh":"BAAA","auth":"AAAAAAAAAAAAAAAAAAAAAA"}}`: "subscription.keys.p256dh",
 	} {
 		c.Send(`{"type":"push_subscribe","subscription":` + sub + "}\n")
