@@ -1,6 +1,7 @@
 package notify
 
 import (
+	"container/heap"
 	"context"
 	"log/slog"
 	"sync"
@@ -44,11 +45,13 @@ type Policy struct {
 
 	// Run's own state.
 	waiting map[string]*entry
-	order   []string // waiting ids, oldest first
+	reminds reminders // the waiting entries with a reminder to come, soonest first
+	seq     uint64
 	fresh   []string // added, not yet announced nor passed over
 	first   time.Time
 	last    time.Time
 	notices map[string]*notice
+	changed []*notice // lost a request in this round: shown again once, after it
 }
 
 type event struct {
@@ -58,13 +61,17 @@ type event struct {
 
 type entry struct {
 	p        socketproto.Pending
-	remindAt time.Time // zero: no reminder (done, or repeat 0)
+	seq      uint64    // order of arrival
+	fresh    bool      // in Policy.fresh
+	remindAt time.Time // when in Policy.reminds
+	heapAt   int       // its index there; -1 when not in it
 	notice   *notice
 }
 
 type notice struct {
-	tag string
-	ids []string
+	tag     string
+	ids     []string
+	changed bool
 }
 
 // New makes a policy that tells notifiers.
@@ -122,6 +129,14 @@ func (p *Policy) Run(ctx context.Context) {
 		for _, e := range events {
 			p.take(e, now)
 		}
+		// A burst that loses many requests at once is shown again once.
+		for _, n := range p.changed {
+			if n.changed && len(n.ids) > 0 {
+				p.announce(n, KindUpdate)
+			}
+			n.changed = false
+		}
+		p.changed = p.changed[:0]
 		p.fire(now)
 		if timer != nil {
 			timer.Stop()
@@ -151,12 +166,13 @@ func (p *Policy) take(e event, now time.Time) {
 		if _, dup := p.waiting[r.RequestID]; dup {
 			return
 		}
-		en := &entry{p: r}
+		p.seq++
+		en := &entry{p: r, seq: p.seq, fresh: true, heapAt: -1}
 		if p.set.Repeat > 0 {
 			en.remindAt = now.Add(p.set.Repeat)
+			heap.Push(&p.reminds, en)
 		}
 		p.waiting[r.RequestID] = en
-		p.order = append(p.order, r.RequestID)
 		if len(p.fresh) == 0 {
 			p.first = now
 		}
@@ -173,8 +189,12 @@ func (p *Policy) gone(e socketproto.RequestResolved) {
 		return
 	}
 	delete(p.waiting, e.RequestID)
-	p.order = remove(p.order, e.RequestID)
-	p.fresh = remove(p.fresh, e.RequestID) // settled within the grace: never announced
+	if en.heapAt >= 0 {
+		heap.Remove(&p.reminds, en.heapAt)
+	}
+	if en.fresh {
+		p.fresh = remove(p.fresh, e.RequestID) // settled within the grace: never announced
+	}
 	n := en.notice
 	if n == nil {
 		return
@@ -186,7 +206,10 @@ func (p *Policy) gone(e socketproto.RequestResolved) {
 		p.each(func(ctx context.Context, nf Notifier) { nf.Withdraw(ctx, g) })
 		return
 	}
-	p.announce(n, KindUpdate)
+	if !n.changed {
+		n.changed = true
+		p.changed = append(p.changed, n)
+	}
 }
 
 // active reports whether the user is at a pane or page now.
@@ -201,6 +224,9 @@ func (p *Policy) fire(now time.Time) {
 	if len(p.fresh) > 0 && !now.Before(p.burstAt()) {
 		ids := p.fresh
 		p.fresh = nil
+		for _, id := range ids {
+			p.waiting[id].fresh = false
+		}
 		if !active {
 			n := &notice{tag: ids[0], ids: ids}
 			p.notices[n.tag] = n
@@ -212,17 +238,19 @@ func (p *Policy) fire(now time.Time) {
 		// Seen at the pane: no notice; the reminder still comes.
 	}
 	var due []string
-	for _, id := range p.order {
-		en := p.waiting[id]
-		if en.remindAt.IsZero() || now.Before(en.remindAt) || containsID(p.fresh, id) {
+	for len(p.reminds) > 0 && !now.Before(p.reminds[0].remindAt) {
+		en := p.reminds[0]
+		if active || en.fresh {
+			// Again when the user has gone (or the burst is out).
+			en.remindAt = last.Add(p.set.Idle)
+			if en.fresh {
+				en.remindAt = p.burstAt()
+			}
+			heap.Fix(&p.reminds, 0)
 			continue
 		}
-		if active {
-			en.remindAt = last.Add(p.set.Idle) // when the user has gone
-			continue
-		}
-		en.remindAt = time.Time{}
-		due = append(due, id)
+		heap.Pop(&p.reminds)
+		due = append(due, en.p.RequestID)
 	}
 	if len(due) == 0 {
 		return
@@ -271,10 +299,8 @@ func (p *Policy) next() (time.Time, bool) {
 	if len(p.fresh) > 0 {
 		consider(p.burstAt())
 	}
-	for _, en := range p.waiting {
-		if !en.remindAt.IsZero() {
-			consider(en.remindAt)
-		}
+	if len(p.reminds) > 0 {
+		consider(p.reminds[0].remindAt)
 	}
 	return at, ok
 }
@@ -302,11 +328,30 @@ func remove(ids []string, id string) []string {
 	return ids
 }
 
-func containsID(ids []string, id string) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
-		}
+// reminders is a min-heap of entries by remindAt, then arrival.
+type reminders []*entry
+
+func (h reminders) Len() int { return len(h) }
+func (h reminders) Less(i, j int) bool {
+	if !h[i].remindAt.Equal(h[j].remindAt) {
+		return h[i].remindAt.Before(h[j].remindAt)
 	}
-	return false
+	return h[i].seq < h[j].seq
+}
+func (h reminders) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].heapAt, h[j].heapAt = i, j
+}
+func (h *reminders) Push(x any) {
+	en := x.(*entry)
+	en.heapAt = len(*h)
+	*h = append(*h, en)
+}
+func (h *reminders) Pop() any {
+	old := *h
+	en := old[len(old)-1]
+	old[len(old)-1] = nil
+	en.heapAt = -1
+	*h = old[:len(old)-1]
+	return en
 }

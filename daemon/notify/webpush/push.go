@@ -53,13 +53,16 @@ type Sender struct {
 	// Subscriber is the VAPID "sub" contact: an https URL or an e-mail address.
 	Subscriber string
 	Client     *http.Client
-	// sent, if set, is told of each delivery handed to the push service (bench, tests).
+	// Sent, if set, is told of each delivery handed to the push service (bench, tests).
 	Sent func(endpoint string, status int)
 }
 
 func (s *Sender) Name() string { return "web push" }
 
 func (s *Sender) Announce(ctx context.Context, n notify.Notice) {
+	if len(s.Store.Subscriptions()) == 0 {
+		return
+	}
 	p := Payload{Type: "show", Tag: n.Tag, Title: n.Title(), Body: n.Body(), Badge: n.Waiting,
 		URL: "/?request=" + url.QueryEscape(n.Tag), Renotify: n.Kind != notify.KindUpdate}
 	if len(n.Requests) == 1 {
