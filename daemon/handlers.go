@@ -37,6 +37,14 @@ func (s *state) handle(c *conn, msg socketproto.Message, perr *socketproto.Error
 		s.sendList(c)
 	case socketproto.StatusRequest:
 		s.send(c, s.status())
+	case socketproto.Activity:
+		s.handleActivity()
+	case socketproto.PushKeyRequest:
+		s.pushKey(c)
+	case socketproto.PushSubscribe:
+		s.pushSubscribe(c, m)
+	case socketproto.PushUnsubscribe:
+		s.pushUnsubscribe(c, m)
 	default:
 		s.send(c, socketproto.Errf(socketproto.CodeUnknownType, "type", "unknown message type %q", msg.MessageType()))
 	}
