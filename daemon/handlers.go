@@ -41,6 +41,14 @@ func (s *state) handle(c *conn, msg socketproto.Message, perr *socketproto.Error
 		s.rulesList(c)
 	case socketproto.RevokeRule:
 		s.revokeRule(c, m)
+	case socketproto.Activity:
+		s.handleActivity()
+	case socketproto.PushKeyRequest:
+		s.pushKey(c)
+	case socketproto.PushSubscribe:
+		s.pushSubscribe(c, m)
+	case socketproto.PushUnsubscribe:
+		s.pushUnsubscribe(c, m)
 	default:
 		s.send(c, socketproto.Errf(socketproto.CodeUnknownType, "type", "unknown message type %q", msg.MessageType()))
 	}

@@ -94,6 +94,10 @@ type state struct {
 	// step's journal writes are done (and fsynced, with daemon.sync =
 	// "always"): nothing leaves before the change it reports is kept.
 	held []func()
+	// activity is told of the user's keys and taps (notify.go); push is
+	// the Web Push store; both nil until the notifier starts.
+	activity func(time.Time)
+	push     pushService
 }
 
 func newQueue(opts Options, log *slog.Logger) *queue {

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -71,6 +72,15 @@ type UI struct {
 
 type Notify struct {
 	Command []string `toml:"command"`
+	// The policy (daemon/notify): nothing while the user touched a pane or
+	// page within Idle; a request settled within Grace never notifies; one
+	// reminder after Repeat (0: never).
+	Idle   Duration `toml:"idle"`
+	Grace  Duration `toml:"grace"`
+	Repeat Duration `toml:"repeat"`
+	// Ntfy is an ntfy topic's URL; NtfyToken its access token, if any.
+	Ntfy      string `toml:"ntfy"`
+	NtfyToken string `toml:"ntfy_token"`
 }
 
 // Web is the web pane's [web] table (askuserd web; docs/contract.md §12).
@@ -78,6 +88,12 @@ type Web struct {
 	Listen  string `toml:"listen"`   // host:port
 	TLSCert string `toml:"tls_cert"` // PEM; needed for any address but loopback
 	TLSKey  string `toml:"tls_key"`
+	// PublicURL is the page's address as a phone reaches it (e.g. the
+	// https URL of tailscale serve): the click URL of ntfy's messages.
+	PublicURL string `toml:"public_url"`
+	// PushInsecureLoopback lets a Web Push endpoint be http://127.0.0.1
+	// (a fake push service in tests); for tests only.
+	PushInsecureLoopback bool `toml:"push_insecure_loopback"`
 }
 
 // Rules is the [rules] table: remembered decisions (docs/contract.md §13).
@@ -139,6 +155,7 @@ func Default() Config {
 		UI:     UI{Bell: true, InputGuard: Duration{400 * time.Millisecond}},
 		Web:    Web{Listen: DefaultWebListen},
 		Rules:  Rules{ProposeAfter: 3, Destructive: DefaultDestructive},
+		Notify: Notify{Idle: Duration{60 * time.Second}, Grace: Duration{time.Second}, Repeat: Duration{10 * time.Minute}},
 	}
 }
 
@@ -275,6 +292,9 @@ func (c Config) check() error {
 		{"daemon.result_retention", c.Daemon.ResultRetention, false, longestDuration, "8760h"},
 		{"daemon.sync_interval", c.Daemon.SyncInterval, false, time.Second, "1s"},
 		{"ui.input_guard", c.UI.InputGuard, true, longestInputGuard, "10s"},
+		{"notify.idle", c.Notify.Idle, true, 24 * time.Hour, "24h"},
+		{"notify.grace", c.Notify.Grace, true, time.Minute, "1m"},
+		{"notify.repeat", c.Notify.Repeat, true, longestDuration, "8760h"},
 	}
 	for _, d := range durations {
 		low := "more than 0"
@@ -283,6 +303,16 @@ func (c Config) check() error {
 		}
 		if d.v.Duration < 0 || (d.v.Duration == 0 && !d.zeroOK) || d.v.Duration > d.longest {
 			return &rangeError{d.key, fmt.Sprintf("must be %s and at most %s, got %q", low, d.said, d.v.String())}
+		}
+	}
+	if c.Notify.Ntfy != "" {
+		if u, err := url.Parse(c.Notify.Ntfy); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || strings.Trim(u.Path, "/") == "" {
+			return &rangeError{"notify.ntfy", fmt.Sprintf("must be a topic's URL, e.g. \"https://ntfy.sh/my-secret-topic\", got %q", c.Notify.Ntfy)}
+		}
+	}
+	if c.Web.PublicURL != "" {
+		if u, err := url.Parse(c.Web.PublicURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return &rangeError{"web.public_url", fmt.Sprintf("must be an http or https URL, e.g. \"https://laptop.tail1234.ts.net\", got %q", c.Web.PublicURL)}
 		}
 	}
 	return nil
