@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,6 +27,8 @@ type sshServer struct {
 	port int
 	key  string // the client's private key
 }
+
+var accounts sync.Mutex
 
 const (
 	remoteAccount = "askuser-remote"
@@ -128,15 +131,16 @@ func (s *sshServer) account(name string) *user.User {
 		}
 		return u
 	}
+	accounts.Lock() // parallel tests: one useradd at a time
+	defer accounts.Unlock()
+	var made []byte
 	if _, err := user.Lookup(name); err != nil {
 		// "*": no password, and not locked (sshd refuses a locked account).
-		if out, err := exec.Command("useradd", "-m", "-p", "*", "-s", "/bin/sh", name).CombinedOutput(); err != nil {
-			s.t.Fatalf("useradd %s: %v\n%s", name, err, out)
-		}
+		made, _ = exec.Command("useradd", "-m", "-p", "*", "-s", "/bin/sh", name).CombinedOutput()
 	}
 	u, err := user.Lookup(name)
 	if err != nil {
-		s.t.Fatal(err)
+		s.t.Fatalf("no account %s, and useradd could not make it: %v\n%s", name, err, made)
 	}
 	return u
 }
