@@ -116,6 +116,8 @@ type Request struct {
 	Questions []Question      `json:"questions"`
 	Metadata  json.RawMessage `json:"metadata,omitempty"`
 	Agent     *Agent          `json:"agent,omitempty"`
+	// Permission marks an agent's permission prompt (rules.go).
+	Permission *PermissionPrompt `json:"permission,omitempty"`
 }
 
 // ProfileTool is the request's tool with the default applied.
@@ -254,6 +256,9 @@ type Response struct {
 	AnsweredVia       Via               `json:"answeredVia,omitempty"`
 	AnsweredAt        time.Time         `json:"answeredAt"`
 	Summary           string            `json:"summary"`
+	// RuleID is the rule that answered (answeredVia "rule"), or that the
+	// user's answer made (rules.go).
+	RuleID int `json:"ruleId,omitempty"`
 	// ConnectionLost is set by askuser-client, never by the daemon.
 	ConnectionLost bool `json:"connectionLost,omitempty"`
 }

@@ -32,6 +32,7 @@ type Config struct {
 	UI     UI                 `toml:"ui"`
 	Notify Notify             `toml:"notify"`
 	Web    Web                `toml:"web"`
+	Rules  Rules              `toml:"rules"`
 
 	// Path is the file this was read from; empty when none existed.
 	Path string `toml:"-"`
@@ -95,6 +96,32 @@ type Web struct {
 	PushInsecureLoopback bool `toml:"push_insecure_loopback"`
 }
 
+// Rules is the [rules] table: remembered decisions (docs/contract.md §13).
+type Rules struct {
+	// ProposeAfter is how many times the user must have allowed the same
+	// input the same way before the next identical prompt shows its
+	// "Allow, and remember" option first; 0 never does.
+	ProposeAfter int `toml:"propose_after"`
+	// Destructive lists commands never remembered and never answered by
+	// a rule: a program and words its arguments must include.
+	Destructive []string `toml:"destructive"`
+}
+
+// DefaultDestructive is rules.destructive when config.toml says nothing.
+// A short flag matches inside a bundle ("rm -r" is "rm -rf x" too), a long
+// flag also with a value ("--force=…").
+var DefaultDestructive = []string{
+	"rm -r", "rm -R", "rm --recursive",
+	"git push --force", "git push -f", "git push --force-with-lease", "git push --mirror", "git push --delete",
+	"git reset --hard", "git clean -f", "git checkout --", "git branch -D",
+	"sudo", "doas", "su", "pkexec",
+	"dd", "mkfs", "shred", "truncate",
+	"chmod -R", "chown -R", "chgrp -R",
+	"curl", "wget",
+	"kill", "pkill", "killall",
+	"find -delete", "find -exec", "find -execdir",
+}
+
 // DefaultWebListen is web.listen when config.toml says nothing.
 const DefaultWebListen = "127.0.0.1:7341"
 
@@ -127,6 +154,7 @@ func Default() Config {
 		Limits: socketproto.DefaultLimits(),
 		UI:     UI{Bell: true, InputGuard: Duration{400 * time.Millisecond}},
 		Web:    Web{Listen: DefaultWebListen},
+		Rules:  Rules{ProposeAfter: 3, Destructive: DefaultDestructive},
 		Notify: Notify{Idle: Duration{60 * time.Second}, Grace: Duration{time.Second}, Repeat: Duration{10 * time.Minute}},
 	}
 }
@@ -243,6 +271,7 @@ func (c Config) check() error {
 		{"limits.answer_soft_limit", c.Limits.AnswerSoftLimit, 1, answerSoftLimitMost},
 		{"limits.max_message_bytes", c.Limits.MaxMessageBytes, maxMessageBytesLeast, maxMessageBytesMost},
 		{"limits.max_pending", c.Limits.MaxPending, 1, maxPendingMost},
+		{"rules.propose_after", c.Rules.ProposeAfter, 0, 1000},
 	}
 	for _, n := range ints {
 		if n.v < n.lo || n.v > n.hi {
