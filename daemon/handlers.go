@@ -37,6 +37,18 @@ func (s *state) handle(c *conn, msg socketproto.Message, perr *socketproto.Error
 		s.sendList(c)
 	case socketproto.StatusRequest:
 		s.send(c, s.status())
+	case socketproto.RulesRequest:
+		s.rulesList(c)
+	case socketproto.RevokeRule:
+		s.revokeRule(c, m)
+	case socketproto.Activity:
+		s.handleActivity()
+	case socketproto.PushKeyRequest:
+		s.pushKey(c)
+	case socketproto.PushSubscribe:
+		s.pushSubscribe(c, m)
+	case socketproto.PushUnsubscribe:
+		s.pushUnsubscribe(c, m)
 	default:
 		s.send(c, socketproto.Errf(socketproto.CodeUnknownType, "type", "unknown message type %q", msg.MessageType()))
 	}
@@ -61,6 +73,10 @@ func (s *state) ask(c *conn, m socketproto.AskUserRequest) {
 		return
 	}
 	if e := socketproto.ValidateRequest(m.Request, s.limits); e != nil {
+		s.sendErr(c, m.RequestID, e)
+		return
+	}
+	if e := refuseRememberOptions(m.Request); e != nil {
 		s.sendErr(c, m.RequestID, e)
 		return
 	}
@@ -105,6 +121,9 @@ func (s *state) ask(c *conn, m socketproto.AskUserRequest) {
 	if kept != nil {
 		s.answerFromKept(c, r, kept)
 		return
+	}
+	if s.permissionPrompt(c, r) {
+		return // answered by a rule
 	}
 	position := len(s.pending) + 1
 	if err := s.add(r); err != nil {
@@ -170,6 +189,10 @@ func (s *state) lookup(id string) (*request, *socketproto.Error) {
 		return r, nil
 	}
 	if res := s.results[id]; res != nil {
+		if res.settled != "" {
+			return nil, socketproto.Errf(socketproto.CodeAlreadyResolved, "requestId",
+				"request %q was already settled in its agent's own prompt: %s", id, res.settled)
+		}
 		return nil, socketproto.Errf(socketproto.CodeAlreadyResolved, "requestId",
 			"request %q was already %s%s", id, res.outcome, viaPhrase(res.via))
 	}
@@ -204,11 +227,17 @@ func (s *state) cancel(c *conn, m socketproto.Cancel) {
 		return
 	}
 	if _, waiting := c.asking[m.RequestID]; waiting || r.owner == c {
-		// The agent takes its question back; other waiters learn it is gone.
-		if err := s.resolve(r, socketproto.OutcomeWithdrawn, socketproto.ViaAgent, nil, c); err != nil {
+		// The agent takes its question back, saying how its own prompt
+		// settled it if it was; other waiters learn it is gone.
+		if err := s.withdraw(r, m.Settled, c); err != nil {
 			s.sendErr(c, m.RequestID, stateUnavailable(m.RequestID, err))
 			return
 		}
+	} else if m.Settled != "" {
+		// Only the agent knows how its own prompt went.
+		s.sendErr(c, m.RequestID, socketproto.Errf(socketproto.CodeInvalidRequest, "settled",
+			"only the asking agent's own withdrawal may say how its prompt was settled"))
+		return
 	} else if err := s.cancelAsUser(r, viaOf(c, m.Via)); err != nil {
 		s.sendErr(c, m.RequestID, stateUnavailable(m.RequestID, err))
 		return

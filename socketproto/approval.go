@@ -3,6 +3,7 @@ package socketproto
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 )
 
@@ -38,4 +39,24 @@ func checkApproval(q Question, sel selection) error {
 		}
 	}
 	return nil
+}
+
+// ApprovingChoice is the index of the option that raw, an answer to q,
+// chooses and that approves its preview (approvesPreview, docs/contract.md
+// §3), or -1 when it chooses none or is no answer the rules can read. A
+// surface asks before sending: such a choice must carry the digest of a
+// preview it showed whole. A single-select question (the only kind with
+// such options) has at most one choice.
+func ApprovingChoice(q Question, raw json.RawMessage) int {
+	q = ApplyInput(q)
+	sel, none, err := readSelection(q, raw)
+	if none || err != nil {
+		return -1
+	}
+	for i, chosen := range sel.chosen {
+		if chosen && q.Options[i].ApprovesPreview {
+			return i
+		}
+	}
+	return -1
 }

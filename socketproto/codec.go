@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"askuser/internal/jsonerr"
@@ -137,7 +139,12 @@ func sniff(line []byte) (typ, requestID string, perr *Error) {
 		return "", "", Errf(CodeBadJSON, "", "message must be a JSON object, got %s", jsonerr.KindAt(t[0]))
 	}
 	var env envelope
-	if err := json.Unmarshal(line, &env); err != nil {
+	if typ, rawID, hasType, err := sniffFast(line); err == nil {
+		env.RequestID = rawID
+		if hasType {
+			env.Type = &typ
+		}
+	} else if err := json.Unmarshal(line, &env); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field == "" {
 			return "", "", Errf(CodeBadJSON, "", "message must be a JSON object, got %s", te.Value)
@@ -204,6 +211,9 @@ func DecodeFromClient(line []byte) (Message, *Error) {
 		if err == nil {
 			err = checkVia(m.Via)
 		}
+		if err == nil {
+			err = checkSettled(m.Settled)
+		}
 		msg = m
 	case "subscribe":
 		var m Subscribe
@@ -232,6 +242,36 @@ func DecodeFromClient(line []byte) (Message, *Error) {
 	case "draft":
 		var m DraftRequest
 		m, err = decodeDraft(line)
+		msg = m
+	case "rules":
+		msg = RulesRequest{}
+	case "revoke_rule":
+		var m RevokeRule
+		err = decodeInto(line, &m)
+		if err == nil && m.ID <= 0 {
+			err = Errf(CodeInvalidRequest, "id", "must be a rule's id (askuser-client rules lists them), got %d", m.ID)
+		}
+		if err == nil {
+			err = checkVia(m.Via)
+		}
+		msg = m
+	case "activity":
+		msg = Activity{}
+	case "push_key":
+		msg = PushKeyRequest{}
+	case "push_subscribe":
+		var m PushSubscribe
+		err = decodeInto(line, &m)
+		if err == nil && (len(m.Subscription) == 0 || string(m.Subscription) == "null") {
+			err = Errf(CodeInvalidRequest, "subscription", "missing; give the browser's PushSubscription as JSON")
+		}
+		msg = m
+	case "push_unsubscribe":
+		var m PushUnsubscribe
+		err = decodeInto(line, &m)
+		if err == nil && m.Endpoint == "" {
+			err = Errf(CodeInvalidRequest, "endpoint", "missing; give the subscription's endpoint")
+		}
 		msg = m
 	default:
 		err = Errf(CodeUnknownType, "type", "unknown message type %q", typ)
@@ -281,6 +321,18 @@ func checkVia(via Via) *Error {
 	return Errf(CodeInvalidRequest, "via", "must be %q or %q, got %q", ViaPane, ViaCLI, via)
 }
 
+// checkSettled holds a cancel's "settled" to one short line: it is shown
+// as a notice and written to history.
+func checkSettled(s string) *Error {
+	if n := utf8.RuneCountInString(s); n > MaxSettledChars {
+		return Errf(CodeInvalidRequest, "settled", "at most %d characters, got %d", MaxSettledChars, n)
+	}
+	if !utf8.ValidString(s) || strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return Errf(CodeInvalidRequest, "settled", "must be valid UTF-8 on one line, without control characters")
+	}
+	return nil
+}
+
 // ErrUnknownMessage is returned by DecodeFromDaemon (and so Conn.Recv) for a
 // line whose type this client does not know, as a newer daemon may send: the
 // connection is fine, and a client skips the line.
@@ -306,6 +358,9 @@ var fromDaemon = map[string]func(line []byte) (Message, error){
 	"state":              decodeAs[StateEvent],
 	"pending_file_error": decodeAs[PendingFileError],
 	"state_dir_error":    decodeAs[StateDirError],
+	"rules":              decodeAs[Rules],
+	"rule_answered":      decodeAs[RuleAnswered],
+	"push_key":           decodeAs[PushKey],
 	"error":              decodeAs[*Error], // a pointer, as *Error is the Go error
 }
 

@@ -116,6 +116,8 @@ type Request struct {
 	Questions []Question      `json:"questions"`
 	Metadata  json.RawMessage `json:"metadata,omitempty"`
 	Agent     *Agent          `json:"agent,omitempty"`
+	// Permission marks an agent's permission prompt (rules.go).
+	Permission *PermissionPrompt `json:"permission,omitempty"`
 }
 
 // ProfileTool is the request's tool with the default applied.
@@ -254,6 +256,9 @@ type Response struct {
 	AnsweredVia       Via               `json:"answeredVia,omitempty"`
 	AnsweredAt        time.Time         `json:"answeredAt"`
 	Summary           string            `json:"summary"`
+	// RuleID is the rule that answered (answeredVia "rule"), or that the
+	// user's answer made (rules.go).
+	RuleID int `json:"ruleId,omitempty"`
 	// ConnectionLost is set by askuser-client, never by the daemon.
 	ConnectionLost bool `json:"connectionLost,omitempty"`
 }
@@ -271,7 +276,15 @@ func (Wait) MessageType() string { return "wait" }
 type Cancel struct {
 	RequestID string `json:"requestId"`
 	Via       Via    `json:"via,omitempty"`
+	// Settled, on the asker's withdrawal only, says how the user settled
+	// the question in the agent's own prompt ("allowed in Claude Code's
+	// own dialog"): the surfaces and history say so, and a later answer is
+	// refused with it. At most MaxSettledChars, one line.
+	Settled string `json:"settled,omitempty"`
 }
+
+// MaxSettledChars bounds Cancel.Settled.
+const MaxSettledChars = 200
 
 func (Cancel) MessageType() string { return "cancel" }
 
@@ -388,6 +401,9 @@ type RequestResolved struct {
 	RequestID string  `json:"requestId"`
 	Outcome   Outcome `json:"outcome"`
 	Via       Via     `json:"via,omitempty"`
+	// Settled (withdrawn only): how the user settled it in the agent's own
+	// prompt, as the agent said (Cancel.Settled).
+	Settled string `json:"settled,omitempty"`
 }
 
 func (RequestResolved) MessageType() string { return "request_resolved" }
@@ -420,3 +436,70 @@ type StateDirError struct {
 }
 
 func (StateDirError) MessageType() string { return "state_dir_error" }
+
+// StartStatus is the one line `askuserd serve` writes on its start-status
+// pipe (docs/contract.md §2), when the program that started it asked for one
+// with ASKUSER_START_FD: ready once its socket accepts connections, or why it
+// will not run. It is how an autostarting client learns a refusal — typed,
+// at once — rather than by reading the daemon's log.
+type StartStatus struct {
+	Ready bool `json:"ready"`
+	Pid   int  `json:"pid,omitempty"`
+	// Code is StartAlreadyRunning when another daemon holds the socket's
+	// lock (a start-up race: that one answers), StartRefused otherwise.
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+func (StartStatus) MessageType() string { return "start_status" }
+
+// The codes of a StartStatus that is not ready.
+const (
+	StartAlreadyRunning = "already_running"
+	StartRefused        = "refused"
+)
+
+// StartFDEnv names the environment variable that gives `askuserd serve` the
+// descriptor of its start-status pipe.
+const StartFDEnv = "ASKUSER_START_FD"
+
+// --- notifications (docs/contract.md §4 "Activity and Web Push") ------------
+
+// Activity says the user pressed a key or tapped on a surface (a pane, the
+// web page): no notification is sent while they are at one within
+// notify.idle. It has no reply; a surface sends it at most every few
+// seconds while the user is busy.
+type Activity struct{}
+
+func (Activity) MessageType() string { return "activity" }
+
+// PushKeyRequest asks for the daemon's Web Push application server key
+// (VAPID, made once and kept in the state dir); the daemon answers PushKey.
+type PushKeyRequest struct{}
+
+func (PushKeyRequest) MessageType() string { return "push_key" }
+
+// PushKey is the VAPID public key, an uncompressed P-256 point in
+// unpadded base64url: what a page gives pushManager.subscribe as
+// applicationServerKey.
+type PushKey struct {
+	PublicKey string `json:"publicKey"`
+}
+
+func (PushKey) MessageType() string { return "push_key" }
+
+// PushSubscribe registers a browser's PushSubscription (its toJSON():
+// endpoint and keys) for Web Push; the daemon answers ok, or
+// invalid_request naming the field.
+type PushSubscribe struct {
+	Subscription json.RawMessage `json:"subscription"`
+}
+
+func (PushSubscribe) MessageType() string { return "push_subscribe" }
+
+// PushUnsubscribe forgets the subscription at Endpoint; ok, or not_found.
+type PushUnsubscribe struct {
+	Endpoint string `json:"endpoint"`
+}
+
+func (PushUnsubscribe) MessageType() string { return "push_unsubscribe" }

@@ -114,37 +114,8 @@ func isBlankGiven(v any) bool {
 
 func normalizeUntyped(q Question, raw json.RawMessage) (a Answer, answered bool, err error) {
 	a = Answer{Question: q.Question}
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 {
-		return a, false, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(t))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return a, false, fmt.Errorf("not valid JSON: %v", err)
-	}
-	if dec.More() {
-		return a, false, errors.New("not valid JSON: more than one value")
-	}
-	var sel selection
-	switch x := v.(type) {
-	case nil:
-		return a, false, nil
-	case string:
-		sel, err = fromString(q, x)
-	case json.Number:
-		sel, err = fromNumber(q, x)
-	case []any:
-		sel, err = fromList(q, x)
-	case map[string]any:
-		sel, err = fromObject(q, x)
-	case bool:
-		return a, false, fmt.Errorf("must be a string, a number, a list or an object, got %t", x)
-	default:
-		return a, false, fmt.Errorf("must be a string, a number, a list or an object")
-	}
-	if err != nil {
+	sel, none, err := readSelection(q, raw)
+	if none || err != nil {
 		return a, false, err
 	}
 	if sel.custom != "" {
@@ -158,6 +129,42 @@ func normalizeUntyped(q Question, raw json.RawMessage) (a Answer, answered bool,
 		}
 	}
 	return sel.answer(q)
+}
+
+// readSelection reads raw by the rules of docs/contract.md §3 into the
+// options it chooses and the text it types; none is true when raw is no
+// answer at all (empty or null).
+func readSelection(q Question, raw json.RawMessage) (sel selection, none bool, err error) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
+		return sel, true, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(t))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return sel, false, fmt.Errorf("not valid JSON: %v", err)
+	}
+	if dec.More() {
+		return sel, false, errors.New("not valid JSON: more than one value")
+	}
+	switch x := v.(type) {
+	case nil:
+		return sel, true, nil
+	case string:
+		sel, err = fromString(q, x)
+	case json.Number:
+		sel, err = fromNumber(q, x)
+	case []any:
+		sel, err = fromList(q, x)
+	case map[string]any:
+		sel, err = fromObject(q, x)
+	case bool:
+		return sel, false, fmt.Errorf("must be a string, a number, a list or an object, got %t", x)
+	default:
+		return sel, false, fmt.Errorf("must be a string, a number, a list or an object")
+	}
+	return sel, false, err
 }
 
 // selection is an answer being built: chosen option indices plus typed text.

@@ -323,6 +323,12 @@ func printParked(stdout, w io.Writer, id, pendingFile string, qs []socketproto.Q
 	fmt.Fprintln(stdout, id)
 	fmt.Fprintf(w, "Request %s is waiting for the user. To answer it:\n", id)
 	fmt.Fprintf(w, "  in the pending file: %s (fill in each \"answer\" and save)\n", pendingFile)
-	fmt.Fprintf(w, "  or:                  askuser-client answer %s %s\n", id, strings.Join(sample, " "))
+	if approves(qs) {
+		// An approval is answered only with its input seen: show prints
+		// it whole, and the answer command that goes with it.
+		fmt.Fprintf(w, "  or:                  askuser-client show %s, then the answer it prints\n", id)
+	} else {
+		fmt.Fprintf(w, "  or:                  askuser-client answer %s %s\n", id, strings.Join(sample, " "))
+	}
 	fmt.Fprintf(w, "Collect the result:    askuser-client wait %s\n", id)
 }

@@ -15,6 +15,7 @@ import (
 
 	"askuser/daemon/journal"
 	"askuser/socketproto"
+	"askuser/socketproto/agenttext"
 )
 
 // historyCommand reads history.jsonl straight from the state dir: no daemon
@@ -51,7 +52,7 @@ var historyCommand = command{
 			w := bufio.NewWriter(x.stdout)
 			for i, e := range lines {
 				if *asJSON {
-					w.Write(e.raw)
+					w.Write(agenttext.EscapeJSON(e.raw))
 					w.WriteByte('\n')
 					continue
 				}
@@ -120,6 +121,9 @@ func writeHistoryEntry(w io.Writer, e journal.HistoryEntry) {
 	case socketproto.OutcomeAnswered:
 	case socketproto.OutcomeWithdrawn:
 		via = "withdrawn by its agent"
+		if e.Settled != "" {
+			via = "settled in the agent's own prompt"
+		}
 	default:
 		via = string(e.Outcome) + " via " + via
 	}
@@ -128,6 +132,9 @@ func writeHistoryEntry(w io.Writer, e journal.HistoryEntry) {
 		ans, ok := e.AnswersByQuestion[q.Question]
 		if e.Outcome != socketproto.OutcomeAnswered || !ok {
 			ans = "(" + string(e.Outcome) + ")"
+			if e.Settled != "" {
+				ans = "(" + e.Settled + ")"
+			}
 		}
 		writeWrapped(w, "  ", flatText(q.Question)+": "+flatText(ans))
 	}
