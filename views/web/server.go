@@ -116,14 +116,13 @@ func Serve(ctx context.Context, o Options) error {
 	if s.index, err = staticFiles.ReadFile("static/index.html"); err != nil {
 		return err
 	}
-	secretDone := make(chan struct{})
-	go func() { defer close(secretDone); s.watchSecret() }()
-	defer func() { <-secretDone }()
-
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", o.Listen, err)
 	}
+	secretDone := make(chan struct{})
+	go func() { defer close(secretDone); s.watchSecret() }() // until s.stop, closed below
+	defer func() { <-secretDone }()
 	if o.Ready != nil {
 		o.Ready(ln.Addr())
 	}

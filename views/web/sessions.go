@@ -28,6 +28,8 @@ type session struct {
 	streams map[*stream]struct{}
 	ready   bool   // the daemon (or its absence) has spoken: the view is the truth
 	last    []byte // the latest view sent
+
+	lastActivity time.Time
 }
 
 // stream is one open page's event stream. It holds at most the latest view:
@@ -214,6 +216,21 @@ func (se *session) act(as []panecore.Action) (*panecore.Refusal, bool) {
 		for _, a := range as {
 			ref = se.core.Do(a)
 		}
+		se.active()
 	})
 	return ref, ok
+}
+
+// activityEvery spaces the activity messages of a user who keeps tapping
+// (docs/contract.md §4): the terminal pane's pace.
+const activityEvery = 5 * time.Second
+
+// active tells the daemon that the user is at this page, so that nothing
+// is pushed to their phone meanwhile. A lost message only makes
+// notifications more eager.
+func (se *session) active() {
+	if now := time.Now(); now.Sub(se.lastActivity) >= activityEvery {
+		se.lastActivity = now
+		_ = se.link.Send(socketproto.Activity{})
+	}
 }
