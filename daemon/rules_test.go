@@ -252,3 +252,84 @@ func TestRuleProposedAfterAllows(t *testing.T) {
 		t.Errorf("rules made without a choice: %+v", list.Rules)
 	}
 }
+
+// TestRuleHandEditedAndExpired: a rule written into the file by hand (no
+// id) is given one and answers; one past its expiry answers nothing; a
+// file that breaks a rule's rules is refused whole, naming the field.
+func TestRuleHandEditedAndExpired(t *testing.T) {
+	g := newRulesRig(t, nil)
+	path := filepath.Join(g.state, rules.FileName)
+	write := func(text string) {
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"revision": 0, "rules": [{"tool": "Bash", "command": "make lint", "match": "exact", "dir": "` + g.dir + `", "agents": "codex"}]}`)
+	if _, r := g.ask(permissionAsk("p1", "codex", "make lint", g.dir)); r == nil || r.RuleID != 1 {
+		t.Fatalf("the hand-written rule did not answer: %+v", r)
+	}
+	if _, r := g.ask(permissionAsk("p2", "codex", "make lint -j4", g.dir)); r != nil {
+		t.Errorf("an exact rule covered more arguments")
+	}
+	g.added()
+	list := g.send(socketproto.RulesRequest{}).(socketproto.Rules)
+	if len(list.Rules) != 1 || list.Rules[0].MadeVia != "hand" || list.Revision != 1 {
+		t.Errorf("rules: %+v", list)
+	}
+	write(`{"revision": 1, "rules": [{"id": 1, "tool": "Bash", "command": "make lint", "match": "exact", "dir": "` + g.dir + `", "agents": "codex", "expires": "2001-01-01T00:00:00Z"}]}`)
+	if _, r := g.ask(permissionAsk("p3", "codex", "make lint", g.dir)); r != nil {
+		t.Errorf("an expired rule answered")
+	}
+	g.added()
+	write(`{"revision": 2, "rules": [{"tool": "Bash", "command": "make  lint", "match": "exact", "dir": "` + g.dir + `", "agents": "codex"}]}`)
+	list = g.send(socketproto.RulesRequest{}).(socketproto.Rules)
+	if !strings.Contains(list.Problem, "rules[0].command") || len(list.Rules) != 1 {
+		t.Errorf("a rule that breaks the rules: %+v", list)
+	}
+}
+
+// TestRuleProposalCountedFromHistory: the Allows that bring the offer
+// first are counted from history, across a restart; a prompt that was
+// waiting when the daemon stopped still saves its rule when chosen.
+func TestRuleProposalCountedFromHistory(t *testing.T) {
+	root := testdaemon.ShortRoot(t)
+	cfg := func(c *config.Config) { c.Rules.ProposeAfter = 2 }
+	dir := filepath.Join(root, "shop")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	sock, stop := daemonAt(t, root, cfg)
+	g := &rulesRig{t: t, sock: sock, w: testdaemon.Watch(t, sock), dir: dir}
+	for _, id := range []string{"p1", "p2"} {
+		c, _ := g.ask(permissionAsk(id, "claude-code", "go vet ./...", dir))
+		g.choose(g.added(), "Allow")
+		testdaemon.RecvType(t, c, "ask_user_response", testdaemon.Wait)
+	}
+	req := permissionAsk("p3", "claude-code", "go vet ./...", dir)
+	req.Wait = new(bool) // parked: it outlives the daemon
+	g.ask(req)
+	g.added()
+	stop()
+
+	sock, _ = daemonAt(t, root, cfg)
+	g = &rulesRig{t: t, sock: sock, w: testdaemon.Watch(t, sock), dir: dir}
+	c, _ := g.ask(permissionAsk("p4", "claude-code", "go vet ./...", dir))
+	p := g.added()
+	if first := p.Questions[0].Options[0].Label; !strings.HasPrefix(first, socketproto.RememberPrefix) || !strings.HasSuffix(first, "for Claude Code") {
+		t.Errorf("after 2 Allows in history, the first option is %q", first)
+	}
+	g.choose(p, "Deny")
+	testdaemon.RecvType(t, c, "ask_user_response", testdaemon.Wait)
+
+	var restored socketproto.Pending
+	for _, q := range g.send(socketproto.ListRequest{}).(socketproto.List).Pending {
+		if q.RequestID == "p3" {
+			restored = q
+		}
+	}
+	g.choose(restored, remembers(restored)[1])
+	rl := g.send(socketproto.RulesRequest{}).(socketproto.Rules)
+	if len(rl.Rules) != 1 || rl.Rules[0].Agents != socketproto.AllAgents || rl.Rules[0].MadeFrom != "p3" {
+		t.Errorf("the restored prompt's choice made %+v", rl.Rules)
+	}
+}

@@ -109,6 +109,10 @@ func (p *Pane) Draw(screen tcell.Screen) {
 			}
 		}()
 	}
+	if p.V.Rules != nil {
+		p.drawRules(screen, x+1, top, w-2, bottom)
+		return
+	}
 	r, s := p.focused()
 	if r == nil {
 		p.drawEmpty(screen, x+1, top+1, w-2, bottom)

@@ -30,6 +30,7 @@ const (
 	wLong                      // "Answer is long … [Y/n]"
 	wDiscard                   // "Discard N answers? [y/N]"
 	wNone                      // "None of these? [y/N]"
+	wRules                     // the Rules view (remembered decisions)
 
 	wOptions  = wSingle | wMulti
 	wInputs   = wText | wNote | wFilter
@@ -45,12 +46,12 @@ var whereNames = []struct {
 	{wSingle, "single-select list"}, {wMulti, "multi-select list"}, {wText, "text input"}, {wNote, "note"},
 	{wFilter, "filter"}, {wSubmit, "Submit tab"}, {wBare, "request without questions"},
 	{wIdle, "nothing to answer"}, {wLong, "“Answer is long” prompt"}, {wDiscard, "“Discard” prompt"},
-	{wNone, "“None of these” prompt"},
+	{wNone, "“None of these” prompt"}, {wRules, "Rules view"},
 }
 
 func (w where) String() string {
 	switch w {
-	case wBrowsing | wInputs:
+	case wBrowsing | wInputs | wRules:
 		return "everywhere"
 	case wBrowsing:
 		return "no input open"
@@ -186,8 +187,16 @@ var keyTable = []binding{
 		do: do(panecore.Back)},
 
 	// Settling or not, a request can always be left, switched and quit.
-	{keys: kk(tcell.KeyCtrlC), keyNames: "Ctrl-C", doc: "quit the pane; the daemon, its queue and every draft go on", where: wBrowsing | wInputs,
+	{keys: kk(tcell.KeyCtrlC), keyNames: "Ctrl-C", doc: "quit the pane; the daemon, its queue and every draft go on", where: wBrowsing | wInputs | wRules,
 		do: func(p *Pane, c keyCtx) { p.quit() }},
+
+	// The Rules view: remembered decisions.
+	{keys: join(kk(tcell.KeyUp, tcell.KeyDown), rk('k', 'j')), hint: "↑↓ move", keyNames: "↑ ↓, `j` `k`", doc: "move between the rules", where: wRules,
+		when: rulesListed, do: func(p *Pane, c keyCtx) { p.ruleCursor += arrow(c.ev) }},
+	{keys: rk('x'), hint: "x revoke", keyNames: "`x`", doc: "revoke the rule under the cursor: the next prompt it covered is asked again", where: wRules,
+		when: rulesListed, do: func(p *Pane, c keyCtx) { p.revokeAtCursor() }},
+	{keys: join(kk(tcell.KeyEscape), rk('R', 'q')), hint: "Esc/R back", keyNames: "Esc, `R`, `q`", doc: "back to the questions", where: wRules,
+		do: do(panecore.CloseRules)},
 
 	// The text inputs: Other, a free-text question, a note, the filter.
 	{keys: kk(tcell.KeyEnter), hint: "Enter send", keyNames: "Enter", doc: "a lone question: accept the typed answer and send it", where: wText,
@@ -283,6 +292,11 @@ var keyTable = []binding{
 		do: do(panecore.Filter)},
 	{keys: rk('n'), hint: "n note", keyNames: "`n`", doc: "attach a note to the answer", where: wOptions,
 		kind: panecore.OpenNote, do: do(panecore.OpenNote)},
+	{keys: rk('R'), hint: "R rules", keyNames: "`R`", doc: "the Rules view: remembered decisions, who made each, how often it answered; revoke one", where: wBrowsing,
+		do: func(p *Pane, c keyCtx) {
+			p.ruleCursor = 0
+			p.act(panecore.Action{Kind: panecore.OpenRules})
+		}},
 	{keys: rk('q'), hint: "q quit", keyNames: "`q`", doc: "quit the pane; the daemon, its queue and every draft go on", where: wBrowsing,
 		do: func(p *Pane, c keyCtx) { p.quit() }},
 
@@ -339,6 +353,9 @@ func requestStep(ev *tcell.EventKey) int {
 func (p *Pane) place() (where, keyCtx) {
 	r, s := p.focused()
 	c := keyCtx{r: r, s: s}
+	if p.V.Rules != nil {
+		return wRules, c
+	}
 	if d := p.V.Dialog; d != nil {
 		switch d.Kind {
 		case panecore.DialogLong:

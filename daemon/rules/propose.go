@@ -39,6 +39,12 @@ func Propose(s Subject, allowPreview, tree, home string, destructive []string) (
 	if err := Narrow(s.Words, s.Cwd, tree, destructive); err != nil {
 		return nil, fmt.Errorf("the command is not remembered: %w", err)
 	}
+	if n := utf8.RuneCountInString(allowPreview); n > socketproto.MaxPreviewChars {
+		// Each offer repeats the input: one this large would triple a
+		// message that may already be near its limit. A plain command
+		// worth remembering is never this long.
+		return nil, fmt.Errorf("the input is too long to remember (%d characters)", n)
+	}
 	var out []Proposal
 	for _, agents := range []string{s.Agent, socketproto.AllAgents} {
 		r := socketproto.Rule{Tool: s.Tool, Command: s.Command, Match: socketproto.MatchPrefix, Dir: tree, Agents: agents}

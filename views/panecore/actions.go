@@ -16,6 +16,9 @@ func (st *state) do(a Action) *Refusal {
 		return nil
 	}
 	st.hint, st.refused = "", nil
+	if st.rulesAction(a) {
+		return nil // the Rules view answers no request: never refused
+	}
 	st.touch()
 	defer st.touch()
 	before := st.m.Focused()
