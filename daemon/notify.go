@@ -38,6 +38,9 @@ func startNotifier(ctx context.Context, h host) error {
 		Idle: cfg.Notify.Idle.Duration, Repeat: cfg.Notify.Repeat.Duration}
 	p := notify.New(set, h.log, notifiers...)
 	if !h.queue.do(func(q extensionAPI) {
+		for _, r := range q.pendingList() {
+			p.Restored(r)
+		}
 		q.follow(policyFollower{p})
 		q.onActivity(p.Active)
 		if store != nil {

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -31,6 +32,7 @@ const (
 	wDiscard                   // "Discard N answers? [y/N]"
 	wNone                      // "None of these? [y/N]"
 	wRules                     // the Rules view (remembered decisions)
+	wHelp                      // the list of keys (?)
 
 	wOptions  = wSingle | wMulti
 	wInputs   = wText | wNote | wFilter
@@ -46,12 +48,12 @@ var whereNames = []struct {
 	{wSingle, "single-select list"}, {wMulti, "multi-select list"}, {wText, "text input"}, {wNote, "note"},
 	{wFilter, "filter"}, {wSubmit, "Submit tab"}, {wBare, "request without questions"},
 	{wIdle, "nothing to answer"}, {wLong, "“Answer is long” prompt"}, {wDiscard, "“Discard” prompt"},
-	{wNone, "“None of these” prompt"}, {wRules, "Rules view"},
+	{wNone, "“None of these” prompt"}, {wRules, "Rules view"}, {wHelp, "list of keys"},
 }
 
 func (w where) String() string {
 	switch w {
-	case wBrowsing | wInputs | wRules:
+	case wBrowsing | wInputs | wRules | wHelp:
 		return "everywhere"
 	case wBrowsing:
 		return "no input open"
@@ -136,6 +138,9 @@ type binding struct {
 	// when it applies, so a hint never offers a key that does nothing.
 	when func(p *Pane, c keyCtx) bool
 	do   func(p *Pane, c keyCtx)
+	// pin keeps the hint on the hint line however narrow the terminal:
+	// how to quit and how to see every key are never crowded out.
+	pin bool
 }
 
 func severalQuestions(_ *Pane, c keyCtx) bool { return c.r != nil && len(c.r.Questions) > 1 }
@@ -187,8 +192,14 @@ var keyTable = []binding{
 		do: do(panecore.Back)},
 
 	// Settling or not, a request can always be left, switched and quit.
-	{keys: kk(tcell.KeyCtrlC), keyNames: "Ctrl-C", doc: "quit the pane; the daemon, its queue and every draft go on", where: wBrowsing | wInputs | wRules,
+	{keys: kk(tcell.KeyCtrlC), keyNames: "Ctrl-C", doc: "quit the pane; the daemon, its queue and every draft go on", where: wBrowsing | wInputs | wRules | wHelp,
 		do: func(p *Pane, c keyCtx) { p.quit() }},
+
+	// The list of keys (?), over whatever was on screen.
+	{keys: join(kk(tcell.KeyEscape), rk('?', 'q')), hint: "Esc close", keyNames: "Esc, `?`, `q`", doc: "close the list of keys", where: wHelp,
+		do: func(p *Pane, c keyCtx) { p.help = false }},
+	{keys: join(kk(tcell.KeyUp, tcell.KeyDown, tcell.KeyPgUp, tcell.KeyPgDn), rk('k', 'j')), hint: "↑↓ scroll", keyNames: "↑ ↓, `j` `k`, PgUp PgDn", doc: "scroll the list of keys", where: wHelp,
+		do: func(p *Pane, c keyCtx) { p.helpScroll = max(0, p.helpScroll+p.scrollStep(c.ev)) }},
 
 	// The Rules view: remembered decisions.
 	{keys: join(kk(tcell.KeyUp, tcell.KeyDown), rk('k', 'j')), hint: "↑↓ move", keyNames: "↑ ↓, `j` `k`", doc: "move between the rules", where: wRules,
@@ -297,7 +308,9 @@ var keyTable = []binding{
 			p.ruleCursor = 0
 			p.act(panecore.Action{Kind: panecore.OpenRules})
 		}},
-	{keys: rk('q'), hint: "q quit", keyNames: "`q`", doc: "quit the pane; the daemon, its queue and every draft go on", where: wBrowsing,
+	{keys: rk('?'), hint: "? keys", keyNames: "`?`", doc: "list every key, where it applies and what it does", where: wBrowsing | wRules, pin: true,
+		do: func(p *Pane, c keyCtx) { p.help, p.helpScroll = true, 0 }},
+	{keys: rk('q'), hint: "q quit", keyNames: "`q`", doc: "quit the pane; the daemon, its queue and every draft go on", where: wBrowsing, pin: true,
 		do: func(p *Pane, c keyCtx) { p.quit() }},
 
 	// Whatever else is typed goes into the open input.
@@ -353,6 +366,9 @@ func requestStep(ev *tcell.EventKey) int {
 func (p *Pane) place() (where, keyCtx) {
 	r, s := p.focused()
 	c := keyCtx{r: r, s: s}
+	if p.help {
+		return wHelp, c
+	}
 	if p.V.Rules != nil {
 		return wRules, c
 	}
@@ -428,6 +444,49 @@ func (p *Pane) hintLine() []string {
 		}
 		seen[b.keyNames] = true
 		out = append(out, b.hint)
+	}
+	return out
+}
+
+// pinnedHints are the hints fitHints never drops (binding.pin).
+var pinnedHints = func() map[string]bool {
+	m := map[string]bool{}
+	for _, b := range keyTable {
+		if b.pin {
+			m[b.hint] = true
+		}
+	}
+	return m
+}()
+
+// keyRow is one line of the key table as people read it: the keys, where
+// they apply, what they do.
+type keyRow struct{ keys, where, does string }
+
+// keyRows is the key table as the README and the list of keys (?) show it:
+// one row per binding, grouped by where they apply (lists first, prompts
+// last), in the table's order within a group.
+func keyRows() []keyRow {
+	order := []where{wSingle, wMulti, wSubmit, wText, wNote, wFilter, wBare, wIdle, wLong, wDiscard}
+	group := func(w where) int {
+		for i, o := range order {
+			if w&o != 0 {
+				return i
+			}
+		}
+		return len(order)
+	}
+	rows := append([]binding(nil), keyTable...)
+	sort.SliceStable(rows, func(i, j int) bool { return group(rows[i].where) < group(rows[j].where) })
+	seen := map[keyRow]bool{}
+	var out []keyRow
+	for _, k := range rows {
+		row := keyRow{k.keyNames, k.where.String(), k.doc}
+		if seen[row] {
+			continue
+		}
+		seen[row] = true
+		out = append(out, row)
 	}
 	return out
 }

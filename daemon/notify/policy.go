@@ -56,6 +56,7 @@ type Policy struct {
 
 type event struct {
 	added    *socketproto.Pending
+	restored *socketproto.Pending
 	resolved *socketproto.RequestResolved
 }
 
@@ -86,6 +87,11 @@ func New(set Settings, log *slog.Logger, notifiers ...Notifier) *Policy {
 
 // Added: request r started waiting.
 func (p *Policy) Added(r socketproto.Pending) { p.post(event{added: &r}) }
+
+// Restored: r was waiting before the daemon restarted. It may have been
+// announced then, under its own id (the tag of a notice of one request), so
+// its resolution closes that; it is not announced again, but reminded.
+func (p *Policy) Restored(r socketproto.Pending) { p.post(event{restored: &r}) }
 
 // Resolved: a request was answered, declined or withdrawn.
 func (p *Policy) Resolved(e socketproto.RequestResolved) { p.post(event{resolved: &e}) }
@@ -178,6 +184,25 @@ func (p *Policy) take(e event, now time.Time) {
 		}
 		p.fresh = append(p.fresh, r.RequestID)
 		p.last = now
+	case e.restored != nil:
+		r := *e.restored
+		if _, dup := p.waiting[r.RequestID]; dup {
+			return
+		}
+		p.seq++
+		en := &entry{p: r, seq: p.seq, heapAt: -1}
+		// Its reminder, if not due before the restart (when it was given,
+		// or lost with the daemon: one reminder, never two).
+		if at := r.CreatedAt.Add(p.set.Repeat); p.set.Repeat > 0 && at.After(now) {
+			en.remindAt = at
+			heap.Push(&p.reminds, en)
+		}
+		n := &notice{tag: r.RequestID, ids: []string{r.RequestID}}
+		if p.notices[n.tag] == nil {
+			p.notices[n.tag] = n
+			en.notice = n
+		}
+		p.waiting[r.RequestID] = en
 	case e.resolved != nil:
 		p.gone(*e.resolved)
 	}

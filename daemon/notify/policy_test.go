@@ -101,6 +101,14 @@ func TestPolicy(t *testing.T) {
 			{10 * time.Minute, nil, []string{"reminder a [a] waiting=1"}},
 			{time.Hour, nil, nil},
 		}},
+		{"a request from before a restart is closed when answered, and reminded", []step{
+			{0, func(p *Policy) { r := pending("old"); r.CreatedAt = time.Now(); p.Restored(r) }, nil},
+			{2 * time.Second, nil, nil},
+			{0, add("a"), nil},
+			{2 * time.Second, nil, []string{"new a [a] waiting=2"}},
+			{10 * time.Minute, nil, []string{"reminder old [old] waiting=2", "reminder a [a] waiting=2"}},
+			{0, answer("old"), []string{"gone old answered waiting=1"}},
+		}},
 		{"the reminder waits while the user is still there", []step{
 			{0, add("a"), nil},
 			{2 * time.Second, nil, []string{"new a [a] waiting=1"}},
