@@ -104,6 +104,9 @@ func (st *state) apply(a Action) {
 		return
 	}
 	switch a.Kind {
+	case Next:
+		st.next(r)
+		return
 	case Tab:
 		st.setTab(r, r.Tab+a.Delta)
 	case TabTo:
