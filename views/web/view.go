@@ -39,9 +39,21 @@ func frame(view []byte) []byte {
 
 // cleanView copies what agents (or the pending file) wrote, cleaned: the
 // view's slices are shared with the core's later views and are not changed.
+// Only the request on screen goes whole; the others are named (the count,
+// the notification of a new one), so that a key typed does not send the
+// whole queue again.
 func cleanView(v panecore.View) panecore.View {
 	rs := make([]panecore.RequestView, len(v.Requests))
 	for i, r := range v.Requests {
+		if i != v.Focus {
+			stub := panecore.RequestView{ID: r.ID, Agent: agenttext.Clean(r.Agent, false), CreatedAt: r.CreatedAt,
+				Status: r.Status, Name: agenttext.Clean(r.Name, false)}
+			if len(r.Questions) > 0 {
+				stub.Questions = []panecore.QuestionView{{Question: agenttext.Clean(r.Questions[0].Question, true)}}
+			}
+			rs[i] = stub
+			continue
+		}
 		r.Agent = agenttext.Clean(r.Agent, false)
 		r.About = agenttext.Clean(r.About, false)
 		qs := make([]panecore.QuestionView, len(r.Questions))

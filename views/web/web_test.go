@@ -12,13 +12,24 @@ import (
 // the core's view (whose slices later views share) is left as it was.
 func TestViewCleans(t *testing.T) {
 	q := panecore.QuestionView{Question: "rm \u202Egnp.exe?\nsure", Options: []panecore.OptionView{{Label: "<b>x</b>\x07", Preview: "a\x1b[31mb\nc"}}}
-	v := panecore.View{Requests: []panecore.RequestView{{Agent: "a\x1b[31mgent", Questions: []panecore.QuestionView{q}}},
+	v := panecore.View{Requests: []panecore.RequestView{{Agent: "a\x1b[31mgent", Questions: []panecore.QuestionView{q}}}, Focus: 0,
 		Input: &panecore.InputView{Text: "typed\x1b[2J"}}
 	c := cleanView(v)
 	got := c.Requests[0]
 	if got.Agent != "agent" || got.Questions[0].Question != `rm \u202egnp.exe?`+"\nsure" || got.Questions[0].Options[0].Label != "<b>x</b>" ||
 		got.Questions[0].Options[0].Preview != "ab\nc" || c.Input.Text != "typed" {
 		t.Fatalf("cleanView = %+v, input %q", got, c.Input.Text)
+	}
+	// A request not on screen is only named.
+	v2 := v
+	v2.Requests = append([]panecore.RequestView{{ID: "other", Agent: "b\x07", Questions: []panecore.QuestionView{q, q}}}, v.Requests...)
+	v2.Focus = 1
+	c2 := cleanView(v2)
+	if o := c2.Requests[0]; o.Agent != "b" || len(o.Questions) != 1 || o.Questions[0].Question != got.Questions[0].Question || o.Questions[0].Options != nil {
+		t.Fatalf("a request not on screen: %+v", o)
+	}
+	if c2.Requests[1].Questions[0].Options[0].Preview != "ab\nc" {
+		t.Fatalf("the request on screen: %+v", c2.Requests[1])
 	}
 	if v.Requests[0].Agent != "a\x1b[31mgent" || v.Requests[0].Questions[0].Options[0].Label != "<b>x</b>\x07" || v.Input.Text != "typed\x1b[2J" {
 		t.Fatal("cleanView changed the core's view")
