@@ -83,3 +83,42 @@ func TestRulesFromTheFileAndTheCLI(t *testing.T) {
 		t.Errorf("after revoke: %s", o)
 	}
 }
+
+// The page (docs/contract.md §12, §13): a prompt a rule answered is one
+// line among the notices; the Rules button lists the rules, and Revoke
+// removes one.
+func TestWebRulesView(t *testing.T) {
+	t.Parallel()
+	e, _, b := webSetup(t, 390, 844)
+	w := watcher(t, e)
+	dir := filepath.Join(e.Root, "shop")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	preview, _ := json.MarshalIndent(map[string]any{"command": "make test", "description": "Run the tests"}, "", "  ")
+	req, _ := json.Marshal(map[string]any{
+		"questions": []any{map[string]any{"question": "Allow the agent to use Bash with the input shown?", "header": "Permission", "multiSelect": false,
+			"options": []any{map[string]any{"label": "Allow", "preview": string(preview), "approvesPreview": true}, map[string]any{"label": "Deny"}}}},
+		"agent":      map[string]any{"id": "codex-s1", "name": "codex", "cwd": dir},
+		"permission": map[string]any{"agent": "codex", "tool": "Bash", "allow": "Allow"},
+	})
+	cmd, _, errb := e.StartClient(string(req), "ask", "-")
+	p := nextAdded(t, w)
+	chooseInAskuser(socketproto.RememberPrefix+"Bash: make test (and with more arguments) in ", ", for Codex")(t, e, p)
+	if code := finish(t, cmd); code != 0 {
+		t.Fatalf("ask: exit %d %s", code, errb)
+	}
+	if _, errOut, code := e.Client(string(req), "ask", "-"); code != 0 {
+		t.Fatalf("the identical prompt: exit %d %s", code, errOut)
+	}
+	b.waitText("allowed by rule 1: Bash: make test (and with more arguments) in ")
+	b.click("#rules")
+	b.waitText("Rule 1: Bash: make test (and with more arguments)", "answered 1×", "Revoke rule 1")
+	b.click("button.revoke")
+	b.waitText("No rules.")
+	b.click("#rules")
+	b.waitGone("No rules.")
+	if errs := b.scriptErrors(); len(errs) > 0 {
+		t.Errorf("script errors: %q", errs)
+	}
+}

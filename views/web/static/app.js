@@ -377,6 +377,26 @@
     if (wasHidden) (d.defaultYes ? yes : no).focus({ preventScroll: true });
   }
 
+  // --- remembered decisions (docs/contract.md §13) ----------------------------------------
+
+  // renderRules is the Rules view: each rule in words (clean, from the
+  // core), who made it and where, how often it answered; Revoke removes one.
+  function renderRules(rv) {
+    const box = el('section', { class: 'rules' }, el('h2', { text: 'Rules: prompts they cover are allowed without asking' }));
+    if (!rv.loaded) { put(box, el('p', { class: 'how', text: 'Loading…' })); return box; }
+    if (rv.problem) put(box, el('p', { class: 'refusal', role: 'alert', dir: 'auto', text: rv.problem }));
+    if (!rv.rules.length) put(box, el('p', { class: 'how', text: 'No rules. Choose “Allow, and remember” on a permission prompt to make one.' }));
+    for (const r of rv.rules) {
+      const made = (r.madeVia === 'hand' ? 'written by hand ' : 'made in the ' + r.madeVia + ' ') + new Date(r.made).toLocaleString();
+      const used = r.answered ? 'answered ' + r.answered + '×, last ' + new Date(r.lastAnswered).toLocaleString() : 'has not answered yet';
+      put(box, el('div', { class: 'rule-item', 'data-rule': String(r.id) },
+        el('p', { dir: 'auto', text: 'Rule ' + r.id + ': ' + r.sentence }),
+        el('p', { class: 'how', text: made + '; ' + used + (r.expires ? '; expires ' + new Date(r.expires).toLocaleString() : '') }),
+        el('button', { type: 'button', class: 'small revoke', onclick: on('revokeRule', { item: r.id }), text: 'Revoke rule ' + r.id })));
+    }
+    return box;
+  }
+
   // --- drawing -------------------------------------------------------------------------
 
   function render() {
@@ -401,6 +421,8 @@
         el('p', { text: 'Agents ask through askuserd at ' + v.socket })));
     } else if (r.sending) next.append(el('section', { class: 'empty' }, el('p', { class: 'big', text: 'Sending…' })));
     else next.append(renderRequest(r));
+    if (v && v.rulesView) next.replaceChildren(renderRules(v.rulesView));
+    $('rules').textContent = v && v.rulesView ? 'Back' : 'Rules';
     // Nodes under a finger are not replaced when nothing on them changed (an
     // age, a draft's echo): a tap that began on a button ends on it.
     if (next.innerHTML !== main.innerHTML) main.replaceChildren(...next.childNodes);
@@ -496,6 +518,7 @@
     if (!document.hidden && st.link !== 'open') connect();
   });
   window.addEventListener('online', connect);
+  $('rules').addEventListener('click', ev => { ev.preventDefault(); act(st.view && st.view.rulesView ? 'closeRules' : 'rules'); });
   $('prev').addEventListener('click', on('step', { delta: -1 }));
   $('next').addEventListener('click', on('step', { delta: 1 }));
   $('notify').addEventListener('click', () => { Notification.requestPermission().then(() => renderHeader()); });
