@@ -105,7 +105,7 @@ func (st *state) apply(a Action) {
 	}
 	switch a.Kind {
 	case Next:
-		st.next(r)
+		st.next()
 		return
 	case Tab:
 		st.setTab(r, r.Tab+a.Delta)
