@@ -112,37 +112,8 @@ func isBlankGiven(v any) bool {
 
 func normalizeUntyped(q Question, raw json.RawMessage) (a Answer, answered bool, err error) {
 	a = Answer{Question: q.Question}
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 {
-		return a, false, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(t))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return a, false, fmt.Errorf("not valid JSON: %v", err)
-	}
-	if dec.More() {
-		return a, false, errors.New("not valid JSON: more than one value")
-	}
-	var sel selection
-	switch x := v.(type) {
-	case nil:
-		return a, false, nil
-	case string:
-		sel, err = fromString(q, x)
-	case json.Number:
-		sel, err = fromNumber(q, x)
-	case []any:
-		sel, err = fromList(q, x)
-	case map[string]any:
-		sel, err = fromObject(q, x)
-	case bool:
-		return a, false, fmt.Errorf("must be a string, a number, a list or an object, got %t", x)
-	default:
-		return a, false, fmt.Errorf("must be a string, a number, a list or an object")
-	}
-	if err != nil {
+	sel, given, err := readSelection(q, raw)
+	if err != nil || !given {
 		return a, false, err
 	}
 	if sel.custom != "" {
@@ -156,6 +127,41 @@ func normalizeUntyped(q Question, raw json.RawMessage) (a Answer, answered bool,
 		}
 	}
 	return sel.answer(q)
+}
+
+// readSelection reads raw by the rules of NormalizeAnswer into the options
+// it chooses and the text it types; given is false for null and nothing.
+func readSelection(q Question, raw json.RawMessage) (sel selection, given bool, err error) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
+		return sel, false, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(t))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return sel, false, fmt.Errorf("not valid JSON: %v", err)
+	}
+	if dec.More() {
+		return sel, false, errors.New("not valid JSON: more than one value")
+	}
+	switch x := v.(type) {
+	case nil:
+		return sel, false, nil
+	case string:
+		sel, err = fromString(q, x)
+	case json.Number:
+		sel, err = fromNumber(q, x)
+	case []any:
+		sel, err = fromList(q, x)
+	case map[string]any:
+		sel, err = fromObject(q, x)
+	case bool:
+		return sel, false, fmt.Errorf("must be a string, a number, a list or an object, got %t", x)
+	default:
+		return sel, false, fmt.Errorf("must be a string, a number, a list or an object")
+	}
+	return sel, err == nil, err
 }
 
 // selection is an answer being built: chosen option indices plus typed text.
@@ -557,7 +563,11 @@ func fromObject(q Question, obj map[string]any) (selection, error) {
 }
 
 // NormalizeAnswers normalises a whole answer message: one answer per
-// question, every one answered (a request is answered atomically).
+// question, every one answered (a request is answered atomically). It is
+// the daemon taking a submission, so it also holds every choice of an
+// option that approves its preview to that preview's digest (CheckApproval,
+// docs/contract.md §6 "Allow means seen"); NormalizeAnswer alone, which
+// surfaces use to read drafts, does not.
 func NormalizeAnswers(qs []Question, raws []json.RawMessage) ([]Answer, *Error) {
 	if len(raws) != len(qs) {
 		return nil, Errf(CodeInvalidAnswer, "answers", "need %d %s, one per question, got %d", len(qs), plural(len(qs), "answer", "answers"), len(raws))
@@ -568,6 +578,9 @@ func NormalizeAnswers(qs []Question, raws []json.RawMessage) ([]Answer, *Error) 
 		a, ok, err := NormalizeAnswer(q, raws[i])
 		if err != nil {
 			return nil, Errf(CodeInvalidAnswer, f, "%s", err.Error())
+		}
+		if err := CheckApproval(q, raws[i]); err != nil {
+			return nil, Errf(CodeInvalidAnswer, f+".previewDigest", "%s", err.Error())
 		}
 		if !ok && !q.Input.IsRequired() {
 			a = skipped(q) // optional, left empty

@@ -152,7 +152,8 @@ func (s *QState) HasWork() bool {
 }
 
 // WireAnswer is the object form of docs/contract.md §4 that the shared normaliser takes:
-// {"selected":[labels…],"custom":"…","notes":"…"}.
+// {"selected":[labels…],"custom":"…","notes":"…"}, plus "previewDigest" when
+// the choice approves its preview (§6 "Allow means seen").
 func (s *QState) WireAnswer() json.RawMessage {
 	obj := map[string]any{}
 	sel := []string{}
@@ -171,6 +172,11 @@ func (s *QState) WireAnswer() json.RawMessage {
 		}
 	case s.Choice >= 0 && s.Choice < len(s.Q.Options):
 		sel = append(sel, s.Q.Options[s.Choice].Label)
+		if o := s.Q.Options[s.Choice]; o.ApprovesPreview {
+			// The pane takes this choice only once all of the preview was
+			// on screen (approval.go); the digest tells the daemon so.
+			obj["previewDigest"] = socketproto.PreviewDigest(o.Preview)
+		}
 	case s.Choice == s.Other():
 		custom = s.Custom
 	}
