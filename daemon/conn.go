@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"askuser/socketproto"
@@ -16,6 +17,13 @@ type conn struct {
 	id  uint64
 	nc  *net.UnixConn
 	out *outbox
+
+	// For the connection bound (connlimit.go): when it was accepted, and
+	// whether it has sent a whole line yet. evicted is the accept loop's,
+	// under server.mu.
+	opened  time.Time
+	spoke   atomic.Bool
+	evicted bool
 
 	role       socketproto.Role    // subscriber role; "" when not subscribed
 	asking     map[string]*request // requests this connection waits for
@@ -130,6 +138,7 @@ func (d *server) serveConn(c *conn) {
 			}
 			return
 		}
+		c.spoke.Store(true)
 		msg, perr := decodeAside(line)
 		c.out.lineRead()
 		if !d.q.post(func(s *state) { s.handle(c, msg, perr); s.held = append(s.held, c.out.lineHandled) }) {

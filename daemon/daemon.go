@@ -69,6 +69,10 @@ type server struct {
 	mu      sync.Mutex
 	live    map[*conn]struct{}
 	closing bool
+	// maxConns bounds len(live) below the descriptor limit (connlimit.go);
+	// evictions counts the silent connections closed to stay within it.
+	maxConns  int
+	evictions int
 }
 
 // Run serves on the socket until ctx ends, then closes every connection,
@@ -90,7 +94,7 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.Config.Limits == (socketproto.Limits{}) {
 		opts.Config.Limits = socketproto.DefaultLimits()
 	}
-	d := &server{opts: opts, log: opts.Logger, limits: opts.Config.Limits, uid: os.Getuid(), live: map[*conn]struct{}{}}
+	d := &server{opts: opts, log: opts.Logger, limits: opts.Config.Limits, uid: os.Getuid(), live: map[*conn]struct{}{}, maxConns: maxConnections()}
 	d.output = newOutputBudget(orDefault(opts.OutputBytes, defaultOutputBytes))
 	d.input = newInputBudget(orDefault(opts.InputBytes, defaultInputBytes))
 	if d.opts.LineTimeout <= 0 {
@@ -193,12 +197,18 @@ func (d *server) accept(ln *net.UnixListener) {
 			continue
 		}
 		d.nextID++
-		c := &conn{id: d.nextID, nc: nc, out: newOutbox(nc, d.opts.ConnOutputBytes, d.output, &d.wg)}
+		c := &conn{id: d.nextID, nc: nc, opened: time.Now(), out: newOutbox(nc, d.opts.ConnOutputBytes, d.output, &d.wg)}
 		d.mu.Lock()
 		if d.closing {
 			d.mu.Unlock()
 			nc.Close()
 			return
+		}
+		if !d.makeRoomLocked() {
+			d.wg.Add(1)
+			d.mu.Unlock()
+			go d.refuseFull(nc)
+			continue
 		}
 		d.live[c] = struct{}{}
 		d.wg.Add(1)

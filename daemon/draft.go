@@ -50,10 +50,11 @@ func (s *state) draft(c *conn, m socketproto.DraftRequest) {
 			"question %d: %s", m.Index, err.Error()))
 		return
 	}
-	// Text typed in a pane and not yet accepted is kept too (it is not an
-	// answer: NormalizeAnswer leaves it out), so that closing the pane
-	// loses nothing.
-	if answered || strings.TrimSpace(socketproto.DraftTyping(m.Answer)) != "" {
+	// Text typed in a pane and not yet accepted, and boxes checked and not
+	// confirmed, are kept too (they are no answer: NormalizeAnswer leaves
+	// them out), so that closing the pane loses nothing and every pane
+	// shows the same.
+	if answered || strings.TrimSpace(socketproto.DraftTyping(m.Answer)) != "" || socketproto.DraftChecked(m.Answer) != nil {
 		var buf bytes.Buffer
 		if json.Compact(&buf, m.Answer) == nil {
 			value = buf.Bytes()

@@ -50,21 +50,23 @@ func CheckApproval(q Question, raw json.RawMessage) error {
 	if !approves(q) {
 		return nil
 	}
-	sel, given, err := readSelection(q, raw)
-	if err != nil || !given {
+	sel, none, err := readSelection(q, raw)
+	if none || err != nil {
 		return nil
 	}
 	return checkApproval(q, sel)
 }
 
-// ApprovingChoice is the option of q that raw chooses and that approves its
-// preview: its index, or -1 when raw chooses none (or does not read).
+// ApprovingChoice is the index of the option that raw, an answer to q,
+// chooses and that approves its preview (approvesPreview, docs/contract.md
+// §3), or -1 when it chooses none or is no answer the rules can read. A
+// surface asks before sending: such a choice must carry the digest of a
+// preview it showed whole. A single-select question (the only kind with
+// such options) has at most one choice.
 func ApprovingChoice(q Question, raw json.RawMessage) int {
-	if !approves(q) {
-		return -1
-	}
-	sel, given, err := readSelection(q, raw)
-	if err != nil || !given {
+	q = ApplyInput(q)
+	sel, none, err := readSelection(q, raw)
+	if none || err != nil {
 		return -1
 	}
 	for i, chosen := range sel.chosen {
@@ -81,8 +83,8 @@ func ApprovingChoice(q Question, raw json.RawMessage) int {
 // preview, gives it to the answer this way. raw that does not read is
 // returned as it is.
 func WithPreviewDigest(q Question, raw json.RawMessage, digest string) json.RawMessage {
-	sel, given, err := readSelection(q, raw)
-	if err != nil || !given {
+	sel, none, err := readSelection(q, raw)
+	if none || err != nil {
 		return raw
 	}
 	obj := struct {

@@ -66,15 +66,10 @@ func TestNormalizeAnswerReadsApprovalWithoutDigest(t *testing.T) {
 	}
 }
 
-func TestApprovingChoiceAndWithPreviewDigest(t *testing.T) {
+func TestWithPreviewDigest(t *testing.T) {
 	t.Parallel()
 	q := permission()
 	digest := PreviewDigest(q.Options[0].Preview)
-	for raw, want := range map[string]int{`"Allow"`: 0, `1`: 0, `" allow "`: 0, `"Deny"`: -1, `null`: -1, `"nonsense"`: -1, `{"custom":"x"}`: -1, `[`: -1} {
-		if got := ApprovingChoice(q, json.RawMessage(raw)); got != want {
-			t.Errorf("ApprovingChoice(%s) = %d, want %d", raw, got, want)
-		}
-	}
 	for raw, want := range map[string]string{
 		`"Allow"`: `{"selected":["Allow"],"previewDigest":"` + digest + `"}`,
 		`{"selected":[1],"notes":"a & b","previewDigest":"sha256:0"}`: `{"selected":["Allow"],"notes":"a & b","previewDigest":"` + digest + `"}`,
@@ -97,5 +92,42 @@ func TestPreviewDigest(t *testing.T) {
 	}
 	if d == PreviewDigest("rm -rf ./build ") {
 		t.Fatal("two previews share a digest")
+	}
+}
+
+// ApprovingChoice finds an approving option however the answer names it
+// (label, number, list, object), and none for another option, typed text, a
+// slip or no answer: a surface then knows when to show the preview first.
+func TestApprovingChoice(t *testing.T) {
+	t.Parallel()
+	q := Question{Question: "Allow the agent to use Bash with the input shown?", Options: []Option{
+		{Label: "Allow", Preview: "rm -rf build", ApprovesPreview: true},
+		{Label: "Deny"},
+		{Label: "Allow, and don't ask again", Preview: "rm -rf build\n\nand from now on: Bash(rm:*)", ApprovesPreview: true},
+	}}
+	for _, c := range []struct {
+		raw  string
+		want int
+	}{
+		{`"Allow"`, 0},
+		{`"allow"`, 0},
+		{`1`, 0},
+		{`"1"`, 0},
+		{`["Allow"]`, 0},
+		{`{"selected":["Allow"],"previewDigest":"sha256:0000000000000000"}`, 0},
+		{`3`, 2},
+		{`"Allow, and don't ask again"`, 2},
+		{`"Deny"`, -1},
+		{`2`, -1},
+		{`"allow it"`, -1},
+		{`{"custom":"1"}`, -1},
+		{`7`, -1},
+		{`null`, -1},
+		{``, -1},
+		{`true`, -1},
+	} {
+		if got := ApprovingChoice(q, json.RawMessage(c.raw)); got != c.want {
+			t.Errorf("ApprovingChoice(%s) = %d, want %d", c.raw, got, c.want)
+		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"askuser/internal/didyoumean"
 )
 
 // requestIDPattern is [A-Za-z0-9._:-]{1,128}, checked by hand: the regexp
@@ -345,51 +347,9 @@ func collectFields(t reflect.Type, at []int, fs *structFields) {
 	}
 }
 
-// nearestKey is the known key that typed most likely meant: the same but
-// for case, or one or two edits away (a letter missing, extra, wrong, or two
-// swapped, for keys long enough that two edits still say which); "" when
-// none is close.
-func nearestKey(typed string, known []string) string {
-	best, bestDist := "", 3
-	for _, k := range known {
-		if strings.EqualFold(k, typed) {
-			return k
-		}
-		if d := editDistance(strings.ToLower(typed), strings.ToLower(k)); d < bestDist {
-			best, bestDist = k, d
-		}
-	}
-	if bestDist == 1 || bestDist == 2 && len(typed) > 4 {
-		return best
-	}
-	return ""
-}
-
-// editDistance is the optimal string alignment distance of a and b:
-// insertions, deletions, substitutions and swaps of neighbours cost 1. Keys
-// are short, so three rows of the table suffice.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev2, prev, cur := make([]int, len(rb)+1), make([]int, len(rb)+1), make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
-}
+// nearestKey is the known key that typed most likely meant (didyoumean's
+// one rule).
+func nearestKey(typed string, known []string) string { return didyoumean.Nearest(typed, known) }
 
 func isNull(raw json.RawMessage) bool {
 	t := bytes.TrimSpace(raw)

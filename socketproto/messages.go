@@ -420,3 +420,29 @@ type StateDirError struct {
 }
 
 func (StateDirError) MessageType() string { return "state_dir_error" }
+
+// StartStatus is the one line `askuserd serve` writes on its start-status
+// pipe (docs/contract.md §2), when the program that started it asked for one
+// with ASKUSER_START_FD: ready once its socket accepts connections, or why it
+// will not run. It is how an autostarting client learns a refusal — typed,
+// at once — rather than by reading the daemon's log.
+type StartStatus struct {
+	Ready bool `json:"ready"`
+	Pid   int  `json:"pid,omitempty"`
+	// Code is StartAlreadyRunning when another daemon holds the socket's
+	// lock (a start-up race: that one answers), StartRefused otherwise.
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+func (StartStatus) MessageType() string { return "start_status" }
+
+// The codes of a StartStatus that is not ready.
+const (
+	StartAlreadyRunning = "already_running"
+	StartRefused        = "refused"
+)
+
+// StartFDEnv names the environment variable that gives `askuserd serve` the
+// descriptor of its start-status pipe.
+const StartFDEnv = "ASKUSER_START_FD"

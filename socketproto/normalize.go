@@ -104,16 +104,18 @@ func isBlankGiven(v any) bool {
 		}
 		c, _ := x["custom"].(string)
 		t, _ := x["typing"].(string)
-		// Text still being typed is not an answer left empty.
-		return strings.TrimSpace(c) == "" && strings.TrimSpace(t) == ""
+		checked, _ := x["checked"].([]any)
+		// Text still being typed, or boxes being checked, is not an answer
+		// left empty.
+		return strings.TrimSpace(c) == "" && strings.TrimSpace(t) == "" && len(checked) == 0
 	}
 	return false
 }
 
 func normalizeUntyped(q Question, raw json.RawMessage) (a Answer, answered bool, err error) {
 	a = Answer{Question: q.Question}
-	sel, given, err := readSelection(q, raw)
-	if err != nil || !given {
+	sel, none, err := readSelection(q, raw)
+	if none || err != nil {
 		return a, false, err
 	}
 	if sel.custom != "" {
@@ -129,12 +131,13 @@ func normalizeUntyped(q Question, raw json.RawMessage) (a Answer, answered bool,
 	return sel.answer(q)
 }
 
-// readSelection reads raw by the rules of NormalizeAnswer into the options
-// it chooses and the text it types; given is false for null and nothing.
-func readSelection(q Question, raw json.RawMessage) (sel selection, given bool, err error) {
+// readSelection reads raw by the rules of docs/contract.md §3 into the
+// options it chooses and the text it types; none is true when raw is no
+// answer at all (empty or null).
+func readSelection(q Question, raw json.RawMessage) (sel selection, none bool, err error) {
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 {
-		return sel, false, nil
+		return sel, true, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(t))
 	dec.UseNumber()
@@ -147,7 +150,7 @@ func readSelection(q Question, raw json.RawMessage) (sel selection, given bool, 
 	}
 	switch x := v.(type) {
 	case nil:
-		return sel, false, nil
+		return sel, true, nil
 	case string:
 		sel, err = fromString(q, x)
 	case json.Number:
@@ -161,7 +164,7 @@ func readSelection(q Question, raw json.RawMessage) (sel selection, given bool, 
 	default:
 		return sel, false, fmt.Errorf("must be a string, a number, a list or an object")
 	}
-	return sel, err == nil, err
+	return sel, false, err
 }
 
 // selection is an answer being built: chosen option indices plus typed text.
@@ -496,6 +499,23 @@ func DraftTyping(raw json.RawMessage) string {
 	return obj.Typing
 }
 
+// DraftChecked is the "checked" of a draft in the object form: the boxes of
+// a multi-select question a pane checked and the user has not confirmed,
+// by label (any other text is Other's). Like "typing", a draft keeps them
+// beside the answer so that every surface shows the same boxes, and they
+// are never part of the answer: unconfirmed boxes are no answer. nil when
+// there are none.
+func DraftChecked(raw json.RawMessage) []string {
+	var obj struct {
+		Checked []string `json:"checked"`
+	}
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &obj) != nil || len(obj.Checked) == 0 {
+		return nil
+	}
+	return obj.Checked
+}
+
 // fromObject reads {"selected":[…],"custom":"…","notes":"…"}: the form the
 // pane sends, where typed text is explicit and never matched to a label.
 func fromObject(q Question, obj map[string]any) (selection, error) {
@@ -513,6 +533,18 @@ func fromObject(q Question, obj map[string]any) (selection, error) {
 			// answer.
 			if _, ok := obj[k].(string); !ok && obj[k] != nil {
 				return sel, errors.New("typing: must be a string")
+			}
+		case "checked":
+			// Boxes checked in a pane and not confirmed: never part of
+			// the answer either (DraftChecked).
+			if l, ok := obj[k].([]any); !ok && obj[k] != nil {
+				return sel, errors.New("checked: must be a list of option labels")
+			} else {
+				for _, e := range l {
+					if _, ok := e.(string); !ok {
+						return sel, errors.New("checked: must be a list of option labels")
+					}
+				}
 			}
 		default:
 			return sel, fmt.Errorf("unknown key %q (use \"selected\", \"custom\", \"notes\" and \"previewDigest\")", truncateForError(k))

@@ -71,7 +71,7 @@ func agentBinary(t *testing.T, name string) string {
 		if _, err := os.Stat(bin); err != nil {
 			msg := fmt.Sprintf("%s %s is not installed at %s; install it with: npm install --prefix %s %s@%s (or run .ci/run)",
 				p.Package, p.Version, bin, dir, p.Package, p.Version)
-			testdaemon.Missing(t, msg)
+			testdaemon.Missing(t, p.Package+"@"+p.Version, "npm install --prefix "+dir+" "+p.Package+"@"+p.Version+", or run .ci/run", msg)
 		}
 		return bin
 	}

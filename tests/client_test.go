@@ -343,12 +343,19 @@ func TestClientNoWaitThenWait(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	out := mustClient(t, e, "", "ask", "--no-wait", "--request-id", "park-1",
+	out, how, code := e.Client("", "ask", "--no-wait", "--request-id", "park-1",
 		"--question", "Which database?", "--option", "PostgreSQL (Recommended)", "--option", "SQLite")
-	for _, want := range []string{"park-1\n", e.Pending,
+	if code != 0 {
+		t.Fatalf("ask --no-wait: exit %d\n%s%s", code, out, how)
+	}
+	// stdout is the id alone, for id=$(askuser-client ask --no-wait …).
+	if out != "park-1\n" {
+		t.Errorf("--no-wait stdout = %q, want the id alone", out)
+	}
+	for _, want := range []string{e.Pending,
 		"askuser-client answer park-1 'PostgreSQL (Recommended)'", "askuser-client wait park-1"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("--no-wait output lacks %q:\n%s", want, out)
+		if !strings.Contains(how, want) {
+			t.Errorf("--no-wait stderr lacks %q:\n%s", want, how)
 		}
 	}
 	pending := clientList(t, e)
@@ -361,9 +368,9 @@ func TestClientNoWaitThenWait(t *testing.T) {
 	mustClient(t, e, "", "answer", "park-1", "SQLite")
 	wantAnswered(t, waitCmd, wout, werr, "Which database?: SQLite\n")
 	// A request file that says "wait": false parks too.
-	out = mustClient(t, e, `{"requestId": "park-2", "wait": false, "questions": [{"question": "From a file?"}]}`, "ask", "-")
-	if !strings.HasPrefix(out, "park-2\n") || !strings.Contains(out, "askuser-client answer park-2 'your answer'") {
-		t.Errorf("parked from a file:\n%s", out)
+	out, how, _ = e.Client(`{"requestId": "park-2", "wait": false, "questions": [{"question": "From a file?"}]}`, "ask", "-")
+	if out != "park-2\n" || !strings.Contains(how, "askuser-client answer park-2 'your answer'") {
+		t.Errorf("parked from a file:\nstdout %q\nstderr %s", out, how)
 	}
 	if _, errOut, code := e.Client("", "wait", "no-such-request"); code != 1 || !strings.Contains(errOut, "no-such-request") {
 		t.Errorf("wait for an unknown id: exit %d, stderr %q", code, errOut)
@@ -761,7 +768,7 @@ func openPTYPair(t *testing.T) (master, slave *os.File) {
 	t.Helper()
 	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
-		testdaemon.Missing(t, "no pseudo-terminals here ("+err.Error()+"): this test needs /dev/ptmx to give the client a terminal")
+		testdaemon.Missing(t, "/dev/ptmx", "pseudo-terminals: mount devpts", "no pseudo-terminals here ("+err.Error()+"): this test needs /dev/ptmx to give the client a terminal")
 	}
 	fd := int(m.Fd())
 	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {

@@ -79,3 +79,29 @@ func TestDraftAcknowledgedThenKilled(t *testing.T) {
 		}
 	}
 }
+
+// Boxes of a multi-select question checked in a pane and not confirmed are
+// kept as the draft's "checked", beside the answer and never part of it
+// (docs/contract.md §4, §6), so that every pane shows the same boxes.
+func TestDraftKeepsUnconfirmedChecks(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	e.StartDaemon()
+	a := testdaemon.DialRaw(t, e.Socket)
+	a.Send(`{"type":"ask_user_request","requestId":"c1","wait":false,"questions":[` +
+		`{"question":"Which features?","multiSelect":true,"options":[{"label":"Auth"},{"label":"API"}]}]}` + "\n")
+	a.Expect("ask_user_queued requestId=c1")
+	w := testdaemon.DialRaw(t, e.Socket)
+	w.Send(`{"type":"subscribe","role":"watch"}` + "\n")
+	w.Expect("snapshot")
+
+	p := testdaemon.DialRaw(t, e.Socket)
+	p.Send(`{"type":"draft","requestId":"c1","index":0,"answer":{"checked":["Auth"]},"via":"pane"}` + "\n")
+	p.Expect("ok requestId=c1")
+	w.Expect(`request_updated request.requestId=c1 request.draft.0.checked.0=Auth`)
+	p.Send(`{"type":"draft","requestId":"c1","index":0,"answer":{"checked":[1]},"via":"pane"}` + "\n")
+	p.Expect("error requestId=c1 code=invalid_answer")
+	// They are no answer: an answer holding only them is refused.
+	p.Send(`{"type":"answer","requestId":"c1","answers":[{"checked":["Auth"]}],"via":"pane"}` + "\n")
+	p.Expect("error requestId=c1 code=invalid_answer")
+}

@@ -38,7 +38,7 @@ func startTmuxPane(t *testing.T, e *Env, w, h int, args ...string) *tmuxPane {
 func startTmux(t testing.TB, e *Env, w, h int, command string) *tmuxPane {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
-		testdaemon.Missing(t, "tmux is not installed: the pane's end-to-end tests drive the real pane in tmux; install it (apt-get install tmux) or run .ci/run")
+		testdaemon.Missing(t, "tmux", "apt-get install tmux, or run .ci/run", "tmux is not installed: the pane's end-to-end tests drive the real pane in tmux; install it (apt-get install tmux) or run .ci/run")
 	}
 	p := &tmuxPane{t: t, e: e, name: fmt.Sprintf("au-%d-%d", os.Getpid(), tmuxSeq.Add(1))}
 	// The tmux server is new (a private -L socket), so it and the pane inherit

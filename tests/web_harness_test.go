@@ -4,10 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/cookiejar"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +16,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"askuser/tests/testdaemon"
@@ -128,26 +126,26 @@ func (w *webPane) secret() string {
 // loginURL is the address `askuserd web --url` prints, for this pane's port.
 func (w *webPane) loginURL() string { return w.base + "#s=" + w.secret() }
 
-// httpClient is a client that logged in with the secret: it holds the
-// session cookie, and its CSRF token.
+// httpClient is a client that logged in with the secret as the page does:
+// it presents the session token on every request. The token is returned too.
 func (w *webPane) httpClient() (*http.Client, string) {
 	w.t.Helper()
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar, Timeout: 10 * time.Second}
-	resp, err := c.Get(w.base + "?s=" + url.QueryEscape(w.secret()))
-	if err != nil {
-		w.t.Fatal(err)
+	tok := strings.TrimPrefix(w.login()["Authorization"], "Bearer ")
+	if tok == "" {
+		w.t.Fatal("logging in gave no session token")
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		w.t.Fatalf("logging in: %s\n%s", resp.Status, body)
+	return &http.Client{Timeout: 10 * time.Second, Transport: bearerTransport(tok)}, tok
+}
+
+// bearerTransport presents a session token on every request.
+type bearerTransport string
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	if r.Header.Get("Authorization") == "" {
+		r.Header.Set("Authorization", "Bearer "+string(b))
 	}
-	m := regexp.MustCompile(`name="askuser-csrf" content="([^"]+)"`).FindSubmatch(body)
-	if m == nil {
-		w.t.Fatalf("no CSRF token in the page:\n%s", body)
-	}
-	return c, string(m[1])
+	return http.DefaultTransport.RoundTrip(r)
 }
 
 // --- the browser ----------------------------------------------------------------
@@ -166,13 +164,16 @@ type browser struct {
 	t       testing.TB
 	ctx     context.Context
 	dialogs chan string // JavaScript dialogs that opened (an injected alert)
+
+	mu     sync.Mutex
+	errors []string // uncaught exceptions and console errors of any page it showed
 }
 
 func newBrowser(t testing.TB, width, height int) *browser {
 	t.Helper()
 	path := chromiumPath()
 	if path == "" {
-		testdaemon.Missing(t, "the web pane's tests need Chromium (Debian: apt-get install chromium)")
+		testdaemon.Missing(t, "Chromium", "apt-get install chromium, or run .ci/run", "the web pane's tests need Chromium (Debian: apt-get install chromium)")
 	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
@@ -199,6 +200,7 @@ func newBrowser(t testing.TB, width, height int) *browser {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
 		t.Fatalf("starting Chromium (%s): %v", path, err)
 	}
+	b.watchErrors()
 	dialogs := chromedp.Events(ctx, page.JavascriptDialogOpening)
 	go func() {
 		for ev, err := range dialogs {
@@ -213,6 +215,63 @@ func newBrowser(t testing.TB, width, height int) *browser {
 		}
 	}()
 	return b
+}
+
+// watchErrors records every script error of the pages this browser shows:
+// a page that throws fails its test, whatever the test was looking at (a
+// page stuck on "Connecting…" by an exception would otherwise only time out).
+func (b *browser) watchErrors() {
+	exceptions := chromedp.Events(b.ctx, runtime.ExceptionThrown)
+	go func() {
+		for ev, err := range exceptions {
+			if err != nil {
+				return
+			}
+			d := ev.ExceptionDetails
+			msg := d.Text
+			if d.Exception != nil && d.Exception.Description != "" {
+				msg += " " + d.Exception.Description
+			}
+			b.scriptError(fmt.Sprintf("uncaught: %s (%s:%d)", msg, d.URL, d.LineNumber+1))
+		}
+	}()
+	console := chromedp.Events(b.ctx, runtime.ConsoleAPICalled)
+	go func() {
+		for ev, err := range console {
+			if err != nil {
+				return
+			}
+			if ev.Type != runtime.ConsoleAPICalledTypeError && ev.Type != runtime.ConsoleAPICalledTypeAssert {
+				continue
+			}
+			var args []string
+			for _, a := range ev.Args {
+				if a.Description != "" {
+					args = append(args, a.Description)
+				} else {
+					args = append(args, string(a.Value))
+				}
+			}
+			b.scriptError("console." + string(ev.Type) + ": " + strings.Join(args, " "))
+		}
+	}()
+	b.t.Cleanup(func() {
+		for _, e := range b.scriptErrors() {
+			b.t.Errorf("the page had a script error: %s", e)
+		}
+	})
+}
+
+func (b *browser) scriptError(s string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.errors = append(b.errors, s)
+}
+
+func (b *browser) scriptErrors() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.errors...)
 }
 
 // run runs steps with a deadline.
@@ -237,10 +296,14 @@ func jsValue[T any](b *browser, js string) T {
 	return v
 }
 
+// textNow is the page's text, and its script errors if it had any.
 func (b *browser) textNow() string {
 	ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
 	defer cancel()
 	s, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
+	if errs := b.scriptErrors(); len(errs) > 0 {
+		s += "\n[script errors]\n" + strings.Join(errs, "\n")
+	}
 	return s
 }
 

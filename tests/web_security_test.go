@@ -10,6 +10,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"math/big"
 	"net"
@@ -87,40 +88,46 @@ func TestWebAttacks(t *testing.T) {
 	plain := &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	origin := strings.TrimSuffix(w.base, "/")
 
-	// No secret: 401 everywhere, and no question text.
-	for _, path := range []string{"", "api/events", "api/session"} {
+	// No session: 401 everywhere, and no question text. The page itself
+	// holds none: it is served to anyone who reaches the host (a navigation
+	// carries no session), and its script asks for the rest.
+	st, body, _ := do(t, plain, "GET", w.base, nil, "")
+	noLeak(t, "GET / without a session", st, 200, body)
+	for _, path := range []string{"api/events", "api/session"} {
 		st, body, _ := do(t, plain, "GET", w.base+path, nil, "")
 		noLeak(t, "GET /"+path+" without a session", st, 401, body)
 	}
-	st, body, _ := do(t, plain, "POST", w.base+"api/answer", map[string]string{"Origin": origin, "Content-Type": "application/json"}, `{"id":"req-attack","answers":[{"selected":[0]}]}`)
+	st, body, _ = do(t, plain, "POST", w.base+"api/answer", map[string]string{"Origin": origin, "Content-Type": "application/json"}, `{"id":"req-attack","answers":[{"selected":[0]}]}`)
 	noLeak(t, "an answer without a session", st, 401, body)
 
-	// A wrong secret, in the query and at /login.
-	st, body, hdr := do(t, plain, "GET", w.base+"?s=wrong-secret-wrong-secret-wrong-secret-wrong", nil, "")
-	noLeak(t, "a wrong secret in the query", st, 401, body)
+	// A wrong secret at /login, and a secret in the query: no session, and
+	// never a cookie.
+	st, body, hdr := do(t, plain, "GET", w.base+"?s="+url.QueryEscape(w.secret()), nil, "")
+	noLeak(t, "the secret in the query", st, 200, body)
 	if hdr.Get("Set-Cookie") != "" {
-		t.Errorf("a wrong secret got a cookie: %s", hdr.Get("Set-Cookie"))
+		t.Errorf("the page set a cookie: %s", hdr.Get("Set-Cookie"))
 	}
 	st, body, _ = do(t, plain, "POST", w.base+"login", map[string]string{"Origin": origin}, `{"secret":"nope"}`)
 	noLeak(t, "a wrong secret at /login", st, 401, body)
+	st, body, _ = do(t, plain, "POST", w.base+"login", map[string]string{"Origin": "http://127.0.0.1:1"}, fmt.Sprintf(`{"secret":%q}`, w.secret()))
+	noLeak(t, "the secret at /login from another origin", st, 403, body)
 
-	// The session cookie is HttpOnly and SameSite=Strict.
-	c, csrf := w.httpClient()
-	u, _ := url.Parse(w.base)
-	cookies := c.Jar.Cookies(u)
-	if len(cookies) != 1 {
-		t.Fatalf("cookies after logging in: %v", cookies)
+	// The session is a token in the login's body, never a cookie; a cookie
+	// holding it counts for nothing.
+	c, tok := w.httpClient()
+	st, body, hdr = do(t, plain, "POST", w.base+"login", map[string]string{"Origin": origin}, fmt.Sprintf(`{"secret":%q}`, w.secret()))
+	if st != 200 || !strings.Contains(body, `"token"`) || hdr.Get("Set-Cookie") != "" {
+		t.Errorf("logging in: %d %q, Set-Cookie %q", st, body, hdr.Get("Set-Cookie"))
 	}
-	_, _, hdr = do(t, plain, "GET", w.base+"?s="+url.QueryEscape(w.secret()), nil, "")
-	sc := hdr.Get("Set-Cookie")
-	if !strings.Contains(sc, "HttpOnly") || !strings.Contains(sc, "SameSite=Strict") {
-		t.Errorf("session cookie %q: want HttpOnly and SameSite=Strict", sc)
+	for _, name := range []string{"askuser_session", "askuser_token", "token", "session"} {
+		st, body, _ = do(t, plain, "GET", w.base+"api/session", map[string]string{"Cookie": name + "=" + tok}, "")
+		noLeak(t, "the token in a cookie named "+name, st, 401, body)
 	}
 
 	// Every response carries the CSP and X-Frame-Options.
 	st, body, hdr = do(t, c, "GET", w.base, nil, "")
 	if st != 200 || !strings.Contains(body, `src="/static/app.js"`) {
-		t.Fatalf("the page with a session: %d %q", st, body)
+		t.Fatalf("the page: %d %q", st, body)
 	}
 	if csp := hdr.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || !strings.Contains(csp, "default-src 'none'") || strings.Contains(csp, "unsafe-inline") {
 		t.Errorf("Content-Security-Policy %q", csp)
@@ -132,11 +139,12 @@ func TestWebAttacks(t *testing.T) {
 		t.Errorf("the page has inline script: %s", body)
 	}
 
-	good := map[string]string{"Origin": origin, "Content-Type": "application/json", "X-Askuser-Csrf": csrf}
+	good := map[string]string{"Origin": origin, "Content-Type": "application/json"}
 	answer := `{"id":"req-attack","answers":[{"selected":[0]}]}`
 
 	// DNS rebinding: a Host this server does not serve.
-	evil := map[string]string{"Host": "evil.example", "Origin": "http://evil.example", "Content-Type": "application/json", "X-Askuser-Csrf": csrf}
+	u, _ := url.Parse(w.base)
+	evil := map[string]string{"Host": "evil.example", "Origin": "http://evil.example", "Content-Type": "application/json"}
 	st, body, _ = do(t, c, "GET", w.base, map[string]string{"Host": "evil.example"}, "")
 	noLeak(t, "Host: evil.example", st, 421, body)
 	st, body, _ = do(t, c, "GET", w.base+"api/events", map[string]string{"Host": "evil.example:" + u.Port()}, "")
@@ -144,26 +152,23 @@ func TestWebAttacks(t *testing.T) {
 	st, body, _ = do(t, c, "POST", w.base+"api/answer", evil, answer)
 	noLeak(t, "an answer with Host: evil.example", st, 421, body)
 
-	// A cross-origin POST, with the session cookie and even the token.
+	// A cross-origin POST, with the session token even.
 	for _, o := range []string{"http://evil.example", "null", "", "http://127.0.0.1:1"} {
-		h := map[string]string{"Origin": o, "Content-Type": "application/json", "X-Askuser-Csrf": csrf}
+		h := map[string]string{"Origin": o, "Content-Type": "application/json"}
 		st, body, _ = do(t, c, "POST", w.base+"api/answer", h, answer)
 		noLeak(t, "a POST from origin "+o, st, 403, body)
 	}
-	h := map[string]string{"Origin": origin, "Sec-Fetch-Site": "cross-site", "Content-Type": "application/json", "X-Askuser-Csrf": csrf}
+	h := map[string]string{"Origin": origin, "Sec-Fetch-Site": "cross-site", "Content-Type": "application/json"}
 	st, body, _ = do(t, c, "POST", w.base+"api/answer", h, answer)
 	noLeak(t, "a cross-site fetch", st, 403, body)
 
-	// No CSRF token, or another session's.
-	h = map[string]string{"Origin": origin, "Content-Type": "application/json"}
-	st, body, _ = do(t, c, "POST", w.base+"api/answer", h, answer)
-	noLeak(t, "an answer without the CSRF token", st, 403, body)
-	_, other := w.httpClient()
-	h["X-Askuser-Csrf"] = other
-	st, body, _ = do(t, c, "POST", w.base+"api/answer", h, answer)
-	noLeak(t, "an answer with another session's CSRF token", st, 403, body)
-	st, body, _ = do(t, c, "POST", w.base+"api/decline", h, `{"id":"req-attack"}`)
-	noLeak(t, "a decline with another session's CSRF token", st, 403, body)
+	// A forged token.
+	id, _, _ := strings.Cut(tok, ".")
+	for _, forged := range []string{id + ".forged", id, "Bearer", tok + "x"} {
+		h := map[string]string{"Origin": origin, "Content-Type": "application/json", "Authorization": "Bearer " + forged}
+		st, body, _ = do(t, plain, "POST", w.base+"api/answer", h, answer)
+		noLeak(t, "an answer with the token "+forged, st, 401, body)
+	}
 
 	// Nothing above answered it.
 	out, _, _ := e.Client("", "list", "--json")
@@ -171,7 +176,7 @@ func TestWebAttacks(t *testing.T) {
 		t.Fatalf("an attack answered the request: %s", out)
 	}
 
-	// Rotating the secret logs out every device: the cookie, the old
+	// Rotating the secret logs out every device: the token, the old
 	// secret, and an open event stream all end.
 	stream := openStream(t, c, w.base)
 	if _, stderr, code := runAskuserd(e, "web", "--rotate"); code != 0 {
@@ -179,13 +184,12 @@ func TestWebAttacks(t *testing.T) {
 	}
 	stream.waitClosed(t)
 	st, body, _ = do(t, c, "GET", w.base+"api/events", nil, "")
-	noLeak(t, "the events with a cookie from before --rotate", st, 401, body)
+	noLeak(t, "the events with a token from before --rotate", st, 401, body)
 	st, body, _ = do(t, c, "POST", w.base+"api/answer", good, answer)
-	noLeak(t, "an answer with a cookie from before --rotate", st, 401, body)
+	noLeak(t, "an answer with a token from before --rotate", st, 401, body)
 
 	// The right answer, from the page's origin with its token, is taken.
-	c2, csrf2 := w.httpClient()
-	good["X-Askuser-Csrf"] = csrf2
+	c2, _ := w.httpClient()
 	st, body, _ = do(t, c2, "POST", w.base+"api/answer", good, answer)
 	if st != 200 {
 		t.Fatalf("a proper answer: %d %s", st, body)
@@ -299,8 +303,8 @@ func TestWebRefusesNonLoopbackWithoutTLS(t *testing.T) {
 	}
 }
 
-// With a certificate, a non-loopback address is served over TLS, with a
-// Secure cookie, and only for the certificate's names.
+// With a certificate, a non-loopback address is served over TLS, and only
+// for the certificate's names.
 func TestWebServesTLSBeyondLoopback(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
@@ -321,11 +325,15 @@ func TestWebServesTLSBeyondLoopback(t *testing.T) {
 			},
 		}}
 	base := "https://askuser.test:" + u.Port() + "/"
-	st, _, hdr := do(t, c, "GET", base+"?s="+url.QueryEscape(w.secret()), nil, "")
-	if sc := hdr.Get("Set-Cookie"); st != http.StatusSeeOther || !strings.Contains(sc, "Secure") || !strings.Contains(sc, "HttpOnly") {
-		t.Fatalf("logging in over TLS: %d, cookie %q", st, sc)
+	st, body, _ := do(t, c, "POST", base+"login", map[string]string{"Origin": strings.TrimSuffix(base, "/")}, fmt.Sprintf(`{"secret":%q}`, w.secret()))
+	if st != 200 || !strings.Contains(body, `"token"`) {
+		t.Fatalf("logging in over TLS: %d %q", st, body)
 	}
-	st, body, _ := do(t, c, "GET", "https://evil.example:"+u.Port()+"/", nil, "")
+	st, body, hdr := do(t, c, "GET", base, nil, "")
+	if st != 200 || hdr.Get("Strict-Transport-Security") == "" {
+		t.Fatalf("the page over TLS: %d, Strict-Transport-Security %q", st, hdr.Get("Strict-Transport-Security"))
+	}
+	st, body, _ = do(t, c, "GET", "https://evil.example:"+u.Port()+"/", nil, "")
 	noLeak(t, "a name not in the certificate", st, 421, body)
 }
 

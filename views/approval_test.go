@@ -61,17 +61,6 @@ func TestAllowNeedsTheWholePreviewSeen(t *testing.T) {
 	}
 }
 
-// Deny approves nothing: it is taken at once.
-func TestDenyIsTakenUnread(t *testing.T) {
-	t.Parallel()
-	h := newH(t, 100, 24)
-	h.Event(snap(pending("req-1", permissionQuestion(60))))
-	h.Press("2")
-	if got := h.Answers("req-1"); got[0]["selected"].([]any)[0] != "Deny" {
-		t.Fatalf("Deny not sent: %v", got)
-	}
-}
-
 // A preview that fits is seen as soon as it is drawn.
 func TestAllowOfAShortInputIsTakenAtOnce(t *testing.T) {
 	t.Parallel()
@@ -81,20 +70,6 @@ func TestAllowOfAShortInputIsTakenAtOnce(t *testing.T) {
 	if got := h.Answers("req-1"); got[0]["selected"].([]any)[0] != "Allow" {
 		t.Fatalf("Allow of a fully shown input not sent: %v", got)
 	}
-}
-
-// Allow chosen elsewhere (a draft from the pending file) is not sent from
-// this pane by an Enter until the pane has shown all of it.
-func TestAllowFromADraftStillNeedsReading(t *testing.T) {
-	t.Parallel()
-	h := newH(t, 100, 24)
-	h.Event(snap(withDraft(pending("req-1", permissionQuestion(60), nameQuestion()), `"Allow"`, `"svc"`)))
-	h.Press("]") // the Submit tab
-	h.Press("<Enter>")
-	if len(h.D.Sent()) != 0 {
-		t.Fatalf("a drafted Allow was sent unread: %v", h.D.Sent())
-	}
-	h.Has("Not taken", "echo step 1 &&")
 }
 
 // Lines seen at one width say nothing of which characters showed at

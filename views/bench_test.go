@@ -32,7 +32,7 @@ func newBenchApp(b *testing.B, w, h int) *benchApp {
 			return
 		}
 		select {
-		case ba.drawn <- ba.a.Pane.M.Focus:
+		case ba.drawn <- ba.a.Pane.focusID():
 		default:
 		}
 	})

@@ -1,21 +1,27 @@
-// Package views is the pane of docs/contract.md §6: a tview/tcell terminal UI that shows
-// the questions waiting in askuserd and sends the user's answers back.
+// Package views is the terminal pane of docs/contract.md §6: a tview/tcell
+// face of package panecore, which holds every rule of what the pane shows
+// and accepts.
 //
-// The pane is only a client of the daemon: it learns everything from socket
-// events (snapshot, request_added, request_updated, request_resolved …) and
-// acts only by sending answer, cancel and draft messages. Every answer the
-// user gives goes to the daemon as a draft at once, so the pane holds no
-// state the daemon does not have, apart from text being typed, and it must
-// not know the daemon's insides: it imports socketproto, never daemon.
+// The pane keeps no rule of its own. Daemon events go to the core
+// (HandleEvent); keys go through the one key table, keytable.go, which maps
+// each key, where it applies, to a core action (keys, hint line and the
+// README's key table all read it); the core's View comes back and is laid
+// out and drawn. What the pane holds besides the core is layout: scroll
+// positions per question, and what the last draw found (a page's height,
+// the preview's rows on screen). It tells the core the two things only
+// drawing knows, in explicit calls: whether a question is on screen at all
+// (SetHidden, before drawing) and which lines of an approving preview were
+// (PreviewShown, after). Its text input mirrors the core's.
 //
-// Layout of the package: model.go holds the requests and each question's
-// in-progress answer (no tview); pane.go applies daemon events and user
-// actions to it; draw.go and question.go render it, through text.go, which
-// wraps clean text and puts it on the screen cell by cell, never as tview
-// markup; keytable.go is the one table of key bindings (keys, where they
-// apply, help text, action) that drives the keys, the hint line and the
-// README's key table; keys.go holds the actions; link.go is the daemon
+// Layout of the package: pane.go holds the pane and its link to the core;
+// draw.go and question.go lay out the view, through text.go, which wraps
+// clean text and puts it on the screen cell by cell, never as tview markup;
+// keytable.go is the key table and keys.go the pane's side of the keys
+// (typing into its text input, the editor, scrolling); link.go is the daemon
 // connection (reconnecting); app.go runs it all in a tview application;
-// sanitize.go makes agent text safe to show; demo.go opens the pane on
-// fixtures, without a daemon.
+// clean.go keeps the names views/web uses (Clean, QState) pointing where
+// those now live; demo.go opens the pane on fixtures, without a daemon.
+//
+// It is only a client of the daemon: it imports socketproto and panecore,
+// never daemon.
 package views

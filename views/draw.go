@@ -1,15 +1,14 @@
 package views
 
 import (
-	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
 
 	"askuser/socketproto"
+	"askuser/views/panecore"
 )
 
 const (
@@ -21,27 +20,33 @@ const (
 	minWidth, minHeight = 40, 12
 )
 
-// Draw renders the whole pane. It reads the model only; the scroll positions
-// it corrects (WinTop, PrevTop, Scroll) are clamps, not decisions.
+// Draw renders the whole pane from the core's view. What it keeps is
+// layout (scroll positions it clamps, a page's height, the preview's rows
+// on screen); what the core must know — whether a question shows at all,
+// and which lines of an approving preview did — it says in explicit calls:
+// SetHidden before drawing, PreviewShown after.
 func (p *Pane) Draw(screen tcell.Screen) {
 	x, y, w, h := p.GetRect()
 	// No clearing here: the app clears the screen before every draw.
-	if p.bell {
-		p.bell = false
+	now := p.opt.Now()
+	p.small = w < minWidth || h < minHeight
+	p.core.SetHidden(p.small)
+	p.refresh()
+	p.rev = p.V.Rev
+	p.forget()
+	if p.V.Bells > p.rung {
+		p.rung = p.V.Bells
 		p.Bells++
 		_ = screen.Beep()
 	}
-	now := p.opt.Now()
-	p.expireNotice(now)
 	p.scrollable, p.previewOverflow = false, false // found again by the layout below
+	p.reading = nil
 	defer p.scheduleWake(now)
-	p.small = w < minWidth || h < minHeight
+	defer p.reportReading()
 	if p.small {
-		p.showing("")
 		p.drawTooSmall(screen, x, y, w, h)
 		return
 	}
-	p.showing(p.onScreen())
 	top, bottom := y, y+h
 	p.drawTitle(screen, x, top, w)
 	top++
@@ -53,14 +58,14 @@ func (p *Pane) Draw(screen tcell.Screen) {
 		style tcell.Style
 	}
 	var about bannerLines
-	conn := bannerLines{wrapAtMost(prefixed("⚠ ", p.M.ConnErr), max(1, w-1), 3), styleStrong}
-	if r := p.M.Focused(); r != nil {
+	conn := bannerLines{wrapAtMost(prefixed("⚠ ", p.V.ConnLost), max(1, w-1), 3), styleStrong}
+	if r, _ := p.focused(); r != nil {
 		// Where the agent runs and what it attached: context.
-		about = bannerLines{wrapAtMost(requestAbout(r), max(1, w-1), 2), styleQuiet}
+		about = bannerLines{wrapAtMost(r.About, max(1, w-1), 2), styleQuiet}
 	}
 	// A notice or a hint often carries a path or an error: three lines.
-	notice := bannerLines{wrapAtMost(p.M.Notice, max(1, w-1), 3), styleStrong}
-	hint := bannerLines{wrapAtMost(p.hint, max(1, w-1), 3), styleStrong}
+	notice := bannerLines{wrapAtMost(p.notice(), max(1, w-1), 3), styleStrong}
+	hint := bannerLines{wrapAtMost(p.hint(), max(1, w-1), 3), styleStrong}
 	budget := max(0, h-1-1-questionRows) // title, hint line, the question's room
 	total := func() int { return len(conn.lines) + len(about.lines) + len(notice.lines) + len(hint.lines) }
 	cut := func(b *bannerLines, keep int) {
@@ -82,7 +87,7 @@ func (p *Pane) Draw(screen tcell.Screen) {
 			top++
 		}
 	}
-	if p.mode == modeDiscard || p.mode == modeNone {
+	if d := p.V.Dialog; d != nil && d.Kind != panecore.DialogLong {
 		// About the request or the question on screen: asked right above
 		// it, where the eyes are, not on the bottom line.
 		top = p.drawPrompt(screen, x, top, w, bottom-1)
@@ -94,7 +99,7 @@ func (p *Pane) Draw(screen tcell.Screen) {
 		defer func() { put(screen, x, hintRow, w, seg{fitHints(p.hintLine(), w-1), styleQuiet}) }()
 	}
 	p.longAsked = false
-	if p.mode == modeLong {
+	if d := p.V.Dialog; d != nil && d.Kind == panecore.DialogLong {
 		// Asked under the text it is about (drawQuestion); should the
 		// input not fit on screen, above the hint line instead.
 		defer func() {
@@ -104,31 +109,40 @@ func (p *Pane) Draw(screen tcell.Screen) {
 			}
 		}()
 	}
-	r := p.M.Focused()
+	r, s := p.focused()
 	if r == nil {
 		p.drawEmpty(screen, x+1, top+1, w-2, bottom)
 		return
 	}
-	if len(r.Qs) > 1 && top < bottom {
+	if len(r.Questions) > 1 && top < bottom {
 		p.drawTabs(screen, r, x+1, top, w-2)
 		top++
 	}
-	if len(r.Qs) > 1 && bottom-top > 12 {
+	if len(r.Questions) > 1 && bottom-top > 12 {
 		top++ // a blank line under the tab bar, when there is room
 	}
 	if r.Sending {
 		put(screen, x+1, top, w-2, seg{"Sending…", styleStrong})
 		return
 	}
-	if r.OnSubmit() {
+	if r.OnSubmit {
 		p.drawSubmit(screen, r, x+1, top, w-2, bottom)
 		return
 	}
-	if r.Current() == nil { // a request without questions: nothing to answer, only to cancel
+	if s == nil { // a request without questions: nothing to answer, only to cancel
 		put(screen, x+1, top, w-2, seg{"This request has no questions; Esc declines it.", stylePlain})
 		return
 	}
-	p.drawQuestion(screen, r, r.Current(), x+1, top, w-2, bottom)
+	p.drawQuestion(screen, r, s, x+1, top, w-2, bottom)
+}
+
+// reportReading tells the core which lines of an approving preview the draw
+// put on screen (Allow means seen).
+func (p *Pane) reportReading() {
+	if rd := p.reading; rd != nil {
+		p.core.PreviewShown(rd.req, rd.q, rd.opt, rd.width, rd.top, rd.rows, rd.total)
+		p.refresh()
+	}
 }
 
 // drawPrompt draws the question a prompt asks from row y, wrapped, not cut
@@ -146,39 +160,36 @@ func (p *Pane) drawPrompt(screen tcell.Screen, x, y, w, bottom int) int {
 	return y
 }
 
+// prompt is the dialog's question with its keys: Enter's answer in
+// capitals.
 func (p *Pane) prompt() string {
-	if p.mode == modeNone {
-		if r := p.M.Focused(); r != nil && r.Current() != nil {
-			return fmt.Sprintf("None of these for “%s”? [y/N]", truncate(Clean(r.Current().Q.Question, false), 60))
-		}
-		return "None of these? [y/N]"
+	d := p.V.Dialog
+	if d == nil {
+		return ""
 	}
-	if p.mode == modeDiscard {
-		if p.discardN == 1 {
-			return "Discard 1 answer? [y/N]"
-		}
-		return fmt.Sprintf("Discard %d answers? [y/N]", p.discardN)
+	if d.DefaultYes {
+		return d.Text + " [Y/n]"
 	}
-	return fmt.Sprintf("Answer is long (%s chars). Continue anyway? [Y/n]", thousands(runeLen(p.input.GetText())))
+	return d.Text + " [y/N]"
 }
 
 func (p *Pane) drawTitle(screen tcell.Screen, x, y, w int) {
 	fill(screen, x, y, w, styleTitle)
-	n := len(p.M.Reqs)
+	n := len(p.V.Requests)
 	name := "askuser"
-	if p.opt.Demo {
+	if p.V.Demo {
 		name = "askuser DEMO (nothing is sent)"
 	}
 	parts := []string{name + " — " + waiting(n)}
-	if r := p.M.Focused(); r != nil {
+	if r, _ := p.focused(); r != nil {
 		if n > 1 {
-			parts = append(parts, fmt.Sprintf("request %d of %d", p.M.FocusIndex()+1, n))
+			parts = append(parts, fmt.Sprintf("request %d of %d", p.V.Focus+1, n))
 		}
-		parts = append(parts, agentName(r))
-		if !r.P.CreatedAt.IsZero() {
-			parts = append(parts, age(p.opt.Now().Sub(r.P.CreatedAt)))
+		parts = append(parts, r.Agent)
+		if !r.CreatedAt.IsZero() {
+			parts = append(parts, panecore.Age(p.opt.Now().Sub(r.CreatedAt)))
 		}
-		switch r.P.Status {
+		switch socketproto.RequestStatus(r.Status) {
 		case socketproto.StatusOrphaned:
 			parts = append(parts, "agent disconnected")
 		case socketproto.StatusParked:
@@ -190,39 +201,11 @@ func (p *Pane) drawTitle(screen tcell.Screen, x, y, w int) {
 		// Narrow: "2 waiting · 1/2 · claude-main · 3m ago".
 		parts[0] = waiting(n)
 		if n > 1 {
-			parts[1] = fmt.Sprintf("%d/%d", p.M.FocusIndex()+1, n)
+			parts[1] = fmt.Sprintf("%d/%d", p.V.Focus+1, n)
 		}
 		title = " " + strings.Join(parts, " · ")
 	}
 	put(screen, x, y, w, seg{truncate(title, w), styleTitle})
-}
-
-// requestAbout is the agent's working directory and the request's metadata,
-// as one clean line; "" when there is neither.
-func requestAbout(r *Req) string {
-	var parts []string
-	if a := r.P.Agent; a != nil && a.Cwd != "" {
-		parts = append(parts, "in "+Clean(a.Cwd, false))
-	}
-	if len(r.P.Metadata) > 0 {
-		var md map[string]any
-		if json.Unmarshal(r.P.Metadata, &md) == nil && len(md) > 0 {
-			keys := make([]string, 0, len(md))
-			for k := range md {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				v, ok := md[k].(string)
-				if !ok {
-					b, _ := json.Marshal(md[k])
-					v = string(b)
-				}
-				parts = append(parts, Clean(k, false)+": "+Clean(v, false))
-			}
-		}
-	}
-	return strings.Join(parts, " · ")
 }
 
 func waiting(n int) string {
@@ -230,13 +213,6 @@ func waiting(n int) string {
 		return "nothing waiting"
 	}
 	return fmt.Sprintf("%d waiting", n)
-}
-
-func agentName(r *Req) string {
-	if name := r.P.Agent.DisplayName(); name != "" {
-		return Clean(name, false)
-	}
-	return "unknown agent"
 }
 
 // questionRows is the least room the question area keeps at the smallest
@@ -271,55 +247,16 @@ func (p *Pane) scheduleWake(now time.Time) {
 	if p.onWake == nil {
 		return
 	}
-	var next time.Duration
-	at := func(t time.Time) {
-		if d := t.Sub(now); d > 0 && (next == 0 || d < next) {
+	next := p.core.NextWake()
+	if r, _ := p.focused(); r != nil && !r.CreatedAt.IsZero() && !p.small {
+		if d := panecore.UntilAgeChanges(now.Sub(r.CreatedAt)); next == 0 || d < next {
 			next = d
 		}
-	}
-	if p.opt.InputGuard > 0 {
-		at(p.settleUntil)
-	}
-	if !p.noticeUntil.IsZero() {
-		at(p.noticeUntil)
-	}
-	if r := p.M.Focused(); r != nil && !r.P.CreatedAt.IsZero() && !p.small {
-		at(now.Add(untilAgeChanges(now.Sub(r.P.CreatedAt))))
-	}
-	if p.typingDue && (next == 0 || typingEvery < next) {
-		next = typingEvery
 	}
 	if next > 0 {
 		next += 5 * time.Millisecond // past the moment, never just before it
 	}
 	p.onWake(next)
-}
-
-// untilAgeChanges is how long until age(d) reads differently.
-func untilAgeChanges(d time.Duration) time.Duration {
-	unit := 24 * time.Hour
-	switch {
-	case d < 0:
-		return -d
-	case d < time.Hour:
-		unit = time.Minute
-	case d < 48*time.Hour:
-		unit = time.Hour
-	}
-	return unit - d%unit
-}
-
-// age is "just now", "3m ago", "2h ago", "4d ago".
-func age(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d/time.Minute))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d/time.Hour))
-	}
-	return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
 }
 
 // fitHints keeps the hints that fit, most important first, whole.
@@ -344,7 +281,7 @@ func (p *Pane) drawEmpty(screen tcell.Screen, x, y, w, bottom int) {
 	}
 	put(screen, x, y, w, seg{"No questions waiting", styleStrong})
 	y += 2
-	for _, l := range wrap("Agents ask on "+Clean(p.M.Socket, false), w) {
+	for _, l := range wrap("Agents ask on "+Clean(p.V.Socket, false), w) {
 		if y >= bottom {
 			break
 		}
@@ -353,24 +290,16 @@ func (p *Pane) drawEmpty(screen tcell.Screen, x, y, w, bottom int) {
 	}
 }
 
-// tabLabel is what a question is called in the tab bar.
-func tabLabel(s *QState) string {
-	if s.Q.Header != "" {
-		return Clean(s.Q.Header, false)
-	}
-	return truncate(Clean(s.Q.Question, false), 16)
-}
-
 // drawTabs draws "← ■ Database  □ Service Name  ✓ Submit →", scrolled so the
 // current tab is always in view.
-func (p *Pane) drawTabs(screen tcell.Screen, r *Req, x, y, w int) {
+func (p *Pane) drawTabs(screen tcell.Screen, r *panecore.RequestView, x, y, w int) {
 	var labels []string
-	for _, s := range r.Qs {
+	for _, s := range r.Questions {
 		mark := "□ "
 		if s.Answered {
 			mark = "■ "
 		}
-		labels = append(labels, mark+tabLabel(s))
+		labels = append(labels, mark+s.TabLabel)
 	}
 	labels = append(labels, "✓ Submit")
 	// Start from the current tab and add tabs on the left while they fit.
@@ -402,35 +331,31 @@ func (p *Pane) drawTabs(screen tcell.Screen, r *Req, x, y, w int) {
 	}
 }
 
-func (p *Pane) drawSubmit(screen tcell.Screen, r *Req, x, y, w, bottom int) {
+func (p *Pane) drawSubmit(screen tcell.Screen, r *panecore.RequestView, x, y, w, bottom int) {
 	var lines []seg
 	add := func(text string, style tcell.Style, indent int) {
 		for _, l := range wrap(text, max(1, w-indent)) {
 			lines = append(lines, seg{strings.Repeat(" ", indent) + l, style})
 		}
 	}
-	for i, s := range r.Qs {
+	missing := 0
+	for i, s := range r.Questions {
 		mark := "■ "
 		if !s.Answered {
 			mark = "□ "
+			missing++
 		}
-		add(mark+Clean(s.Q.Question, true), styleStrong, 0)
+		add(mark+Clean(s.Question, true), styleStrong, 0)
 		if s.Answered {
-			add("→ "+Clean(s.Summary(), true), stylePlain, 2)
+			add("→ "+Clean(s.Summary, true), stylePlain, 2)
 		} else {
 			add("(not answered)", styleQuiet, 2)
 		}
 		if s.Notes != "" {
 			add("Note: "+Clean(s.Notes, true), styleNote, 2)
 		}
-		if i < len(r.Qs)-1 {
+		if i < len(r.Questions)-1 {
 			lines = append(lines, seg{})
-		}
-	}
-	missing := 0
-	for _, s := range r.Qs {
-		if !s.Answered {
-			missing++
 		}
 	}
 	// Said as it is: Enter sends only when every question has its answer.

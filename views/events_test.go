@@ -2,7 +2,6 @@ package views
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,39 +12,6 @@ import (
 
 	"askuser/socketproto"
 )
-
-func TestSwitchRequestsKeepsTyping(t *testing.T) {
-	t.Parallel()
-	h := newH(t, 80, 24)
-	h.Event(snap(pending("req-1", nameQuestion()), pending("req-2", dbQuestion())))
-	h.Has("askuser — 2 waiting", "request 1 of 2", "What should we name")
-	h.Press("half", "<C-n>")
-	h.Has("request 2 of 2", "Which database")
-	h.Press("]") // already the last: stays
-	h.Has("request 2 of 2")
-	h.Press("[")
-	h.Has("request 1 of 2", "> half")
-	h.Press("-done", "<Enter>")
-	if a := h.Answers("req-1")[0]; a["custom"] != "half-done" {
-		t.Fatalf("answer %v", a)
-	}
-}
-
-func TestNewRequestDoesNotStealFocus(t *testing.T) {
-	t.Parallel()
-	h := newH(t, 80, 24)
-	h.Event(snap(pending("req-1", nameQuestion())))
-	h.Press("typing")
-	h.Event(socketproto.RequestAdded{Request: pending("req-2", dbQuestion())})
-	h.Has("askuser — 2 waiting", "request 1 of 2", "> typing")
-	h.Press(" on", "<Enter>")
-	if a := h.Answers("req-1")[0]; a["custom"] != "typing on" {
-		t.Fatalf("answer %v", a)
-	}
-	// Once req-1 is gone, req-2 takes the screen.
-	h.Event(socketproto.RequestResolved{RequestID: "req-1", Outcome: "answered", Via: "pane"})
-	h.Has("Which database", "askuser — 1 waiting")
-}
 
 func TestNewRequestShownWhenIdle(t *testing.T) {
 	t.Parallel()
@@ -87,47 +53,6 @@ func withDraft(p socketproto.Pending, drafts ...string) socketproto.Pending {
 	return p
 }
 
-func TestDraftsPrefill(t *testing.T) {
-	t.Parallel()
-	h := newH(t, 80, 24)
-	h.Event(snap(withDraft(pending("req-1", dbQuestion(), nameQuestion()), `"SQLite"`, `"from-the-file"`)))
-	h.Has("■ Database  ■ Service Name", "> 2. SQLite ✓")
-	h.Press("<Tab>")
-	h.Has("> from-the-file")
-	h.Press("<Tab>")
-	h.Has("→ SQLite", "→ from-the-file")
-	h.Press("<Enter>")
-	a := h.Answers("req-1")
-	if selected(t, a[0])[0] != "SQLite" || a[1]["custom"] != "from-the-file" {
-		t.Fatalf("answers %v", a)
-	}
-}
-
-func TestDraftDoesNotClobberTyping(t *testing.T) {
-	t.Parallel()
-	h := newH(t, 80, 24)
-	h.Event(snap(pending("req-1", nameQuestion(), dbQuestion())))
-	h.Press("mine")
-	h.Event(socketproto.RequestUpdated{Request: withDraft(pending("req-1", nameQuestion(), dbQuestion()), `"theirs"`, `3`)})
-	h.Has("> mine")
-	h.HasNot("theirs")
-	h.Press("<Enter>") // accept "mine": the database draft (MongoDB) is there, so on to Submit
-	h.Has("→ mine", "→ MongoDB")
-}
-
-func TestMultiSelectDraft(t *testing.T) {
-	t.Parallel()
-	h := newH(t, 80, 24)
-	q := multi(question("Which features?", "Features", "Auth", "API", "Admin"))
-	h.Event(snap(withDraft(pending("req-1", q), `{"selected":["Auth","Admin"],"custom":"Redis"}`)))
-	h.Has("[x] 1. Auth", "[ ] 2. API", "[x] 3. Admin", "[x] 4. Other: Redis")
-	h.Press("<Enter>")
-	a := h.Answers("req-1")[0]
-	if got := selected(t, a); len(got) != 2 || a["custom"] != "Redis" {
-		t.Fatalf("answer %v", a)
-	}
-}
-
 func TestResolvedElsewhereNotices(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -159,55 +84,6 @@ func TestOrphanedMarked(t *testing.T) {
 	p.Status = socketproto.StatusOrphaned
 	h.Event(socketproto.RequestUpdated{Request: p})
 	h.Has("agent disconnected")
-}
-
-func TestDaemonRefusals(t *testing.T) {
-	t.Parallel()
-	h := newH(t, 80, 24)
-	h.Event(snap(pending("req-1", dbQuestion()), pending("req-2", dbQuestion())))
-	h.Press("1")
-	h.Has("Sending…")
-	h.Event(&socketproto.Error{RequestID: "req-1", Code: socketproto.CodeInvalidAnswer, Field: "answers[0]", Message: "answers[0]: no such option"})
-	h.Has("The daemon refused the answer: answers[0]: no such option", "> 1. PostgreSQL (Recommended) ✓")
-	h.Press("2")
-	h.Event(&socketproto.Error{RequestID: "req-1", Code: socketproto.CodeAlreadyResolved, Message: "request req-1 is already resolved"})
-	h.Has("“Which database should we use?” is no longer waiting", "askuser — 1 waiting")
-	h.Event(&socketproto.Error{Code: socketproto.CodeBadJSON, Message: "not valid JSON"})
-	h.Has("Daemon: not valid JSON")
-	h.Event(socketproto.PendingFileError{Path: "/s/pending-questions.json", Error: "line 12, column 3: expected ','"})
-	h.Has("Pending file /s/pending-questions.json: line 12, column 3: expected ','")
-}
-
-func TestSendFailureKeepsAnswers(t *testing.T) {
-	t.Parallel()
-	h := newH(t, 80, 24)
-	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion())))
-	h.D.mu.Lock()
-	h.D.fail = errors.New("not connected to askuserd")
-	h.D.mu.Unlock()
-	h.Press("1", "svc", "<Enter>", "<Enter>")
-	h.Has("Not sent (not connected to askuserd)", "→ PostgreSQL (Recommended)", "→ svc")
-	h.D.mu.Lock()
-	h.D.fail = nil
-	h.D.mu.Unlock()
-	h.Press("<Enter>")
-	if a := h.Answers("req-1"); a[1]["custom"] != "svc" {
-		t.Fatalf("answers %v", a)
-	}
-}
-
-func TestConnectionLostAndBack(t *testing.T) {
-	t.Parallel()
-	h := newH(t, 80, 24)
-	h.Event(snap(pending("req-1", nameQuestion()), pending("req-2", dbQuestion())))
-	h.Press("unsent words")
-	h.Event(connLost{err: "Not connected to askuserd at /x.sock (connection refused); retrying every second."})
-	h.Has("⚠ Not connected to askuserd", "> unsent words")
-	h.Press(" and more")
-	// The daemon came back; req-2 was answered meanwhile.
-	h.Event(snap(pending("req-1", nameQuestion())))
-	h.HasNot("Not connected")
-	h.Has("1 request no longer waiting", "> unsent words and more")
 }
 
 func TestUntrustedTextShownLiterally(t *testing.T) {
@@ -321,22 +197,6 @@ func TestDraftReachesUntouchedInput(t *testing.T) {
 	}
 }
 
-func TestDiscardPromptDropsWhenRequestLeaves(t *testing.T) {
-	t.Parallel()
-	h := newH(t, 80, 24)
-	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion()), pending("req-2", dbQuestion(), nameQuestion())))
-	h.Press("1", "<BackTab>", "<Esc>")
-	h.Has("Discard 1 answer? [y/N]")
-	h.Event(socketproto.RequestResolved{RequestID: "req-1", Outcome: "answered", Via: "file"})
-	h.HasNot("Discard")
-	h.Press("y") // must not cancel req-2
-	for _, m := range h.D.Sent() {
-		if c, ok := m.(socketproto.Cancel); ok {
-			t.Fatalf("sent %v", c)
-		}
-	}
-}
-
 func TestNoteOnFreeTextWithAltN(t *testing.T) {
 	t.Parallel()
 	h := newH(t, 80, 24)
@@ -426,28 +286,12 @@ func (h *H) noStyleFromText() {
 	}
 }
 
-// TestNoteKeptWhenSwitchingRequests: a note being typed survives Ctrl-N to
-// another request and back.
-func TestNoteKeptWhenSwitchingRequests(t *testing.T) {
-	t.Parallel()
-	h := newH(t, 80, 24)
-	h.Event(snap(pending("req-1", dbQuestion()), pending("req-2", dbQuestion())))
-	h.Press("n", "half a note", "<C-n>")
-	h.Has("request 2 of 2")
-	h.Press("<C-p>")
-	h.Has("Note: half a note")
-	h.Press("1")
-	if a := h.Answers("req-1")[0]; a["notes"] != "half a note" {
-		t.Fatalf("answer %v", a)
-	}
-}
-
 // TestConnectionLostAtFortyByTwelve: the connection warning takes at most
 // three lines, and the question under it stays readable.
 func TestConnectionLostAtFortyByTwelve(t *testing.T) {
 	t.Parallel()
 	h := newH(t, 40, 12)
 	h.Event(snap(pending("req-1", dbQuestion())))
-	h.Event(connLost{err: "Not connected to askuserd at /run/user/1000/askuser/askuserd.sock (dial unix /run/user/1000/askuser/askuserd.sock: connect: no such file or directory); retrying every second. Nothing you typed is lost."})
+	h.Event(connLost{Err: "Not connected to askuserd at /run/user/1000/askuser/askuserd.sock (dial unix /run/user/1000/askuser/askuserd.sock: connect: no such file or directory); retrying every second. Nothing you typed is lost."})
 	h.Has("⚠ Not connected", "Which database should we use?", "> 1. PostgreSQL")
 }

@@ -5,8 +5,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"askuser/socketproto"
 )
 
 // clock is a test clock that moves only when told.
@@ -42,43 +40,6 @@ func (h *H) hintRow() string {
 	return lines[len(lines)-1]
 }
 
-// docs/contract.md §6 "No answer the user has not seen": with two requests waiting, 1
-// then Enter 100 ms later answers the first and leaves the second waiting;
-// the same Enter once the guard is over answers it.
-func TestGuardKeepsKeysFromTheNextRequest(t *testing.T) {
-	t.Parallel()
-	h, c := guarded(t, 80, 24)
-	h.Event(snap(pending("req-1", dbQuestion()), pending("req-2", question("Force-push to main?", "", "Yes", "No"))))
-	if !strings.Contains(h.hintRow(), "settling…") {
-		t.Fatalf("the first request arriving does not settle: %q", h.hintRow())
-	}
-	h.Press("1") // the first request just appeared: not taken
-	h.Has("Not taken: the question on screen just changed")
-	if len(h.D.Sent()) != 0 {
-		t.Fatalf("sent %v while settling", h.D.Sent())
-	}
-	c.Add(400 * time.Millisecond)
-	h.Sync()
-	if strings.Contains(h.hintRow(), "settling") {
-		t.Fatalf("still settling after the guard: %q", h.hintRow())
-	}
-	h.Press("1")
-	h.Answers("req-1")
-	h.Event(socketproto.RequestResolved{RequestID: "req-1", Outcome: "answered", Via: "pane"})
-	h.Has("Force-push to main?", "settling…")
-	c.Add(100 * time.Millisecond)
-	h.Press("<Enter>")
-	if n := len(h.D.Sent()); n != 1 {
-		t.Fatalf("Enter 100 ms after the second request appeared sent %v", h.D.Sent())
-	}
-	h.Has("Force-push to main?", "askuser — 1 waiting")
-	c.Add(300 * time.Millisecond)
-	h.Press("<Enter>")
-	if a := h.Answers("req-2"); selected(t, a[0])[0] != "Yes" {
-		t.Fatalf("answers %v", a)
-	}
-}
-
 // Moving and scrolling are never ignored; choosing, declining, opening an
 // input, typing and pasting are, after a change of question on screen that
 // the user did not make.
@@ -96,49 +57,6 @@ func TestGuardIgnoresOnlyAnsweringKeys(t *testing.T) {
 	if len(h.D.Sent())+len(h.D.Drafts()) != 0 {
 		t.Fatalf("sent %v while settling", h.D.Sent())
 	}
-}
-
-// The user's own navigation — [ ], a tab, answering a question and moving
-// on — does not start the guard: the keys typed right after are theirs
-// (docs/contract.md §6), and none is thrown away.
-func TestGuardLeavesTheUsersOwnMovesAlone(t *testing.T) {
-	t.Parallel()
-	h, c := guarded(t, 80, 24)
-	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion()), pending("req-2", dbQuestion())))
-	c.Add(time.Second) // the first request has settled
-	h.Press("]")
-	h.Has("request 2 of 2")
-	h.HasNot("settling…", "Not taken")
-	h.Press("[")
-	h.Has("request 1 of 2")
-	h.Press("2") // answered at once: the next question comes with no guard
-	h.Has("What should we name this service?")
-	h.HasNot("settling…")
-	h.Press("svc", "<Enter>")
-	h.Has("→ SQLite", "→ svc")
-	h.HasNot("Not taken")
-	h.Press("<BackTab>", "<Tab>") // to the name question and back to Submit
-	h.Press("<Enter>")
-	h.Has("Sending")
-	if a := h.Answers("req-1"); selected(t, a[0])[0] != "SQLite" || a[1]["custom"] != "svc" {
-		t.Fatalf("answers %v", a)
-	}
-	// The next request slides in by itself once the first is resolved: that
-	// is not the user's move, and the guard holds.
-	h.Event(socketproto.RequestResolved{RequestID: "req-1", Outcome: "answered", Via: "pane"})
-	h.Has("settling…")
-	h.Press("1")
-	h.Has("Not taken")
-}
-
-// A guard of 0 (ui.input_guard = "0s") turns it off.
-func TestGuardOff(t *testing.T) {
-	t.Parallel()
-	h := newH(t, 80, 24) // the harness's panes have no guard
-	h.Event(snap(pending("req-1", dbQuestion())))
-	h.HasNot("settling")
-	h.Press("1")
-	h.Answers("req-1")
 }
 
 // The hint line ends "settling…" by itself: one redraw when the guard ends.

@@ -12,6 +12,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"askuser/socketproto"
+	"askuser/views/panecore"
 )
 
 // fakeDaemon captures what the pane sends.
@@ -349,3 +350,12 @@ func frameworkQuestion(n int) socketproto.Question {
 	}
 	return q
 }
+
+// typeText puts text into the open input as if typed there at once.
+func (p *Pane) typeText(text string) {
+	p.input.SetText(text, true)
+	p.act(panecore.Action{Kind: panecore.Type, Text: text})
+}
+
+// notTaken is what the pane says of a key ignored while it settles.
+const notTaken = "Not taken: the question on screen just changed. Read it, then answer."

@@ -8,6 +8,8 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
+
+	"askuser/views/panecore"
 )
 
 // InputHandler takes every key the app gives the pane. It never calls
@@ -31,57 +33,35 @@ func (p *Pane) PasteHandler() func(text string, setFocus func(p tview.Primitive)
 	})
 }
 
-// Paste inserts pasted text where typing would go. On an options list it
-// opens Other with the text in it: pasting is typing an answer, and nothing
-// is accepted until Enter. Like typing, it is not taken while the pane
-// settles.
+// Paste inserts pasted text where typing would go: into the open input at
+// its cursor, or, on an options list, into Other (the core opens it).
+// Like typing, it is not taken while the pane settles.
 func (p *Pane) Paste(text string) {
-	p.hint = ""
-	before := p.M.Focused()
-	defer func() {
-		p.sync()
-		p.noteTyping()
-		p.flushDrafts(before, p.M.Focused())
-	}()
+	p.word, p.quiet = "", true
 	if p.small {
 		return
 	}
-	if p.settling() && p.mode != modeFilter {
-		p.hint = notTaken
+	in := p.V.Input
+	if in == nil {
+		p.act(panecore.Action{Kind: panecore.Paste, Text: text})
 		return
 	}
-	text = CleanTyped(text)
-	if p.mode == modeList {
-		if r := p.M.Focused(); r != nil && !r.Sending {
-			if s := r.Current(); s != nil && s.HasOptions() {
-				p.pick(r, s, s.Other())
-			}
-		}
-	}
-	if p.mode == modeFilter {
+	kind := panecore.Type
+	if in.Kind == panecore.InputFilter {
+		kind = panecore.FilterText
 		text = strings.ReplaceAll(text, "\n", " ") // a filter is one line
 	}
-	switch p.mode {
-	case modeText, modeNote, modeFilter:
-		p.input.PasteHandler()(text, func(tview.Primitive) {})
-		p.typed = true
-		if p.mode == modeFilter {
-			p.setFilter(p.editQ, p.input.GetText())
-		}
-	case modeLong, modeDiscard:
-		p.hint = "Not pasted: answer the question at the bottom first."
-	default:
-		p.hint = "Not pasted: there is no answer to type here."
+	if !p.allows(kind) {
+		p.act(panecore.Action{Kind: kind, Text: in.Text}) // says why not
+		return
 	}
+	p.input.PasteHandler()(CleanTyped(text), func(tview.Primitive) {})
+	p.act(panecore.Action{Kind: kind, Text: p.input.GetText()})
 }
-
-// notTaken is the word for a key ignored while the pane settles.
-const notTaken = "Not taken: the question on screen just changed. Read it, then answer."
 
 // Key handles one key press through the key table.
 func (p *Pane) Key(ev *tcell.EventKey) {
-	p.hint = ""
-	before := p.M.Focused()
+	p.word, p.quiet = "", true
 	w, c := p.place()
 	c.ev = ev
 	b := p.lookup(w, c)
@@ -89,17 +69,9 @@ func (p *Pane) Key(ev *tcell.EventKey) {
 	case b == nil:
 	case p.small && b.do != nil && !isQuit(b):
 		// Nothing of the question is on screen: no key may act on it.
-	case b.guard && p.settling():
-		p.hint = notTaken
 	default:
 		b.do(p, c)
-		if !p.small {
-			p.movedByUser()
-		}
 	}
-	p.sync()
-	p.noteTyping()
-	p.flushDrafts(before, p.M.Focused())
 	if p.afterKey != nil {
 		p.afterKey()
 	}
@@ -121,219 +93,64 @@ func (p *Pane) quit() {
 	}
 }
 
-// switchRequest moves between waiting requests, keeping whatever was typed.
-func (p *Pane) switchRequest(d int) {
-	p.closeInput()
-	p.M.Step(d)
+// do is a binding's action that is only a core action.
+func do(k panecore.Kind) func(*Pane, keyCtx) {
+	return func(p *Pane, c keyCtx) { p.act(panecore.Action{Kind: k}) }
 }
 
 // number is a number key: the option with that number, as the list shows it.
 func (p *Pane) number(c keyCtx) {
-	if i := int(c.ev.Rune() - '1'); i <= c.s.Other() {
-		p.pick(c.r, c.s, i)
-	}
+	p.act(panecore.Action{Kind: panecore.Pick, Item: int(c.ev.Rune() - '1')})
 }
 
-// typeKey hands a key to the open text input.
+// typeKey hands a key to the open text input, and what it then holds to
+// the core.
 func (p *Pane) typeKey(c keyCtx) {
+	kind := panecore.Type
+	if p.V.Input != nil && p.V.Input.Kind == panecore.InputFilter {
+		kind = panecore.FilterText
+	}
+	if !p.allows(kind) {
+		p.act(panecore.Action{Kind: kind, Text: p.input.GetText()}) // says why not
+		return
+	}
 	p.input.InputHandler()(c.ev, func(tview.Primitive) {})
-	p.typed = true
-	if p.mode == modeFilter {
-		p.setFilter(c.s, p.input.GetText())
-	}
+	p.act(panecore.Action{Kind: kind, Text: p.input.GetText()})
 }
 
-// setFilter changes the filter and puts the focus on the first option it
-// keeps: typing a filter is looking for an option, so the focus must not
-// stay on Other (or on an option the filter hides) while options match.
-func (p *Pane) setFilter(s *QState, f string) {
-	changed := s.Filter != f
-	s.Filter = f
-	s.WinTop = 0
-	if items := s.Items(); changed && len(items) > 1 && strings.TrimSpace(f) != "" {
-		s.Cursor = items[0]
-	}
-	p.move(s, 0)
-}
-
-// move steps the focus through the options shown (the filter applies).
-func (p *Pane) move(s *QState, d int) {
-	items := s.Items()
-	pos := indexOf(items, s.Cursor)
-	if pos < 0 {
-		pos = 0
-		d = 0
-	}
-	pos = min(max(pos+d, 0), len(items)-1)
-	if s.Cursor != items[pos] {
-		s.Scroll = min(s.Scroll, p.qOverflow)
-		s.PrevTop = 0
-	}
-	s.Cursor = items[pos]
-}
-
-func indexOf(xs []int, v int) int {
-	for i, x := range xs {
-		if x == v {
-			return i
-		}
-	}
-	return -1
-}
-
-// pick is a number key: choose at once (single-select) or toggle
-// (multi-select); Other opens the text input.
-func (p *Pane) pick(r *Req, s *QState, i int) {
-	if i == s.Other() && s.NoOther() {
-		return // a typed choice: only its options
-	}
-	s.Cursor = i
-	if s.Q.IsMulti() {
-		if i == s.Other() {
-			s.Checked[i] = true
-			p.startEdit(modeText)
-			return
-		}
-		p.toggle(s, i)
+// scroll moves the question's text (PgUp/PgDn) by a step.
+func (p *Pane) scroll(c keyCtx) {
+	if c.r == nil {
 		return
 	}
-	p.choose(r, s, i)
+	l := p.layout(c.r, c.r.Tab)
+	l.scroll = max(0, l.scroll+p.scrollStep(c.ev))
 }
 
-// choose answers a single-select question with item i.
-func (p *Pane) choose(r *Req, s *QState, i int) {
-	s.Cursor = i
-	if i == s.Other() {
-		p.startEdit(modeText)
+// scrollPreview moves the focused option's preview by a page, a line kept.
+func (p *Pane) scrollPreview(c keyCtx) {
+	if c.r == nil {
 		return
 	}
-	if p.unseenApproval(s, i) {
-		return
+	l := p.layout(c.r, c.r.Tab)
+	step := max(1, p.previewRows-1)
+	if c.ev.Rune() == '}' {
+		l.prevTop += step
+	} else {
+		l.prevTop = max(0, l.prevTop-step)
 	}
-	s.Choice = i
-	s.Answered = true
-	p.advance(r)
-}
-
-func (p *Pane) toggle(s *QState, i int) {
-	s.Cursor = i
-	s.Checked[i] = !s.Checked[i]
-	if i == s.Other() && s.Checked[i] {
-		p.startEdit(modeText)
-		return
-	}
-	if s.Answered && !anyChecked(s) {
-		s.Answered = false
-	}
-}
-
-func anyChecked(s *QState) bool {
-	for _, c := range s.Checked {
-		if c {
-			return true
-		}
-	}
-	return false
-}
-
-// enterMulti is Enter on a multi-select list. The question is answered only
-// with boxes the user checked: Enter on an unchecked option checks it (the
-// user sees it checked) rather than sending an option never chosen; Enter on
-// a checked one confirms the question.
-func (p *Pane) enterMulti(r *Req, s *QState) {
-	if !s.Checked[s.Cursor] {
-		p.toggle(s, s.Cursor)
-		return
-	}
-	if s.Checked[s.Other()] && strings.TrimSpace(s.Custom) == "" {
-		p.startEdit(modeText)
-		return
-	}
-	s.Answered = true
-	p.advance(r)
-}
-
-// finishEdit is Enter (accept) or Esc (leave) in the text input.
-func (p *Pane) finishEdit(accept bool) {
-	r, s := p.editReq, p.editQ
-	text := CleanTyped(p.input.GetText())
-	switch p.mode {
-	case modeNote:
-		if accept {
-			s.Notes = strings.TrimSpace(text)
-		}
-		p.endEdit()
-		p.mode = modeList
-	case modeFilter:
-		if accept {
-			s.Filter = text
-		} else {
-			s.Filter = ""
-		}
-		p.endEdit()
-		p.mode = modeList
-		p.move(s, 0)
-	case modeText:
-		if !accept {
-			s.Custom = text
-			if !s.HasOptions() {
-				p.cancelFlow(r)
-				return
-			}
-			if s.Q.IsMulti() && strings.TrimSpace(text) == "" {
-				s.Checked[s.Other()] = false
-			}
-			p.endEdit()
-			p.mode = modeList
-			return
-		}
-		if strings.TrimSpace(text) == "" && s.Optional() && !s.HasOptions() {
-			p.acceptText(r, s, "") // an optional typed question, left empty
-			return
-		}
-		if strings.TrimSpace(text) == "" {
-			p.hint = "Type an answer first (Esc to leave the input)."
-			return
-		}
-		if problem := s.TypedProblem(text); problem != "" {
-			// Refused here, as the daemon would: the rule is on screen.
-			p.hint = "Not accepted: " + problem + "."
-			return
-		}
-		if n := runeLen(text); n > p.opt.SoftLimit {
-			p.mode = modeLong
-			p.hint = ""
-			return
-		}
-		p.acceptText(r, s, text)
-	}
-}
-
-// acceptText makes typed text the question's answer (or its Other part).
-func (p *Pane) acceptText(r *Req, s *QState, text string) {
-	s.Custom, s.Typing = text, ""
-	p.endEdit()
-	p.mode = modeList
-	switch {
-	case s.Q.IsMulti():
-		s.Checked[s.Other()] = true
-		return // Enter on the list confirms the whole question
-	case s.HasOptions():
-		s.Choice = s.Other()
-	}
-	s.Answered = true
-	p.advance(r)
 }
 
 // editor runs the configured editor on the input's text, with the terminal
-// handed over (app.Suspend), and puts the result back into the input.
+// handed over (app.Suspend), and gives the core the result as typed text.
 func (p *Pane) editor() {
-	if p.app == nil {
+	if p.app == nil || p.act(panecore.Action{Kind: panecore.Edit}) != nil {
 		return
 	}
+	say := func(text string) { p.word = text }
 	f, err := os.CreateTemp("", "askuser-answer-*.txt")
 	if err != nil {
-		p.hint = "Editor: " + err.Error()
+		say("Editor: " + err.Error())
 		return
 	}
 	path := f.Name()
@@ -351,16 +168,15 @@ func (p *Pane) editor() {
 		runErr = cmd.Run()
 	})
 	if runErr != nil {
-		p.hint = fmt.Sprintf("Editor %s: %v; the text is unchanged.", argv[0], runErr)
+		say(fmt.Sprintf("Editor %s: %v; the text is unchanged.", argv[0], runErr))
 		return
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		p.hint = "Editor: " + err.Error()
+		say("Editor: " + err.Error())
 		return
 	}
 	// Editors end files with a newline the user did not mean as part of the answer.
 	text := strings.TrimRight(CleanTyped(string(b)), "\n")
-	p.input.SetText(text, true)
-	p.typed = true
+	p.act(panecore.Action{Kind: panecore.Type, Text: text})
 }

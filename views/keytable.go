@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
+
+	"askuser/views/panecore"
 )
 
 // The one key table (docs/contract.md §6 "One key table"): every binding of the pane,
@@ -107,10 +109,11 @@ func (k key) matches(ev *tcell.EventKey) bool {
 	return ev.Rune() == k.r && (ev.Modifiers()&tcell.ModAlt != 0) == k.alt
 }
 
-// keyCtx is what an action works on: the request and question on screen.
+// keyCtx is what an action works on: the request and question on screen
+// (or those of the open input or dialog), as the core's view has them.
 type keyCtx struct {
-	r  *Req
-	s  *QState // nil on the Submit tab and with no request
+	r  *panecore.RequestView
+	s  *panecore.QuestionView // nil on the Submit tab and with no request
 	ev *tcell.EventKey
 }
 
@@ -123,9 +126,10 @@ type binding struct {
 	// keyNames and doc are the README's columns: the keys and what they do.
 	keyNames, doc string
 	where         where
-	// guard marks a key that chooses, submits, declines or confirms: it is
-	// ignored while the pane settles after the question on screen changed.
-	guard bool
+	// kind is the core action the key is for ("" for the pane's own:
+	// scrolling, quitting). While the core settles, the hint line leaves
+	// out the keys whose action it would refuse.
+	kind panecore.Kind
 	// when narrows where the binding applies (e.g. only with several
 	// requests waiting); nil means always. The hint line shows a binding only
 	// when it applies, so a hint never offers a key that does nothing.
@@ -133,20 +137,20 @@ type binding struct {
 	do   func(p *Pane, c keyCtx)
 }
 
-func severalQuestions(_ *Pane, c keyCtx) bool { return c.r != nil && len(c.r.Qs) > 1 }
-func severalRequests(p *Pane, _ keyCtx) bool  { return len(p.M.Reqs) > 1 }
+func severalQuestions(_ *Pane, c keyCtx) bool { return c.r != nil && len(c.r.Questions) > 1 }
+func severalRequests(p *Pane, _ keyCtx) bool  { return len(p.V.Requests) > 1 }
 func scrollable(p *Pane, _ keyCtx) bool       { return p.scrollable }
 func filtered(_ *Pane, c keyCtx) bool         { return c.s != nil && c.s.Filter != "" }
 func notFiltered(_ *Pane, c keyCtx) bool      { return c.s == nil || c.s.Filter == "" }
 func previewScrolls(p *Pane, _ keyCtx) bool   { return p.previewOverflow }
-func optionalQuestion(_ *Pane, c keyCtx) bool { return c.s != nil && c.s.Optional() }
-func onOther(_ *Pane, c keyCtx) bool          { return c.s != nil && c.s.Cursor == c.s.Other() }
-func hasOther(_ *Pane, c keyCtx) bool         { return c.s != nil && !c.s.NoOther() }
-func freeText(_ *Pane, c keyCtx) bool         { return c.s != nil && !c.s.HasOptions() }
-func multiOther(_ *Pane, c keyCtx) bool       { return c.s != nil && c.s.HasOptions() && c.s.Q.IsMulti() }
+func optionalQuestion(_ *Pane, c keyCtx) bool { return c.s != nil && c.s.Optional }
+func onOther(_ *Pane, c keyCtx) bool          { return c.s != nil && c.s.Cursor == len(c.s.Options) }
+func hasOther(_ *Pane, c keyCtx) bool         { return c.s != nil && !c.s.NoOther }
+func freeText(_ *Pane, c keyCtx) bool         { return c.s != nil && len(c.s.Options) == 0 }
+func multiOther(_ *Pane, c keyCtx) bool       { return c.s != nil && len(c.s.Options) > 0 && c.s.Multi }
 
 // loneQuestion: answering it sends the request.
-func loneQuestion(_ *Pane, c keyCtx) bool { return c.r != nil && len(c.r.Qs) == 1 }
+func loneQuestion(_ *Pane, c keyCtx) bool { return c.r != nil && len(c.r.Questions) == 1 }
 
 func and(fs ...func(*Pane, keyCtx) bool) func(*Pane, keyCtx) bool {
 	return func(p *Pane, c keyCtx) bool {
@@ -167,138 +171,124 @@ func not(f func(*Pane, keyCtx) bool) func(*Pane, keyCtx) bool {
 // many as fit in this order, and the first binding that matches a key in
 // the place the pane is in handles it.
 var keyTable = []binding{
-	// The prompts take every key while they are up.
+	// The dialogs take every key while they are up.
 	{keys: join(kk(tcell.KeyEnter), rk('y', 'Y')), hint: "y/Enter accept", keyNames: "`y`, Enter", doc: "accept the long answer", where: wLong,
-		do: func(p *Pane, c keyCtx) { p.acceptText(p.editReq, p.editQ, CleanTyped(p.input.GetText())) }},
+		kind: panecore.Yes, do: do(panecore.Yes)},
 	{keys: join(kk(tcell.KeyEscape), rk('n', 'N')), hint: "n/Esc keep editing", keyNames: "`n`, Esc", doc: "back to editing, the text intact", where: wLong,
-		do: func(p *Pane, c keyCtx) { p.mode = modeText }},
+		do: do(panecore.Back)},
 	{keys: rk('y', 'Y'), hint: "y discard", keyNames: "`y`", doc: "discard the answers and decline the request", where: wDiscard,
-		do: func(p *Pane, c keyCtx) {
-			if c.r != nil {
-				p.cancel(c.r)
-			}
-		}},
+		kind: panecore.Yes, do: do(panecore.Yes)},
 	{keys: join(kk(tcell.KeyEscape, tcell.KeyEnter), rk('n', 'N')), hint: "n/Esc/Enter go back", keyNames: "`n`, Esc, Enter", doc: "back to the questions, every answer intact", where: wDiscard,
-		do: func(p *Pane, c keyCtx) { p.mode = p.back }},
+		do: do(panecore.Back)},
 	{keys: rk('y', 'Y'), hint: "y none of these", keyNames: "`y`", doc: "answer the question with none of its options", where: wNone,
-		do: func(p *Pane, c keyCtx) { p.answerNone(c.r, c.s) }},
+		kind: panecore.Yes, do: do(panecore.Yes)},
 	{keys: join(kk(tcell.KeyEscape, tcell.KeyEnter), rk('n', 'N')), hint: "n/Esc/Enter go back", keyNames: "`n`, Esc, Enter", doc: "back to the options, the boxes as they were", where: wNone,
-		do: func(p *Pane, c keyCtx) { p.mode = modeList }},
+		do: do(panecore.Back)},
 
 	// Settling or not, a request can always be left, switched and quit.
 	{keys: kk(tcell.KeyCtrlC), keyNames: "Ctrl-C", doc: "quit the pane; the daemon, its queue and every draft go on", where: wBrowsing | wInputs,
 		do: func(p *Pane, c keyCtx) { p.quit() }},
 
 	// The text inputs: Other, a free-text question, a note, the filter.
-	{keys: kk(tcell.KeyEnter), hint: "Enter send", keyNames: "Enter", doc: "a lone question: accept the typed answer and send it", where: wText, guard: true,
-		when: and(loneQuestion, not(multiOther)), do: func(p *Pane, c keyCtx) { p.finishEdit(true) }},
-	{keys: kk(tcell.KeyEnter), hint: "Enter accept", keyNames: "Enter", doc: "one of several questions: accept the typed answer and move on", where: wText, guard: true,
-		when: not(multiOther), do: func(p *Pane, c keyCtx) { p.finishEdit(true) }},
-	{keys: kk(tcell.KeyEnter), hint: "Enter keep text", keyNames: "Enter", doc: "multi-select Other: keep the text and check Other; Enter on the list confirms", where: wText, guard: true,
-		do: func(p *Pane, c keyCtx) { p.finishEdit(true) }},
-	{keys: kk(tcell.KeyEnter), hint: "Enter save note", keyNames: "Enter", doc: "save the note", where: wNote, guard: true,
-		do: func(p *Pane, c keyCtx) { p.finishEdit(true) }},
+	{keys: kk(tcell.KeyEnter), hint: "Enter send", keyNames: "Enter", doc: "a lone question: accept the typed answer and send it", where: wText,
+		kind: panecore.Accept, when: and(loneQuestion, not(multiOther)), do: do(panecore.Accept)},
+	{keys: kk(tcell.KeyEnter), hint: "Enter accept", keyNames: "Enter", doc: "one of several questions: accept the typed answer and move on", where: wText,
+		kind: panecore.Accept, when: not(multiOther), do: do(panecore.Accept)},
+	{keys: kk(tcell.KeyEnter), hint: "Enter keep text", keyNames: "Enter", doc: "multi-select Other: keep the text and check Other; Enter on the list confirms", where: wText,
+		kind: panecore.Accept, do: do(panecore.Accept)},
+	{keys: kk(tcell.KeyEnter), hint: "Enter save note", keyNames: "Enter", doc: "save the note", where: wNote,
+		kind: panecore.Accept, do: do(panecore.Accept)},
 	{keys: kk(tcell.KeyEnter), hint: "Enter keep filter", keyNames: "Enter", doc: "keep the filter and go back to the list", where: wFilter,
-		do: func(p *Pane, c keyCtx) { p.finishEdit(true) }},
+		kind: panecore.Accept, do: do(panecore.Accept)},
 	{keys: kk(tcell.KeyUp, tcell.KeyDown), hint: "↑↓ move", keyNames: "↑ ↓", doc: "move among the options the filter keeps", where: wFilter,
-		do: func(p *Pane, c keyCtx) { p.move(c.s, arrow(c.ev)) }},
+		do: func(p *Pane, c keyCtx) { p.act(panecore.Action{Kind: panecore.Move, Delta: arrow(c.ev)}) }},
 	{keys: kk(tcell.KeyEscape), hint: "Esc back", keyNames: "Esc", doc: "Other: back to the list; the text is kept", where: wText,
-		when: not(freeText), do: func(p *Pane, c keyCtx) { p.finishEdit(false) }},
-	{keys: kk(tcell.KeyEscape), hint: "Esc cancel", keyNames: "Esc", doc: "free-text question: decline the request (asks first when answers would be lost)", where: wText, guard: true,
-		do: func(p *Pane, c keyCtx) { p.finishEdit(false) }},
+		kind: panecore.Back, when: not(freeText), do: do(panecore.Back)},
+	{keys: kk(tcell.KeyEscape), hint: "Esc cancel", keyNames: "Esc", doc: "free-text question: decline the request (asks first when answers would be lost)", where: wText,
+		kind: panecore.Back, do: do(panecore.Back)},
 	{keys: kk(tcell.KeyEscape), hint: "Esc leave it as it was", keyNames: "Esc", doc: "leave the note as it was", where: wNote,
-		do: func(p *Pane, c keyCtx) { p.finishEdit(false) }},
+		do: do(panecore.Back)},
 	{keys: kk(tcell.KeyEscape), hint: "Esc clear", keyNames: "Esc", doc: "clear the filter", where: wFilter,
-		do: func(p *Pane, c keyCtx) { p.finishEdit(false) }},
-	{keys: kk(tcell.KeyCtrlE), hint: "Ctrl-E editor", keyNames: "Ctrl-E", doc: "write the answer or note in `$EDITOR`", where: wText | wNote, guard: true,
-		do: func(p *Pane, c keyCtx) { p.editor() }},
-	{keys: []key{{k: tcell.KeyRune, r: 'n', alt: true}, {k: tcell.KeyRune, r: 'N', alt: true}}, hint: "Alt-N note", keyNames: "Alt-N", doc: "attach a note (where `n` is just a letter)", where: wText, guard: true,
-		do: func(p *Pane, c keyCtx) {
-			p.closeInput()
-			p.startEdit(modeNote)
-		}},
+		do: do(panecore.Back)},
+	{keys: kk(tcell.KeyCtrlE), hint: "Ctrl-E editor", keyNames: "Ctrl-E", doc: "write the answer or note in `$EDITOR`", where: wText | wNote,
+		kind: panecore.Edit, do: func(p *Pane, c keyCtx) { p.editor() }},
+	{keys: []key{{k: tcell.KeyRune, r: 'n', alt: true}, {k: tcell.KeyRune, r: 'N', alt: true}}, hint: "Alt-N note", keyNames: "Alt-N", doc: "attach a note (where `n` is just a letter)", where: wText,
+		kind: panecore.OpenNote, do: do(panecore.OpenNote)},
 	{keys: kk(tcell.KeyTab, tcell.KeyBacktab), hint: "Tab switch", keyNames: "Tab, Shift-Tab", doc: "to the next / previous question; the text is kept, not accepted", where: wText,
-		when: severalQuestions, do: func(p *Pane, c keyCtx) { p.setTab(c.r, c.r.Tab+tabStep(c.ev)) }},
+		when: severalQuestions, do: func(p *Pane, c keyCtx) { p.act(panecore.Action{Kind: panecore.Tab, Delta: tabStep(c.ev)}) }},
 
 	// Moving between questions and requests.
 	{keys: join(kk(tcell.KeyTab, tcell.KeyBacktab, tcell.KeyRight, tcell.KeyLeft), rk('l', 'h')), hint: "Tab/←→ switch", keyNames: "Tab, Shift-Tab, ← →, `h` `l`", doc: "switch between the questions of a request; the last tab is Submit", where: wRequest,
-		when: severalQuestions, do: func(p *Pane, c keyCtx) { p.setTab(c.r, c.r.Tab+tabStep(c.ev)) }},
+		when: severalQuestions, do: func(p *Pane, c keyCtx) {
+			p.act(panecore.Action{Kind: panecore.Tab, Delta: tabStep(c.ev)})
+			p.submitScroll = 0
+		}},
 	{keys: join(kk(tcell.KeyUp, tcell.KeyDown), rk('k', 'j')), hint: "↑↓ move", keyNames: "↑ ↓, `j` `k`", doc: "move between options", where: wOptions,
-		do: func(p *Pane, c keyCtx) { p.move(c.s, arrow(c.ev)) }},
+		do: func(p *Pane, c keyCtx) { p.act(panecore.Action{Kind: panecore.Move, Delta: arrow(c.ev)}) }},
 	{keys: join(kk(tcell.KeyUp, tcell.KeyDown, tcell.KeyPgUp, tcell.KeyPgDn), rk('k', 'j')), hint: "↑↓ scroll", keyNames: "↑ ↓, `j` `k`, PgUp PgDn", doc: "scroll the list of answers", where: wSubmit,
 		do: func(p *Pane, c keyCtx) { p.submitScroll = max(0, p.submitScroll+p.scrollStep(c.ev)) }},
 
 	// Answering.
-	{keys: kk(tcell.KeyEnter), hint: "Enter choose", keyNames: "Enter", doc: "choose the focused option (Other opens the text input)", where: wSingle, guard: true,
-		do: func(p *Pane, c keyCtx) { p.choose(c.r, c.s, c.s.Cursor) }},
-	{keys: kk(tcell.KeyEnter), hint: "Enter check/confirm", keyNames: "Enter", doc: "check the focused option; on a checked one, confirm the question", where: wMulti, guard: true,
-		do: func(p *Pane, c keyCtx) { p.enterMulti(c.r, c.s) }},
-	{keys: rk(' '), hint: "Space toggle", keyNames: "Space", doc: "check or uncheck the focused box (never submits)", where: wMulti, guard: true,
-		do: func(p *Pane, c keyCtx) { p.toggle(c.s, c.s.Cursor) }},
-	{keys: rk('-'), hint: "- none", keyNames: "`-`", doc: "answer “none of these” (asks first)", where: wMulti, guard: true,
-		do: func(p *Pane, c keyCtx) { p.mode = modeNone }},
-	{keys: rk('-'), hint: "- leave empty", keyNames: "`-`", doc: "leave an optional question empty", where: wSingle, guard: true,
-		when: optionalQuestion, do: func(p *Pane, c keyCtx) { p.leaveEmpty(c.r, c.s) }},
-	{keys: rk('1', '2', '3', '4', '5', '6', '7', '8', '9'), hint: "1-9 pick", keyNames: "`1`–`9`", doc: "choose that option at once", where: wSingle, guard: true,
-		do: func(p *Pane, c keyCtx) { p.number(c) }},
-	{keys: rk('1', '2', '3', '4', '5', '6', '7', '8', '9'), hint: "1-9 toggle", keyNames: "`1`–`9`", doc: "toggle that option", where: wMulti, guard: true,
-		do: func(p *Pane, c keyCtx) { p.number(c) }},
-	{keys: kk(tcell.KeyEnter), hint: "Enter send", keyNames: "Enter", doc: "send every answer (or go to the first one missing)", where: wSubmit, guard: true,
-		do: func(p *Pane, c keyCtx) { p.submit(c.r) }},
+	{keys: kk(tcell.KeyEnter), hint: "Enter choose", keyNames: "Enter", doc: "choose the focused option (Other opens the text input)", where: wSingle,
+		kind: panecore.Choose, do: do(panecore.Choose)},
+	{keys: kk(tcell.KeyEnter), hint: "Enter check/confirm", keyNames: "Enter", doc: "check the focused option; on a checked one, confirm the question", where: wMulti,
+		kind: panecore.Confirm, do: do(panecore.Confirm)},
+	{keys: rk(' '), hint: "Space toggle", keyNames: "Space", doc: "check or uncheck the focused box (never submits)", where: wMulti,
+		kind: panecore.Toggle, do: do(panecore.Toggle)},
+	{keys: rk('-'), hint: "- none", keyNames: "`-`", doc: "answer “none of these” (asks first)", where: wMulti,
+		kind: panecore.None, do: do(panecore.None)},
+	{keys: rk('-'), hint: "- leave empty", keyNames: "`-`", doc: "leave an optional question empty", where: wSingle,
+		kind: panecore.LeaveEmpty, when: optionalQuestion, do: do(panecore.LeaveEmpty)},
+	{keys: rk('1', '2', '3', '4', '5', '6', '7', '8', '9'), hint: "1-9 pick", keyNames: "`1`–`9`", doc: "choose that option at once", where: wSingle,
+		kind: panecore.Pick, do: func(p *Pane, c keyCtx) { p.number(c) }},
+	{keys: rk('1', '2', '3', '4', '5', '6', '7', '8', '9'), hint: "1-9 toggle", keyNames: "`1`–`9`", doc: "toggle that option", where: wMulti,
+		kind: panecore.Pick, do: func(p *Pane, c keyCtx) { p.number(c) }},
+	{keys: kk(tcell.KeyEnter), hint: "Enter send", keyNames: "Enter", doc: "send every answer (or go to the first one missing)", where: wSubmit,
+		kind: panecore.Submit, do: do(panecore.Submit)},
 	{keys: kk(tcell.KeyEscape), hint: "Esc clear filter", keyNames: "Esc", doc: "with a filter: clear it", where: wOptions,
-		when: filtered, do: func(p *Pane, c keyCtx) {
-			c.s.Filter = ""
-			p.move(c.s, 0)
-		}},
-	{keys: kk(tcell.KeyEscape), hint: "Esc cancel", keyNames: "Esc", doc: "decline the request (asks first when answers would be discarded)", where: wRequest, guard: true,
-		when: notFiltered, do: func(p *Pane, c keyCtx) { p.cancelFlow(c.r) }},
+		when: filtered, do: do(panecore.ClearFilter)},
+	{keys: kk(tcell.KeyEscape), hint: "Esc cancel", keyNames: "Esc", doc: "decline the request (asks first when answers would be discarded)", where: wRequest,
+		kind: panecore.Decline, when: notFiltered, do: do(panecore.Decline)},
 
-	// Scrolling.
+	// Scrolling: the pane's own, never the core's.
 	{keys: kk(tcell.KeyPgUp, tcell.KeyPgDn), hint: "PgUp/PgDn scroll", keyNames: "PgUp PgDn", doc: "scroll a long question or description by a page", where: wOptions | wText | wNote | wFilter,
-		when: scrollable, do: func(p *Pane, c keyCtx) { c.s.Scroll = max(0, c.s.Scroll+p.scrollStep(c.ev)) }},
+		when: scrollable, do: func(p *Pane, c keyCtx) { p.scroll(c) }},
 	{keys: rk('{', '}'), hint: "{ } preview", keyNames: "`{` `}`", doc: "scroll the focused option's preview by a page (one line kept)", where: wSingle,
-		when: previewScrolls, do: func(p *Pane, c keyCtx) {
-			step := max(1, p.previewRows-1)
-			if c.ev.Rune() == '}' {
-				c.s.PrevTop += step
-			} else {
-				c.s.PrevTop = max(0, c.s.PrevTop-step)
-			}
-		}},
+		when: previewScrolls, do: func(p *Pane, c keyCtx) { p.scrollPreview(c) }},
 	{keys: join(kk(tcell.KeyHome, tcell.KeyEnd), rk('g', 'G')), keyNames: "Home End, `g` `G`", doc: "first / last option", where: wOptions,
 		do: func(p *Pane, c keyCtx) {
+			d := len(c.s.Options) + 1
 			if c.ev.Key() == tcell.KeyHome || c.ev.Rune() == 'g' {
-				p.move(c.s, -len(c.s.Q.Options)-1)
-			} else {
-				p.move(c.s, len(c.s.Q.Options)+1)
+				d = -d
 			}
+			p.act(panecore.Action{Kind: panecore.Move, Delta: d})
 		}},
 
 	{keys: join(rk('[', ']'), kk(tcell.KeyCtrlP, tcell.KeyCtrlN)), hint: "[ ] request", keyNames: "`[` `]`, Ctrl-P Ctrl-N", doc: "previous / next waiting request (oldest first); what you typed is kept", where: wBrowsing,
-		when: severalRequests, do: func(p *Pane, c keyCtx) { p.switchRequest(requestStep(c.ev)) }},
+		when: severalRequests, do: func(p *Pane, c keyCtx) { p.act(panecore.Action{Kind: panecore.Step, Delta: requestStep(c.ev)}) }},
 	{keys: kk(tcell.KeyCtrlP, tcell.KeyCtrlN), hint: "Ctrl-N/P request", keyNames: "Ctrl-P Ctrl-N", doc: "previous / next waiting request", where: wInputs,
-		when: severalRequests, do: func(p *Pane, c keyCtx) { p.switchRequest(requestStep(c.ev)) }},
+		when: severalRequests, do: func(p *Pane, c keyCtx) { p.act(panecore.Action{Kind: panecore.Step, Delta: requestStep(c.ev)}) }},
 
 	// Opening the inputs.
-	{keys: rk('0'), hint: "0 other", keyNames: "`0`", doc: "Other: type your own answer", where: wOptions, guard: true,
-		when: hasOther, do: func(p *Pane, c keyCtx) { p.pick(c.r, c.s, c.s.Other()) }},
-	{keys: kk(tcell.KeyCtrlE), keyNames: "Ctrl-E", doc: "on Other: write the answer in `$EDITOR`", where: wOptions, guard: true,
-		when: onOther, do: func(p *Pane, c keyCtx) {
-			p.pick(c.r, c.s, c.s.Other())
-			if p.mode == modeText {
+	{keys: rk('0'), hint: "0 other", keyNames: "`0`", doc: "Other: type your own answer", where: wOptions,
+		kind: panecore.Pick, when: hasOther, do: func(p *Pane, c keyCtx) { p.act(panecore.Action{Kind: panecore.Pick, Item: len(c.s.Options)}) }},
+	{keys: kk(tcell.KeyCtrlE), keyNames: "Ctrl-E", doc: "on Other: write the answer in `$EDITOR`", where: wOptions,
+		kind: panecore.Pick, when: onOther, do: func(p *Pane, c keyCtx) {
+			p.act(panecore.Action{Kind: panecore.Pick, Item: len(c.s.Options)})
+			if p.V.Input != nil && p.V.Input.Kind == panecore.InputAnswer {
 				p.editor()
 			}
 		}},
 	{keys: rk('/'), hint: "/ filter", keyNames: "`/`", doc: "filter the options as you type; the numbers keep pointing at the original options", where: wOptions,
-		do: func(p *Pane, c keyCtx) { p.startEdit(modeFilter) }},
-	{keys: rk('n'), hint: "n note", keyNames: "`n`", doc: "attach a note to the answer", where: wOptions, guard: true,
-		do: func(p *Pane, c keyCtx) { p.startEdit(modeNote) }},
+		do: do(panecore.Filter)},
+	{keys: rk('n'), hint: "n note", keyNames: "`n`", doc: "attach a note to the answer", where: wOptions,
+		kind: panecore.OpenNote, do: do(panecore.OpenNote)},
 	{keys: rk('q'), hint: "q quit", keyNames: "`q`", doc: "quit the pane; the daemon, its queue and every draft go on", where: wBrowsing,
 		do: func(p *Pane, c keyCtx) { p.quit() }},
 
 	// Whatever else is typed goes into the open input.
-	{hint: "", keyNames: "other keys", doc: "type into the answer or the note", where: wText | wNote, guard: true,
-		do: func(p *Pane, c keyCtx) { p.typeKey(c) }},
+	{hint: "", keyNames: "other keys", doc: "type into the answer or the note", where: wText | wNote,
+		kind: panecore.Type, do: func(p *Pane, c keyCtx) { p.typeKey(c) }},
 	{hint: "", keyNames: "other keys", doc: "type the filter", where: wFilter,
 		do: func(p *Pane, c keyCtx) { p.typeKey(c) }},
 }
@@ -344,42 +334,39 @@ func requestStep(ev *tcell.EventKey) int {
 	return 1
 }
 
-// place is where the pane is, for the key table.
+// place is where the pane is, for the key table: the dialog or input the
+// core has open, else what is on screen.
 func (p *Pane) place() (where, keyCtx) {
-	r := p.M.Focused()
-	c := keyCtx{r: r}
-	if r != nil {
-		c.s = r.Current()
-	}
-	switch p.mode {
-	case modeLong:
-		c.r, c.s = p.editReq, p.editQ
-		return wLong, c
-	case modeDiscard:
-		return wDiscard, c
-	case modeNone:
-		return wNone, c
-	case modeText, modeNote, modeFilter:
-		c.r, c.s = p.editReq, p.editQ
-		if c.s == nil {
-			break
+	r, s := p.focused()
+	c := keyCtx{r: r, s: s}
+	if d := p.V.Dialog; d != nil {
+		switch d.Kind {
+		case panecore.DialogLong:
+			return wLong, c
+		case panecore.DialogDiscard:
+			return wDiscard, c
+		case panecore.DialogNone:
+			return wNone, c
 		}
-		return map[mode]where{modeText: wText, modeNote: wNote, modeFilter: wFilter}[p.mode], c
+	}
+	if in := p.V.Input; in != nil && r != nil && in.Request == r.ID && in.Question < len(r.Questions) {
+		c.s = &r.Questions[in.Question]
+		return map[panecore.InputKind]where{panecore.InputAnswer: wText, panecore.InputNote: wNote, panecore.InputFilter: wFilter}[in.Kind], c
 	}
 	switch {
 	case r == nil || r.Sending:
 		return wIdle, c
-	case r.OnSubmit():
+	case r.OnSubmit:
 		return wSubmit, c
 	case c.s == nil:
 		return wBare, c
-	case c.s.Q.IsMulti() && c.s.HasOptions():
+	case c.s.Multi && len(c.s.Options) > 0:
 		return wMulti, c
-	case c.s.HasOptions():
+	case len(c.s.Options) > 0:
 		return wSingle, c
 	}
-	// A free-text question whose input is not open (it opens on the next
-	// sync); only the keys that work anywhere apply.
+	// A free-text question whose input is not open; only the keys that
+	// work anywhere apply.
 	return wIdle, c
 }
 
@@ -407,14 +394,14 @@ func (p *Pane) lookup(w where, c keyCtx) *binding {
 func (p *Pane) hintLine() []string {
 	w, c := p.place()
 	var out []string
-	settling := p.settling()
+	settling := p.V.Settling
 	if settling {
 		out = append(out, "settling…")
 	}
 	seen := map[string]bool{}
 	for i := range keyTable {
 		b := &keyTable[i]
-		if b.hint == "" || b.where&w == 0 || (b.when != nil && !b.when(p, c)) || (settling && b.guard) {
+		if b.hint == "" || b.where&w == 0 || (b.when != nil && !b.when(p, c)) || (settling && b.kind != "" && !p.allows(b.kind)) {
 			continue
 		}
 		// The first binding of a key wins; a later one for the same key

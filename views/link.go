@@ -76,7 +76,7 @@ func (l *Link) Run(stop <-chan struct{}, deliver func(socketproto.Message)) {
 			}
 			msg := fmt.Sprintf("Not connected to askuserd at %s (%v); retrying every second. Nothing you typed is lost.", l.Socket, err)
 			if l.shouldRestart(err) {
-				deliver(connLost{err: fmt.Sprintf("askuserd at %s stopped without cleaning up; starting it again. Nothing you typed is lost.", l.Socket)})
+				deliver(connLost{Err: fmt.Sprintf("askuserd at %s stopped without cleaning up; starting it again. Nothing you typed is lost.", l.Socket)})
 				rerr := l.Restart()
 				if rerr == nil {
 					retry.Reset(0)
@@ -84,7 +84,7 @@ func (l *Link) Run(stop <-chan struct{}, deliver func(socketproto.Message)) {
 				}
 				msg = fmt.Sprintf("Not connected to askuserd at %s: starting it again failed: %v. Retrying every second; nothing you typed is lost.", l.Socket, rerr)
 			}
-			deliver(connLost{err: msg})
+			deliver(connLost{Err: msg})
 		}
 		retry.Reset(time.Second)
 	}

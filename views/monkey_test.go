@@ -31,12 +31,14 @@ func TestRandomKeysNeverPanic(t *testing.T) {
 	preview.Options[1].Preview = "line\nline\nline\nline\nline\nline\nline\nline"
 	kinds := []socketproto.Question{dbQuestion(), nameQuestion(), multi(question("Which?", "H", "A=a", "B=b", "C")), frameworkQuestion(15), preview,
 		question(fmt.Sprintf("%0300d", 0), "Long", "X")}
+	made := map[string]socketproto.Pending{}
 	newPending := func(i int) socketproto.Pending {
 		var qs []socketproto.Question
 		for n := rng.Intn(4); n >= 0; n-- {
 			qs = append(qs, kinds[rng.Intn(len(kinds))])
 		}
-		return pending(fmt.Sprintf("req-%d", i), qs...)
+		made[fmt.Sprintf("req-%d", i)] = pending(fmt.Sprintf("req-%d", i), qs...)
+		return made[fmt.Sprintf("req-%d", i)]
 	}
 	next := 0
 	for step := 0; step < 1500; step++ {
@@ -47,12 +49,12 @@ func TestRandomKeysNeverPanic(t *testing.T) {
 		case r < 5 && next > 0:
 			p.HandleEvent(socketproto.RequestResolved{RequestID: fmt.Sprintf("req-%d", rng.Intn(next)+1), Outcome: "answered", Via: "file"})
 		case r < 6:
-			p.HandleEvent(connLost{err: "gone"})
+			p.HandleEvent(connLost{Err: "gone"})
 		case r < 7:
 			var ps []socketproto.Pending
-			for _, rq := range p.M.Reqs {
+			for _, rq := range p.V.Requests {
 				if rng.Intn(4) > 0 {
-					ps = append(ps, rq.P)
+					ps = append(ps, made[rq.ID])
 				}
 			}
 			p.HandleEvent(socketproto.Snapshot{Pending: ps})

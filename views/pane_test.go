@@ -405,7 +405,7 @@ func TestPromptsStandByWhatTheyAsk(t *testing.T) {
 	h := newH(t, 80, 40)
 	h.Event(snap(pending("req-1", nameQuestion())))
 	h.Press("a")
-	h.On(func() { h.A.Pane.input.SetText(strings.Repeat("x", 2100)+"END", true) })
+	h.On(func() { h.A.Pane.typeText(strings.Repeat("x", 2100) + "END") })
 	h.Press("<Enter>")
 	lines := h.Lines()
 	ask, end := row(lines, "Answer is long"), row(lines, "END")
@@ -430,7 +430,7 @@ func TestLongAnswerConfirm(t *testing.T) {
 	h.Event(snap(pending("req-1", nameQuestion())))
 	long := strings.Repeat("x", 2847)
 	h.Press("a") // opens the input with something typed
-	h.On(func() { h.A.Pane.input.SetText(long, true) })
+	h.On(func() { h.A.Pane.typeText(long) })
 	h.Press("<Enter>")
 	h.Has("Answer is long (2,847 chars). Continue anyway? [Y/n]")
 	h.Press("n")
@@ -601,7 +601,7 @@ func TestPromptsWholeAtFortyColumns(t *testing.T) {
 	h := newH(t, 40, 12)
 	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion())))
 	h.Press("1", "z") // typed, so the input is the user's
-	h.On(func() { h.A.Pane.input.SetText(strings.Repeat("z", 2001), true) })
+	h.On(func() { h.A.Pane.typeText(strings.Repeat("z", 2001)) })
 	h.Press("<Enter>")
 	h.Has("Answer is long (2,001 chars).", "anyway? [Y/n]")
 	h.Press("<Esc>", "<Esc>")

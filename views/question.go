@@ -5,19 +5,23 @@ import (
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
+
+	"askuser/views/panecore"
 )
 
 // drawQuestion lays out one question: its text at the top, the options
 // below (a window of at most six, scrolled to the focus), the preview beside
 // or under the list, then the note and the text input. Whatever
 // does not fit scrolls, with a marker saying so: nothing is cut off unseen.
-func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bottom int) {
+func (p *Pane) drawQuestion(screen tcell.Screen, r *panecore.RequestView, s *panecore.QuestionView, x, y, w, bottom int) {
 	if w < 1 {
 		return
 	}
-	editing := p.editQ == s && p.mode != modeList // the input stays in view under a prompt
+	l := p.layout(r, r.Tab)
+	in, dlg := p.V.Input, p.V.Dialog
+	editing := in != nil && in.Request == r.ID && in.Question == r.Tab // the input stays in view under a prompt
 	var noteLines []string
-	if s.Notes != "" && p.mode != modeNote {
+	if s.Notes != "" && !(editing && in.Kind == panecore.InputNote) {
 		noteLines = wrap("Note: "+Clean(s.Notes, true), w)
 		if len(noteLines) > 2 {
 			noteLines = append(noteLines[:1], truncate(noteLines[1], w-1)+"…")
@@ -28,15 +32,15 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 		ih = p.inputHeight(w, bottom-y)
 	}
 	var long int // rows of "Answer is long … [Y/n]", asked under the input
-	if editing && p.mode == modeLong {
+	if editing && dlg != nil && dlg.Kind == panecore.DialogLong {
 		long = len(wrap(p.prompt(), max(1, w-1)))
 		ih += long
 	}
 	// A typed answer is checked as it is typed: what breaks the rule shows
 	// under the input, and Enter is refused until it passes.
 	var problem []string
-	if editing && p.mode == modeText {
-		if msg := s.TypedProblem(CleanTyped(p.input.GetText())); msg != "" {
+	if editing && dlg == nil && in.Kind == panecore.InputAnswer {
+		if msg := in.Problem; msg != "" {
 			problem = wrap("✗ "+Clean(msg, false), max(1, w))
 			problem = problem[:min(len(problem), 2)]
 			ih += len(problem)
@@ -67,7 +71,7 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 			row++
 		}
 		if editing {
-			p.drawInput(screen, s, x, row, w, ih-long-len(problem))
+			p.drawInput(screen, x, row, w, ih-long-len(problem))
 			for i, l := range problem {
 				put(screen, x, row+ih-long-len(problem)+i, w, seg{l, styleStrong})
 			}
@@ -79,25 +83,25 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 	}
 	bottom -= reserve
 	var q []seg
-	if len(r.Qs) == 1 && s.Q.Header != "" {
-		for _, l := range wrap(Clean(s.Q.Header, false), w) {
-			q = append(q, seg{l, styleStrong})
+	if len(r.Questions) == 1 && s.Header != "" {
+		for _, line := range wrap(Clean(s.Header, false), w) {
+			q = append(q, seg{line, styleStrong})
 		}
 	}
-	for _, l := range wrap(Clean(s.Q.Question, true), w) {
-		q = append(q, seg{l, styleStrong})
+	for _, line := range wrap(Clean(s.Question, true), w) {
+		q = append(q, seg{line, styleStrong})
 	}
 	// A typed question says what its answer must be, under the question.
-	if rule := s.Rule(); rule != "" {
-		for _, l := range wrap("Answer: "+Clean(rule, false), w) {
-			q = append(q, seg{l, styleQuiet})
+	if rule := s.Rule; rule != "" {
+		for _, line := range wrap("Answer: "+Clean(rule, false), w) {
+			q = append(q, seg{line, styleQuiet})
 		}
 	}
 	H := bottom - y
-	if !s.HasOptions() {
+	if len(s.Options) == 0 {
 		p.qOverflow = max(0, len(q)-H)
 		p.scrollable = p.qOverflow > 0
-		end := p.drawScrolled(screen, q, &s.Scroll, x, y, w, bottom)
+		end := p.drawScrolled(screen, q, &l.scroll, x, y, w, bottom)
 		below(end)
 		return
 	}
@@ -109,7 +113,7 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 	if wide {
 		listW = w * 11 / 20
 	}
-	items := s.Items()
+	items := s.Items
 	blocks := make([][]seg, len(items))
 	need := 0
 	for k, it := range items {
@@ -127,7 +131,7 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 		// "↓ N more…" (3), and the preview's title and a line of it (2).
 		minList = min(need+4, max(5, H*2/3))
 	}
-	noMatch := s.Filter != "" && len(items) == 1 && len(s.Q.Options) > 0
+	noMatch := s.Filter != "" && len(items) == 1 && len(s.Options) > 0
 	if noMatch {
 		minList++
 	}
@@ -146,7 +150,7 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 			p.qOverflow, qRows = 0, len(q)
 		}
 	}
-	qOff := min(s.Scroll, p.qOverflow)
+	qOff := min(l.scroll, p.qOverflow)
 	p.page = max(1, qRows-1)
 	if p.qOverflow > 0 && qRows >= 2 {
 		for i := 0; i < qRows-1; i++ {
@@ -171,14 +175,14 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 		put(screen, x, ly, w, seg{truncate("no option matches “"+Clean(s.Filter, false)+"” (Esc clears the filter)", w), styleQuiet})
 		ly++
 	}
-	descOff := max(0, s.Scroll-p.qOverflow)
+	descOff := max(0, l.scroll-p.qOverflow)
 
 	// The preview: beside a wide list, else under it.
 	listBottom, pvEnd := bottom, 0
 	if pv != "" {
 		pvLines := wrap(pv, max(1, w-2))
 		if wide {
-			pvEnd = p.drawPreview(screen, s, pv, x+listW+2, ly, w-listW-2, bottom)
+			pvEnd = p.drawPreview(screen, r, s, l, pv, x+listW+2, ly, w-listW-2, bottom)
 		} else {
 			// The list keeps room for the focused option and its neighbours;
 			// the preview gets its title and at least one line.
@@ -188,48 +192,48 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *Req, s *QState, x, y, w, bot
 			}
 			ph = max(min(ph, bottom-ly-3), min(2, bottom-ly))
 			listBottom = bottom - ph
-			pvEnd = p.drawPreview(screen, s, pv, x, listBottom, w, bottom)
+			pvEnd = p.drawPreview(screen, r, s, l, pv, x, listBottom, w, bottom)
 		}
 	}
-	listEnd, descMax := p.drawList(screen, s, items, blocks, descOff, x, ly, listW, listBottom)
-	s.Scroll = min(s.Scroll, p.qOverflow+descMax)
+	listEnd, descMax := p.drawList(screen, s, l, items, blocks, descOff, x, ly, listW, listBottom)
+	l.scroll = min(l.scroll, p.qOverflow+descMax)
 	p.scrollable = p.qOverflow+descMax > 0
 	below(max(listEnd, pvEnd))
 }
 
 // previewOf is the focused option's preview text (clean), "" when none.
-func (p *Pane) previewOf(s *QState) string {
-	if s.Q.IsMulti() || s.Cursor >= len(s.Q.Options) {
+func (p *Pane) previewOf(s *panecore.QuestionView) string {
+	if s.Multi || s.Cursor < 0 || s.Cursor >= len(s.Options) {
 		return ""
 	}
-	return Clean(s.Q.Options[s.Cursor].Preview, true)
+	return Clean(s.Options[s.Cursor].Preview, true)
 }
 
 // itemBlock is an option's lines: the numbered label, then its description.
-func (p *Pane) itemBlock(s *QState, it, w int) []seg {
+func (p *Pane) itemBlock(s *panecore.QuestionView, it, w int) []seg {
 	focused := it == s.Cursor
 	marker := "  "
 	if focused {
 		marker = "> "
 	}
 	box := ""
-	if s.Q.IsMulti() {
+	if s.Multi {
 		box = "[ ] "
 		if s.Checked[it] {
 			box = "[x] "
 		}
 	}
 	label, desc := "", ""
-	if it == s.Other() {
+	if it == len(s.Options) {
 		label = "Other (type your answer)"
 		if s.Custom != "" {
 			label = "Other: " + Clean(s.Custom, false)
 		}
 	} else {
-		label = Clean(s.Q.Options[it].Label, false)
-		desc = Clean(s.Q.Options[it].Description, true)
+		label = Clean(s.Options[it].Label, false)
+		desc = Clean(s.Options[it].Description, true)
 	}
-	if !s.Q.IsMulti() && s.Choice == it && s.Answered {
+	if !s.Multi && s.Choice == it && s.Answered {
 		label += " ✓"
 	}
 	head := marker + box + fmt.Sprintf("%d. ", it+1)
@@ -256,7 +260,7 @@ func (p *Pane) itemBlock(s *QState, it, w int) []seg {
 
 // drawList draws the window of options that contains the focus, with
 // "↑ N more…" / "↓ N more…" for what is outside it.
-func (p *Pane) drawList(screen tcell.Screen, s *QState, items []int, blocks [][]seg, descOff, x, y, w, bottom int) (end, descMax int) {
+func (p *Pane) drawList(screen tcell.Screen, s *panecore.QuestionView, l *qLayout, items []int, blocks [][]seg, descOff, x, y, w, bottom int) (end, descMax int) {
 	H := bottom - y
 	if H <= 0 {
 		return y, 0
@@ -285,27 +289,27 @@ func (p *Pane) drawList(screen tcell.Screen, s *QState, items []int, blocks [][]
 		}
 		return end
 	}
-	s.WinTop = min(max(s.WinTop, 0), ci)
-	for ci >= fit(s.WinTop) {
-		s.WinTop++
+	l.winTop = min(max(l.winTop, 0), ci)
+	for ci >= fit(l.winTop) {
+		l.winTop++
 	}
 	// With more room than when the window was placed (a taller terminal),
 	// start it earlier while that shows more: else "↑ N more…" would hide
 	// options that now fit.
-	for s.WinTop > 0 && ci < fit(s.WinTop-1) && fit(s.WinTop-1)-(s.WinTop-1) > fit(s.WinTop)-s.WinTop {
-		s.WinTop--
+	for l.winTop > 0 && ci < fit(l.winTop-1) && fit(l.winTop-1)-(l.winTop-1) > fit(l.winTop)-l.winTop {
+		l.winTop--
 	}
-	last := fit(s.WinTop)
+	last := fit(l.winTop)
 	row := y
-	if s.WinTop > 0 {
-		put(screen, x, row, w, seg{fmt.Sprintf("  ↑ %d more…", s.WinTop), styleQuiet})
+	if l.winTop > 0 {
+		put(screen, x, row, w, seg{fmt.Sprintf("  ↑ %d more…", l.winTop), styleQuiet})
 		row++
 	}
 	stop := bottom
 	if last < n {
 		stop--
 	}
-	for k := s.WinTop; k < last && row < stop; k++ {
+	for k := l.winTop; k < last && row < stop; k++ {
 		lines := blocks[k]
 		if len(lines) > stop-row { // only the focused item can be this tall
 			room := stop - row
@@ -343,7 +347,7 @@ func (p *Pane) drawList(screen tcell.Screen, s *QState, items []int, blocks [][]
 // drawPreview draws the focused option's preview in a framed panel. When it
 // does not fit, its title line says which lines show: a line of its own
 // would take the one row a short terminal has for the preview itself.
-func (p *Pane) drawPreview(screen tcell.Screen, s *QState, pv string, x, y, w, bottom int) (end int) {
+func (p *Pane) drawPreview(screen tcell.Screen, r *panecore.RequestView, s *panecore.QuestionView, l *qLayout, pv string, x, y, w, bottom int) (end int) {
 	if w < 3 || bottom-y < 2 {
 		return y
 	}
@@ -352,19 +356,21 @@ func (p *Pane) drawPreview(screen tcell.Screen, s *QState, pv string, x, y, w, b
 	title := "─ Preview "
 	if len(lines) > h {
 		p.previewOverflow = true
-		s.PrevTop = min(s.PrevTop, len(lines)-h)
-		title = fmt.Sprintf("─ Preview %d–%d of %d ({ }) ", s.PrevTop+1, s.PrevTop+h, len(lines))
+		l.prevTop = min(l.prevTop, len(lines)-h)
+		title = fmt.Sprintf("─ Preview %d–%d of %d ({ }) ", l.prevTop+1, l.prevTop+h, len(lines))
 	} else {
-		s.PrevTop = 0
+		l.prevTop = 0
 	}
 	put(screen, x, y, w, seg{truncate(title+strings.Repeat("─", max(0, w-width(title))), w), styleQuiet})
 	end = y + 1
-	for i := 0; i < h && s.PrevTop+i < len(lines); i++ {
-		put(screen, x, y+1+i, w, seg{lines[s.PrevTop+i], stylePlain})
+	for i := 0; i < h && l.prevTop+i < len(lines); i++ {
+		put(screen, x, y+1+i, w, seg{lines[l.prevTop+i], stylePlain})
 		end++
 	}
 	p.previewRows = h
-	s.approvals.shown(s.Cursor, w, s.PrevTop, h, len(lines))
+	if s.Options[s.Cursor].ApprovesPreview {
+		p.reading = &reading{req: r.ID, q: r.Tab, opt: s.Cursor, width: w, top: l.prevTop, rows: h, total: len(lines)}
+	}
 	return end
 }
 
@@ -376,19 +382,19 @@ func (p *Pane) inputHeight(w, space int) int {
 }
 
 func (p *Pane) inputLabelWidth() int {
-	if p.mode == modeNote {
+	if in := p.V.Input; in != nil && in.Kind == panecore.InputNote {
 		return width("Note: ")
 	}
 	return 2
 }
 
 // drawInput draws the text input (answer, note or filter) ih rows tall at row y.
-func (p *Pane) drawInput(screen tcell.Screen, s *QState, x, y, w, ih int) {
+func (p *Pane) drawInput(screen tcell.Screen, x, y, w, ih int) {
 	label := "> "
-	switch p.mode {
-	case modeNote:
+	switch p.V.Input.Kind {
+	case panecore.InputNote:
 		label = "Note: "
-	case modeFilter:
+	case panecore.InputFilter:
 		label = "/ "
 	}
 	lw := width(label)
@@ -407,4 +413,13 @@ func (p *Pane) drawInput(screen tcell.Screen, s *QState, x, y, w, ih int) {
 		p.input.SetOffset(max(0, row-ih+1), 0)
 	}
 	p.input.Draw(screen)
+}
+
+func indexOf(xs []int, v int) int {
+	for i, x := range xs {
+		if x == v {
+			return i
+		}
+	}
+	return -1
 }

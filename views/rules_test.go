@@ -9,6 +9,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"askuser/socketproto"
+	"askuser/views/panecore"
 )
 
 // Space never submits a single-select question (it used to, mid-typing).
@@ -23,79 +24,6 @@ func TestSpaceNeverSubmitsSingleSelect(t *testing.T) {
 	h.HasNot("✓", "Sending")
 }
 
-// A multi-select question is answered only with boxes the user checked:
-// Enter on an unchecked option checks it; Enter on a checked one confirms.
-func TestMultiSelectEnterChecksFirst(t *testing.T) {
-	t.Parallel()
-	h := newH(t, 80, 24)
-	h.Event(snap(pending("req-1", multi(question("Which features?", "Features", "Auth", "API", "Admin")))))
-	h.Press("<Down>", "<Enter>")
-	h.Has("> [x] 2. API", "[ ] 1. Auth")
-	if len(h.D.Sent()) != 0 {
-		t.Fatalf("Enter on an unchecked option sent %v", h.D.Sent())
-	}
-	h.Press("<Down>", "<Enter>") // checks Admin too: the user sees it checked
-	h.Has("> [x] 3. Admin")
-	h.Press("<Space>", "<Up>", "<Enter>")
-	if got := selected(t, h.Answers("req-1")[0]); len(got) != 1 || got[0] != "API" {
-		t.Fatalf("selected %v, want [API]", got)
-	}
-}
-
-// After the last unanswered question comes Submit, never a question already
-// answered (whose text input would open).
-func TestAnsweringMovesToTheNextUnanswered(t *testing.T) {
-	t.Parallel()
-	h := newH(t, 80, 24)
-	feat := multi(question("Which features?", "Features", "Auth", "API"))
-	h.Event(snap(withDraft(pending("req-1", dbQuestion(), nameQuestion(), feat), "", `"svc"`)))
-	h.Press("1") // Service Name is answered (a draft): on to Features
-	h.Has("Which features?")
-	h.Press("<Enter>", "<Enter>")
-	h.Has("Press Enter to send these answers.", "→ svc")
-	h.HasNot("> svc")
-	// Answered out of order: the first one missing comes next, then Submit.
-	h = newH(t, 80, 24)
-	h.Event(snap(pending("req-2", dbQuestion(), nameQuestion(), feat)))
-	h.Press("<Tab>", "<Tab>", "<Enter>", "<Enter>")
-	h.Has("Which database should we use?")
-	h.Press("2")
-	h.Has("What should we name this service?")
-	h.Press("svc", "<Enter>")
-	h.Has("Press Enter to send these answers.")
-}
-
-// Every answer given is sent as a draft at once, in the simplest form that
-// means the same; un-answering clears it; nothing is sent for what was only
-// typed and not accepted.
-func TestAnswersGoToTheDaemonAsDrafts(t *testing.T) {
-	t.Parallel()
-	h := newH(t, 80, 24)
-	feat := multi(question("Which features?", "Features", "Auth", "API"))
-	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion(), feat)))
-	h.Press("2")
-	h.Press("not yet accepted")
-	want := []string{`0 "SQLite"`}
-	h.drafts(want...)
-	h.Press("<Enter>")
-	want = append(want, `1 "not yet accepted"`)
-	h.drafts(want...)
-	h.Press("1", "<Enter>")
-	want = append(want, `2 ["Auth"]`)
-	h.drafts(want...)
-	h.Press("<BackTab>", "<BackTab>", "<BackTab>", "n", "with a note", "<Enter>")
-	want = append(want, `0 {"notes":"with a note","selected":["SQLite"]}`)
-	h.drafts(want...)
-	h.Press("<Tab>", "<Tab>", "<Space>") // Features: Auth unchecked
-	want = append(want, `2 null`)
-	h.drafts(want...)
-	for _, d := range h.D.Drafts() {
-		if d.RequestID != "req-1" || d.Via != socketproto.ViaPane {
-			t.Fatalf("draft %+v", d)
-		}
-	}
-}
-
 func (h *H) drafts(want ...string) {
 	h.t.Helper()
 	var got []string
@@ -105,122 +33,6 @@ func (h *H) drafts(want ...string) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		h.t.Fatalf("drafts sent:\n%s\nwant:\n%s\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), h.Screen())
 	}
-}
-
-// A draft from elsewhere (the file, another pane) is the latest edit and
-// wins; the daemon's echo of this pane's own draft, or an older view while
-// that draft is on its way, changes nothing.
-func TestDraftsLatestEditWins(t *testing.T) {
-	t.Parallel()
-	h := newH(t, 80, 24)
-	p := pending("req-1", dbQuestion(), nameQuestion())
-	h.Event(snap(p))
-	h.Press("1", "svc", "<Enter>") // two drafts on their way
-	h.Has("→ PostgreSQL (Recommended)", "→ svc")
-	// The daemon's view after the first draft only: older than the pane's.
-	h.Event(socketproto.RequestUpdated{Request: withDraft(pending("req-1", dbQuestion(), nameQuestion()), `"PostgreSQL (Recommended)"`)})
-	h.Event(socketproto.OK{RequestID: "req-1"})
-	h.Has("→ svc")
-	h.Event(socketproto.RequestUpdated{Request: withDraft(pending("req-1", dbQuestion(), nameQuestion()), `"PostgreSQL (Recommended)"`, `"svc"`)})
-	h.Event(socketproto.OK{RequestID: "req-1"})
-	h.Has("→ PostgreSQL (Recommended)", "→ svc")
-	// Then the user edits the file: that wins.
-	h.Event(socketproto.RequestUpdated{Request: withDraft(pending("req-1", dbQuestion(), nameQuestion()), `3`, `"billing"`)})
-	h.Has("→ MongoDB", "→ billing")
-	h.Press("<Enter>")
-	a := h.Answers("req-1")
-	if selected(t, a[0])[0] != "MongoDB" || a[1]["custom"] != "billing" {
-		t.Fatalf("answers %v", a)
-	}
-	// A draft cleared elsewhere clears the answer here.
-	h = newH(t, 80, 24)
-	h.Event(snap(withDraft(pending("req-2", dbQuestion()), `{"selected":["SQLite"],"notes":"n"}`)))
-	h.Has("> 2. SQLite ✓", "Note: n")
-	h.Event(socketproto.RequestUpdated{Request: pending("req-2", dbQuestion())})
-	h.HasNot("SQLite ✓", "Note: n")
-}
-
-// Drafts a pane sent come back pre-filled in a new pane (after q, a closed
-// terminal or a daemon restart, the daemon still has them).
-func TestDraftsPrefillAReopenedPane(t *testing.T) {
-	t.Parallel()
-	h := newH(t, 80, 24)
-	feat := multi(question("Which features?", "Features", "Auth", "API"))
-	h.Event(snap(pending("req-1", dbQuestion(), nameQuestion(), feat)))
-	h.Press("n", "small", "<Enter>", "2", "svc", "<Enter>", "1")
-	p := pending("req-1", dbQuestion(), nameQuestion(), feat)
-	for _, d := range h.D.Drafts() {
-		p.Draft[d.Index] = d.Answer
-	}
-	h.Press("q")
-	h2 := newH(t, 80, 24)
-	h2.Event(snap(p))
-	h2.Has("■ Database  ■ Service Name  ■ Features", "> 2. SQLite ✓", "Note: small")
-	h2.Press("<Tab>")
-	h2.Has("> svc")
-	h2.Press("<Tab>")
-	h2.Has("[x] 1. Auth")
-	if len(h2.D.Drafts()) != 0 {
-		t.Fatalf("pre-filling sent drafts back: %v", h2.D.Drafts())
-	}
-}
-
-// Notices name the question, not the request id, and leave after a few
-// seconds; a pending-file error leaves once the daemon takes the file in.
-func TestNoticesNameTheQuestionAndLeave(t *testing.T) {
-	t.Parallel()
-	c := &clock{t: testNow}
-	h := newH(t, 80, 24, func(o *Options) { o.Now = c.Now })
-	h.Event(snap(pending("req-1", dbQuestion()), pending("req-2", nameQuestion())))
-	h.Press("1")
-	h.Event(socketproto.RequestResolved{RequestID: "req-1", Outcome: "answered", Via: "pane"})
-	h.Has("Answer to “Which database should we use?” sent.")
-	h.HasNot("req-1")
-	c.Add(4 * time.Second)
-	h.Has("sent.")
-	c.Add(2 * time.Second)
-	h.HasNot("sent.")
-	// A notice about a condition stays, however long and whatever else
-	// happens, until its cleared form arrives.
-	h.Event(socketproto.PendingFileError{Path: "/s/pending-questions.json", Error: "line 3, column 1: expected ','"})
-	c.Add(10 * time.Minute)
-	h.Has("line 3, column 1")
-	h.Event(socketproto.RequestUpdated{Request: withDraft(pending("req-2", nameQuestion()), `"fixed"`)})
-	h.Has("line 3, column 1", "> fixed")
-	h.Event(socketproto.PendingFileError{Path: "/s/pending-questions.json", Error: "line 9, column 2: expected '}'"})
-	h.Has("line 9, column 2")
-	h.HasNot("line 3, column 1")
-	h.Event(socketproto.PendingFileError{Path: "/s/pending-questions.json"})
-	h.HasNot("line 9, column 2")
-	h.HasNot("Pending file")
-}
-
-// The state dir's trouble has a notice of its own, not a pending-file one;
-// it stays beside the news of the moment until its cleared form, and a new
-// connection's snapshot drops it (the daemon says it again if it holds).
-func TestStateDirNoticeStaysUntilCleared(t *testing.T) {
-	t.Parallel()
-	c := &clock{t: testNow}
-	h := newH(t, 100, 24, func(o *Options) { o.Now = c.Now })
-	h.Event(snap(pending("req-1", dbQuestion()), pending("req-2", nameQuestion())))
-	dirErr := socketproto.StateDirError{Path: "/s", Error: "/s/state.jsonl.tmp: read-only file system; nothing new is accepted until it can be written"}
-	h.Event(dirErr)
-	h.Has("State dir /s cannot take writes: /s/state.jsonl.tmp: read-only file system")
-	h.HasNot("Pending file")
-	h.Event(socketproto.RequestResolved{RequestID: "req-1", Outcome: "cancelled", Via: "cli"})
-	h.Has("was declined elsewhere", "read-only file system")
-	c.Add(time.Hour)
-	h.HasNot("declined elsewhere")
-	h.Has("read-only file system")
-	h.Event(socketproto.PendingFileError{Path: "/s/pending-questions.json"}) // another condition's cleared form
-	h.Has("read-only file system")
-	h.Event(socketproto.StateDirError{Path: "/s"})
-	h.HasNot("read-only file system", "State dir")
-
-	h.Event(dirErr)
-	h.Has("read-only file system")
-	h.Event(snap(pending("req-2", nameQuestion())))
-	h.HasNot("read-only file system")
 }
 
 // The title's age stays current: "just now" turns into "1m ago", and the
@@ -250,8 +62,8 @@ func TestAgeStaysCurrentWithOneTimer(t *testing.T) {
 		{0, time.Minute}, {70 * time.Second, 50 * time.Second}, {59*time.Minute + 30*time.Second, 30 * time.Second},
 		{90 * time.Minute, 30 * time.Minute}, {50 * time.Hour, 22 * time.Hour},
 	} {
-		if got := untilAgeChanges(c.age); got != c.want {
-			t.Errorf("untilAgeChanges(%v) = %v, want %v", c.age, got, c.want)
+		if got := panecore.UntilAgeChanges(c.age); got != c.want {
+			t.Errorf("panecore.UntilAgeChanges(%v) = %v, want %v", c.age, got, c.want)
 		}
 	}
 }
@@ -277,7 +89,7 @@ func TestFortyByTwelvePreviewAndDescription(t *testing.T) {
 	p.Agent.Cwd = "/home/me/a/rather/long/project/directory/name"
 	h.Event(snap(p, pending("req-2", nameQuestion())))
 	h.Event(socketproto.RequestResolved{RequestID: "req-9", Outcome: "answered", Via: "file"})
-	h.On(func() { h.A.Pane.notice("A notice that is long enough to want two lines at forty columns.", 0) })
+	h.Event(socketproto.StateDirError{Path: "/s", Error: "a notice that is long enough to want two lines at forty columns."})
 	h.Has("> 1. PostgreSQL (Recommended)", "Battle-tested", "preview line 1", "Preview 1–")
 	for range 6 {
 		h.Press("}")
@@ -285,8 +97,8 @@ func TestFortyByTwelvePreviewAndDescription(t *testing.T) {
 	}
 	h.Has("preview line 5")
 	// Every banner at once: they give way to the question.
-	h.Event(connLost{err: "Not connected to askuserd at /run/user/1000/askuser/askuserd.sock (connection refused); retrying every second."})
-	h.On(func() { h.A.Pane.hint = notTaken })
+	h.Event(connLost{Err: "Not connected to askuserd at /run/user/1000/askuser/askuserd.sock (connection refused); retrying every second."})
+	h.On(func() { h.A.Pane.word = notTaken })
 	h.Has("⚠ Not connected", "Which database", "> 1. PostgreSQL (Recommended)", "Battle-tested", "preview line")
 	// A description taller than the room: a marker says there is more.
 	q := dbQuestion()

@@ -3,13 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
-	"slices"
 	"strings"
 
 	"askuser/socketproto"
-	"askuser/socketproto/askclient"
 )
 
 const answerSynopsis = `answer ID ANSWER... [flags]
@@ -27,7 +26,13 @@ typed (a "7" that is not option 7). Put -- before answers that start with
 
 A typed question (one with a rule: a number, a date, an email, yes/no …)
 takes only an answer that keeps its rule; one that does not is refused
-with the rule. "" leaves an optional typed question empty.`
+with the rule. "" leaves an optional typed question empty.
+
+An option that approves its preview (a permission prompt's Allow approves
+the tool's whole input) is taken only with the input seen: on a terminal,
+answer prints the whole input and asks "Approve all of the above? [y/N]";
+otherwise pass --digest D, the digest askuser-client show ID prints after
+the input (or "previewDigest" in an --answers object).`
 
 var answerCommand = command{
 	name:     "answer",
@@ -38,6 +43,8 @@ var answerCommand = command{
 	setup: func(fs *flag.FlagSet) func(*invocation) error {
 		answersJSON := fs.String("answers", "", "the answers as a JSON list, one element per question")
 		asText := fs.Bool("text", false, "send each ANSWER as typed text, never as an option's label or number")
+		var digests listFlag
+		fs.Var(&digests, "digest", "the digest askuser-client show ID printed for the input an approving option approves (repeatable)")
 		return func(x *invocation) error {
 			id, given := x.args[0], x.args[1:]
 			var answers []json.RawMessage
@@ -67,12 +74,29 @@ var answerCommand = command{
 			if err != nil {
 				return err
 			}
+			// The questions are fetched before sending: an approval needs
+			// them, the summary too, and an answered request leaves the
+			// queue. One that is not waiting is left to the daemon to
+			// refuse, in its words.
+			p, err := findPending(c, id)
+			waiting := err == nil
+			if !waiting && !errors.As(err, new(notWaiting)) {
+				return err
+			}
+			if waiting && len(p.Questions) == len(answers) {
+				var confirm confirmFunc
+				if isTerminal(x.stdin) && isTerminal(x.stderr) {
+					confirm = terminalConfirm(x.stdin, x.stderr)
+				}
+				if answers, err = approveAnswers(p, answers, digests, confirm); err != nil {
+					return err
+				}
+			}
 			// Someone answering by hand sees what was sent; a script's
-			// stderr stays quiet. The questions are fetched before
-			// sending, since an answered request leaves the queue.
+			// stderr stays quiet.
 			var sent string
-			if isTerminal(x.stderr) {
-				sent = answerSummary(c, id, answers)
+			if waiting && isTerminal(x.stderr) {
+				sent = answerSummary(p, answers)
 			}
 			if err := c.Answer(context.Background(), id, answers, socketproto.ViaCLI); err != nil {
 				return err
@@ -83,24 +107,16 @@ var answerCommand = command{
 	},
 }
 
-// answerSummary says what answering request id with answers sends, one line
+// answerSummary says what answering request p with answers sends, one line
 // per question ("Sent to req-1: “Which database?” → SQLite"), or "" when
 // the request's questions cannot be had.
-func answerSummary(c *askclient.Client, id string, answers []json.RawMessage) string {
-	pending, err := c.List(context.Background())
-	if err != nil {
-		return ""
-	}
-	i := slices.IndexFunc(pending, func(p socketproto.Pending) bool { return p.RequestID == id })
-	if i < 0 {
-		return ""
-	}
-	qs := pending[i].Questions
+func answerSummary(p socketproto.Pending, answers []json.RawMessage) string {
+	qs := p.Questions
 	if len(qs) != len(answers) {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Sent to %s:\n", id)
+	fmt.Fprintf(&b, "Sent to %s:\n", p.RequestID)
 	for i, raw := range answers {
 		a, answered, err := socketproto.NormalizeAnswer(qs[i], raw)
 		if err != nil || !answered {

@@ -95,7 +95,7 @@ func (f *askFlags) run(x *invocation) error {
 			cfg, _ := x.config()
 			pendingFile = cfg.PendingFilePath()
 		}
-		printParked(x.stdout, q.RequestID, pendingFile, req.Questions)
+		printParked(x.stdout, x.stderr, q.RequestID, pendingFile, req.Questions)
 		return nil
 	}
 	resp, err := c.Ask(ctx, req, nil)
@@ -308,9 +308,10 @@ func askFailure(stdout, stderr io.Writer, cmd, format, requestID string, err err
 	return code
 }
 
-// printParked tells the user (or agent) how to answer a parked request and how
-// to collect its result.
-func printParked(w io.Writer, id, pendingFile string, qs []socketproto.Question) {
+// printParked prints a parked request's id alone on stdout, so that
+// `id=$(askuser-client ask --no-wait …)` works, and tells the user (or agent)
+// on stderr how to answer it and collect its result.
+func printParked(stdout, w io.Writer, id, pendingFile string, qs []socketproto.Question) {
 	sample := make([]string, len(qs))
 	for i, q := range qs {
 		s := "your answer"
@@ -319,9 +320,15 @@ func printParked(w io.Writer, id, pendingFile string, qs []socketproto.Question)
 		}
 		sample[i] = shell.Quote(s)
 	}
-	fmt.Fprintln(w, id)
+	fmt.Fprintln(stdout, id)
 	fmt.Fprintf(w, "Request %s is waiting for the user. To answer it:\n", id)
 	fmt.Fprintf(w, "  in the pending file: %s (fill in each \"answer\" and save)\n", pendingFile)
-	fmt.Fprintf(w, "  or:                  askuser-client answer %s %s\n", id, strings.Join(sample, " "))
+	if approves(qs) {
+		// An approval is answered only with its input seen: show prints
+		// it whole, and the answer command that goes with it.
+		fmt.Fprintf(w, "  or:                  askuser-client show %s, then the answer it prints\n", id)
+	} else {
+		fmt.Fprintf(w, "  or:                  askuser-client answer %s %s\n", id, strings.Join(sample, " "))
+	}
 	fmt.Fprintf(w, "Collect the result:    askuser-client wait %s\n", id)
 }

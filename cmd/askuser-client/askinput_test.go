@@ -30,7 +30,7 @@ func TestParseRequestInput(t *testing.T) {
 		{name: "scalar", in: `"ask"`, err: "got a string"},
 		{name: "other type", in: `{"type":"wait","questions":[]}`, err: `type: must be "ask_user_request"`},
 		{name: "unknown top key", in: `{"question":"a?","questions":[{"question":"a?"}]}`, err: `question: unknown field; did you mean "questions"?`},
-		{name: "unknown option key", in: `[{"question":"a?","options":[{"label":"x","desc":"d"}]}]`, err: `questions[0].options[0].desc: unknown field; allowed: "approvesPreview", "description", "label", "preview"`},
+		{name: "unknown option key", in: `[{"question":"a?","options":[{"label":"x","colour":"d"}]}]`, err: `questions[0].options[0].colour: unknown field; allowed: "approvesPreview", "description", "label", "preview"`},
 		{name: "unknown agent key", in: `{"questions":[{"question":"a?"}],"agent":{"ident":"x"}}`, err: `agent.ident: unknown field; allowed: "cwd", "id", "name", "parentId", "subagent"`},
 		// Keys are matched exactly as spelled, as the daemon matches them.
 		{name: "miscased key", in: `[{"question":"a?","multiselect":true}]`, err: `questions[0].multiselect: unknown field; did you mean "multiSelect"?`},

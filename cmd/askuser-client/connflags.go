@@ -13,6 +13,7 @@ import (
 
 	"askuser/cmd/internal/clientflags"
 	"askuser/socketproto"
+	"askuser/socketproto/agenttext"
 	"askuser/socketproto/askclient"
 )
 
@@ -62,13 +63,16 @@ func failure(stderr io.Writer, cmd string, err error) int {
 	return exitFailed
 }
 
-// writeJSON prints v indented, as people and jq both read it.
+// writeJSON prints v indented, as people and jq both read it. Agent text
+// in it passes the one sanitiser's JSON form (docs/contract.md §6
+// "Untrusted text"): a bidi control is written as its \u escape, the same
+// value to jq, visible to a person.
 func writeJSON(w io.Writer, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
+	b = append(agenttext.EscapeJSON(b), '\n')
 	_, err = w.Write(b)
 	return err
 }

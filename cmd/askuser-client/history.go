@@ -15,6 +15,7 @@ import (
 
 	"askuser/daemon/journal"
 	"askuser/socketproto"
+	"askuser/socketproto/agenttext"
 )
 
 // historyCommand reads history.jsonl straight from the state dir: no daemon
@@ -51,7 +52,7 @@ var historyCommand = command{
 			w := bufio.NewWriter(x.stdout)
 			for i, e := range lines {
 				if *asJSON {
-					w.Write(e.raw)
+					w.Write(agenttext.EscapeJSON(e.raw))
 					w.WriteByte('\n')
 					continue
 				}

@@ -69,8 +69,10 @@ func TestHistory(t *testing.T) {
 		{name: "--json", file: &three, args: []string{"--json", "-n", "2"}, want: []string{`{"requestId":"r2"`, "\n" + `{"requestId":"r3"`}, wantNot: []string{"r1"}},
 		{name: "damage skipped", file: ptr("garbage\n" + three + `{"requestId":"r4","quest`), args: []string{"-n", "1"},
 			want: []string{"Port?: 8080"}, wantErr: "skipped 2 damaged lines"},
+		// The sanitiser every surface uses removes a sequence whole, not
+		// just its control characters (docs/contract.md §6 "Untrusted text").
 		{name: "terminal control sequences dropped", file: ptr(entry("r5", "Which DB?", "\x1b]0;pwned\x07SQLite\x1b[2J", "answered", at)),
-			want: []string{"  Which DB?: ]0;pwned SQLite [2J\n"}, wantNot: []string{"\x1b", "\x07"}},
+			want: []string{"  Which DB?: SQLite\n"}, wantNot: []string{"\x1b", "\x07", "pwned"}},
 		{name: "a long answer wraps", file: ptr(entry("r6", "Why?", strings.Repeat("because ", 40)+"done", "answered", at)),
 			want: []string{"  Why?: because because", "\n    because because", "done\n"}},
 		{name: "negative -n", file: &three, args: []string{"-n", "-1"}, wantCode: exitUsage, wantErr: "-n: need 0 or more"},

@@ -13,9 +13,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"askuser/cmd/internal/clientflags"
+	"askuser/internal/didyoumean"
 )
 
 // Exit codes of docs/contract.md §7.
@@ -42,6 +42,7 @@ var commands = []*command{
 	&mcpProxyCommand,
 	&pendingCommand,
 	&schemaCommand,
+	&showCommand,
 	&statusCommand,
 	&waitCommand,
 	&watchCommand,
@@ -78,54 +79,14 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitUsage
 }
 
-// nearestCommand is the command a mistyped name most likely meant: one edit
-// away (a letter missing, extra, wrong, or two swapped), or the only
-// command it starts; "" when none is close.
+// nearestCommand is the command a mistyped name most likely meant
+// (didyoumean's one rule); "" when none is close.
 func nearestCommand(typed string) string {
-	best, bestDist := "", 3
-	var prefixed []string
-	for _, c := range commands {
-		if d := editDistance(typed, c.name); d < bestDist {
-			best, bestDist = c.name, d
-		}
-		if len(typed) >= 2 && strings.HasPrefix(c.name, typed) {
-			prefixed = append(prefixed, c.name)
-		}
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
 	}
-	if bestDist <= 2 && (bestDist == 1 || len(typed) > 3) {
-		return best
-	}
-	if len(prefixed) == 1 {
-		return prefixed[0]
-	}
-	return ""
-}
-
-// editDistance is the optimal string alignment distance: insertions,
-// deletions, substitutions and swaps of neighbours each cost 1.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
+	return didyoumean.Nearest(typed, names)
 }
 
 func usage(w io.Writer) {

@@ -146,6 +146,7 @@ func runProxy(x *invocation, res resolved, agent socketproto.Agent, argv []strin
 		pid:       strconv.Itoa(os.Getpid()),
 		server:    filepath.Base(argv[0]),
 		autostart: res.Client.Autostart,
+		stderr:    x.stderr,
 	}
 	serverDone := make(chan struct{})
 	go func() {

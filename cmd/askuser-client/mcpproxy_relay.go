@@ -30,7 +30,10 @@ import (
 //     the forms in inputRequests — then the relay asks them and sends the
 //     call again with the answers in inputResponses (multi round-trip
 //     requests, SEP-2322), and only the final result reaches the client;
-//   - a cancellation of one of those withdraws the question.
+//   - a cancellation of one of those withdraws the question;
+//   - a response from the client to a request it was never sent is dropped
+//     (mcpproxy_ids.go): the ids of the requests answered here are the
+//     proxy's.
 //
 // A line is looked into only when it contains one of the names these
 // concern, so a large tool result is copied without being parsed.
@@ -67,6 +70,7 @@ type relay struct {
 	// autostart: whether the daemon is started when none runs, for the
 	// hint an unreachable daemon gets.
 	autostart bool
+	stderr    io.Writer // where a dropped client response is said; nil: nowhere
 
 	mu            sync.Mutex
 	clientName    string
@@ -75,6 +79,7 @@ type relay struct {
 	calls         map[string][]byte                  // the client's calls a server may answer with input_required, by id, until answered
 	waiting       map[string]context.CancelCauseFunc // elicitations being asked: "s"+the server's request id, "c"+the client's call id
 	stopping      bool                               // withdrawAll ran: later elicitations are cancelled at once
+	clientOwes    map[string]bool                    // the server's requests relayed to the client, by idKey, until it answers
 	wg            sync.WaitGroup
 }
 
@@ -129,6 +134,9 @@ func has(line []byte, s string) bool { return bytes.Contains(line, []byte(s)) }
 // closes its side or the server's stdin is gone.
 func (r *relay) fromClient(in io.Reader) error {
 	return readLines(in, func(line []byte) bool {
+		if line = r.fromClientChecked(line); line == nil {
+			return true
+		}
 		if has(line, `"initialize"`) || has(line, metaClientCapabilities) {
 			line = r.capabilities(line)
 		}
@@ -159,6 +167,7 @@ func (r *relay) fromServer(ctx context.Context, out io.Reader) error {
 			r.noteServer(line)
 		}
 		r.forget(line)
+		r.sentToClient(line)
 		// A client that went away is seen by fromClient (its stdin ends);
 		// the server's last words are dropped meanwhile.
 		_ = r.toClient.write(line)
@@ -380,6 +389,7 @@ func (r *relay) elicitation(ctx context.Context, line []byte) bool {
 		case ctx.Err() != nil:
 			r.reply(r.toServer, m.ID, elicit.Cancel())
 		case errors.As(err, &ca) && r.clientCanElicit():
+			r.sentToClient(line)
 			_ = r.toClient.write(line)
 		default:
 			r.replyError(r.toServer, m.ID, -32603, err.Error())

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode"
 
 	"askuser/socketproto"
+	"askuser/socketproto/agenttext"
 )
 
 // writePendingTable prints one line per request, oldest first as the daemon
@@ -28,6 +28,11 @@ func writePendingTable(w io.Writer, pending []socketproto.Pending, now time.Time
 				q += fmt.Sprintf(" (+%d more)", n)
 			}
 		}
+		if approves(p.Questions) {
+			// The question may say "with the input shown": here it is
+			// not, and the user is told where it is.
+			q += " [input not shown: askuser-client show " + p.RequestID + "]"
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.RequestID, p.Status, age(now, p.CreatedAt), agentName(p.Agent), q)
 	}
 	tw.Flush()
@@ -44,12 +49,28 @@ func writePendingDetail(w io.Writer, pending []socketproto.Pending, now time.Tim
 			fmt.Fprintf(w, "  %d. %s\n", j+1, flatText(q.Question))
 			for k, o := range q.Options {
 				fmt.Fprintf(w, "       %d) %s\n", k+1, flatText(o.Label))
+				if o.ApprovesPreview {
+					fmt.Fprintf(w, "          approves an input not shown here (%s): askuser-client show %s\n", lineCount(o.Preview), p.RequestID)
+				}
 			}
 			if q.IsMulti() {
 				fmt.Fprintln(w, "       (several may be chosen)")
 			}
 		}
 	}
+}
+
+// approves reports whether some option of qs approves its preview: its
+// input is then printed only whole, by show.
+func approves(qs []socketproto.Question) bool {
+	for _, q := range qs {
+		for _, o := range q.Options {
+			if o.ApprovesPreview {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func agentName(a *socketproto.Agent) string {
@@ -75,15 +96,16 @@ func age(now, t time.Time) string {
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
-// flatText flattens agent-supplied text onto one line and drops control
-// characters, so that a question cannot rewrite the user's terminal.
+// agentText is text an agent sent (a question, a label, a preview), made
+// safe to print on a terminal by the one sanitiser every surface uses
+// (docs/contract.md §6 "Untrusted text"): the CLI shows what the pane shows.
+// Newlines are kept.
+func agentText(s string) string { return agenttext.Clean(s, true) }
+
+// flatText is agent text on one line: sanitised as agentText, its
+// newlines and runs of spaces folded into single spaces.
 func flatText(s string) string {
-	return strings.Join(strings.FieldsFunc(strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s), unicode.IsSpace), " ")
+	return strings.Join(strings.Fields(agenttext.Clean(s, false)), " ")
 }
 
 func clip(s string, n int) string {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"askuser/socketproto"
+	"askuser/socketproto/agenttext"
 	"askuser/socketproto/askclient"
 )
 
@@ -44,8 +45,14 @@ var watchCommand = command{
 					}
 					return fmt.Errorf("%w: %w", askclient.ErrConnectionLost, err)
 				}
-				out := make([]byte, 0, len(line)+1)
-				out = append(append(out, line...), '\n')
+				// Agent text passes the one sanitiser's JSON form: the
+				// value is the same to a program, and a terminal shows a
+				// bidi control as its escape instead of obeying it.
+				// Copied: line is the reader's buffer, which the newline
+				// must not overwrite.
+				esc := agenttext.EscapeJSON(line)
+				out := append(make([]byte, 0, len(esc)+1), esc...)
+				out = append(out, '\n')
 				if _, err := x.stdout.Write(out); err != nil {
 					return nil // the reader went away (watch | head): a normal end
 				}

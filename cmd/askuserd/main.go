@@ -12,6 +12,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
+
+	"askuser/cmd/internal/clientflags"
+	"askuser/internal/didyoumean"
 )
 
 func main() {
@@ -24,6 +28,16 @@ func main() {
 			os.Exit(runStop(args[1:]))
 		case "web":
 			os.Exit(runWeb(args[1:]))
+		}
+		// A word that is not a flag is a mistyped command (the pane takes
+		// no arguments): say which one it likely was.
+		if !strings.HasPrefix(args[0], "-") {
+			fmt.Fprintf(os.Stderr, "askuserd: unknown command %q", args[0])
+			if guess := didyoumean.Nearest(args[0], []string{"serve", "stop", "web"}); guess != "" {
+				fmt.Fprintf(os.Stderr, "; did you mean %q?", guess)
+			}
+			fmt.Fprintln(os.Stderr, "\nRun 'askuserd --help' for usage.")
+			os.Exit(2)
 		}
 	}
 	os.Exit(runPane(args))
@@ -44,7 +58,11 @@ func parseFlags(fs *flag.FlagSet, args []string, usage string, listFlags bool) (
 			}
 			return 0, false
 		}
-		fmt.Fprintf(os.Stderr, "%s: %v\n%s", fs.Name(), err, usage)
+		fmt.Fprintf(os.Stderr, "%s: %v\n", fs.Name(), err)
+		if guess := clientflags.FlagGuess(fs, err); guess != "" {
+			fmt.Fprintf(os.Stderr, "did you mean --%s?\n", guess)
+		}
+		fmt.Fprint(os.Stderr, usage)
 		return 2, false
 	}
 	if fs.NArg() > 0 {

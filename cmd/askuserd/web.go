@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -118,6 +119,11 @@ func runWeb(args []string) int {
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "askuserd web: %v\n", err)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			if who := portHolder(addr); who != "" {
+				fmt.Fprintf(os.Stderr, "askuserd web: %s is held by %s; stop it, or serve elsewhere with --listen 127.0.0.1:PORT\n", addr, who)
+			}
+		}
 		return 1
 	}
 	return 0

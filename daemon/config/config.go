@@ -12,14 +12,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
 	"time"
 
-	"askuser/socketproto"
-
 	"github.com/BurntSushi/toml"
+
+	"askuser/internal/didyoumean"
+	"askuser/socketproto"
 )
 
 // Config is config.toml with its defaults applied.
@@ -186,7 +188,11 @@ func Parse(data []byte) (Config, error) {
 			continue // the unknown table was named already
 		}
 		reported[k.String()] = true
-		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("line %d: %s: unknown key, ignored", lineOfKey(data, k), k.String()))
+		w := fmt.Sprintf("line %d: %s: unknown key, ignored", lineOfKey(data, k), k.String())
+		if guess := nearestKey(k); guess != "" {
+			w += fmt.Sprintf("; did you mean %s?", guess)
+		}
+		cfg.Warnings = append(cfg.Warnings, w)
 	}
 	return cfg, nil
 }
@@ -310,4 +316,39 @@ func lineOfKey(data []byte, k toml.Key) int {
 		}
 	}
 	return 0
+}
+
+// nearestKey is the config key an unknown key most likely meant, among the
+// keys of the same table (ui.bel: ui.bell), or the table an unknown table
+// meant; "" when none is close.
+func nearestKey(k toml.Key) string {
+	t := reflect.TypeFor[Config]()
+	for _, part := range k[:len(k)-1] {
+		f, ok := fieldByTOML(t, part)
+		if !ok || f.Type.Kind() != reflect.Struct {
+			return ""
+		}
+		t = f.Type
+	}
+	var known []string
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ","); name != "" && name != "-" {
+			known = append(known, name)
+		}
+	}
+	guess := didyoumean.Nearest(k[len(k)-1], known)
+	if guess == "" {
+		return ""
+	}
+	return append(k[:len(k)-1:len(k)-1], guess).String()
+}
+
+// fieldByTOML is the field of struct t whose toml tag is name.
+func fieldByTOML(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ","); tag == name {
+			return t.Field(i), true
+		}
+	}
+	return reflect.StructField{}, false
 }

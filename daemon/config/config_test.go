@@ -109,9 +109,9 @@ func TestUnknownKeysWarn(t *testing.T) {
 		name, text string
 		want       []string
 	}{
-		{"unknown key", "[daemon]\nsockt = \"x\"\n", []string{"line 2: daemon.sockt: unknown key, ignored"}},
+		{"unknown key", "[daemon]\nsockt = \"x\"\n", []string{"line 2: daemon.sockt: unknown key, ignored; did you mean daemon.socket?"}},
 		{"unknown table", "[daemon]\n\n[foo]\na = 1\nb = 2\n", []string{"line 3: foo: unknown key, ignored"}},
-		{"a typo in a pane key", "[limits]\nmax_pending = 5\n\n[ui]\ninput_gaurd = \"1s\"\nbell = false\n", []string{"line 5: ui.input_gaurd: unknown key, ignored"}},
+		{"a typo in a pane key", "[limits]\nmax_pending = 5\n\n[ui]\ninput_gaurd = \"1s\"\nbell = false\n", []string{"line 5: ui.input_gaurd: unknown key, ignored; did you mean ui.input_guard?"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -133,7 +133,7 @@ func TestUnknownKeysWarn(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg, err := Load(path)
-	if err != nil || len(cfg.Warnings) != 1 || cfg.Warnings[0] != "config "+path+": line 2: ui.bel: unknown key, ignored" {
+	if err != nil || len(cfg.Warnings) != 1 || cfg.Warnings[0] != "config "+path+": line 2: ui.bel: unknown key, ignored; did you mean ui.bell?" {
 		t.Errorf("Load: %v, warnings %q", err, cfg.Warnings)
 	}
 }

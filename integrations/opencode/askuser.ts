@@ -209,22 +209,46 @@ const ALLOW_ONCE = "Allow once";
 const ALLOW_ALWAYS = "Allow always";
 const REJECT = "Reject";
 
-/** The permission as the user approves it, whole: what OpenCode asks, its patterns and its metadata. */
-function permissionText(p: PermissionAsked): string {
-	return JSON.stringify({ permission: p.permission, patterns: p.patterns ?? [], metadata: p.metadata ?? {} }, null, 2);
+/**
+ * v as indented JSON that askuser takes as a preview: JSON escapes C0 controls itself, and DEL and
+ * the C1 controls (which askuser refuses) are escaped here, so every character stays visible and
+ * nothing is dropped or cut.
+ */
+function jsonText(v: unknown): string {
+	return JSON.stringify(v, null, 2).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-/** OpenCode's permission prompt as a three-way question; both Allows approve exactly the text shown. */
+/** The permission as "Allow once" approves it, whole: what OpenCode asks, its patterns and its metadata. */
+function permissionText(p: PermissionAsked): string {
+	return jsonText({ permission: p.permission, patterns: p.patterns ?? [], metadata: p.metadata ?? {} });
+}
+
+/**
+ * What "Allow always" approves, whole: this prompt, and every pattern OpenCode 1.18 then allows
+ * without asking for the rest of the session (the prompt's `always`, not its `patterns`; it also
+ * answers any other prompt of the session now waiting that those patterns cover).
+ */
+function alwaysText(p: PermissionAsked): string {
+	const always = p.always ?? [];
+	const rule = always.length
+		? `From now on in this session, OpenCode also allows "${p.permission}" without asking for these patterns (and answers any prompt of the session now waiting that they cover):\n${jsonText(always)}`
+		: "OpenCode offers no patterns to allow from now on: this is the same as Allow once.";
+	return `${permissionText(p)}\n\n${rule}`;
+}
+
+/**
+ * OpenCode's permission prompt as a three-way question. Both Allows approve exactly their preview,
+ * which holds everything they approve, whole; no label or description holds a part of it that could
+ * be cut.
+ */
 function permissionRequest(p: PermissionAsked, agent: object): object {
-	const what = oneLine(p.permission, 100) || "a tool";
+	const named = oneLine(p.permission, 100);
+	const what = named && named === p.permission ? named : "the tool";
 	const patterns = (p.patterns ?? []).map((s) => oneLine(s, 200)).filter(Boolean);
-	const always = (p.always ?? []).map((s) => oneLine(s, 200)).filter(Boolean);
 	// bash's patterns are its command cut into parts; the command itself reads better.
 	const raw = p.metadata?.command;
 	const command = typeof raw === "string" ? oneLine(raw, 600) : "";
-	const subject = command ? `${what}: ${command}` : patterns.length ? `${what}: ${patterns.join(", ")}` : what;
-	const text = permissionText(p);
-	const alwaysText = `${text}\n\nFrom now on in this session, also allowed without asking:\n${(always.length ? always : patterns).map((s) => `  ${s}`).join("\n")}`;
+	const subject = command ? `${named || "a tool"}: ${command}` : patterns.length ? `${named || "a tool"}: ${patterns.join(", ")}` : named || "a tool";
 	return {
 		questions: [
 			{
@@ -232,11 +256,11 @@ function permissionRequest(p: PermissionAsked, agent: object): object {
 				header: "Permission",
 				multiSelect: false,
 				options: [
-					{ label: ALLOW_ONCE, description: `Let ${what} run this once`, preview: text, approvesPreview: true },
+					{ label: ALLOW_ONCE, description: `Let ${what} run this once, as shown`, preview: permissionText(p), approvesPreview: true },
 					{
 						label: ALLOW_ALWAYS,
-						description: `Let ${what} run, and not ask again this session for: ${oneLine((always.length ? always : patterns).join(", "), 600)}`,
-						preview: alwaysText,
+						description: `Let ${what} run, and not ask again this session for the patterns shown`,
+						preview: alwaysText(p),
 						approvesPreview: true,
 					},
 					{ label: REJECT, description: "Do not run it; a note or typed text becomes the message the model reads" },

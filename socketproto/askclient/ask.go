@@ -129,6 +129,14 @@ func waitFor(ctx context.Context, o Options, id string, first socketproto.Messag
 	for {
 		var r received
 		if sendErr != nil {
+			// The daemon may have refused the message and closed while it
+			// was still being written (a request over
+			// limits.max_message_bytes): what it said before closing is
+			// the answer, not a lost connection to resume from — resending
+			// would be refused the same way, for ever.
+			if e := refusalBeforeClose(s); e != nil {
+				return socketproto.Response{}, e
+			}
 			r = received{err: sendErr}
 		} else {
 			select {
@@ -184,6 +192,30 @@ func waitFor(ctx context.Context, o Options, id string, first socketproto.Messag
 		}
 	}
 }
+
+// refusalBeforeClose reads what the daemon sent on a connection whose send
+// just failed, for up to refusalWait, and returns the error it sent before
+// closing, if any.
+func refusalBeforeClose(s *session) *socketproto.Error {
+	timeout := time.After(refusalWait)
+	for {
+		select {
+		case r := <-s.in:
+			if r.err != nil {
+				return nil
+			}
+			if e, ok := r.msg.(*socketproto.Error); ok {
+				return e
+			}
+		case <-timeout:
+			return nil
+		}
+	}
+}
+
+// refusalWait bounds how long a failed send waits for the daemon's last
+// words; they are normally already in the socket's buffer.
+const refusalWait = time.Second
 
 // reconnect dials until it gets through or ReconnectWindow passes. Each
 // attempt may autostart a daemon (Connect's own retries then run inside it)

@@ -473,3 +473,29 @@ func TestWaitCancelledLeavesRequest(t *testing.T) {
 		t.Errorf("Wait withdrew: %s", got)
 	}
 }
+
+// A started daemon that refuses to run says why on its start-status pipe,
+// typed (docs/contract.md §2): Connect reports that at once, without a log
+// file to read, and does not start it again.
+func TestConnectAutostartRefusalFromStartStatus(t *testing.T) {
+	dir := testdir.Private(t)
+	starts := filepath.Join(dir, "starts")
+	script := filepath.Join(dir, "askuserd")
+	body := "#!/bin/sh\necho x >> " + starts + "\n" +
+		`printf '%s\n' '{"type":"start_status","ready":false,"code":"refused","message":"the state dir is held by pid 42 on /elsewhere.sock"}' >&$` + socketproto.StartFDEnv + "\nexit 1\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	o := Options{SocketPath: filepath.Join(dir, "s.sock"), Autostart: true, DaemonBinary: script}
+	start := time.Now()
+	_, err := Connect(ctx10(t), o)
+	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "refused to run: the state dir is held by pid 42 on /elsewhere.sock") {
+		t.Fatalf("want the daemon's own reason, got %v", err)
+	}
+	if waited := time.Since(start); waited > autostartWait/2 {
+		t.Errorf("took %v: the refusal should end Connect at once", waited)
+	}
+	if b, _ := os.ReadFile(starts); strings.Count(string(b), "x") != 1 {
+		t.Errorf("started %d times; a refusal of its own is not retried", strings.Count(string(b), "x"))
+	}
+}

@@ -1,15 +1,15 @@
 package askclient
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -36,13 +36,6 @@ type Options struct {
 	// (askuser-client writes it on stderr); nil says nothing.
 	Say func(string)
 }
-
-// lostTheRace begins the refusal of a daemon that found another one
-// listening on its own socket (the daemon's ErrAlreadyRunning; this package
-// cannot import the daemon): that other one is about to answer. Any other
-// refusal (the state dir held by a daemon on another socket, a broken
-// config) would only be given again.
-const lostTheRace = "another askuserd is running (pid"
 
 // How long Connect keeps trying after starting a daemon. 10 s rather than
 // less: a daemon replaying a long journal, or a race-instrumented binary on a
@@ -78,15 +71,14 @@ func Connect(ctx context.Context, o Options) (*socketproto.Conn, error) {
 	if !o.Autostart {
 		return nil, fmt.Errorf("%w on %s: %w%s", ErrUnreachable, o.SocketPath, err, whatToDo(err))
 	}
-	logStart := logSize(o)
-	exited, serr := startDaemon(o)
+	started, serr := startDaemon(o)
 	if serr != nil {
 		return nil, fmt.Errorf("%w on %s (%v), and starting it failed: %w", ErrUnreachable, o.SocketPath, err, serr)
 	}
 	deadline := time.Now().Add(autostartWait)
 	pause := 5 * time.Millisecond
 	starts := 1
-	var lastExit error
+	var last *startOutcome
 	for {
 		c, err = socketproto.Dial(o.SocketPath, o.MaxMessageBytes)
 		if err == nil {
@@ -102,27 +94,30 @@ func Connect(ctx context.Context, o Options) (*socketproto.Conn, error) {
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case lastExit = <-exited:
-			// It lost to a daemon that was still shutting down (its lock
-			// not yet released) or to one starting beside it: if nothing
-			// answers, start another rather than wait out the deadline.
-			exited = nil
-			time.Sleep(pause)
-			if c, err = socketproto.Dial(o.SocketPath, o.MaxMessageBytes); err == nil {
-				return c, nil
+		case out := <-started:
+			started, last = nil, &out
+			if out.status.Ready {
+				continue // listening: dial at once
 			}
 			// A daemon that refused for a reason of its own (the state dir
 			// held by a daemon on another socket, a broken config) will
 			// refuse again: say why now rather than after the deadline.
-			// Losing to a daemon on this very socket is the race above.
-			if why := lastRefusal(o, logStart); why != "" && !strings.HasPrefix(why, lostTheRace) {
-				return nil, fmt.Errorf("%w on %s: the askuserd started for it refused to run: %s (from %s)", ErrUnreachable, o.SocketPath, why, o.DaemonLog)
+			// Losing to a daemon on this very socket is a start-up race:
+			// that one is about to answer.
+			if out.status.Code == socketproto.StartRefused {
+				return nil, fmt.Errorf("%w on %s: the askuserd started for it refused to run: %s", ErrUnreachable, o.SocketPath, out.status.Message)
+			}
+			// It lost to a daemon that was still shutting down (its lock
+			// not yet released) or to one starting beside it: if nothing
+			// answers, start another rather than wait out the deadline.
+			time.Sleep(pause)
+			if c, err = socketproto.Dial(o.SocketPath, o.MaxMessageBytes); err == nil {
+				return c, nil
 			}
 			// Past maxStarts keep polling: the winner of a start-up race
 			// may still be on its way to listening.
 			if starts < maxStarts {
-				logStart = logSize(o)
-				if exited, serr = startDaemon(o); serr != nil {
+				if started, serr = startDaemon(o); serr != nil {
 					return nil, fmt.Errorf("%w on %s (%v), and starting it failed: %w", ErrUnreachable, o.SocketPath, err, serr)
 				}
 				starts++
@@ -134,12 +129,10 @@ func Connect(ctx context.Context, o Options) (*socketproto.Conn, error) {
 		}
 	}
 	cause := fmt.Errorf("%v; the started askuserd did not answer within %v%s", err, autostartWait, logHint(o))
-	if lastExit != nil && exited == nil {
-		cause = fmt.Errorf("%v; the started askuserd exited: %v%s", err, lastExit, logHint(o))
-		if why := lastRefusal(o, logStart); why != "" {
-			// The daemon said why it would not run (another one holds the
-			// state dir, say): that is the news, not the socket's error.
-			cause = fmt.Errorf("the askuserd started for it refused to run: %s (from %s)", why, o.DaemonLog)
+	if last != nil && started == nil && !last.status.Ready {
+		cause = fmt.Errorf("%v; the started askuserd exited: %v%s", err, last.exit, logHint(o))
+		if last.status.Message != "" {
+			cause = fmt.Errorf("the askuserd started for it refused to run: %s", last.status.Message)
 		}
 	}
 	return nil, fmt.Errorf("%w on %s: %w", ErrUnreachable, o.SocketPath, cause)
@@ -155,50 +148,6 @@ func whatToDo(err error) string {
 		return "; the askuserd that made the socket is gone (it died): start it again with 'askuserd' or 'askuserd serve'"
 	}
 	return ""
-}
-
-// lastRefusal is the reason the last daemon started here gave for not
-// running, read from what it wrote to its log after offset from: its
-// "askuserd will not run" line. "" when there is none.
-func lastRefusal(o Options, from int64) string {
-	if o.DaemonLog == "" {
-		return ""
-	}
-	f, err := os.Open(o.DaemonLog)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	if _, err := f.Seek(from, io.SeekStart); err != nil {
-		return ""
-	}
-	b, err := io.ReadAll(io.LimitReader(f, 1<<20))
-	if err != nil {
-		return ""
-	}
-	why := ""
-	for _, line := range strings.Split(string(b), "\n") {
-		if !strings.Contains(line, `msg="askuserd will not run"`) {
-			continue
-		}
-		if _, rest, ok := strings.Cut(line, " reason="); ok {
-			if r, err := strconv.Unquote(rest); err == nil {
-				why = r
-			} else {
-				why = rest
-			}
-		}
-	}
-	return why
-}
-
-// logSize is how long the daemon log is now: what a daemon started next
-// writes comes after it.
-func logSize(o Options) int64 {
-	if st, err := os.Stat(o.DaemonLog); err == nil && o.DaemonLog != "" {
-		return st.Size()
-	}
-	return 0
 }
 
 func logHint(o Options) string {
@@ -245,14 +194,23 @@ func FindProgramIn(dir, name string) (string, error) {
 	return p, nil
 }
 
+// startOutcome is what became of a daemon started by startDaemon: the
+// status it wrote on its start-status pipe (zero if it wrote none), and,
+// unless it is ready and running, how it exited.
+type startOutcome struct {
+	status socketproto.StartStatus
+	exit   error
+}
+
 // startDaemon launches `askuserd serve` in its own session so that it
 // outlives this process and no terminal signal (Ctrl-C in the agent's shell)
-// reaches it. The returned channel yields its exit status if it ends; a
-// goroutine reaps it so that a long-lived client (the MCP server, a pane)
-// does not collect zombies. Concurrent clients may each start one: all but
-// one find the daemon's lock and exit, and every client then dials the
-// survivor.
-func startDaemon(o Options) (<-chan error, error) {
+// reaches it. The returned channel yields once: when the daemon says it is
+// ready, or says why it will not run (docs/contract.md §2, its start-status
+// pipe) and exits, or exits without a word. A goroutine reaps it so that a
+// long-lived client (the MCP server, a pane) does not collect zombies.
+// Concurrent clients may each start one: all but one find the daemon's
+// lock and exit, and every client then dials the survivor.
+func startDaemon(o Options) (<-chan startOutcome, error) {
 	binPath, err := daemonBinary(o)
 	if err != nil {
 		return nil, err
@@ -294,10 +252,32 @@ func startDaemon(o Options) (<-chan error, error) {
 		}
 	}
 	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
 		return nil, err
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	return exited, nil
+	cmd.ExtraFiles = []*os.File{statusW} // descriptor 3 in the daemon
+	cmd.Env = append(os.Environ(), socketproto.StartFDEnv+"=3")
+	err = cmd.Start()
+	statusW.Close() // the daemon's copy is the one that matters
+	if err != nil {
+		statusR.Close()
+		return nil, err
+	}
+	started := make(chan startOutcome, 1)
+	go func() {
+		defer statusR.Close()
+		var out startOutcome
+		line, _ := bufio.NewReader(io.LimitReader(statusR, 64<<10)).ReadBytes('\n')
+		_ = json.Unmarshal(line, &out.status) // nothing readable: no status
+
+		if out.status.Ready {
+			started <- out
+			_ = cmd.Wait()
+			return
+		}
+		out.exit = cmd.Wait()
+		started <- out
+	}()
+	return started, nil
 }

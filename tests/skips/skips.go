@@ -1,25 +1,27 @@
 // Package skips remembers why tests skipped and says so at the end of a
-// package's run. go test prints a passing package's output only with -v, so
-// a plain `go test ./...` would otherwise pass in silence over what it did
-// not test. It imports nothing of the project, so that any package's tests
-// can use it.
+// package's run, one line per cause. go test prints a passing package's
+// output only with -v, so a plain `go test ./...` would otherwise pass in
+// silence over what it did not test — in a terminal, an IDE, a script or a
+// CI log alike. It imports nothing of the project, so that any package's
+// tests can use it.
 package skips
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 )
 
-// Skip skips t and remembers why, for Report.
+// Skip skips t and remembers why, for Report. Tests skipped for the same
+// reason are reported on one line.
 func Skip(t testing.TB, why string) {
 	t.Helper()
-	skipped.Lock()
-	skipped.why[t.Name()] = why
-	skipped.Unlock()
+	remember(t.Name(), cause{text: why})
 	t.Skip(why)
 }
 
@@ -29,39 +31,88 @@ func Skipf(t testing.TB, format string, args ...any) {
 	Skip(t, fmt.Sprintf(format, args...))
 }
 
+// SkipMissing skips t because program is not on this machine; install says
+// how to get it ("apt-get install tmux"). Report gives one line per missing
+// program however many tests needed it; detail (which may name paths and
+// versions) goes only to the test's own skip message.
+func SkipMissing(t testing.TB, program, install, detail string) {
+	t.Helper()
+	remember(t.Name(), cause{program: program, text: install})
+	t.Skip(detail)
+}
+
+// cause is why a test skipped: a missing program (and how to install it),
+// or a sentence.
+type cause struct{ program, text string }
+
 var skipped = struct {
 	sync.Mutex
-	why map[string]string // test name → reason
-}{why: map[string]string{}}
+	why map[string]cause // test name → cause
+}{why: map[string]cause{}}
 
-// Report ends a package's TestMain: it says which tests skipped and why, on
-// the terminal (/dev/tty) when there is one, else on stderr.
-func Report(pkg string) {
+func remember(test string, c cause) {
+	skipped.Lock()
+	skipped.why[test] = c
+	skipped.Unlock()
+}
+
+// Summary is the report for pkg: one line per cause, "" when nothing
+// skipped.
+func Summary(pkg string) string {
 	skipped.Lock()
 	defer skipped.Unlock()
-	if len(skipped.why) == 0 {
+	groups := map[cause][]string{}
+	for test, c := range skipped.why {
+		groups[c] = append(groups[c], test)
+	}
+	var lines []string
+	for c, tests := range groups {
+		sort.Strings(tests)
+		n := tests[0]
+		if len(tests) > 1 {
+			n = fmt.Sprintf("%d tests", len(tests))
+		}
+		if c.program != "" {
+			lines = append(lines, fmt.Sprintf("%s: %s skipped: %s is not installed (%s)", pkg, n, c.program, c.text))
+		} else {
+			lines = append(lines, fmt.Sprintf("%s: %s skipped: %s", pkg, n, c.text))
+		}
+	}
+	sort.Strings(lines)
+	if len(lines) == 0 {
+		return ""
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// Report ends a package's TestMain: it writes Summary where the person who
+// ran the tests will see it (see reportTo).
+func Report(pkg string) {
+	s := Summary(pkg)
+	if s == "" {
 		return
 	}
-	names := make([]string, 0, len(skipped.why))
-	for n := range skipped.why {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var b strings.Builder
-	noun := "tests"
-	if len(names) == 1 {
-		noun = "test"
-	}
-	fmt.Fprintf(&b, "%s: %d %s skipped:\n", pkg, len(names), noun)
-	for _, n := range names {
-		fmt.Fprintf(&b, "  %s: %s\n", n, skipped.why[n])
-	}
-	w := os.Stderr
+	w, closeW := reportTo()
+	defer closeW()
+	fmt.Fprint(w, s)
+}
+
+// reportTo is where the report goes: the terminal when there is one; else
+// the standard error of the go command that ran this test binary (an IDE's
+// or a script's pipe, a CI log), which — unlike this binary's own output —
+// go test does not swallow for a passing package; else this binary's
+// stderr.
+func reportTo() (io.Writer, func()) {
 	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
-		defer tty.Close()
-		w = tty
+		return tty, func() { tty.Close() }
 	}
-	fmt.Fprint(w, b.String())
+	parent := os.Getppid()
+	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", parent)); err == nil && filepath.Base(exe) == "go" {
+		if f, err := os.OpenFile(fmt.Sprintf("/proc/%d/fd/2", parent), os.O_WRONLY|os.O_APPEND, 0); err == nil {
+			return f, func() { f.Close() }
+		}
+	}
+	return os.Stderr, func() {}
 }
 
 // Main runs a package's tests and then Report: use it as TestMain's body.

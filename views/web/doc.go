@@ -12,7 +12,8 @@
 // out to every open page over Server-Sent Events; page.go turns requests
 // into what the page shows (agent text cleaned as the terminal pane cleans
 // it) and the page's answers into the wire forms; secret.go holds the secret
-// and the session cookies made from it; server.go is the HTTP side (the
+// and the session tokens made from it; server.go is the HTTP side (the
 // checks of docs/contract.md §12 on every request); static/ is the page itself,
-// embedded: plain HTML, CSS and JavaScript, no build step.
+// embedded: plain HTML, CSS and JavaScript, no build step (session.js
+// keeps the session token in the origin's storage and presents it).
 package web

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // SecretFile is the secret's name in the state dir.
@@ -38,7 +39,7 @@ func LoadSecret(path string) (string, error) {
 }
 
 // RotateSecret writes a new secret at path and returns it. Every session
-// cookie is signed with the secret, so the old ones stop working at once:
+// token is signed with the secret, so the old ones stop working at once:
 // every device is logged out, and a running `askuserd web` notices the new
 // file and closes the pages it serves.
 func RotateSecret(path string) (string, error) {
@@ -77,12 +78,40 @@ func RotateSecret(path string) (string, error) {
 	return s, nil
 }
 
-// keyring holds the secret a running server checks against. It is swapped
-// when the file changes (askuserd web --rotate from another terminal).
+// keyring holds the secret a running server checks against, and the
+// identity of the file it read it from. Sessions are bound to the secret
+// (their MAC is keyed by it): a new secret ends every one of them.
+//
+// The file is looked at again by its path, not through a watch: the state
+// dir may have been deleted and written back since the server started (a
+// watch would still be on the old directory), and `askuserd web --rotate`
+// must end every session whatever happened to it.
 type keyring struct {
 	path string
 	mu   sync.RWMutex
 	key  string
+	id   fileID
+}
+
+// fileID tells one version of the secret file from another without
+// reading it: a rename (how the secret is written) makes a new inode, an
+// edit in place a new size or mtime.
+type fileID struct {
+	dev, ino uint64
+	size     int64
+	mtime    int64
+}
+
+func statID(path string) (fileID, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileID{}, err
+	}
+	id := fileID{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		id.dev, id.ino = uint64(st.Dev), uint64(st.Ino)
+	}
+	return id, nil
 }
 
 func (k *keyring) current() string {
@@ -93,6 +122,10 @@ func (k *keyring) current() string {
 
 // reload reads the file again; it reports whether the secret changed.
 func (k *keyring) reload() (bool, error) {
+	id, err := statID(k.path)
+	if err != nil {
+		return false, err
+	}
 	b, err := os.ReadFile(k.path)
 	if err != nil {
 		return false, err
@@ -104,8 +137,27 @@ func (k *keyring) reload() (bool, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	changed := s != k.key
-	k.key = s
+	k.key, k.id = s, id
 	return changed, nil
+}
+
+// refresh reloads the secret when its file is not the one last read, and
+// reports whether the secret changed. A file that is missing or holds no
+// secret (the state dir deleted; a rotation half way) keeps the secret
+// already held: only a new secret ends the sessions.
+func (k *keyring) refresh() bool {
+	id, err := statID(k.path)
+	if err != nil {
+		return false
+	}
+	k.mu.RLock()
+	same := id == k.id
+	k.mu.RUnlock()
+	if same {
+		return false
+	}
+	changed, _ := k.reload()
+	return changed
 }
 
 // matches reports whether s is the secret, in constant time.
@@ -121,8 +173,8 @@ func (k *keyring) sign(what string) string {
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
-// newSession is a session cookie's value: a random id and its MAC. Nothing
-// is stored: a rotated secret makes every earlier cookie invalid.
+// newSession is a session token: a random id and its MAC. Nothing is
+// stored: a rotated secret makes every earlier token invalid.
 func (k *keyring) newSession() string {
 	raw := make([]byte, 18)
 	_, _ = rand.Read(raw)
@@ -130,7 +182,7 @@ func (k *keyring) newSession() string {
 	return id + "." + k.sign("session\x00"+id)
 }
 
-// session checks a cookie's value and returns its id.
+// session checks a token and returns its id.
 func (k *keyring) session(v string) (string, bool) {
 	id, mac, ok := strings.Cut(v, ".")
 	if !ok || id == "" {
@@ -139,8 +191,3 @@ func (k *keyring) session(v string) (string, bool) {
 	want := k.sign("session\x00" + id)
 	return id, hmac.Equal([]byte(mac), []byte(want))
 }
-
-// csrf is the session's CSRF token: every change the page sends carries it.
-func (k *keyring) csrf(id string) string { return k.sign("csrf\x00" + id) }
-
-func hmacEqual(a, b string) bool { return hmac.Equal([]byte(a), []byte(b)) }

@@ -8,7 +8,6 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"html/template"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -16,11 +15,8 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/fsnotify/fsnotify"
 
 	"askuser/socketproto"
 	"askuser/socketproto/askclient"
@@ -52,11 +48,13 @@ type Options struct {
 	Ready func(net.Addr)
 }
 
-// cookieName is the session cookie's name.
-const cookieName = "askuser_session"
-
-// csrfHeader carries the session's CSRF token on every change.
-const csrfHeader = "X-Askuser-Csrf"
+// The session is a token the page keeps in its origin's storage and
+// presents as "Authorization: Bearer TOKEN" on every call, the event stream
+// included. Never a cookie: cookies are scoped by host, not port, so a page
+// another local user serves on 127.0.0.1:Q would be sent this server's
+// cookies, and could set ones (on a narrower path) that this server would be
+// sent first. A header the page adds itself is sent to no other origin.
+const bearer = "Bearer "
 
 // The Content-Security-Policy: only this origin's own files, no inline
 // script or style, no frames, no form posts elsewhere.
@@ -95,8 +93,7 @@ type server struct {
 	hosts  map[string]bool
 	tls    bool
 	stop   chan struct{}
-	index  *template.Template
-	login  []byte
+	index  []byte
 	log    *slog.Logger
 }
 
@@ -134,14 +131,12 @@ func Serve(ctx context.Context, o Options) error {
 	if s.hosts, err = servedHosts(o); err != nil {
 		return err
 	}
-	if err := s.loadPages(); err != nil {
+	if s.index, err = staticFiles.ReadFile("static/index.html"); err != nil {
 		return err
 	}
-	watcher, err := s.watchSecret()
-	if err != nil {
-		return err
-	}
-	defer watcher.Close()
+	secretDone := make(chan struct{})
+	go func() { defer close(secretDone); s.watchSecret() }()
+	defer func() { <-secretDone }()
 
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {
@@ -239,50 +234,34 @@ func normHost(h string) string {
 	return strings.ToLower(h)
 }
 
-func (s *server) loadPages() error {
-	var err error
-	s.index, err = template.ParseFS(staticFiles, "static/index.html")
-	if err != nil {
-		return err
+// secretCheck is how often the secret's file is looked at while no request
+// comes: an open event stream is ended within that of a rotation. Every
+// request looks at it too (server.session), so none is let in after one.
+const secretCheck = time.Second
+
+// watchSecret ends every session when the secret changes (askuserd web
+// --rotate), until the server stops. It looks at the file by its path: the
+// state dir may have been deleted and written back since the start.
+func (s *server) watchSecret() {
+	t := time.NewTicker(secretCheck)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			s.checkSecret()
+		}
 	}
-	s.login, err = staticFiles.ReadFile("static/login.html")
-	return err
 }
 
-// watchSecret notices a new secret (askuserd web --rotate) and ends every
-// session at once: the open pages' streams close, and their cookies no
-// longer verify.
-func (s *server) watchSecret() (*fsnotify.Watcher, error) {
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return nil, err
+// checkSecret reloads a changed secret; the open pages' streams end, and
+// their tokens no longer verify.
+func (s *server) checkSecret() {
+	if s.keys.refresh() {
+		s.log.Info("the web secret changed: every session ended")
+		s.hub.dropAll()
 	}
-	if err := w.Add(filepath.Dir(s.o.SecretPath)); err != nil {
-		w.Close()
-		return nil, err
-	}
-	go func() {
-		for {
-			select {
-			case ev, ok := <-w.Events:
-				if !ok {
-					return
-				}
-				if filepath.Base(ev.Name) != SecretFile {
-					continue
-				}
-				if changed, err := s.keys.reload(); err == nil && changed {
-					s.log.Info("the web secret changed: every session ended")
-					s.hub.dropAll()
-				}
-			case _, ok := <-w.Errors:
-				if !ok {
-					return
-				}
-			}
-		}
-	}()
-	return w, nil
 }
 
 // --- routes and checks ----------------------------------------------------------
@@ -296,7 +275,6 @@ func (s *server) routes() http.Handler {
 	// who may reach the host, so that the login page can load them.
 	mux.Handle("GET /static/", http.StripPrefix("/static/", noIndex(files)))
 	mux.HandleFunc("POST /login", s.handleLogin)
-	mux.HandleFunc("POST /logout", s.handleLogout)
 	mux.HandleFunc("GET /api/events", s.authed(s.handleEvents))
 	mux.HandleFunc("GET /api/session", s.authed(func(w http.ResponseWriter, r *http.Request, _ string) { writeJSON(w, 200, map[string]any{"ok": true}) }))
 	mux.HandleFunc("POST /api/draft", s.authed(s.change(s.handleDraft)))
@@ -342,13 +320,15 @@ func (s *server) guard(next http.Handler) http.Handler {
 	})
 }
 
-// session returns the request's session id, if it carries a valid one.
+// session returns the request's session id, if it presents a valid token.
+// No cookie counts, whatever its name or path.
 func (s *server) session(r *http.Request) (string, bool) {
-	c, err := r.Cookie(cookieName)
-	if err != nil {
+	s.checkSecret()
+	h := r.Header.Get("Authorization")
+	if len(h) <= len(bearer) || !strings.EqualFold(h[:len(bearer)], bearer) {
 		return "", false
 	}
-	return s.keys.session(c.Value)
+	return s.keys.session(strings.TrimSpace(h[len(bearer):]))
 }
 
 // authed refuses a request without a valid session: 401 and nothing else.
@@ -356,6 +336,7 @@ func (s *server) authed(next func(http.ResponseWriter, *http.Request, string)) h
 	return func(w http.ResponseWriter, r *http.Request) {
 		id, ok := s.session(r)
 		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="askuserd web"`)
 			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "not logged in: open the address `askuserd web --url` prints"})
 			return
 		}
@@ -401,16 +382,13 @@ func portOfHost(host, scheme string) string {
 	return "80"
 }
 
-// change wraps what alters the queue: same origin and the CSRF token.
+// change wraps what alters the queue: it must come from this page's
+// origin as well as carry the session (which no other page can present: a
+// forged request needs the token, and one from a browser the Origin).
 func (s *server) change(next func(http.ResponseWriter, *http.Request, string)) func(http.ResponseWriter, *http.Request, string) {
 	return func(w http.ResponseWriter, r *http.Request, id string) {
 		if !s.sameOrigin(r) {
 			writeJSON(w, http.StatusForbidden, map[string]string{"error": "refused: the request did not come from this page (Origin)"})
-			return
-		}
-		tok := r.Header.Get(csrfHeader)
-		if tok == "" || !equalString(tok, s.keys.csrf(id)) {
-			writeJSON(w, http.StatusForbidden, map[string]string{"error": "refused: missing or wrong CSRF token; reload the page"})
 			return
 		}
 		next(w, r, id)
@@ -419,50 +397,23 @@ func (s *server) change(next func(http.ResponseWriter, *http.Request, string)) f
 
 // --- pages --------------------------------------------------------------------
 
-// handleIndex serves the page to a session, and the login page (401, no
-// question text) to anyone else. A secret in the query is exchanged for a
-// session here; one in the fragment (never sent) by the login page's script.
+// handleIndex serves the page. It holds no question text and no session:
+// a navigation carries no token, so the page's script logs in (the secret
+// from the address, or the token this origin kept) and asks for the rest.
 func (s *server) handleIndex(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
-	if secret := r.URL.Query().Get("s"); secret != "" {
-		if s.keys.matches(secret) {
-			s.setSession(w)
-			http.Redirect(w, r, "/", http.StatusSeeOther) // the secret leaves the address bar
-			return
-		}
-		s.loginPage(w)
-		return
-	}
-	id, ok := s.session(r)
-	if !ok {
-		s.loginPage(w)
-		return
-	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_ = s.index.Execute(w, map[string]any{
-		"CSRF":      s.keys.csrf(id),
-		"Guard":     s.o.InputGuard.Milliseconds(),
-		"SoftLimit": s.o.SoftLimit,
-		"Socket":    s.o.Socket,
-	})
+	_, _ = w.Write(s.index)
 }
 
-func (s *server) loginPage(w http.ResponseWriter) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(http.StatusUnauthorized)
-	_, _ = w.Write(s.login)
-}
-
-func (s *server) setSession(w http.ResponseWriter) {
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.keys.newSession(), Path: "/",
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: s.tls, MaxAge: 400 * 24 * 3600})
-}
-
+// handleLogin trades the secret for a session token, in the response's
+// body: the page keeps it in its origin's storage.
 func (s *server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	if !s.sameOrigin(r) {
 		writeJSON(w, http.StatusForbidden, map[string]string{"error": "refused: the request did not come from this page (Origin)"})
 		return
 	}
+	s.checkSecret()
 	var body struct {
 		Secret string `json:"secret"`
 	}
@@ -470,17 +421,7 @@ func (s *server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "that secret is not valid (it may have been rotated): open the address `askuserd web --url` prints"})
 		return
 	}
-	s.setSession(w)
-	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
-}
-
-func (s *server) handleLogout(w http.ResponseWriter, r *http.Request) {
-	if !s.sameOrigin(r) {
-		writeJSON(w, http.StatusForbidden, map[string]string{"error": "refused: the request did not come from this page (Origin)"})
-		return
-	}
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: s.tls, MaxAge: -1})
-	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+	writeJSON(w, http.StatusOK, map[string]string{"token": s.keys.newSession()})
 }
 
 // keepAlive is how often an idle stream carries a comment: proxies
@@ -503,7 +444,10 @@ func (s *server) handleEvents(w http.ResponseWriter, r *http.Request, _ string) 
 	sub := s.hub.subscribe()
 	defer s.hub.unsubscribe(sub)
 	rc := http.NewResponseController(w)
-	_, _ = io.WriteString(w, "retry: 1000\n\n")
+	// The settings the page needs first: they are the session's, not the
+	// page's (which anyone who reaches the host may load).
+	hello, _ := json.Marshal(map[string]any{"type": "hello", "guard": s.o.InputGuard.Milliseconds(), "softLimit": s.o.SoftLimit, "socket": s.o.Socket})
+	_, _ = fmt.Fprintf(w, "data: %s\n\n", hello)
 	ping := time.NewTimer(keepAlive)
 	defer ping.Stop()
 	for {
@@ -659,8 +603,4 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
-}
-
-func equalString(a, b string) bool {
-	return len(a) == len(b) && hmacEqual(a, b)
 }

@@ -125,9 +125,11 @@ func TestServedHosts(t *testing.T) {
 	}
 }
 
-// A session is signed with the secret: a new secret ends it.
+// A session is signed with the secret: a new secret ends it, found by the
+// file's path whatever happened to its directory meanwhile.
 func TestSessionsEndWithTheSecret(t *testing.T) {
-	path := filepath.Join(t.TempDir(), SecretFile)
+	dir := filepath.Join(t.TempDir(), "state")
+	path := filepath.Join(dir, SecretFile)
 	s1, err := LoadSecret(path)
 	if err != nil {
 		t.Fatal(err)
@@ -142,22 +144,37 @@ func TestSessionsEndWithTheSecret(t *testing.T) {
 	if _, err := k.reload(); err != nil {
 		t.Fatal(err)
 	}
-	c := k.newSession()
-	id, ok := k.session(c)
+	tok := k.newSession()
+	id, ok := k.session(tok)
 	if !ok || !k.matches(s1) || k.matches(s1[:len(s1)-1]) || k.matches("") {
 		t.Fatal("the session or the secret does not check")
 	}
 	if _, ok := k.session(id + ".forged"); ok {
-		t.Fatal("a forged cookie was taken")
+		t.Fatal("a forged token was taken")
 	}
-	csrf := k.csrf(id)
+	if k.refresh() {
+		t.Fatal("refresh saw a change in a file nobody touched")
+	}
+
+	// The directory deleted: the secret held stays (nothing rotated it).
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if k.refresh() {
+		t.Fatal("a missing secret file counted as a new secret")
+	}
+	if _, ok := k.session(tok); !ok {
+		t.Fatal("the session ended with the directory")
+	}
+
+	// Written back, and rotated: every session ends.
 	if _, err := RotateSecret(path); err != nil {
 		t.Fatal(err)
 	}
-	if changed, err := k.reload(); !changed || err != nil {
-		t.Fatalf("reload after rotating: %v %v", changed, err)
+	if !k.refresh() {
+		t.Fatal("refresh did not see the new secret")
 	}
-	if _, ok := k.session(c); ok || k.matches(s1) || k.csrf(id) == csrf {
+	if _, ok := k.session(tok); ok || k.matches(s1) {
 		t.Fatal("a session (or the old secret) outlived the rotation")
 	}
 }

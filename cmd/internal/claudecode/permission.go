@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode/utf8"
 
 	"askuser/cmd/internal/agentinput"
 	"askuser/socketproto"
@@ -25,10 +26,13 @@ const (
 	// dontAskAgain starts the label of an option that allows and keeps one
 	// of Claude Code's suggested rules.
 	dontAskAgain = "Allow, and don't ask again: "
+	// dontAskAgainShort starts the label of such an option whose rule is
+	// too long for a label.
+	dontAskAgainShort = "Allow, and don't ask again "
 )
 
 // maxSuggestions bounds the "don't ask again" choices: Claude Code offers one
-// or two, and each carries the whole input as its preview.
+// or two, and each carries the whole input and its whole rule as its preview.
 const maxSuggestions = 8
 
 // Permission is one permission prompt: the tool that wants to run, its input
@@ -58,13 +62,16 @@ func (p Permission) name() string {
 	return "a tool"
 }
 
-// inputPreview is the tool's input, indented: indented JSON escapes every
-// control character, which the rules for a preview refuse. HTML is not
-// escaped: the user must read "echo hi > f && cat f", not "\u003e".
-// Numbers keep their text: a float64 would show 2^63+1 as 2^63.
-func (p Permission) inputPreview() string {
+// inputPreview is the tool's input, indented (indentJSON).
+func (p Permission) inputPreview() string { return indentJSON(p.Input) }
+
+// indentJSON is raw indented: indented JSON escapes every control
+// character, which the rules for a preview refuse. HTML is not escaped: the
+// user must read "echo hi > f && cat f", not "\u003e". Numbers keep their
+// text: a float64 would show 2^63+1 as 2^63.
+func indentJSON(raw json.RawMessage) string {
 	var v any
-	dec := json.NewDecoder(bytes.NewReader(p.Input))
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if dec.Decode(&v) != nil {
 		return "{}"
@@ -104,8 +111,8 @@ func (p Permission) Request() socketproto.AskUserRequest {
 	for _, s := range p.suggestionOptions() {
 		opts = append(opts, socketproto.Option{
 			Label:           s.label,
-			Description:     agentinput.Printable("Run "+name+" with this input, and from now on "+s.rule, socketproto.MaxDescriptionChars),
-			Preview:         preview + "\n\nand from now on: " + s.rule,
+			Description:     s.description(name),
+			Preview:         preview + "\n\nand from now on: " + s.rule + "\n\nthe permission update Claude Code keeps:\n" + indentJSON(s.raw),
 			ApprovesPreview: true,
 		})
 	}
@@ -127,25 +134,41 @@ func (p Permission) Request() socketproto.AskUserRequest {
 
 // suggestionOption is one "don't ask again" choice.
 type suggestionOption struct {
-	label string // unique among the options
-	rule  string // what it changes, in words
+	label string          // unique among the options
+	rule  string          // what it changes, in words
+	raw   json.RawMessage // the update as Claude Code offered it
 }
 
-// suggestionOptions are the choices for the suggestions, in order. Labels
-// are cut to the label limit and numbered when two would read the same, so
-// an answer always names exactly one.
+// description says what the choice does, with the rule when it fits whole;
+// a longer rule is named only as "shown": the preview holds it, never a
+// piece of it cut to a limit.
+func (s suggestionOption) description(name string) string {
+	d := "Run " + name + " with this input, and from now on " + s.rule
+	if utf8.RuneCountInString(d) <= socketproto.MaxDescriptionChars && d == agentinput.Printable(d, socketproto.MaxDescriptionChars) {
+		return d
+	}
+	return "Run " + name + " with this input, and keep the permission update shown"
+}
+
+// suggestionOptions are the choices for the suggestions, in order. A label
+// holds the rule when it fits whole; a longer rule is left to the preview
+// (a label holds no piece of it cut to the limit), and the label is
+// numbered. Labels that would read the same are numbered too, so an answer
+// always names exactly one.
 func (p Permission) suggestionOptions() []suggestionOption {
 	seen := map[string]bool{PermissionAllow: true, PermissionDeny: true}
 	var out []suggestionOption
 	for i, raw := range p.suggestions() {
 		rule := DescribeSuggestion(raw)
-		label := agentinput.Printable(dontAskAgain+rule, socketproto.MaxLabelChars)
+		label := dontAskAgain + rule
 		if seen[label] {
-			suffix := fmt.Sprintf(" (%d)", i+1)
-			label = agentinput.Printable(dontAskAgain+rule, socketproto.MaxLabelChars-len(suffix)) + suffix
+			label += fmt.Sprintf(" (%d)", i+1)
+		}
+		if utf8.RuneCountInString(label) > socketproto.MaxLabelChars {
+			label = fmt.Sprintf("%s(rule %d, shown in full)", dontAskAgainShort, i+1)
 		}
 		seen[label] = true
-		out = append(out, suggestionOption{label, rule})
+		out = append(out, suggestionOption{label, rule, raw})
 	}
 	return out
 }

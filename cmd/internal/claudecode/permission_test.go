@@ -68,7 +68,8 @@ func TestPermissionSuggestionsAreChoices(t *testing.T) {
 	keep := opts[3]
 	if keep.Label != "Allow, and don't ask again: allow Bash(npm test:*) in this project's local settings (.claude/settings.local.json)" ||
 		!keep.ApprovesPreview || !strings.Contains(keep.Preview, `"command": "npm test"`) ||
-		!strings.HasSuffix(keep.Preview, "and from now on: allow Bash(npm test:*) in this project's local settings (.claude/settings.local.json)") {
+		!strings.Contains(keep.Preview, "and from now on: allow Bash(npm test:*) in this project's local settings (.claude/settings.local.json)") ||
+		!strings.Contains(keep.Preview, `"ruleContent": "npm test:*"`) {
 		t.Errorf("suggestion option: %+v", keep)
 	}
 
@@ -128,5 +129,30 @@ func TestPermissionPreviewIsReadable(t *testing.T) {
 	want := "{\n  \"command\": \"echo hi > f && cat <f\",\n  \"id\": 9223372036854775809,\n  \"n\": 1e3\n}"
 	if got != want {
 		t.Errorf("preview\n got %q\nwant %q", got, want)
+	}
+}
+
+// A rule longer than a label holds is in no label or description cut to
+// fit: the label names it, and the preview holds it whole, in words and as
+// the update Claude Code keeps (a newline in it escaped, not flattened).
+func TestPermissionLongRuleIsShownWhole(t *testing.T) {
+	content := "sh -c \"" + strings.Repeat("echo building && ", 20) + "echo\ndone\""
+	rule, _ := json.Marshal(map[string]any{"type": "addRules", "behavior": "allow", "destination": "localSettings",
+		"rules": []any{map[string]any{"toolName": "Bash", "ruleContent": content}}})
+	p := Permission{Tool: "Bash", Input: json.RawMessage(`{"command":"x"}`), Suggestions: []json.RawMessage{rule}}
+	req := p.Request()
+	if perr := socketproto.ValidateRequest(req.Request, socketproto.DefaultLimits()); perr != nil {
+		t.Fatalf("refused: %v", perr)
+	}
+	keep := req.Questions[0].Options[2]
+	if keep.Label != "Allow, and don't ask again (rule 1, shown in full)" || strings.Contains(keep.Description, "…") {
+		t.Errorf("label %q, description %q", keep.Label, keep.Description)
+	}
+	escaped := strings.NewReplacer(`"`, `\"`, "\n", `\n`).Replace(content)
+	if !keep.ApprovesPreview || !strings.Contains(keep.Preview, `"ruleContent": "`+escaped+`"`) {
+		t.Errorf("the preview lacks the rule whole:\n%s", keep.Preview)
+	}
+	if d := p.Decide(socketproto.Response{Answered: true, Answers: []socketproto.Answer{{SelectedOption: keep.Label}}}); string(d.Suggestion) != string(rule) {
+		t.Errorf("decision %+v", d)
 	}
 }

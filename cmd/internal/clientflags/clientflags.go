@@ -9,8 +9,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"askuser/daemon/config"
+	"askuser/internal/didyoumean"
 	"askuser/socketproto/askclient"
 )
 
@@ -96,9 +98,24 @@ func Parse(fs *flag.FlagSet, args []string, stdout io.Writer, command string) er
 		fs.Usage()
 		fs.SetOutput(stderr)
 	case err != nil:
+		if guess := FlagGuess(fs, err); guess != "" {
+			fmt.Fprintf(stderr, "did you mean --%s?\n", guess)
+		}
 		HelpHint(stderr, command)
 	}
 	return err
+}
+
+// FlagGuess is the flag that an "flag provided but not defined" error most
+// likely meant (--muti: multi); "" for other errors or when none is close.
+func FlagGuess(fs *flag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+	if !ok {
+		return ""
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	return didyoumean.Nearest(strings.TrimLeft(name, "-"), names)
 }
 
 // HelpHint ends a usage error: where the whole usage is.

@@ -1,14 +1,12 @@
 'use strict';
 // The web pane (docs/contract.md §12): the terminal pane's rules (docs/contract.md §6) in a page.
 // Everything shown comes from the server's event stream; every change goes
-// back as a POST that carries the CSRF token. Agent text is only ever put
-// into the page with textContent: nothing an agent sends is markup.
+// back as a POST; both carry the session (session.js). Agent text is only
+// ever put into the page with textContent: nothing an agent sends is markup.
 (function () {
-  const meta = n => (document.querySelector('meta[name="askuser-' + n + '"]') || {}).content || '';
-  const CSRF = meta('csrf');
-  const GUARD = Number(meta('guard')) || 0;
-  const SOFT = Number(meta('soft-limit')) || 2000;
-  const SOCKET = meta('socket');
+  const session = window.askuserSession;
+  // The server's settings, sent first on the event stream.
+  let GUARD = 0, SOFT = 2000, SOCKET = '';
   const $ = id => document.getElementById(id);
 
   const st = {
@@ -167,6 +165,11 @@
 
   function handle(ev) {
     switch (ev.type) {
+      case 'hello':
+        GUARD = ev.guard || 0;
+        SOFT = ev.softLimit || 2000;
+        SOCKET = ev.socket || '';
+        return;
       case 'snapshot': {
         st.skew = ev.now ? Date.parse(ev.now) - Date.now() : 0;
         st.connected = !!ev.connected;
@@ -175,7 +178,7 @@
         const keep = new Map(st.reqs.map(r => [r.p.id, r]));
         const oldIdx = focusIndex();
         const reqs = [];
-        for (const p of ev.requests) {
+        for (const p of ev.requests || []) {
           const r = keep.get(p.id);
           if (r) {
             r.qs.forEach(s => { s.inflight = 0; });
@@ -240,20 +243,9 @@
   // --- drafts and sending -------------------------------------------------------
 
   async function post(path, body) {
-    let res;
-    try {
-      res = await fetch(path, {
-        method: 'POST', credentials: 'same-origin', cache: 'no-store',
-        headers: { 'Content-Type': 'application/json', 'X-Askuser-Csrf': CSRF },
-        body: JSON.stringify(body),
-      });
-    } catch (e) {
-      return { ok: false, status: 0, error: 'askuserd web could not be reached' };
-    }
-    let j = {};
-    try { j = await res.json(); } catch (e) { /* not JSON */ }
+    const res = await session.post(path, body);
     if (res.status === 401) loggedOut();
-    return Object.assign({ ok: res.ok, status: res.status }, j);
+    return res;
   }
 
   // flushDraft sends question i's answer so far when it differs from what
@@ -872,9 +864,11 @@
 
   // --- the event stream ------------------------------------------------------------------
 
-  let es = null;
+  // One stream at a time; a new one starts with the whole truth.
+  let live = null; // the AbortController of the stream being read
   let retry = 1000;
   let watchdog = 0;
+  let again = 0;
   function kick() {
     clearTimeout(watchdog);
     // The server speaks at least every 50 s; silence longer than that is
@@ -883,41 +877,44 @@
   }
   function connect() {
     if (st.loggedOut) return;
-    if (es) es.close();
-    es = new EventSource('/api/events');
-    es.onopen = () => { retry = 1000; };
-    es.onmessage = e => { kick(); handle(JSON.parse(e.data)); };
-    es.addEventListener('ping', kick);
-    es.onerror = () => {
-      if (es.readyState === EventSource.CLOSED) { es = null; checkSession(); return; }
-      st.connected = false;
-      st.connErr = 'Reconnecting to askuserd web…';
-      renderHeader();
-    };
+    if (live) live.abort();
+    clearTimeout(again);
+    const ctl = new AbortController();
+    live = ctl;
     kick();
-  }
-  async function checkSession() {
-    try {
-      const r = await fetch('/api/session', { credentials: 'same-origin', cache: 'no-store' });
-      if (r.status === 401) { loggedOut(); return; }
-    } catch (e) { /* the server is away: try again */ }
-    st.connected = false;
-    st.connErr = 'askuserd web cannot be reached; retrying.';
-    renderHeader();
-    setTimeout(connect, retry);
-    retry = Math.min(retry * 2, 10000);
+    session.stream('/api/events', () => { retry = 1000; }, (name, data) => {
+      if (ctl !== live) return;
+      kick();
+      if (name === 'message') handle(JSON.parse(data));
+    }, ctl.signal).then(status => {
+      if (ctl !== live) return; // replaced by a newer stream
+      live = null;
+      clearTimeout(watchdog);
+      if (status === 401) { loggedOut(); return; }
+      st.connected = false;
+      st.connErr = status === 0 ? 'askuserd web cannot be reached; retrying.' : 'Reconnecting to askuserd web…';
+      renderHeader();
+      again = setTimeout(connect, retry);
+      retry = Math.min(retry * 2, 10000);
+    });
   }
   // loggedOut: the session ended (the secret was rotated). Nothing of the
   // questions stays on the page.
   function loggedOut() {
+    showLogin('Logged out', 'Open the address that askuserd web --url prints to log in again.');
+  }
+
+  // showLogin: no session. Nothing of the questions stays on the page.
+  function showLogin(big, small) {
     st.loggedOut = true;
     st.reqs = [];
-    if (es) { es.close(); es = null; }
+    if (live) { const l = live; live = null; l.abort(); }
     clearTimeout(watchdog);
+    clearTimeout(again);
     $('main').textContent = '';
-    $('main').append(el('section', { class: 'empty' },
-      el('p', { class: 'big', text: 'Logged out' }),
-      el('p', { text: 'Open the address that askuserd web --url prints to log in again.' })));
+    $('main').append(el('section', { class: 'empty login' },
+      el('p', { class: 'big', text: big }),
+      el('p', { text: small })));
     $('who').textContent = '';
     $('reqnav').hidden = true;
     $('notice').hidden = true;
@@ -941,6 +938,10 @@
   // Ages stay current.
   setInterval(() => { if (st.reqs.length) renderHeader(); }, 15000);
 
-  render();
-  connect();
+  session.start().then(how => {
+    if (how === 'ok') { render(); connect(); return; }
+    if (how === 'refused') showLogin('That secret is not valid', 'It may have been rotated with askuserd web --rotate: open the address that askuserd web --url prints now.');
+    else if (how === 'unreachable') showLogin('askuserd web cannot be reached', 'Is it running? Reload this page once it is.');
+    else showLogin('This page needs the address with its secret', 'On the machine that runs askuser, askuserd web --url prints it, with a QR code for a phone.');
+  });
 })();

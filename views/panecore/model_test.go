@@ -1,9 +1,8 @@
-package views
+package panecore
 
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -85,21 +84,38 @@ func TestWireAnswerForms(t *testing.T) {
 	}
 }
 
-func TestWrapKeepsEveryCharacter(t *testing.T) {
-	t.Parallel()
-	for _, s := range []string{"", "short", "a much longer line that has to wrap somewhere", "supercalifragilisticexpialidocious", "データベースを選んでください。データベース", "tab\tand\nnewline"} {
-		for w := 2; w < 20; w++ { // from 2: a wide character needs two cells
-			joined := ""
-			for _, l := range wrap(Clean(s, true), w) {
-				if width(l) > w {
-					t.Fatalf("wrap(%q, %d): line %q is %d wide", s, w, l, width(l))
-				}
-				joined += l
-			}
-			want := strings.NewReplacer(" ", "", "\n", "").Replace(Clean(s, true))
-			if strings.ReplaceAll(joined, " ", "") != want {
-				t.Fatalf("wrap(%q, %d) lost text: %q", s, w, joined)
-			}
-		}
+// Fixtures for the Go tests of the model; the scenarios have theirs in
+// testdata/questions.
+
+var testNow = scenarioEpoch
+
+func question(text, header string, opts ...string) socketproto.Question {
+	q := socketproto.Question{Question: text, Header: header}
+	for _, o := range opts {
+		q.Options = append(q.Options, socketproto.Option{Label: o})
+	}
+	return q
+}
+
+func multi(q socketproto.Question) socketproto.Question {
+	t := true
+	q.MultiSelect = &t
+	return q
+}
+
+func dbQuestion() socketproto.Question {
+	return question("Which database should we use?", "Database", "PostgreSQL (Recommended)", "SQLite", "MongoDB")
+}
+
+func nameQuestion() socketproto.Question {
+	return question("What should we name this service?", "Service Name")
+}
+
+func pending(id string, qs ...socketproto.Question) socketproto.Pending {
+	return socketproto.Pending{
+		Request:   socketproto.Request{RequestID: id, Questions: qs},
+		CreatedAt: testNow,
+		Status:    socketproto.StatusWaiting,
+		Draft:     make([]json.RawMessage, len(qs)),
 	}
 }

@@ -1,27 +1,23 @@
-package views
+package panecore
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"askuser/socketproto"
 )
 
-// Model is what the pane knows: the waiting requests as the daemon described
-// them, oldest first, and for each question what the user has chosen or typed
-// so far. It has no tview in it, so it can be tested and reasoned about alone.
+// Model is what a surface knows: the waiting requests as the daemon
+// described them, oldest first, and for each question what the user has
+// chosen or typed so far.
 type Model struct {
-	Reqs      []*Req
-	Focus     string // id of the request on screen; "" when none
-	Notice    string // one-line message about something that happened
-	ConnErr   string // non-empty while the daemon connection is down
-	Socket    string // the socket an agent would use (shown when empty)
-	SoftLimit int    // limits.answer_soft_limit
+	Reqs  []*Req
+	Focus string // id of the request on screen; "" when none
 }
 
 // Req is one waiting request and the user's progress on it.
@@ -30,6 +26,11 @@ type Req struct {
 	Qs      []*QState
 	Tab     int  // current question; len(Qs) is the Submit tab
 	Sending bool // an answer or cancel went out; waiting for the daemon
+
+	// view is the request as the last View showed it, nil once anything
+	// of it may have changed (see state.touch): with hundreds of requests
+	// waiting, a key rebuilds only the ones it touched.
+	view *RequestView
 }
 
 // QState is one question's in-progress answer.
@@ -42,13 +43,10 @@ type QState struct {
 	Notes    string
 	Answered bool // accepted by the user (or pre-filled from a draft)
 	Filter   string
-	Scroll   int // PgUp/PgDn offset into text that does not fit
-	WinTop   int // first option shown in the list window
-	PrevTop  int // first preview line shown
 
 	// approvals: how far the user has read the previews that options
-	// approve (a permission prompt's Allow). The pane's own view state,
-	// kept when a draft replaces the answer.
+	// approve (a permission prompt's Allow). This surface's own, kept when
+	// a draft replaces the answer.
 	approvals approvalReading
 
 	// Known is the daemon's draft of this question as the pane last knew
@@ -152,8 +150,8 @@ func (s *QState) HasWork() bool {
 }
 
 // WireAnswer is the object form of docs/contract.md §4 that the shared normaliser takes:
-// {"selected":[labels…],"custom":"…","notes":"…"}, plus "previewDigest" when
-// the choice approves its preview (§6 "Allow means seen").
+// {"selected":[labels…],"custom":"…","notes":"…"}, and "previewDigest" when
+// a chosen option approves its preview and this surface showed all of it.
 func (s *QState) WireAnswer() json.RawMessage {
 	obj := map[string]any{}
 	sel := []string{}
@@ -172,11 +170,6 @@ func (s *QState) WireAnswer() json.RawMessage {
 		}
 	case s.Choice >= 0 && s.Choice < len(s.Q.Options):
 		sel = append(sel, s.Q.Options[s.Choice].Label)
-		if o := s.Q.Options[s.Choice]; o.ApprovesPreview {
-			// The pane takes this choice only once all of the preview was
-			// on screen (approval.go); the digest tells the daemon so.
-			obj["previewDigest"] = socketproto.PreviewDigest(o.Preview)
-		}
 	case s.Choice == s.Other():
 		custom = s.Custom
 	}
@@ -187,8 +180,27 @@ func (s *QState) WireAnswer() json.RawMessage {
 	if s.Notes != "" {
 		obj["notes"] = s.Notes
 	}
+	if d := s.digest(); d != "" {
+		obj["previewDigest"] = d
+	}
 	b, _ := json.Marshal(obj)
 	return b
+}
+
+// digest is the PreviewDigest of the preview the chosen option approves,
+// once this surface has shown all of it; "" otherwise. Without it the
+// daemon refuses the choice (docs/contract.md §6 "Allow means seen").
+func (s *QState) digest() string {
+	for i, o := range s.Q.Options {
+		chosen := s.Choice == i
+		if s.Q.IsMulti() {
+			chosen = s.Checked[i]
+		}
+		if chosen && o.ApprovesPreview && s.approvals.read[i] {
+			return socketproto.PreviewDigest(o.Preview)
+		}
+	}
+	return ""
 }
 
 // LeftEmpty is how an optional typed question answered with nothing reads.
@@ -233,26 +245,53 @@ func (s *QState) Summary() string {
 // not answered, else the simplest form that means the same — a label, a
 // list of labels or the typed text — so that the pending file reads as if
 // the user had typed it there; the object form when only it says it all
-// (a note, or typed text that looks like a label). Boxes checked in a
-// multi-select question are a draft before Enter confirms them: they are
-// options the user chose.
+// (a note, a preview's digest, or typed text that looks like a label).
+// Beside the answer, never part of it, the object form keeps what the user
+// put in and did not accept: "typing", the text in the answer input, and
+// "checked", the boxes of a multi-select question not yet confirmed (an
+// unconfirmed box is no answer, here or in any other surface).
 func (s *QState) DraftValue() json.RawMessage {
 	v := s.acceptedDraft()
-	if s.Typing == "" {
+	checked := s.unconfirmed()
+	if s.Typing == "" && checked == nil {
 		return v
 	}
 	obj := map[string]any{}
 	if filled(v) {
-		_ = json.Unmarshal(s.WireAnswer(), &obj) // the object form, to hold "typing" beside it
+		_ = json.Unmarshal(s.WireAnswer(), &obj) // the object form, to hold the rest beside it
 	}
-	obj["typing"] = s.Typing
+	if s.Typing != "" {
+		obj["typing"] = s.Typing
+	}
+	if checked != nil {
+		obj["checked"] = checked
+	}
 	b, _ := json.Marshal(obj)
 	return b
 }
 
+// unconfirmed is the boxes checked in a multi-select question not yet
+// answered, as a draft's "checked" holds them: the labels, and Other's text
+// (any element that is no label); nil when there are none.
+func (s *QState) unconfirmed() []string {
+	if s.Answered || !s.Q.IsMulti() || !s.HasOptions() || !anyChecked(s) {
+		return nil
+	}
+	out := []string{}
+	for i, o := range s.Q.Options {
+		if s.Checked[i] {
+			out = append(out, o.Label)
+		}
+	}
+	if s.Checked[s.Other()] {
+		out = append(out, s.Custom)
+	}
+	return out
+}
+
 // acceptedDraft is the draft of what the user accepted (see DraftValue).
 func (s *QState) acceptedDraft() json.RawMessage {
-	if !s.Answered && !(s.Q.IsMulti() && s.HasOptions() && anyChecked(s)) {
+	if !s.Answered {
 		return json.RawMessage("null")
 	}
 	full := s.WireAnswer()
@@ -262,7 +301,7 @@ func (s *QState) acceptedDraft() json.RawMessage {
 	}
 	var simple any
 	switch {
-	case s.Notes != "":
+	case s.Notes != "", s.digest() != "":
 	case !s.HasOptions() || (!s.Q.IsMulti() && s.Choice == s.Other()):
 		simple = s.Custom
 	case s.Q.IsMulti() && !s.Checked[s.Other()]:
@@ -283,8 +322,9 @@ func (s *QState) acceptedDraft() json.RawMessage {
 // missing, null and blank are all "none"; else what the normaliser makes of
 // them ({"selected":["A"]} and "A" are one answer), or their compact JSON.
 func (s *QState) sameAnswer(a, b json.RawMessage) bool {
-	if socketproto.DraftTyping(a) != socketproto.DraftTyping(b) {
-		return false // the text being typed is part of the draft too
+	if socketproto.DraftTyping(a) != socketproto.DraftTyping(b) ||
+		!slices.Equal(socketproto.DraftChecked(a), socketproto.DraftChecked(b)) {
+		return false // what is being typed or checked is part of the draft too
 	}
 	fa, fb := filled(a), filled(b)
 	if !fa || !fb {
@@ -314,19 +354,21 @@ func filled(raw json.RawMessage) bool {
 }
 
 // takeDraft makes the question's answer the daemon's draft: the latest edit
-// wins, wherever it was made. What only this pane has — where the focus is,
-// the filter, the scroll positions, text typed into an open input — stays.
+// wins, wherever it was made. What only this surface has — where the focus
+// is, the filter, text typed into an open input — stays.
 func (s *QState) takeDraft(raw json.RawMessage) {
 	s.Known = raw
 	fresh := NewQState(s.Q)
-	fresh.Cursor, fresh.Filter, fresh.Scroll, fresh.WinTop, fresh.PrevTop = s.Cursor, s.Filter, s.Scroll, s.WinTop, s.PrevTop
+	fresh.Cursor, fresh.Filter = s.Cursor, s.Filter
 	fresh.Known, fresh.inflight, fresh.reqID = s.Known, s.inflight, s.reqID
 	fresh.approvals = s.approvals
 	fresh.Typing = socketproto.DraftTyping(raw)
-	if fresh.Typing != "" {
+	checked := socketproto.DraftChecked(raw)
+	if fresh.Typing != "" || checked != nil {
 		if _, answered, err := socketproto.NormalizeAnswer(s.Q, raw); err == nil && !answered {
-			// Only text still being typed: nothing accepted.
+			// Only what is being typed or checked: nothing accepted.
 			fresh.Custom = s.Custom
+			fresh.check(checked)
 			*s = *fresh
 			return
 		}
@@ -371,6 +413,24 @@ func (s *QState) takeDraft(raw json.RawMessage) {
 	*s = *fresh
 }
 
+// check ticks the boxes a draft's "checked" names: an option by its label,
+// Other by any other text, which becomes Other's.
+func (s *QState) check(labels []string) {
+	if !s.Q.IsMulti() || !s.HasOptions() {
+		return
+	}
+	for _, l := range labels {
+		i := slices.IndexFunc(s.Q.Options, func(o socketproto.Option) bool { return o.Label == l })
+		if i < 0 && !s.NoOther() {
+			i = s.Other()
+			s.Custom = l
+		}
+		if i >= 0 {
+			s.Checked[i] = true
+		}
+	}
+}
+
 // newReq builds the pane's state for a pending request.
 func newReq(p socketproto.Pending) *Req {
 	r := &Req{P: p}
@@ -402,6 +462,27 @@ func (r *Req) update(p socketproto.Pending) {
 		}
 		s.takeDraft(d)
 	}
+}
+
+// index is question s's position in the request, -1 when not there.
+func (r *Req) index(s *QState) int {
+	for i, q := range r.Qs {
+		if q == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// answers is the request's answers in progress, as drafts: what changes
+// when an answer changes, here or elsewhere.
+func (r *Req) answers() string {
+	var b strings.Builder
+	for _, s := range r.Qs {
+		b.Write(s.DraftValue())
+		b.WriteByte(0)
+	}
+	return b.String()
 }
 
 // OnSubmit reports whether the Submit tab is showing.
@@ -487,13 +568,14 @@ func (m *Model) Add(p socketproto.Pending) bool {
 	return true
 }
 
-// Update applies request_updated: a draft from the pending file, a new status.
-func (m *Model) Update(p socketproto.Pending) {
+// Update applies request_updated: a draft from the pending file, a new
+// status. It reports whether the request was new.
+func (m *Model) Update(p socketproto.Pending) bool {
 	if r := m.Find(p.RequestID); r != nil {
 		r.update(p)
-		return
+		return false
 	}
-	m.Add(p)
+	return m.Add(p)
 }
 
 // Remove drops a resolved request; the focus moves to the one that took its
@@ -551,6 +633,3 @@ func (m *Model) sortReqs() {
 		return m.Reqs[i].P.CreatedAt.Before(m.Reqs[j].P.CreatedAt)
 	})
 }
-
-// runeLen counts characters, the unit of answer_soft_limit.
-func runeLen(s string) int { return utf8.RuneCountInString(s) }

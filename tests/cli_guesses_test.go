@@ -1,0 +1,67 @@
+package tests
+
+import (
+	"net"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// A mistyped command, flag or config key is answered with the one it most
+// likely meant, by every program.
+func TestEveryProgramSaysDidYouMean(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	e.WriteConfig("[ui]\nbel = false\n")
+	for _, c := range []struct {
+		prog string
+		args []string
+		want string
+	}{
+		{"askuserd", []string{"sevre"}, `askuserd: unknown command "sevre"; did you mean "serve"?`},
+		{"askuserd", []string{"--splt"}, "did you mean --split?"},
+		{"askuserd", []string{"serve", "--sockt", "x"}, "did you mean --socket?"},
+		{"askuser-client", []string{"lsit"}, `did you mean "list"?`},
+		{"askuser-client", []string{"ask", "--muti", "--question", "Q?"}, "did you mean --multi?"},
+	} {
+		cmd := exec.Command(bin(c.prog), c.args...)
+		cmd.Env = e.Environ()
+		out, err := cmd.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
+			t.Errorf("%s %v: %v, want exit 2\n%s", c.prog, c.args, err, out)
+		}
+		if !strings.Contains(string(out), c.want) {
+			t.Errorf("%s %v said:\n%s\nwant %q", c.prog, c.args, out, c.want)
+		}
+	}
+	// The config's unknown key: in the daemon's log (and, through the
+	// same warning, in the pane and on the CLI's stderr).
+	e.StartDaemon()
+	if !strings.Contains(e.DaemonLog(), "ui.bel: unknown key, ignored; did you mean ui.bell?") {
+		t.Errorf("daemon log lacks the config guess:\n%s", e.DaemonLog())
+	}
+}
+
+// A second `askuserd web` on a port in use says which process holds it.
+func TestWebOnAPortInUseNamesItsHolder(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	e.StartDaemon()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	cmd := exec.Command(bin("askuserd"), "web", "--listen", ln.Addr().String())
+	cmd.Env = e.Environ()
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("askuserd web on a used port: %v\n%s", err, out)
+	}
+	// This test's own process holds it.
+	want := regexp.MustCompile(regexp.QuoteMeta(ln.Addr().String()) + ` is held by pid \d+ \(tests\.test`)
+	if !want.Match(out) {
+		t.Errorf("askuserd web on a used port said:\n%s\nwant it to name the holder (%s)", out, want)
+	}
+}

@@ -1,0 +1,346 @@
+package panecore
+
+import (
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"askuser/socketproto"
+	"askuser/socketproto/agenttext"
+)
+
+// mode is where the user's actions go.
+type mode int
+
+const (
+	modeList    mode = iota // the options (or the Submit tab) take them
+	modeText                // the answer input: Other, or free text
+	modeNote                // the note input
+	modeFilter              // the filter input
+	modeLong                // "Answer is long … Continue anyway?"
+	modeDiscard             // "Discard N answers?"
+	modeNone                // "None of these for …?" (a multi-select question)
+)
+
+// state is the core's insides. Every method runs on the face's one UI
+// goroutine, except sendHeld.
+type state struct {
+	send Sender
+	opt  Options
+	m    Model
+
+	connErr string
+	hidden  bool // the face shows no question (a terminal too small)
+
+	mode mode
+	back mode // where the discard dialog returns to
+	// The open input: what it edits and what it holds. The face's own text
+	// widget mirrors text; typed says the user typed since it opened.
+	editReq *Req
+	editQ   *QState
+	text    string
+	typed   bool
+
+	discardN   int
+	discardReq *Req
+
+	hint    string   // a word about the last action
+	refused *Refusal // why the last action was not taken
+	bells   int
+
+	guard
+
+	// Notices (notices.go): one about something that happened, which goes
+	// at noticeUntil, and those about conditions that last.
+	noticeEvent string
+	noticeUntil time.Time
+	conditions  []condition
+
+	// drafts are the draft messages sent and not yet acknowledged, oldest
+	// first: the daemon answers a connection's messages in order.
+	drafts      []*QState
+	typingDue   bool // typing held back waits for the next Tick
+	flushingAll bool // every draft goes now, typing included
+	// heldTyping is the drafts held back, for a surface closed by a
+	// signal while its UI may already be gone (SendHeld).
+	heldTyping atomic.Pointer[[]socketproto.DraftRequest]
+}
+
+func (st *state) init(s Sender, opt Options) {
+	if opt.SoftLimit <= 0 {
+		opt.SoftLimit = socketproto.DefaultLimits().AnswerSoftLimit
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.Via == "" {
+		opt.Via = socketproto.ViaPane
+	}
+	st.send, st.opt = s, opt
+	if len(opt.Warnings) > 0 {
+		// Long enough to be read when the surface opens, then out of the way.
+		st.notice("Warning: "+agenttext.Clean(strings.Join(opt.Warnings, "; "), false), warningTTL)
+	}
+}
+
+// touch marks what an event or action may change: the requests on screen,
+// being edited or asked about, before and after it, and those named.
+func (st *state) touch(rs ...*Req) {
+	for _, r := range append(rs, st.m.Focused(), st.editReq, st.discardReq) {
+		if r != nil {
+			r.view = nil
+		}
+	}
+}
+
+// touchAll marks every request.
+func (st *state) touchAll() {
+	for _, r := range st.m.Reqs {
+		r.view = nil
+	}
+}
+
+// event applies one message from the daemon.
+func (st *state) event(msg socketproto.Message) {
+	m := &st.m
+	st.touch()
+	defer st.touch()
+	switch ev := msg.(type) {
+	case socketproto.Snapshot:
+		defer st.touchAll()
+		st.connErr = ""
+		st.drafts = nil // a new connection: nothing of the old one is acknowledged
+		// The daemon says again, right after the snapshot, every condition
+		// that still holds; one that ended while the surface was away goes.
+		st.conditions = nil
+		for _, r := range m.Reqs {
+			for _, s := range r.Qs {
+				s.inflight = 0
+			}
+		}
+		if gone := m.Snapshot(ev.Pending); len(gone) > 0 {
+			st.notice(fmt.Sprintf("%s no longer waiting (resolved while the pane was away).", plural(len(gone), "request")), noticeTTL)
+			st.changed("a request left")
+		}
+		defer st.flushDrafts(m.Reqs...) // answers given while the daemon was away
+	case socketproto.RequestAdded:
+		st.touch(m.Find(ev.Request.RequestID))
+		if m.Add(ev.Request) {
+			st.changed("a request arrived")
+			if st.opt.Bell {
+				st.bells++
+			}
+		}
+	case socketproto.RequestUpdated:
+		st.touch(m.Find(ev.Request.RequestID))
+		if r := m.Find(ev.Request.RequestID); r != nil && r == m.Focused() {
+			before := r.answers()
+			m.Update(ev.Request)
+			if r.answers() != before {
+				st.changed("an answer changed elsewhere")
+			}
+		} else if m.Update(ev.Request) {
+			st.changed("a request arrived")
+		}
+	case socketproto.RequestResolved:
+		r := m.Remove(ev.RequestID)
+		if r == nil {
+			break
+		}
+		st.changed("a request left")
+		st.forgetDrafts(r)
+		q := requestName(r)
+		switch {
+		case r.Sending && ev.Outcome == socketproto.OutcomeAnswered:
+			if st.opt.Demo {
+				st.notice(fmt.Sprintf("Demo: the answer to %s would be sent now; no agent asked it.", q), noticeTTL)
+			} else {
+				st.notice(fmt.Sprintf("Answer to %s sent.", q), noticeTTL)
+			}
+		case r.Sending && ev.Outcome == socketproto.OutcomeCancelled:
+			st.notice(fmt.Sprintf("%s declined.", upperFirst(q)), noticeTTL)
+		case ev.Outcome == socketproto.OutcomeWithdrawn:
+			st.notice(fmt.Sprintf("%s was withdrawn by its agent.", upperFirst(q)), noticeTTL)
+		case ev.Outcome == socketproto.OutcomeCancelled:
+			st.notice(fmt.Sprintf("%s was declined elsewhere (%s).", upperFirst(q), agenttext.Clean(string(ev.Via), false)), noticeTTL)
+		default:
+			st.notice(fmt.Sprintf("%s was answered elsewhere (%s).", upperFirst(q), agenttext.Clean(string(ev.Via), false)), noticeTTL)
+		}
+	case socketproto.PendingFileError:
+		st.condition("pending_file "+ev.Path, ev.Error, fmt.Sprintf("Pending file %s: %s", agenttext.Clean(ev.Path, false), agenttext.Clean(ev.Error, false)))
+	case socketproto.StateDirError:
+		st.condition("state_dir "+ev.Path, ev.Error, fmt.Sprintf("State dir %s cannot take writes: %s", agenttext.Clean(ev.Path, false), agenttext.Clean(ev.Error, false)))
+	case *socketproto.Error:
+		st.daemonError(ev)
+	case socketproto.OK:
+		// For an answer or a cancel, the request_resolved event that follows
+		// removes the request; for a draft, the daemon has it.
+		st.ackDraft(ev.RequestID)
+	case ConnLost:
+		st.touchAll()
+		st.connErr = ev.Err
+		for _, r := range m.Reqs {
+			r.Sending = false // the snapshot after reconnecting says what happened
+		}
+	}
+	st.sync()
+	st.watch()
+}
+
+// daemonError shows a refused answer or cancel; the answers stay as they were.
+func (st *state) daemonError(e *socketproto.Error) {
+	m := &st.m
+	st.ackDraft(e.RequestID)
+	r := m.Find(e.RequestID)
+	st.touch(r)
+	if r != nil {
+		r.Sending = false
+	}
+	if e.RequestID == "" {
+		// An error that names no request answers the last thing sent:
+		// whatever was on its way is not, so let the user try again.
+		st.touchAll()
+		for _, r := range m.Reqs {
+			r.Sending = false
+		}
+	}
+	msg := agenttext.Clean(e.Error(), false)
+	switch e.Code {
+	case socketproto.CodeAlreadyResolved, socketproto.CodeNotFound:
+		name := "Request " + agenttext.Clean(e.RequestID, false)
+		if r != nil {
+			m.Remove(r.P.RequestID)
+			st.forgetDrafts(r)
+			st.changed("a request left")
+			name = upperFirst(requestName(r))
+		}
+		st.notice(fmt.Sprintf("%s is no longer waiting: %s", name, msg), noticeTTL)
+	case socketproto.CodeInvalidAnswer:
+		st.notice("The daemon refused the answer: "+msg, refusalTTL)
+	default:
+		st.notice("Daemon: "+msg, refusalTTL)
+	}
+}
+
+// sync puts the input back in step with the model after anything changed:
+// an edit whose request left is dropped, and a free-text question on screen
+// has its answer input open.
+func (st *state) sync() {
+	if st.editReq != nil && st.m.Find(st.editReq.P.RequestID) != st.editReq {
+		st.endEdit()
+		st.mode = modeList
+	}
+	if st.editReq != nil && st.m.Focused() != st.editReq {
+		st.closeInput()
+	}
+	if st.mode == modeDiscard && st.m.Focused() != st.discardReq {
+		st.mode = modeList // the request being discarded left (or lost the focus)
+	}
+	if st.mode == modeNone && !onMultiSelect(st.m.Focused()) {
+		st.mode = modeList // the question asked about left the screen
+	}
+	if st.mode == modeText && st.editQ != nil && !st.typed && st.text != st.editQ.inputText() {
+		st.text = st.editQ.inputText() // a new draft for an input not typed in since it opened
+	}
+	r := st.m.Focused()
+	if r == nil || r.Sending {
+		st.closeInput()
+		return
+	}
+	if st.mode == modeList {
+		if s := r.Current(); s != nil && !s.HasOptions() {
+			st.startEdit(modeText)
+		}
+	}
+}
+
+// startEdit opens an input on the current question.
+func (st *state) startEdit(md mode) {
+	r := st.m.Focused()
+	if r == nil || r.Current() == nil {
+		return
+	}
+	s := r.Current()
+	st.editReq, st.editQ = r, s
+	switch md {
+	case modeText:
+		st.text = s.inputText() // typed before and never accepted: kept
+	case modeNote:
+		st.text = s.Notes
+	case modeFilter:
+		st.text = s.Filter
+	}
+	st.mode = md
+	st.typed = false
+}
+
+// commitEdit keeps what is in the input without accepting it as an answer:
+// text for another question or request is never lost.
+func (st *state) commitEdit() {
+	if st.editQ == nil {
+		return
+	}
+	switch st.mode {
+	case modeText, modeLong:
+		st.editQ.Custom = st.text
+	case modeFilter:
+		st.editQ.Filter = st.text
+	case modeNote:
+		// Leaving a note by switching away keeps it (it shows under the
+		// question); only Esc in the note input drops the edit.
+		st.editQ.Notes = strings.TrimSpace(st.text)
+	}
+}
+
+// closeInput keeps what the input holds (see commitEdit) and gives the
+// actions back to the list.
+func (st *state) closeInput() {
+	st.commitEdit()
+	st.endEdit()
+	st.mode = modeList
+}
+
+func (st *state) endEdit() {
+	st.editReq, st.editQ = nil, nil
+	st.text, st.typed = "", false
+}
+
+// onMultiSelect reports whether r shows a multi-select question with options.
+func onMultiSelect(r *Req) bool {
+	if r == nil || r.Sending {
+		return false
+	}
+	s := r.Current()
+	return s != nil && s.HasOptions() && s.Q.IsMulti()
+}
+
+// nextWake is how long until the view changes by itself.
+func (st *state) nextWake() time.Duration {
+	now := st.opt.Now()
+	var next time.Duration
+	at := func(t time.Time) {
+		if d := t.Sub(now); d > 0 && (next == 0 || d < next) {
+			next = d
+		}
+	}
+	if st.opt.InputGuard > 0 {
+		at(st.settleUntil)
+	}
+	if !st.noticeUntil.IsZero() {
+		at(st.noticeUntil)
+	}
+	if st.typingDue && (next == 0 || TypingEvery < next) {
+		next = TypingEvery
+	}
+	return next
+}
+
+// setHidden is the face saying whether it shows a question at all.
+func (st *state) setHidden(hidden bool) {
+	st.touch()
+	if st.hidden != hidden {
+		st.hidden = hidden
+		st.watch()
+	}
+}
