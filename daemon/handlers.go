@@ -170,6 +170,10 @@ func (s *state) lookup(id string) (*request, *socketproto.Error) {
 		return r, nil
 	}
 	if res := s.results[id]; res != nil {
+		if res.settled != "" {
+			return nil, socketproto.Errf(socketproto.CodeAlreadyResolved, "requestId",
+				"request %q was already settled in its agent's own prompt: %s", id, res.settled)
+		}
 		return nil, socketproto.Errf(socketproto.CodeAlreadyResolved, "requestId",
 			"request %q was already %s%s", id, res.outcome, viaPhrase(res.via))
 	}
@@ -204,11 +208,17 @@ func (s *state) cancel(c *conn, m socketproto.Cancel) {
 		return
 	}
 	if _, waiting := c.asking[m.RequestID]; waiting || r.owner == c {
-		// The agent takes its question back; other waiters learn it is gone.
-		if err := s.resolve(r, socketproto.OutcomeWithdrawn, socketproto.ViaAgent, nil, c); err != nil {
+		// The agent takes its question back, saying how its own prompt
+		// settled it if it was; other waiters learn it is gone.
+		if err := s.withdraw(r, m.Settled, c); err != nil {
 			s.sendErr(c, m.RequestID, stateUnavailable(m.RequestID, err))
 			return
 		}
+	} else if m.Settled != "" {
+		// Only the agent knows how its own prompt went.
+		s.sendErr(c, m.RequestID, socketproto.Errf(socketproto.CodeInvalidRequest, "settled",
+			"only the asking agent's own withdrawal may say how its prompt was settled"))
+		return
 	} else if err := s.cancelAsUser(r, viaOf(c, m.Via)); err != nil {
 		s.sendErr(c, m.RequestID, stateUnavailable(m.RequestID, err))
 		return

@@ -219,7 +219,7 @@ func (s *state) restore(st journal.State) {
 	}
 	for _, jres := range st.Results {
 		s.retain(&result{id: jres.ID, outcome: jres.Outcome, via: jres.Via, resp: jres.Response,
-			expires: jres.Expires, delivered: jres.Delivered, asked: jres.Asked})
+			expires: jres.Expires, delivered: jres.Delivered, asked: jres.Asked, settled: jres.Settled})
 	}
 	// Expiry assumes oldest first; a changed result_retention may reorder.
 	slices.SortStableFunc(s.expiries, func(a, b *result) int { return a.expires.Compare(b.expires) })
@@ -246,7 +246,8 @@ func (s *state) snapshotRecords() []journal.Record {
 		}
 		asked := res.asked
 		recs = append(recs, journal.Record{Op: journal.OpResult, ID: res.id, At: now, Pending: &asked,
-			Outcome: res.outcome, Via: res.via, Response: res.resp, Expires: res.expires, Delivered: res.delivered})
+			Outcome: res.outcome, Via: res.via, Response: res.resp, Expires: res.expires, Delivered: res.delivered,
+			Settled: res.settled})
 	}
 	return recs
 }

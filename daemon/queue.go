@@ -51,6 +51,9 @@ type result struct {
 	// "same agent, same questions".
 	asked     socketproto.Pending
 	delivered bool // written to a waiting connection
+	// settled: how the user settled it in the agent's own prompt, as the
+	// withdrawing agent said (empty for every other resolution).
+	settled string
 }
 
 // state is everything the queue goroutine owns.

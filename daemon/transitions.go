@@ -167,19 +167,30 @@ func (s *state) cancelAsUser(r *request, via socketproto.Via) error {
 	return s.resolve(r, socketproto.OutcomeCancelled, via, &resp, nil)
 }
 
+// withdraw resolves r as withdrawn by its agent (by, the connection that
+// withdrew it); settled, when not empty, is how the user settled it in the
+// agent's own prompt, kept in the result and its history line.
+func (s *state) withdraw(r *request, settled string, by *conn) error {
+	return s.resolveAs(r, socketproto.OutcomeWithdrawn, socketproto.ViaAgent, nil, by, settled)
+}
+
 // resolve ends a request exactly once: outcome answered or cancelled delivers
 // resp to every waiter and keeps it for "wait"; withdrawn (resp nil) tells
 // every waiter but by, the connection that withdrew it, that it is gone. Its
 // history line is written with it.
 func (s *state) resolve(r *request, outcome socketproto.Outcome, via socketproto.Via, resp *socketproto.Response, by *conn) error {
+	return s.resolveAs(r, outcome, via, resp, by, "")
+}
+
+func (s *state) resolveAs(r *request, outcome socketproto.Outcome, via socketproto.Via, resp *socketproto.Response, by *conn, settled string) error {
 	id := r.p.RequestID
 	asked := r.p
 	asked.Draft = nil
-	res := &result{id: id, outcome: outcome, via: via, resp: resp, asked: asked,
+	res := &result{id: id, outcome: outcome, via: via, resp: resp, asked: asked, settled: settled,
 		delivered: resp != nil && len(r.waiters) > 0,
 		expires:   s.now().Add(s.opts.Config.Daemon.ResultRetention.Duration)}
 	rec := journal.Record{Op: journal.OpResolve, ID: id, At: s.now().UTC(),
-		Outcome: outcome, Via: via, Response: resp, Expires: res.expires, Delivered: res.delivered}
+		Outcome: outcome, Via: via, Response: resp, Expires: res.expires, Delivered: res.delivered, Settled: settled}
 	if err := s.record(rec, journal.HistoryOf(&asked, rec)); err != nil {
 		return err
 	}
@@ -204,7 +215,7 @@ func (s *state) resolve(r *request, outcome socketproto.Outcome, via socketproto
 	s.retain(res)
 	s.log.Debug("request resolved", "requestId", id, "outcome", outcome, "via", via)
 	s.tell(func(f follower) {
-		f.resolved(socketproto.RequestResolved{RequestID: id, Outcome: outcome, Via: via})
+		f.resolved(socketproto.RequestResolved{RequestID: id, Outcome: outcome, Via: via, Settled: settled})
 	})
 	return nil
 }

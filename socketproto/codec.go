@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"askuser/internal/jsonerr"
@@ -204,6 +206,9 @@ func DecodeFromClient(line []byte) (Message, *Error) {
 		if err == nil {
 			err = checkVia(m.Via)
 		}
+		if err == nil {
+			err = checkSettled(m.Settled)
+		}
 		msg = m
 	case "subscribe":
 		var m Subscribe
@@ -279,6 +284,18 @@ func checkVia(via Via) *Error {
 		return nil
 	}
 	return Errf(CodeInvalidRequest, "via", "must be %q or %q, got %q", ViaPane, ViaCLI, via)
+}
+
+// checkSettled holds a cancel's "settled" to one short line: it is shown
+// as a notice and written to history.
+func checkSettled(s string) *Error {
+	if n := utf8.RuneCountInString(s); n > MaxSettledChars {
+		return Errf(CodeInvalidRequest, "settled", "at most %d characters, got %d", MaxSettledChars, n)
+	}
+	if !utf8.ValidString(s) || strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return Errf(CodeInvalidRequest, "settled", "must be valid UTF-8 on one line, without control characters")
+	}
+	return nil
 }
 
 // ErrUnknownMessage is returned by DecodeFromDaemon (and so Conn.Recv) for a

@@ -432,31 +432,6 @@ func checkTyped(q Question, a Answer) (Answer, error) {
 	return a, nil
 }
 
-func typedNumber(q Question, a Answer, fail func(string, ...any) (Answer, error)) (Answer, error) {
-	in := q.Input
-	text := strings.TrimSpace(a.Answer.Text)
-	f, err := strconv.ParseFloat(text, 64)
-	if err != nil || a.Answer.IsList || math.IsNaN(f) || math.IsInf(f, 0) {
-		return fail("%q is not a number", truncateForError(text))
-	}
-	if in.Type == InputInteger && (f != math.Trunc(f) || math.Abs(f) > 1<<53) {
-		return fail("%s is not a whole number", truncateForError(text))
-	}
-	if in.Minimum != nil && f < *in.Minimum {
-		return fail("%s is less than %s", fmtNum(f), fmtNum(*in.Minimum))
-	}
-	if in.Maximum != nil && f > *in.Maximum {
-		return fail("%s is more than %s", fmtNum(f), fmtNum(*in.Maximum))
-	}
-	canon := fmtNum(f)
-	if in.Type == InputInteger {
-		canon = strconv.FormatInt(int64(f), 10)
-	}
-	a.Custom = canon
-	a.Answer = AnswerValue{Text: canon, JSON: json.RawMessage(canon)}
-	return a, nil
-}
-
 // stringProblem is what is wrong with s under a string input's rule, "" if
 // nothing.
 func stringProblem(in *Input, s string) string {

@@ -136,7 +136,7 @@ func TestNormalizeTypedAnswer(t *testing.T) {
 	}{
 		{name: "integer number", input: integer, raw: `3`, json: `3`},
 		{name: "integer string", input: integer, raw: `" 7 "`, json: `7`},
-		{name: "integer 3.0", input: integer, raw: `3.0`, json: `3`},
+		{name: "integer 3.0", input: integer, raw: `3.0`, rule: "3.0 is a whole number written with a point or an exponent, which an integer's reader may refuse; write 3"},
 		{name: "integer typed object", input: integer, raw: `{"custom":"4"}`, json: `4`},
 		{name: "integer too big", input: integer, raw: `11`, rule: "11 is more than 10"},
 		{name: "integer too small", input: integer, raw: `"0"`, rule: "0 is less than 1"},

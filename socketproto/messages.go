@@ -271,7 +271,15 @@ func (Wait) MessageType() string { return "wait" }
 type Cancel struct {
 	RequestID string `json:"requestId"`
 	Via       Via    `json:"via,omitempty"`
+	// Settled, on the asker's withdrawal only, says how the user settled
+	// the question in the agent's own prompt ("allowed in Claude Code's
+	// own dialog"): the surfaces and history say so, and a later answer is
+	// refused with it. At most MaxSettledChars, one line.
+	Settled string `json:"settled,omitempty"`
 }
+
+// MaxSettledChars bounds Cancel.Settled.
+const MaxSettledChars = 200
 
 func (Cancel) MessageType() string { return "cancel" }
 
@@ -388,6 +396,9 @@ type RequestResolved struct {
 	RequestID string  `json:"requestId"`
 	Outcome   Outcome `json:"outcome"`
 	Via       Via     `json:"via,omitempty"`
+	// Settled (withdrawn only): how the user settled it in the agent's own
+	// prompt, as the agent said (Cancel.Settled).
+	Settled string `json:"settled,omitempty"`
 }
 
 func (RequestResolved) MessageType() string { return "request_resolved" }

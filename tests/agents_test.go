@@ -196,11 +196,21 @@ type agentStep struct {
 	wantErr  bool
 }
 
-// answerCLI answers with `askuser-client answer ID --answers JSON`.
+// answerCLI answers with `askuser-client answer ID --answers JSON`, as a
+// user who read every input an approving option approves (the test holds
+// the request as asked): with --digest for each.
 func answerCLI(answers string) func(*testing.T, *Env, socketproto.Pending) {
 	return func(t *testing.T, e *Env, p socketproto.Pending) {
 		t.Helper()
-		if out, errOut, code := e.Client("", "answer", p.RequestID, "--answers", answers); code != 0 {
+		args := []string{"answer", p.RequestID, "--answers", answers}
+		for _, q := range p.Questions {
+			for _, o := range q.Options {
+				if o.ApprovesPreview {
+					args = append(args, "--digest", socketproto.PreviewDigest(o.Preview))
+				}
+			}
+		}
+		if out, errOut, code := e.Client("", args...); code != 0 {
 			t.Fatalf("askuser-client answer: exit %d\n%s%s", code, out, errOut)
 		}
 	}

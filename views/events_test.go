@@ -63,6 +63,9 @@ func TestResolvedElsewhereNotices(t *testing.T) {
 		{socketproto.RequestResolved{RequestID: "req-1", Outcome: "answered", Via: "cli"}, "“What should we name this service?” was answered elsewhere (cli)."},
 		{socketproto.RequestResolved{RequestID: "req-1", Outcome: "cancelled", Via: "cli"}, "“What should we name this service?” was declined elsewhere (cli)."},
 		{socketproto.RequestResolved{RequestID: "req-1", Outcome: "withdrawn", Via: "agent"}, "“What should we name this service?” was withdrawn by its agent."},
+		// Wrapped at 80 columns: the question, then how.
+		{socketproto.RequestResolved{RequestID: "req-1", Outcome: "withdrawn", Via: "agent", Settled: "allowed in its dialog"},
+			"“What should we name this service?” was settled in its agent's own prompt:"},
 	}
 	for _, c := range cases {
 		t.Run(c.want, func(t *testing.T) {
@@ -71,6 +74,9 @@ func TestResolvedElsewhereNotices(t *testing.T) {
 			h.Press("<C-n>", "kept for two", "<C-p>", "lost with one")
 			h.Event(c.ev)
 			h.Has(c.want, "askuser — 1 waiting", "> kept for two")
+			if c.ev.Settled != "" {
+				h.Has(c.ev.Settled + ".")
+			}
 		})
 	}
 }

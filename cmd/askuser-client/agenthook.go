@@ -33,10 +33,12 @@ var (
 // and prints nothing, and the agent asks in its own prompt. A SIGTERM or
 // SIGINT (the agent answered in its own prompt first, the user pressed Esc,
 // the hook's timeout passed) withdraws the question from askuser before the
-// hook exits; so does answeredElsewhere's channel closing (nil: never),
-// which means the user answered in the agent's own prompt.
+// hook exits; so does a word from answeredElsewhere's channel (nil: never),
+// which says how the user answered in the agent's own prompt: the
+// withdrawal carries it (askclient.Settled), so askuser refuses a later
+// answer with it and history records it.
 func (h agentHook) ask(x *invocation, sessionID, cwd string, req socketproto.AskUserRequest,
-	answeredElsewhere func(done <-chan struct{}) <-chan struct{}) (resp socketproto.Response, code int, ok bool) {
+	answeredElsewhere func(done <-chan struct{}) <-chan string) (resp socketproto.Response, code int, ok bool) {
 	stderr := x.stderr
 	if _, err := x.config(); err != nil {
 		fmt.Fprintf(stderr, "askuser-client %s: %v; %s\n", h.command, err, h.fallback)
@@ -52,22 +54,23 @@ func (h agentHook) ask(x *invocation, sessionID, cwd string, req socketproto.Ask
 
 	sigCtx, sig, stop := signalContext()
 	defer stop()
-	ctx, cancel := context.WithCancel(sigCtx)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(sigCtx)
+	defer cancel(nil)
 	if answeredElsewhere != nil {
 		elsewhere := answeredElsewhere(ctx.Done())
 		go func() {
 			select {
-			case <-elsewhere:
-				cancel()
+			case how := <-elsewhere:
+				cancel(askclient.Settled{How: how})
 			case <-ctx.Done():
 			}
 		}()
 	}
 	resp, err = c.Ask(ctx, req, nil)
 	if err != nil {
-		if sigCtx.Err() == nil && ctx.Err() != nil {
-			fmt.Fprintf(stderr, "askuser-client %s: answered in %s; request %s withdrawn\n", h.command, h.own, req.RequestID)
+		var settled askclient.Settled
+		if sigCtx.Err() == nil && errors.As(context.Cause(ctx), &settled) {
+			fmt.Fprintf(stderr, "askuser-client %s: %s; request %s withdrawn\n", h.command, settled.How, req.RequestID)
 			return resp, exitOK, false
 		}
 		return resp, hookAskFailed(stderr, h.command, h.fallback, req.RequestID, err, ctx, sig), false

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"time"
 
 	"askuser/cmd/internal/agentinput"
 	"askuser/cmd/internal/claudecode"
@@ -24,8 +25,10 @@ PermissionRequest: given a permission prompt, it asks in askuser whether to
 allow the tool with its whole input shown: Allow, Deny (a note or typed text
 is the message the model reads), or one of Claude Code's "don't ask again"
 suggestions. If Claude Code's own dialog is answered first, the question is
-withdrawn from askuser once the call's result is in the session's transcript,
-or when Claude Code ends the hook.
+withdrawn from askuser as soon as Claude Code's session record says so (or
+the call's result is in the session's transcript, or Claude Code ends the
+hook), saying how it was answered there: a later answer in askuser is then
+refused, and history records Claude Code's outcome.
 
 Elicitation: an MCP server's form becomes typed questions in askuser, one
 per field (choices, Yes / No, numbers and text checked against the form's
@@ -72,6 +75,10 @@ type claudeHookInput struct {
 	URL             string          `json:"url"`
 	ElicitationID   string          `json:"elicitation_id"`
 	RequestedSchema json.RawMessage `json:"requested_schema"`
+
+	// began is when the hook started: a result in the transcript written
+	// before it is not this prompt's.
+	began time.Time
 }
 
 var claudeHookCommand = command{
@@ -89,6 +96,7 @@ var claudeHookCommand = command{
 // (PermissionRequest) or an MCP elicitation (Elicitation) through the daemon; its exit code is always 0, unless
 // a signal ended it.
 func runClaudeHook(x *invocation) int {
+	began := time.Now()
 	stdin, stderr := x.stdin, x.stderr
 	// Whatever goes wrong below, the hook exits 0 with nothing on stdout:
 	// Claude Code then carries on as if there were no hook and asks in its
@@ -107,6 +115,7 @@ func runClaudeHook(x *invocation) int {
 		fmt.Fprintf(stderr, "askuser-client claude-hook: stdin: not a Claude Code hook input: %v\n", err)
 		return exitOK
 	}
+	in.began = began
 	switch in.HookEventName {
 	case "PermissionRequest":
 		return runPermissionHook(x, in)
@@ -180,7 +189,8 @@ func runPermissionHook(x *invocation, in claudeHookInput) int {
 		input = json.RawMessage("{}")
 	}
 	perm := claudecode.Permission{Tool: in.ToolName, Input: input, Suggestions: in.PermissionSuggestions}
-	watch := newTranscriptWatch(in.TranscriptPath, in.ToolName, input)
+	watch := &settledWatch{session: newSessionWatch(in.TranscriptPath, in.SessionID),
+		transcript: newTranscriptWatch(in.TranscriptPath, in.ToolName, input, in.began)}
 	resp, code, ok := hookAsk(x, in, perm.Request(), watch)
 	if !ok {
 		return code
@@ -201,13 +211,12 @@ func permissionOutput(decision map[string]any) map[string]any {
 }
 
 // hookAsk asks req through the daemon as Claude Code's session and waits
-// (agentHook.ask); the call's result appearing in the transcript that watch
-// follows (nil: none) means the user answered in Claude Code's own dialog,
-// and withdraws the question.
-func hookAsk(x *invocation, in claudeHookInput, req socketproto.AskUserRequest, watch *transcriptWatch) (resp socketproto.Response, code int, ok bool) {
-	var elsewhere func(<-chan struct{}) <-chan struct{}
-	if watch != nil {
-		elsewhere = watch.answered
+// (agentHook.ask); watch (nil: none) says when, and how, the user answered
+// in Claude Code's own dialog, which withdraws the question saying so.
+func hookAsk(x *invocation, in claudeHookInput, req socketproto.AskUserRequest, watch *settledWatch) (resp socketproto.Response, code int, ok bool) {
+	var elsewhere func(<-chan struct{}) <-chan string
+	if watch != nil && (watch.session != nil || watch.transcript != nil) {
+		elsewhere = watch.settled
 	}
 	return claudeHook.ask(x, in.SessionID, in.Cwd, req, elsewhere)
 }

@@ -6,43 +6,52 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"strings"
 	"time"
 )
 
 // Interactive Claude Code shows its own permission dialog while the
 // PermissionRequest hook waits in askuser, and when the user answers there
-// first, Claude Code 2.1.330 does not end the hook: it runs the tool and
-// carries on, and the hook would wait in askuser for an answer nobody needs
-// until the session ends. Nothing but the session's transcript (the
-// hook input's transcript_path, a JSON line per entry) says the call was
-// decided: the assistant's tool_use is written there before or after the
-// decision (transcript writes are batched), but the tool_result only once
-// the call ran or was refused. So the hook follows the transcript and
-// withdraws its question when the call's tool_result appears. While the
-// allowed command still runs, askuser's copy is still up.
-
-// transcriptPoll is how often the transcript is read for new lines.
-const transcriptPoll = 250 * time.Millisecond
+// first, Claude Code 2.1.330 does not end the hook (no signal; its stdout
+// stays open): it runs the tool and carries on. The session's transcript
+// (the hook input's transcript_path, a JSON line per entry) says nothing of
+// the decision until the call's tool_result: at once for a refusal, only
+// once the command ended for an allowed one. Claude Code's own session
+// record says it sooner (claudehook_session.go); the transcript says how
+// it went, and is all there is where that record is missing.
 
 // transcriptTail bounds the part of the transcript read at the start for
 // the call's tool_use: it is among the last entries, and a long session's
 // transcript runs to many megabytes.
 const transcriptTail = 8 << 20
 
-// transcriptWatch follows one transcript for the tool_result of a call of
-// tool with input.
+// transcriptWatch follows one transcript for the tool_result of this very
+// call of tool with input. The hook input names no tool_use_id, so the call
+// is found in the transcript: the newest tool_use of the same tool and input
+// not yet answered there. An identical twin's result never counts: not one
+// written before the hook began (a sequential twin, whose result may reach
+// the file after the hook started), nor one of another id.
 type transcriptWatch struct {
-	path   string
-	tool   string
-	input  any
-	offset int64           // where the next unread line starts
-	calls  map[string]bool // ids of matching tool_use blocks not yet answered
+	path     string
+	tool     string
+	input    any
+	start    time.Time       // when the hook began
+	offset   int64           // where the next unread line starts
+	mine     string          // this call's tool_use id, once seen
+	answered map[string]bool // ids of calls whose result is in the transcript
+	result   *callResult     // this call's result, once read
+}
+
+// callResult is what this call's tool_result says of the user's decision.
+type callResult struct {
+	denied bool // refused in Claude Code's dialog, not run
 }
 
 // transcriptEntry is the part of a transcript line the watch reads.
 type transcriptEntry struct {
-	Type    string `json:"type"`
-	Message struct {
+	Type      string `json:"type"`
+	Timestamp string `json:"timestamp"`
+	Message   struct {
 		Content json.RawMessage `json:"content"`
 	} `json:"message"`
 }
@@ -53,12 +62,14 @@ type transcriptBlock struct {
 	Name      string          `json:"name"`
 	Input     json.RawMessage `json:"input"`
 	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
 }
 
 // newTranscriptWatch reads the end of the transcript as it is now; it
-// returns nil when there is nothing to follow. A call already answered
+// returns nil when there is nothing to follow; start is when the hook
+// began. A call already answered
 // there (an earlier identical one) does not count.
-func newTranscriptWatch(path, tool string, input json.RawMessage) *transcriptWatch {
+func newTranscriptWatch(path, tool string, input json.RawMessage, start time.Time) *transcriptWatch {
 	if path == "" {
 		return nil
 	}
@@ -66,7 +77,7 @@ func newTranscriptWatch(path, tool string, input json.RawMessage) *transcriptWat
 	if json.Unmarshal(input, &in) != nil {
 		return nil
 	}
-	w := &transcriptWatch{path: path, tool: tool, input: in, calls: map[string]bool{}}
+	w := &transcriptWatch{path: path, tool: tool, input: in, start: start, answered: map[string]bool{}}
 	if st, err := os.Stat(path); err == nil && st.Size() > transcriptTail {
 		w.offset = st.Size() - transcriptTail
 		w.skipPartialLine()
@@ -129,8 +140,8 @@ func (w *transcriptWatch) read() bool {
 	return answered
 }
 
-// line notes a matching tool_use and reports whether the line holds the
-// tool_result of one noted.
+// line notes a matching tool_use (the newest not yet answered is this
+// call) and reports whether the line holds this call's tool_result.
 func (w *transcriptWatch) line(line []byte) bool {
 	// Most lines are neither; only these two are decoded.
 	if !bytes.Contains(line, []byte(`"tool_use"`)) && !bytes.Contains(line, []byte(`"tool_result"`)) {
@@ -144,40 +155,58 @@ func (w *transcriptWatch) line(line []byte) bool {
 	if json.Unmarshal(e.Message.Content, &blocks) != nil {
 		return false
 	}
-	answered := false
+	found := false
 	for _, b := range blocks {
 		switch {
-		case e.Type == "assistant" && b.Type == "tool_use" && b.Name == w.tool && b.ID != "":
+		case e.Type == "assistant" && b.Type == "tool_use" && b.Name == w.tool && b.ID != "" && !w.answered[b.ID]:
 			var in any
 			if json.Unmarshal(b.Input, &in) == nil && reflect.DeepEqual(in, w.input) {
-				w.calls[b.ID] = true
+				w.mine = b.ID
 			}
-		case e.Type == "user" && b.Type == "tool_result" && w.calls[b.ToolUseID]:
-			delete(w.calls, b.ToolUseID)
-			answered = true
+		case e.Type == "user" && b.Type == "tool_result" && b.ToolUseID != "":
+			w.answered[b.ToolUseID] = true
+			if b.ToolUseID == w.mine && !w.before(e.Timestamp) {
+				w.result = &callResult{denied: refusal(b.Content)}
+				found = true
+			}
 		}
 	}
-	return answered
+	return found
 }
 
-// answered is closed once the call's tool_result is in the transcript;
-// the watch stops when stop is closed.
-func (w *transcriptWatch) answered(stop <-chan struct{}) <-chan struct{} {
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(transcriptPoll)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				if w.read() {
-					close(done)
-					return
-				}
-			}
+// before reports whether an entry's timestamp is earlier than the hook's
+// start: that result belongs to a call decided before this hook was asked.
+// A timestamp that does not parse says nothing.
+func (w *transcriptWatch) before(stamp string) bool {
+	t, err := time.Parse(time.RFC3339Nano, stamp)
+	return err == nil && t.Before(w.start.Truncate(time.Millisecond))
+}
+
+// refusals start the result Claude Code 2.1.330 gives a call the user
+// refused in its dialog (No, No with feedback, Esc).
+var refusals = []string{
+	"The user doesn't want to proceed with this tool use",
+	"The user doesn't want to take this action right now",
+	"[Request interrupted by user for tool use]",
+}
+
+// refusal reports whether a tool_result's content (a string, or text
+// blocks) is Claude Code's word that the user refused the call.
+func refusal(content json.RawMessage) bool {
+	var text string
+	if json.Unmarshal(content, &text) != nil {
+		var blocks []struct {
+			Text string `json:"text"`
 		}
-	}()
-	return done
+		_ = json.Unmarshal(content, &blocks)
+		for _, b := range blocks {
+			text += b.Text
+		}
+	}
+	for _, r := range refusals {
+		if strings.HasPrefix(strings.TrimSpace(text), r) {
+			return true
+		}
+	}
+	return false
 }

@@ -121,6 +121,9 @@ func writeHistoryEntry(w io.Writer, e journal.HistoryEntry) {
 	case socketproto.OutcomeAnswered:
 	case socketproto.OutcomeWithdrawn:
 		via = "withdrawn by its agent"
+		if e.Settled != "" {
+			via = "settled in the agent's own prompt"
+		}
 	default:
 		via = string(e.Outcome) + " via " + via
 	}
@@ -129,6 +132,9 @@ func writeHistoryEntry(w io.Writer, e journal.HistoryEntry) {
 		ans, ok := e.AnswersByQuestion[q.Question]
 		if e.Outcome != socketproto.OutcomeAnswered || !ok {
 			ans = "(" + string(e.Outcome) + ")"
+			if e.Settled != "" {
+				ans = "(" + e.Settled + ")"
+			}
 		}
 		writeWrapped(w, "  ", flatText(q.Question)+": "+flatText(ans))
 	}

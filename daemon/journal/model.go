@@ -62,7 +62,7 @@ func (m *model) apply(r Record) bool {
 		asked.Draft = nil
 		h := HistoryOf(&asked, r)
 		m.keep(&Result{ID: r.ID, Outcome: r.Outcome, Via: r.Via, Response: r.Response,
-			Expires: r.Expires, Delivered: r.Delivered, Asked: asked}, h)
+			Expires: r.Expires, Delivered: r.Delivered, Asked: asked, Settled: r.Settled}, h)
 		m.resolved = append(m.resolved, h)
 	case OpDelivered:
 		res := m.results[r.ID]
@@ -76,7 +76,7 @@ func (m *model) apply(r Record) bool {
 		}
 		h := HistoryOf(r.Pending, r)
 		m.keep(&Result{ID: r.ID, Outcome: r.Outcome, Via: r.Via, Response: r.Response,
-			Expires: r.Expires, Delivered: r.Delivered, Asked: *r.Pending}, h)
+			Expires: r.Expires, Delivered: r.Delivered, Asked: *r.Pending, Settled: r.Settled}, h)
 		if r.NoHistory {
 			m.resolved = append(m.resolved, h)
 		}
@@ -147,6 +147,7 @@ func HistoryOf(asked *socketproto.Pending, r Record) HistoryEntry {
 		CreatedAt: asked.CreatedAt,
 		Agent:     asked.Agent,
 		Metadata:  asked.Metadata,
+		Settled:   r.Settled,
 	}
 	if r.Response != nil {
 		h.Answers = r.Response.Answers

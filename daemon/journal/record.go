@@ -43,6 +43,9 @@ type Record struct {
 	Response  *socketproto.Response `json:"response,omitempty"`
 	Expires   time.Time             `json:"expires,omitzero"`
 	Delivered bool                  `json:"delivered,omitempty"`
+	// Settled (resolve, result): how the user settled a withdrawn request
+	// in the agent's own prompt. Absent in journals written before it.
+	Settled string `json:"settled,omitempty"`
 
 	// HistorySize (mark): history.jsonl's size when the journal was
 	// compacted. Every resolution after the mark has its history line
@@ -73,6 +76,9 @@ type Result struct {
 	// Asked is the request as it was asked (without its draft), for
 	// history and for "same agent, same questions" (docs/contract.md §10).
 	Asked socketproto.Pending
+	// Settled: how the user settled a withdrawn request in the agent's own
+	// prompt.
+	Settled string
 }
 
 // State is the live state the records add up to: pending requests in the
@@ -95,4 +101,7 @@ type HistoryEntry struct {
 	CreatedAt         time.Time              `json:"createdAt"`
 	Agent             *socketproto.Agent     `json:"agent,omitempty"`
 	Metadata          json.RawMessage        `json:"metadata,omitempty"`
+	// Settled: how the user settled a withdrawn request in the agent's own
+	// prompt ("allowed in Claude Code's own dialog").
+	Settled string `json:"settled,omitempty"`
 }

@@ -142,7 +142,7 @@ func waitFor(ctx context.Context, o Options, id string, first socketproto.Messag
 			select {
 			case <-ctx.Done():
 				if withdrawOnCancel {
-					withdraw(s, id)
+					withdraw(s, id, settledHow(ctx))
 				}
 				return socketproto.Response{}, ctx.Err()
 			case r = <-s.in:
@@ -267,10 +267,30 @@ func stoppedOnPurpose(socketPath string) bool {
 	return errors.Is(err, fs.ErrNotExist)
 }
 
-// withdraw sends the asker's cancel and waits briefly for the daemon to take
-// it, so that a caller who exits right after does not leave an orphan.
-func withdraw(s *session, id string) {
-	if err := s.conn.Send(socketproto.Cancel{RequestID: id}); err != nil {
+// Settled, as the cause of an Ask's cancelled context
+// (context.WithCancelCause), withdraws the question saying how the user
+// settled it in the agent's own prompt (How, e.g. "allowed in Claude Code's
+// own dialog"; docs/contract.md §4): the surfaces and history say so, and a
+// later answer in askuser is refused with it.
+type Settled struct{ How string }
+
+func (s Settled) Error() string { return "settled in the agent's own prompt: " + s.How }
+
+// settledHow is the Settled text of ctx's cause, if any.
+func settledHow(ctx context.Context) string {
+	var st Settled
+	if errors.As(context.Cause(ctx), &st) {
+		return st.How
+	}
+	return ""
+}
+
+// withdraw sends the asker's cancel (saying how the agent's own prompt
+// settled it, when settled is not empty) and waits briefly for the daemon
+// to take it, so that a caller who exits right after does not leave an
+// orphan.
+func withdraw(s *session, id, settled string) {
+	if err := s.conn.Send(socketproto.Cancel{RequestID: id, Settled: settled}); err != nil {
 		return
 	}
 	timeout := time.After(withdrawWait)

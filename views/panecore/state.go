@@ -160,6 +160,8 @@ func (st *state) event(msg socketproto.Message) {
 			}
 		case r.Sending && ev.Outcome == socketproto.OutcomeCancelled:
 			st.notice(fmt.Sprintf("%s declined.", upperFirst(q)), noticeTTL)
+		case ev.Outcome == socketproto.OutcomeWithdrawn && ev.Settled != "":
+			st.notice(fmt.Sprintf("%s was settled in its agent's own prompt: %s.", upperFirst(q), agenttext.Clean(ev.Settled, false)), noticeTTL)
 		case ev.Outcome == socketproto.OutcomeWithdrawn:
 			st.notice(fmt.Sprintf("%s was withdrawn by its agent.", upperFirst(q)), noticeTTL)
 		case ev.Outcome == socketproto.OutcomeCancelled:

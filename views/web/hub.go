@@ -47,6 +47,7 @@ type event struct {
 	ID        string        `json:"id,omitempty"`
 	Outcome   string        `json:"outcome,omitempty"`
 	Via       string        `json:"via,omitempty"`
+	Settled   string        `json:"settled,omitempty"` // resolved: how the agent's own prompt settled it
 	Connected *bool         `json:"connected,omitempty"`
 	Error     string        `json:"error,omitempty"`
 	Notices   []string      `json:"notices,omitempty"`
@@ -89,7 +90,8 @@ func (h *hub) deliver(msg socketproto.Message) {
 				break
 			}
 		}
-		h.broadcast(event{Type: "resolved", ID: ev.RequestID, Outcome: string(ev.Outcome), Via: views.Clean(string(ev.Via), false)})
+		h.broadcast(event{Type: "resolved", ID: ev.RequestID, Outcome: string(ev.Outcome), Via: views.Clean(string(ev.Via), false),
+			Settled: views.Clean(ev.Settled, false)})
 	case socketproto.PendingFileError:
 		h.condition("pending_file", ev.Error, fmt.Sprintf("Pending file %s: %s", views.Clean(ev.Path, false), views.Clean(ev.Error, false)))
 	case socketproto.StateDirError:

@@ -223,6 +223,7 @@
         const q = requestName(r);
         if (r.sending && ev.outcome === 'answered') notice('Answer to ' + q + ' sent.');
         else if (r.sending && ev.outcome === 'cancelled') notice(upper(q) + ' declined.');
+        else if (ev.outcome === 'withdrawn' && ev.settled) notice(upper(q) + ' was settled in its agent\'s own prompt: ' + ev.settled + '.');
         else if (ev.outcome === 'withdrawn') notice(upper(q) + ' was withdrawn by its agent.');
         else if (ev.outcome === 'cancelled') notice(upper(q) + ' was declined elsewhere (' + ev.via + ').');
         else notice(upper(q) + ' was answered elsewhere (' + ev.via + ').');
