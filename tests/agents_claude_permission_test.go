@@ -94,7 +94,7 @@ func TestAgentClaudeCodePermissionAllow(t *testing.T) {
 	steps := []agentStep{{fakeStep: fakeStep{"Bash", markerCommand}, question: permissionQuestion,
 		do: func(t *testing.T, e *Env, p socketproto.Pending) {
 			checkPermissionQuestion(t, e, p)
-			allowCLI("Allow")(t, e, p)
+			answerCLI(`["Allow"]`)(t, e, p)
 		},
 		want: []string{"hello"}}}
 	model := modelPlaying(t, steps)
@@ -148,7 +148,7 @@ func TestAgentClaudeCodePermissionDontAskAgain(t *testing.T) {
 			if len(q.Options) != 3 || q.Options[2].Label != want || !q.Options[2].ApprovesPreview {
 				t.Fatalf("want the choice %q; options: %+v", want, q.Options)
 			}
-			allowCLI(want)(t, e, p)
+			answerCLI(`[3]`)(t, e, p)
 		},
 		want: []string{"hello"}}
 	model := modelPlaying(t, []agentStep{first, {fakeStep: fakeStep{"Bash", cmd}}})
@@ -157,7 +157,7 @@ func TestAgentClaudeCodePermissionDontAskAgain(t *testing.T) {
 	second, asked := model.resultOrQuestion(t, w, 1)
 	if asked != nil {
 		t.Errorf("the second identical call was asked about again: %+v", asked.Questions[0])
-		allowCLI("Allow")(t, e, *asked)
+		answerCLI(`["Allow"]`)(t, e, *asked)
 		second = model.Result(1, agentWait)
 	}
 	if second.IsError || !strings.Contains(second.Text, "hello") {
@@ -320,7 +320,7 @@ func TestAgentClaudeCodeInteractivePermission(t *testing.T) {
 			waitScreen(t, p, "Do you want to proceed?", "echo hello > marker-file")
 			start := time.Now()
 			if first == "askuser" {
-				allowCLI("Allow")(t, e, q)
+				answerCLI(`["Allow"]`)(t, e, q)
 			} else {
 				p.rawKeys("Enter") // "1. Yes"
 				d := expectWithdrawn(w, q.RequestID)(t)

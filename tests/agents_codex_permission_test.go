@@ -63,7 +63,7 @@ func TestAgentCodexPermissionAllow(t *testing.T) {
 	steps := []agentStep{{fakeStep: fakeStep{"exec_command", codexEscalated}, question: permissionQuestion,
 		do: func(t *testing.T, e *Env, p socketproto.Pending) {
 			checkCodexQuestion(t, e, p)
-			allowCLI("Allow")(t, e, p)
+			answerCLI(`["Allow"]`)(t, e, p)
 		},
 		want: []string{"hello"}}}
 	model := modelPlaying(t, steps)

@@ -345,7 +345,7 @@ func TestAgentOpenCodePermissions(t *testing.T) {
 			question: allowQ,
 			do: func(t *testing.T, e *Env, p socketproto.Pending) {
 				checkOpencodePermission(t, p, "touch allowed.txt && echo opencode-was-allowed")
-				allowCLI("Allow once")(t, e, p)
+				answerCLI(`["Allow once"]`)(t, e, p)
 			},
 			want: []string{"opencode-was-allowed"}},
 		{fakeStep: fakeStep{"bash", map[string]any{"command": "touch rejected.txt && echo never-printed", "description": "Make another file"}},
@@ -355,7 +355,7 @@ func TestAgentOpenCodePermissions(t *testing.T) {
 			wantNot:  []string{"never-printed\n"}},
 		{fakeStep: fakeStep{"bash", map[string]any{"command": "echo always-one", "description": "Say one"}},
 			question: "Allow OpenCode to use bash: echo always-one?",
-			do:       allowCLI("Allow always"),
+			do:       answerCLI(`["Allow always"]`),
 			want:     []string{"always-one"}},
 		// Not asked: "Allow always" let every echo run from then on. Its
 		// output reaching the model is the proof, since OpenCode runs a

@@ -216,26 +216,6 @@ func answerCLI(answers string) func(*testing.T, *Env, socketproto.Pending) {
 	}
 }
 
-// allowCLI chooses the option labelled label with `askuser-client answer`,
-// naming the digest of the preview it approves (docs/contract.md §6 "Allow
-// means seen"), as a user who was shown the whole preview can.
-func allowCLI(label string) func(*testing.T, *Env, socketproto.Pending) {
-	return func(t *testing.T, e *Env, p socketproto.Pending) {
-		t.Helper()
-		answer := map[string]any{"selected": []string{label}}
-		for _, o := range p.Questions[0].Options {
-			if o.Label == label && o.ApprovesPreview {
-				answer["previewDigest"] = socketproto.PreviewDigest(o.Preview)
-			}
-		}
-		b, err := json.Marshal([]any{answer})
-		if err != nil {
-			t.Fatal(err)
-		}
-		answerCLI(string(b))(t, e, p)
-	}
-}
-
 // declineCLI declines with `askuser-client cancel ID`.
 func declineCLI(t *testing.T, e *Env, p socketproto.Pending) {
 	t.Helper()
@@ -462,7 +442,7 @@ func TestAgentClaudeCodePermissionPrompt(t *testing.T) {
 			want:     []string{"Which features should we include?", "Authentication, Admin Dashboard"}},
 		{fakeStep: fakeStep{"Bash", map[string]any{"command": "touch allowed.txt && echo askuser-was-allowed", "description": "Make a file"}},
 			question: allowQ,
-			do:       allowCLI("Allow"),
+			do:       answerCLI(`["Allow"]`),
 			want:     []string{"askuser-was-allowed"}},
 		{fakeStep: fakeStep{"Bash", map[string]any{"command": "touch denied.txt && echo never-printed", "description": "Make another file"}},
 			question: allowQ,
