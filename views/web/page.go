@@ -227,6 +227,13 @@ func wireAnswers(p socketproto.Pending, as []*pageAnswer) ([]json.RawMessage, er
 			return nil, fmt.Errorf("question %d: %w", i+1, err)
 		}
 		out[i] = s.WireAnswer()
+		// The page takes an approving option only once all of its preview
+		// was read there (app.js), so the answer names that preview's
+		// digest, which the daemon requires (docs/contract.md §3).
+		q := p.Questions[i]
+		if o := socketproto.ApprovingChoice(q, out[i]); o >= 0 {
+			out[i] = socketproto.WithPreviewDigest(q, out[i], socketproto.PreviewDigest(q.Options[o].Preview))
+		}
 	}
 	return out, nil
 }
