@@ -8,6 +8,7 @@ require (
 	github.com/chromedp/chromedp v0.23.0
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/gdamore/tcell/v2 v2.13.10
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/rivo/tview v0.42.0
 	github.com/rivo/uniseg v0.4.7
@@ -18,7 +19,6 @@ require (
 
 require (
 	github.com/gdamore/encoding v1.0.1 // indirect
-	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/lucasb-eyer/go-colorful v1.3.0 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect

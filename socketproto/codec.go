@@ -139,7 +139,12 @@ func sniff(line []byte) (typ, requestID string, perr *Error) {
 		return "", "", Errf(CodeBadJSON, "", "message must be a JSON object, got %s", jsonerr.KindAt(t[0]))
 	}
 	var env envelope
-	if err := json.Unmarshal(line, &env); err != nil {
+	if typ, rawID, hasType, err := sniffFast(line); err == nil {
+		env.RequestID = rawID
+		if hasType {
+			env.Type = &typ
+		}
+	} else if err := json.Unmarshal(line, &env); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field == "" {
 			return "", "", Errf(CodeBadJSON, "", "message must be a JSON object, got %s", te.Value)

@@ -72,9 +72,14 @@ func truncateForError(s string) string {
 // "questions[1].multiSelect". The rules of ValidateRequest are not applied.
 func DecodeRequest(data []byte) (AskUserRequest, *Error) {
 	var w requestWire
-	members, e := decodeObject(data, "", reflect.TypeOf(w))
-	if e == nil {
-		e = decodeFields(members, "", reflect.ValueOf(&w).Elem())
+	var e *Error
+	if decodeFast(data, reflect.ValueOf(&w).Elem()) != nil {
+		w = requestWire{}
+		var members map[string]json.RawMessage
+		members, e = decodeObject(data, "", reflect.TypeOf(w))
+		if e == nil {
+			e = decodeFields(members, "", reflect.ValueOf(&w).Elem())
+		}
 	}
 	if e == nil && w.Type != "" && w.Type != w.MessageType() {
 		e = Errf(CodeInvalidRequest, "type", "must be %q when given, got %q", w.MessageType(), truncateForError(w.Type))
@@ -83,9 +88,9 @@ func DecodeRequest(data []byte) (AskUserRequest, *Error) {
 		e = checkRequestID("requestId", w.RequestID, false)
 	}
 	if e == nil {
-		w.Metadata, e = DecodeMetadata(members["metadata"])
+		w.Metadata, e = DecodeMetadata(w.Metadata)
 	}
-	if e == nil && isNull(members["questions"]) {
+	if e == nil && w.Questions == nil {
 		e = errNoQuestions()
 	}
 	if e == nil {
@@ -112,8 +117,11 @@ func DecodeQuestions(data []byte) ([]Question, *Error) {
 		return nil, errNoQuestions()
 	}
 	var qs []Question
-	if e := decodeValue(data, "questions", reflect.ValueOf(&qs).Elem()); e != nil {
-		return nil, e
+	if decodeFast(data, reflect.ValueOf(&qs).Elem()) != nil {
+		qs = nil
+		if e := decodeValue(data, "questions", reflect.ValueOf(&qs).Elem()); e != nil {
+			return nil, e
+		}
 	}
 	return qs, finishQuestions(qs, "questions")
 }
@@ -122,8 +130,11 @@ func DecodeQuestions(data []byte) ([]Question, *Error) {
 // field is where it stands, for errors ("questions[0]").
 func DecodeQuestion(data []byte, field string) (Question, *Error) {
 	var q Question
-	if e := decodeValue(data, field, reflect.ValueOf(&q).Elem()); e != nil {
-		return q, e
+	if decodeFast(data, reflect.ValueOf(&q).Elem()) != nil {
+		q = Question{}
+		if e := decodeValue(data, field, reflect.ValueOf(&q).Elem()); e != nil {
+			return q, e
+		}
 	}
 	qs := []Question{q}
 	e := finishQuestion(qs, 0, field)

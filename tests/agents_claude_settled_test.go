@@ -57,3 +57,30 @@ func TestAgentClaudeCodeAllowedInItsDialogThenDeniedInAskuser(t *testing.T) {
 		t.Errorf("history does not record Claude Code's outcome:\n%s%s", out, errOut)
 	}
 }
+
+// TestAgentClaudeCodeTwinCallsEachTheirOwn: the model makes the same call
+// twice in a row. The first, allowed in Claude Code's own dialog, settles
+// only its own copy; the second call's copy stays up in askuser until it is
+// answered there, and that answer is the one Claude Code takes.
+func TestAgentClaudeCodeTwinCallsEachTheirOwn(t *testing.T) {
+	claude, e, w := agentTest(t, "claude-code")
+	model := newFakeModel(t, fakeStep{"Bash", markerCommand}, fakeStep{"Bash", markerCommand})
+	p := startClaudeInteractive(t, claude, e, model, "Write the marker file twice.")
+	first := testdaemon.RecvType(t, w, "request_added", agentWait).(socketproto.RequestAdded).Request
+	waitScreen(t, p, "Do you want to proceed?", "echo hello > marker-file")
+	time.Sleep(time.Second) // a user reads the dialog
+	p.rawKeys("Enter")      // "1. Yes"
+	model.Result(0, agentWait)
+	second := testdaemon.RecvType(t, w, "request_added", agentWait).(socketproto.RequestAdded).Request
+	if second.RequestID == first.RequestID {
+		t.Fatalf("the second call was not asked")
+	}
+	// The first call's result may reach the transcript only now; it must
+	// not take the second's copy with it.
+	time.Sleep(2 * time.Second)
+	answerCLI(`["Allow"]`)(t, e, second)
+	if r := model.Result(1, agentWait); !strings.Contains(r.Text, "hello") || r.IsError {
+		t.Errorf("the second call: the model received (is_error %v) %q", r.IsError, r.Text)
+	}
+	waitScreen(t, p, "Allowed by PermissionRequest hook")
+}

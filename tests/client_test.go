@@ -698,6 +698,9 @@ func TestClientWatch(t *testing.T) {
 				if !ok {
 					t.Fatalf("watch ended before %s", typ)
 				}
+				if strings.Contains(l, "\u202e") {
+					t.Errorf("watch printed a bidi override raw, which the terminal obeys: %q", l)
+				}
 				var m map[string]any
 				decodeJSON(t, l, &m)
 				if m["type"] == typ {
@@ -709,9 +712,12 @@ func TestClientWatch(t *testing.T) {
 		}
 	}
 	next("snapshot")
-	mustClient(t, e, "", "ask", "--no-wait", "--request-id", "w-1", "--question", "Watched?")
+	// Agent text goes through the sanitiser's JSON form: a bidi override
+	// is written as its escape, the same text to a JSON reader.
+	mustClient(t, e, "", "ask", "--no-wait", "--request-id", "w-1", "--question", "Watched\u202e?")
 	added := next("request_added")
-	if req, _ := added["request"].(map[string]any); req["requestId"] != "w-1" {
+	if req, _ := added["request"].(map[string]any); req["requestId"] != "w-1" ||
+		req["questions"].([]any)[0].(map[string]any)["question"] != "Watched\u202e?" {
 		t.Errorf("request_added: %v", added)
 	}
 	mustClient(t, e, "", "answer", "w-1", "seen")

@@ -44,7 +44,7 @@ var answerCommand = command{
 		answersJSON := fs.String("answers", "", "the answers as a JSON list, one element per question")
 		asText := fs.Bool("text", false, "send each ANSWER as typed text, never as an option's label or number")
 		var digests listFlag
-		fs.Var(&digests, "digest", "the digest askuser-client show ID printed for the input an approving option approves (repeatable)")
+		fs.Var(&digests, "digest", "`D`, the digest askuser-client show ID printed after the input an approving option approves (repeatable)")
 		return func(x *invocation) error {
 			id, given := x.args[0], x.args[1:]
 			var answers []json.RawMessage

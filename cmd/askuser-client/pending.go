@@ -86,8 +86,9 @@ func showPending(c *askclient.Client, path string, asJSON bool, stdout io.Writer
 	fmt.Fprintf(stdout, "Pending file: %s\n", path)
 	if st.PendingFileError != "" {
 		// What was wrong with the last save: the file itself says it too,
-		// under "problems".
-		fmt.Fprintf(stdout, "Problem with the last save: %s\n", st.PendingFileError)
+		// under "problems". It may quote the file, agent text and all, so
+		// it goes through the sanitiser.
+		fmt.Fprintf(stdout, "Problem with the last save: %s\n", flatText(st.PendingFileError))
 	}
 	switch len(pending) {
 	case 0:

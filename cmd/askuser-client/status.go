@@ -39,10 +39,10 @@ var statusCommand = command{
 			fmt.Fprintf(tw, "pending file:\t%s\n", st.PendingFile)
 			fmt.Fprintf(tw, "uptime:\t%s\n", time.Duration(st.UptimeSeconds)*time.Second)
 			if st.StateDirError != "" {
-				fmt.Fprintf(tw, "state dir problem:\t%s\n", st.StateDirError)
+				fmt.Fprintf(tw, "state dir problem:\t%s\n", flatText(st.StateDirError))
 			}
 			if st.PendingFileError != "" {
-				fmt.Fprintf(tw, "pending file problem:\t%s\n", st.PendingFileError)
+				fmt.Fprintf(tw, "pending file problem:\t%s\n", flatText(st.PendingFileError))
 			}
 			return tw.Flush()
 		}

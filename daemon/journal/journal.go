@@ -68,7 +68,13 @@ type Journal struct {
 	// unhistoried holds history entries whose append failed, retried at
 	// each write; their ids, so that compaction can say so.
 	unhistoried []HistoryEntry
-	dirty       bool // written since the last fsync (SyncAlways)
+	// histFile is history.jsonl kept open for appending, and what it was
+	// when opened (historyFile): unlike state.jsonl it is appended to on
+	// every answer, and it is checked against its path before each use, so
+	// a state dir deleted and written back gets a new one.
+	histFile *os.File
+	histInfo os.FileInfo
+	dirty    bool // written since the last fsync (SyncAlways)
 	// size and histSize are the sizes the files had after our last write
 	// to them (-1: unknown): a file of another size was changed by
 	// someone else, and its end is looked at before appending.
@@ -246,10 +252,11 @@ func (j *Journal) appendHistory(entries []HistoryEntry) {
 	if len(j.unhistoried) == 0 {
 		return
 	}
-	f, err := openRegular(j.history, unix.O_RDWR|unix.O_APPEND|unix.O_CREAT, true)
+	f, err := j.historyFile()
 	if err == nil {
-		err = j.appendHistoryTo(f)
-		f.Close()
+		if err = j.appendHistoryTo(f); err != nil {
+			j.dropHistoryFile()
+		}
 	}
 	if err != nil {
 		j.opts.Logf("history %s: %v; %d entries kept to write later", j.history, err, len(j.unhistoried))
@@ -257,6 +264,39 @@ func (j *Journal) appendHistory(entries []HistoryEntry) {
 	}
 	j.unhistoried = nil
 	j.dirty = true
+}
+
+// historyFile is history.jsonl opened for appending. It stays open between
+// appends — opening it the careful way (statefile.Open) cost a fifth of an
+// answer's trip through the daemon — for as long as the path still names
+// the same file: one removed, replaced or written back with the state dir is
+// opened afresh, so an entry never goes into a file no one can read.
+func (j *Journal) historyFile() (*os.File, error) {
+	if j.histFile != nil {
+		if fi, err := os.Lstat(j.history); err == nil && os.SameFile(fi, j.histInfo) {
+			return j.histFile, nil
+		}
+		j.dropHistoryFile()
+	}
+	f, err := openRegular(j.history, unix.O_RDWR|unix.O_APPEND|unix.O_CREAT, true)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	j.histFile, j.histInfo = f, fi
+	return f, nil
+}
+
+// dropHistoryFile closes the kept history.jsonl, if any.
+func (j *Journal) dropHistoryFile() {
+	if j.histFile != nil {
+		j.histFile.Close()
+		j.histFile, j.histInfo = nil, nil
+	}
 }
 
 // appendHistoryTo appends j.unhistoried to f, after making its end whole.
@@ -456,6 +496,7 @@ func (j *Journal) Close() {
 	}
 	j.closed = true
 	j.closeFile()
+	j.dropHistoryFile()
 	close(j.syncKick)
 	<-j.syncDone
 	if err := j.syncNow(); err != nil {

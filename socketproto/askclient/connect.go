@@ -129,7 +129,9 @@ func Connect(ctx context.Context, o Options) (*socketproto.Conn, error) {
 		}
 	}
 	cause := fmt.Errorf("%v; the started askuserd did not answer within %v%s", err, autostartWait, logHint(o))
-	if last != nil && started == nil && !last.status.Ready {
+	// The last start that ended says more than the deadline does, even
+	// when a later one is still on its way.
+	if last != nil && !last.status.Ready {
 		cause = fmt.Errorf("%v; the started askuserd exited: %v%s", err, last.exit, logHint(o))
 		if last.status.Message != "" {
 			cause = fmt.Errorf("the askuserd started for it refused to run: %s", last.status.Message)
