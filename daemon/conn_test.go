@@ -160,7 +160,7 @@ func TestNotifyCommandRunsWithTheRequest(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "notified")
 	script := filepath.Join(t.TempDir(), "notify.sh")
-	body := "#!/bin/sh\nprintf '%s|%s|%s|%s\\n' \"$1\" \"$ASKUSER_REQUEST_ID\" \"$ASKUSER_AGENT\" \"$ASKUSER_QUESTION\" >> " + out + "\n"
+	body := "#!/bin/sh\nprintf '%s|%s|%s|%s|%s|%s\\n' \"$1\" \"$ASKUSER_EVENT\" \"$ASKUSER_REQUEST_ID\" \"$ASKUSER_AGENT\" \"$ASKUSER_QUESTION\" \"$ASKUSER_OUTCOME\" >> " + out + "\n"
 	if err := os.WriteFile(script, []byte(body), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,14 @@ func TestNotifyCommandRunsWithTheRequest(t *testing.T) {
 	a := testdaemon.DialRaw(t, sock)
 	a.Send(`{"type":"ask_user_request","requestId":"n1","agent":{"id":"a1","name":"claude-main"},` + q1 + "}\n")
 	a.Expect("ask_user_queued")
-	want := "$(touch /tmp/no)|n1|claude-main|Which database?\n"
+	want := "$(touch /tmp/no)|added|n1|claude-main|Which database?|\n"
+	eventually(t, out, func(s string) bool { return s == want })
+	// When the question is gone the program is told, so that what it
+	// posted can be deleted.
+	b := testdaemon.DialRaw(t, sock)
+	b.Send(`{"type":"answer","requestId":"n1","answers":["1"]}` + "\n")
+	b.Expect("ok")
+	want += "$(touch /tmp/no)|resolved|n1|||answered\n"
 	eventually(t, out, func(s string) bool { return s == want })
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"sync"
+	"time"
 
 	"askuser/socketproto"
 )
@@ -47,6 +48,11 @@ type extensionAPI interface {
 	// be used again, a later save was taken in), so that a notice about it
 	// goes. Never for the state dir's trouble, which has its own event.
 	pendingFileError(path, msg string)
+	// onActivity registers f to be told when the user pressed a key or
+	// tapped on a surface (the activity message).
+	onActivity(f func(time.Time))
+	// servePush answers push_key, push_subscribe and push_unsubscribe from p.
+	servePush(p pushService)
 }
 
 var _ extensionAPI = (*state)(nil)

@@ -37,6 +37,18 @@ func (s *state) handle(c *conn, msg socketproto.Message, perr *socketproto.Error
 		s.sendList(c)
 	case socketproto.StatusRequest:
 		s.send(c, s.status())
+	case socketproto.RulesRequest:
+		s.rulesList(c)
+	case socketproto.RevokeRule:
+		s.revokeRule(c, m)
+	case socketproto.Activity:
+		s.handleActivity()
+	case socketproto.PushKeyRequest:
+		s.pushKey(c)
+	case socketproto.PushSubscribe:
+		s.pushSubscribe(c, m)
+	case socketproto.PushUnsubscribe:
+		s.pushUnsubscribe(c, m)
 	default:
 		s.send(c, socketproto.Errf(socketproto.CodeUnknownType, "type", "unknown message type %q", msg.MessageType()))
 	}
@@ -61,6 +73,10 @@ func (s *state) ask(c *conn, m socketproto.AskUserRequest) {
 		return
 	}
 	if e := socketproto.ValidateRequest(m.Request, s.limits); e != nil {
+		s.sendErr(c, m.RequestID, e)
+		return
+	}
+	if e := refuseRememberOptions(m.Request); e != nil {
 		s.sendErr(c, m.RequestID, e)
 		return
 	}
@@ -105,6 +121,9 @@ func (s *state) ask(c *conn, m socketproto.AskUserRequest) {
 	if kept != nil {
 		s.answerFromKept(c, r, kept)
 		return
+	}
+	if s.permissionPrompt(c, r) {
+		return // answered by a rule
 	}
 	position := len(s.pending) + 1
 	if err := s.add(r); err != nil {

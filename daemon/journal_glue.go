@@ -57,6 +57,7 @@ func (d *server) startJournal(ctx context.Context) error {
 	j, st := journal.Open(opts)
 	if !d.q.do(func(s *state) {
 		s.restore(st)
+		s.openRules()
 		s.journal = j
 		s.dirLock = d.stateLock
 		// Whatever replay skipped is dropped, and a dir that cannot take

@@ -2,93 +2,147 @@ package daemon
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
-	"os"
-	"os/exec"
+	"net"
+	"strings"
 	"time"
 
+	"askuser/daemon/notify"
+	"askuser/daemon/notify/ntfy"
+	"askuser/daemon/notify/webpush"
 	"askuser/socketproto"
 )
 
-// notifyTimeout bounds one run of notify.command; a hook that hangs must not
-// pile up processes.
-const notifyTimeout = 30 * time.Second
-
-// notifyBacklog bounds the requests waiting for the hook. A burst past it
-// (a thousand agents asking at once) skips the hook rather than queue a
-// thousand processes.
-const notifyBacklog = 64
-
-// notifier runs notify.command for new requests, one at a time, in its own
-// goroutine: the queue only does a non-blocking send.
-type notifier struct {
-	cmd []string
-	log *slog.Logger
-	ch  chan socketproto.Pending
-}
-
+// startNotifier starts the notification policy (daemon/notify) with its
+// notifiers: notify.command, notify.ntfy, and Web Push to the devices the
+// web page subscribed. The queue tells it of every request added and
+// resolved (a follower) and of the user's activity; it never waits for it.
 func startNotifier(ctx context.Context, h host) error {
-	if len(h.opts.Config.Notify.Command) == 0 {
-		return nil
+	cfg := h.opts.Config
+	var notifiers []notify.Notifier
+	if len(cfg.Notify.Command) > 0 {
+		notifiers = append(notifiers, notify.Command{Argv: cfg.Notify.Command, Log: h.log})
 	}
-	n := &notifier{cmd: h.opts.Config.Notify.Command, log: h.log, ch: make(chan socketproto.Pending, notifyBacklog)}
-	if !h.queue.do(func(q extensionAPI) { q.follow(n) }) {
-		return fmt.Errorf("notify: the queue stopped before it started")
+	if cfg.Notify.Ntfy != "" {
+		notifiers = append(notifiers, &ntfy.Notifier{Topic: cfg.Notify.Ntfy, Token: cfg.Notify.NtfyToken, Page: webPage(cfg.Web.PublicURL, cfg.Web.Listen), Log: h.log})
 	}
-	h.wg.Add(1)
-	go func() {
-		defer h.wg.Done()
-		for {
-			select {
-			case p := <-n.ch:
-				n.run(ctx, p)
-			case <-ctx.Done():
-				return
-			}
+	store, err := webpush.Open(cfg.StateDir(), cfg.Web.PushInsecureLoopback)
+	if err != nil {
+		// Push is lost, not the daemon: the other notifiers and every
+		// surface go on.
+		h.log.Warn("web push: cannot read the subscriptions; no push this run", "err", err)
+		store = nil
+	} else {
+		notifiers = append(notifiers, &webpush.Sender{Store: store, Log: h.log, Subscriber: vapidSubscriber(cfg.Web.PublicURL)})
+	}
+	set := notify.Settings{Grace: cfg.Notify.Grace.Duration, Burst: notify.DefaultSettings.Burst,
+		Idle: cfg.Notify.Idle.Duration, Repeat: cfg.Notify.Repeat.Duration}
+	p := notify.New(set, h.log, notifiers...)
+	if !h.queue.do(func(q extensionAPI) {
+		for _, r := range q.pendingList() {
+			p.Restored(r)
 		}
-	}()
+		q.follow(policyFollower{p})
+		q.onActivity(p.Active)
+		if store != nil {
+			q.servePush(store)
+		}
+	}) {
+		return nil // the queue stopped before it started
+	}
+	h.wg.Go(func() { p.Run(ctx) })
 	return nil
 }
 
-func (n *notifier) updated(socketproto.Pending)          {}
-func (n *notifier) resolved(socketproto.RequestResolved) {}
+// policyFollower hands the queue's changes to the policy, without blocking.
+type policyFollower struct{ p *notify.Policy }
 
-// added is called in the queue goroutine; it never blocks.
-func (n *notifier) added(p socketproto.Pending) {
-	select {
-	case n.ch <- p:
+func (f policyFollower) added(p socketproto.Pending)            { f.p.Added(p) }
+func (f policyFollower) updated(socketproto.Pending)            {}
+func (f policyFollower) resolved(e socketproto.RequestResolved) { f.p.Resolved(e) }
+
+// pushService is the Web Push store as the handlers use it.
+type pushService interface {
+	PublicKey() (string, error)
+	Subscribe(raw []byte) error
+	Unsubscribe(endpoint string) (bool, error)
+}
+
+func (s *state) onActivity(f func(time.Time)) { s.activity = f }
+func (s *state) servePush(p pushService)      { s.push = p }
+
+// The handlers of activity and the push messages (docs/contract.md §4
+// "Activity and Web Push"). Subscribing is rare and writes one small file,
+// as the journal writes its own: done here, so that the replies keep the
+// order of the messages.
+func (s *state) handleActivity() {
+	if s.activity != nil {
+		s.activity(time.Now())
+	}
+}
+
+func (s *state) pushKey(c *conn) {
+	if s.push == nil {
+		s.send(c, socketproto.Errf(socketproto.CodeStateUnavailable, "", "web push is off: the daemon could not read its subscriptions (see its log)"))
+		return
+	}
+	key, err := s.push.PublicKey()
+	if err != nil {
+		s.send(c, socketproto.Errf(socketproto.CodeStateUnavailable, "", "web push: %v", err))
+		return
+	}
+	s.send(c, socketproto.PushKey{PublicKey: key})
+}
+
+func (s *state) pushSubscribe(c *conn, m socketproto.PushSubscribe) {
+	if s.push == nil {
+		s.send(c, socketproto.Errf(socketproto.CodeStateUnavailable, "", "web push is off: the daemon could not read its subscriptions (see its log)"))
+		return
+	}
+	if err := s.push.Subscribe(m.Subscription); err != nil {
+		field, msg, ok := strings.Cut(err.Error(), ": ")
+		if !ok || !strings.HasPrefix(field, "subscription") {
+			s.send(c, socketproto.Errf(socketproto.CodeStateUnavailable, "", "web push: %v", err))
+			return
+		}
+		s.send(c, socketproto.Errf(socketproto.CodeInvalidRequest, field, "%s", msg))
+		return
+	}
+	s.send(c, socketproto.OK{})
+}
+
+func (s *state) pushUnsubscribe(c *conn, m socketproto.PushUnsubscribe) {
+	if s.push == nil {
+		s.send(c, socketproto.Errf(socketproto.CodeNotFound, "endpoint", "no such subscription"))
+		return
+	}
+	found, err := s.push.Unsubscribe(m.Endpoint)
+	switch {
+	case err != nil:
+		s.send(c, socketproto.Errf(socketproto.CodeStateUnavailable, "", "web push: %v", err))
+	case !found:
+		s.send(c, socketproto.Errf(socketproto.CodeNotFound, "endpoint", "no such subscription"))
 	default:
-		n.log.Warn("notify.command is behind; skipped it for a request", "requestId", p.RequestID)
+		s.send(c, socketproto.OK{})
 	}
 }
 
-func (n *notifier) run(ctx context.Context, p socketproto.Pending) {
-	ctx, cancel := context.WithTimeout(ctx, notifyTimeout)
-	defer cancel()
-	// No shell: an agent's question text must never be interpreted.
-	cmd := exec.CommandContext(ctx, n.cmd[0], n.cmd[1:]...)
-	cmd.Env = append(os.Environ(),
-		"ASKUSER_REQUEST_ID="+p.RequestID,
-		"ASKUSER_AGENT="+p.Agent.DisplayName(),
-		"ASKUSER_QUESTION="+firstQuestion(p),
-	)
-	cmd.WaitDelay = time.Second
-	if out, err := cmd.CombinedOutput(); err != nil {
-		n.log.Warn("notify.command failed", "command", n.cmd, "requestId", p.RequestID, "err", err, "output", string(truncate(out, 500)))
+// webPage is the page's address for a click URL: web.public_url, else
+// web.listen over http (which only this machine reaches).
+func webPage(public, listen string) string {
+	if public != "" {
+		return public
 	}
-}
-
-func firstQuestion(p socketproto.Pending) string {
-	if len(p.Questions) == 0 {
+	if _, _, err := net.SplitHostPort(listen); err != nil {
 		return ""
 	}
-	return p.Questions[0].Question
+	return "http://" + listen
 }
 
-func truncate(b []byte, n int) []byte {
-	if len(b) > n {
-		return b[:n]
+// vapidSubscriber is the VAPID "sub" (RFC 8292 §2.1): a push service may
+// write to it about this sender.
+func vapidSubscriber(public string) string {
+	if strings.HasPrefix(public, "https://") {
+		return public
 	}
-	return b
+	return "askuser@localhost"
 }

@@ -37,6 +37,9 @@ type request struct {
 	// orphanGen invalidates an orphan timer that fires after a "wait".
 	orphanGen   uint64
 	orphanTimer *time.Timer
+	// proposal: the rules this permission prompt's own "remember"
+	// options save (rules_glue.go); nil for any other request.
+	proposal *proposal
 }
 
 // result is a resolved request, kept for daemon.result_retention so that
@@ -83,6 +86,7 @@ type state struct {
 	replies     cachedReplies // list and snapshot, encoded once per change
 	journaled                 // the state journal (journal_glue.go)
 	keptAnswers               // answers kept for a repeated request (kept_answers.go)
+	remembered                // remembered decisions (rules_glue.go)
 	// fileTrouble is what was last said of each pending file and not
 	// cleared yet (extensions.go), for subscribers that come later.
 	fileTrouble map[string]string
@@ -90,6 +94,10 @@ type state struct {
 	// step's journal writes are done (and fsynced, with daemon.sync =
 	// "always"): nothing leaves before the change it reports is kept.
 	held []func()
+	// activity is told of the user's keys and taps (notify.go); push is
+	// the Web Push store; both nil until the notifier starts.
+	activity func(time.Time)
+	push     pushService
 }
 
 func newQueue(opts Options, log *slog.Logger) *queue {

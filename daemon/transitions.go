@@ -156,7 +156,12 @@ func (s *state) changeDraft(r *request, draft []json.RawMessage) *socketproto.Er
 
 // answerWith resolves r as answered.
 func (s *state) answerWith(r *request, answers []socketproto.Answer, via socketproto.Via) error {
+	answers, ruleID, err := s.rememberChoice(r, answers, via)
+	if err != nil {
+		return err
+	}
 	resp := socketproto.BuildResponse(r.p.RequestID, r.p.Questions, answers, via, s.now().UTC())
+	resp.RuleID = ruleID
 	return s.resolve(r, socketproto.OutcomeAnswered, via, &resp, nil)
 }
 

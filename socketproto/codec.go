@@ -243,6 +243,36 @@ func DecodeFromClient(line []byte) (Message, *Error) {
 		var m DraftRequest
 		m, err = decodeDraft(line)
 		msg = m
+	case "rules":
+		msg = RulesRequest{}
+	case "revoke_rule":
+		var m RevokeRule
+		err = decodeInto(line, &m)
+		if err == nil && m.ID <= 0 {
+			err = Errf(CodeInvalidRequest, "id", "must be a rule's id (askuser-client rules lists them), got %d", m.ID)
+		}
+		if err == nil {
+			err = checkVia(m.Via)
+		}
+		msg = m
+	case "activity":
+		msg = Activity{}
+	case "push_key":
+		msg = PushKeyRequest{}
+	case "push_subscribe":
+		var m PushSubscribe
+		err = decodeInto(line, &m)
+		if err == nil && (len(m.Subscription) == 0 || string(m.Subscription) == "null") {
+			err = Errf(CodeInvalidRequest, "subscription", "missing; give the browser's PushSubscription as JSON")
+		}
+		msg = m
+	case "push_unsubscribe":
+		var m PushUnsubscribe
+		err = decodeInto(line, &m)
+		if err == nil && m.Endpoint == "" {
+			err = Errf(CodeInvalidRequest, "endpoint", "missing; give the subscription's endpoint")
+		}
+		msg = m
 	default:
 		err = Errf(CodeUnknownType, "type", "unknown message type %q", typ)
 	}
@@ -328,6 +358,9 @@ var fromDaemon = map[string]func(line []byte) (Message, error){
 	"state":              decodeAs[StateEvent],
 	"pending_file_error": decodeAs[PendingFileError],
 	"state_dir_error":    decodeAs[StateDirError],
+	"rules":              decodeAs[Rules],
+	"rule_answered":      decodeAs[RuleAnswered],
+	"push_key":           decodeAs[PushKey],
 	"error":              decodeAs[*Error], // a pointer, as *Error is the Go error
 }
 

@@ -116,6 +116,8 @@ type Request struct {
 	Questions []Question      `json:"questions"`
 	Metadata  json.RawMessage `json:"metadata,omitempty"`
 	Agent     *Agent          `json:"agent,omitempty"`
+	// Permission marks an agent's permission prompt (rules.go).
+	Permission *PermissionPrompt `json:"permission,omitempty"`
 }
 
 // ProfileTool is the request's tool with the default applied.
@@ -254,6 +256,9 @@ type Response struct {
 	AnsweredVia       Via               `json:"answeredVia,omitempty"`
 	AnsweredAt        time.Time         `json:"answeredAt"`
 	Summary           string            `json:"summary"`
+	// RuleID is the rule that answered (answeredVia "rule"), or that the
+	// user's answer made (rules.go).
+	RuleID int `json:"ruleId,omitempty"`
 	// ConnectionLost is set by askuser-client, never by the daemon.
 	ConnectionLost bool `json:"connectionLost,omitempty"`
 }
@@ -457,3 +462,44 @@ const (
 // StartFDEnv names the environment variable that gives `askuserd serve` the
 // descriptor of its start-status pipe.
 const StartFDEnv = "ASKUSER_START_FD"
+
+// --- notifications (docs/contract.md §4 "Activity and Web Push") ------------
+
+// Activity says the user pressed a key or tapped on a surface (a pane, the
+// web page): no notification is sent while they are at one within
+// notify.idle. It has no reply; a surface sends it at most every few
+// seconds while the user is busy.
+type Activity struct{}
+
+func (Activity) MessageType() string { return "activity" }
+
+// PushKeyRequest asks for the daemon's Web Push application server key
+// (VAPID, made once and kept in the state dir); the daemon answers PushKey.
+type PushKeyRequest struct{}
+
+func (PushKeyRequest) MessageType() string { return "push_key" }
+
+// PushKey is the VAPID public key, an uncompressed P-256 point in
+// unpadded base64url: what a page gives pushManager.subscribe as
+// applicationServerKey.
+type PushKey struct {
+	PublicKey string `json:"publicKey"`
+}
+
+func (PushKey) MessageType() string { return "push_key" }
+
+// PushSubscribe registers a browser's PushSubscription (its toJSON():
+// endpoint and keys) for Web Push; the daemon answers ok, or
+// invalid_request naming the field.
+type PushSubscribe struct {
+	Subscription json.RawMessage `json:"subscription"`
+}
+
+func (PushSubscribe) MessageType() string { return "push_subscribe" }
+
+// PushUnsubscribe forgets the subscription at Endpoint; ok, or not_found.
+type PushUnsubscribe struct {
+	Endpoint string `json:"endpoint"`
+}
+
+func (PushUnsubscribe) MessageType() string { return "push_unsubscribe" }

@@ -46,7 +46,7 @@ func startClaudeElicit(t *testing.T, claude string, e *Env, env []string, settin
 	if settings != "" {
 		args = append(args, "--settings", settings)
 	}
-	args = append(args, "--model", "claude-sonnet-4-5", "Configure the build; the server asks me what it needs.")
+	args = append(args, "--model", claudeModel, "Configure the build; the server asks me what it needs.")
 	return startAgent(t, e.Root, env, claude, args...)
 }
 

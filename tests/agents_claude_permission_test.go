@@ -55,7 +55,7 @@ func startClaudePermission(t *testing.T, claude string, e *Env, model *fakeModel
 	}
 	return startAgent(t, e.Root, claudeEnv(e, home, model), claude,
 		"-p", "--settings", claudePermissionSettings(t, e), "--strict-mcp-config",
-		"--permission-mode", "default", "--model", "claude-sonnet-4-5",
+		"--permission-mode", "default", "--model", claudeModel,
 		"Write the marker file.")
 }
 
@@ -272,8 +272,11 @@ func startClaudeInteractive(t *testing.T, claude string, e *Env, model *fakeMode
 	for _, kv := range claudeEnv(e, home, model, "TERM=xterm-256color") {
 		line = append(line, shellQuote(kv))
 	}
+	// The current models start in auto mode, where Claude Code raises no
+	// permission prompt at all: a user who wants to be asked runs the
+	// default mode, as here.
 	line = append(line, shellQuote(claude), "--settings", shellQuote(claudePermissionSettings(t, e)),
-		"--model", "claude-sonnet-4-5", shellQuote(prompt))
+		"--permission-mode", "default", "--model", claudeModel, shellQuote(prompt))
 	return startTmux(t, e, 120, 40, strings.Join(line, " "))
 }
 

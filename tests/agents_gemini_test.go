@@ -46,8 +46,12 @@ func geminiSetup(t *testing.T, e *Env) string {
 	return home
 }
 
+// geminiArgs runs a headless prompt in Gemini CLI's default approval mode,
+// as a user's `gemini -p` does: there, an MCP tool no policy allows is
+// denied, so askuser's tools are offered only by the policy that
+// `integrate gemini --write` writes.
 func geminiArgs(prompt string) []string {
-	return []string{"-p", prompt, "--model", "gemini-2.5-flash", "--approval-mode", "yolo", "--output-format", "text"}
+	return []string{"-p", prompt, "--model", "gemini-2.5-flash", "--output-format", "text"}
 }
 
 // TestAgentGeminiMCP: Gemini CLI, set up by `askuser-client integrate gemini
@@ -136,7 +140,9 @@ func TestAgentGeminiMCPProxy(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("askuser-client integrate gemini --wrap elicit --write: %v\n%s", err, out)
 	}
-	agent := startAgent(t, e.Root, env, gemini, geminiArgs("Configure the build; ask me what you need to know.")...)
+	// The wrapped server is the user's own to trust (askuser allows only
+	// its own tools): this run trusts every tool, as a user may.
+	agent := startAgent(t, e.Root, env, gemini, append(geminiArgs("Configure the build; ask me what you need to know."), "--approval-mode", "yolo")...)
 	lat := playScript(t, e, w, model, agent, geminiClientName, steps)
 	agent.wait(t)
 	logLatency(t, lat)

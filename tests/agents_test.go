@@ -89,6 +89,12 @@ type agentRun struct {
 	err  error
 }
 
+// claudeModel is the model the Claude Code tests name: the alias of the
+// current Sonnet, which Claude Code resolves itself, so no model id the
+// pinned version calls deprecated or retired (claude-sonnet-4-5 is
+// deprecated from 2026-11-30) puts a warning into output a test reads.
+const claudeModel = "sonnet"
+
 func startAgent(t *testing.T, dir string, env []string, name string, args ...string) *agentRun {
 	t.Helper()
 	return startAgentWithStdin(t, dir, env, nil, name, args...)
@@ -353,7 +359,7 @@ func claudeSetup(t *testing.T, e *Env, hook bool, hookTimeout int) (home, mcpCon
 
 func claudeArgs(mcpConfig, settings string, extra ...string) []string {
 	args := []string{"-p", "--mcp-config", mcpConfig, "--strict-mcp-config", "--settings", settings,
-		"--model", "claude-sonnet-4-5",
+		"--model", claudeModel,
 		"--allowedTools", "mcp__askuser__ask_user_question,mcp__askuser__ask_user",
 		"--permission-prompt-tool", "mcp__askuser__permission_prompt"}
 	args = append(args, extra...)
@@ -422,7 +428,7 @@ func TestAgentClaudeCodeMCPAndHook(t *testing.T) {
 	home := filepath.Join(e.Root, "home")
 	env := claudeEnv(e, home, model)
 	integrateAgent(t, env, "claude")
-	agent := startAgent(t, e.Root, env, claude, "-p", "--model", "claude-sonnet-4-5",
+	agent := startAgent(t, e.Root, env, claude, "-p", "--model", claudeModel,
 		"--permission-prompt-tool", "mcp__askuser__permission_prompt", "Set up the new service; ask me what you need to know.")
 	lat := playScript(t, e, w, model, agent, "claude-code", steps)
 	agent.wait(t)

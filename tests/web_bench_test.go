@@ -28,17 +28,20 @@ import (
 //
 //	go test -run '^$' -bench WebPane -benchtime 1x ./tests
 //
-// page-bytes          HTML + JS + CSS of the page, uncompressed
-// first-question-ms   opening the address → the waiting question on screen
-// visible-p50/p99-ms  a question asked (parked on the socket) → its node in an
+// What it reports:
 //
-//	open page, timed in the page (performance.timeOrigin + now)
-//
-// tap-result-p50-ms   a click on Send → the asking agent has its result
-// rss-idle-KiB        askuserd web with one page open
-// rss-50pages-KiB     with 50 more open event streams (HTTP clients, not tabs)
-// idle-ticks-30s      CPU clock ticks (1/100 s) over 30 s, no page open
-// idle-ticks-50pages  the same with 50 open streams
+//	page-bytes          HTML + JS + CSS of the page, uncompressed
+//	script-bytes/lines  the page's script, static/*.js
+//	first-question-ms   opening the address → the waiting question on screen
+//	visible-p50/p99-ms  a question asked (parked on the socket) → its node in an
+//	                    open page, timed in the page (performance.timeOrigin + now)
+//	tap-result-p50-ms   a click on Send → the asking agent has its result: the
+//	                    page's action → the session's core on the server → askuserd
+//	rss-idle-KiB        askuserd web with one page open
+//	rss-50pages-KiB     with 50 more sessions, each with an open event stream (HTTP
+//	                    clients, not tabs; each session has a core and a daemon link)
+//	idle-ticks-30s      CPU clock ticks (1/100 s) over 30 s, no page open
+//	idle-ticks-50pages  the same with 50 open streams
 func BenchmarkWebPane(b *testing.B) {
 	dir := b.TempDir()
 	if err := testdaemon.Build(dir, false, "../cmd/askuserd"); err != nil {
@@ -60,7 +63,7 @@ func BenchmarkWebPane(b *testing.B) {
 	// The page's weight.
 	hc, _ := w.httpClient()
 	total := 0
-	for _, p := range []string{"", "static/app.js", "static/app.css"} {
+	for _, p := range []string{"", "static/session.js", "static/app.js", "static/app.css"} {
 		resp, err := hc.Get(w.base + p)
 		if err != nil {
 			b.Fatal(err)
@@ -70,6 +73,19 @@ func BenchmarkWebPane(b *testing.B) {
 		total += int(n)
 	}
 	b.ReportMetric(float64(total), "page-bytes")
+	// The page's script: every static/*.js, bytes and lines.
+	scripts, _ := filepath.Glob("../views/web/static/*.js")
+	var jsBytes, jsLines int
+	for _, f := range scripts {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		jsBytes += len(data)
+		jsLines += strings.Count(string(data), "\n")
+	}
+	b.ReportMetric(float64(jsBytes), "script-bytes")
+	b.ReportMetric(float64(jsLines), "script-lines")
 
 	// Time to the first question.
 	ask := func(id string) {
@@ -88,7 +104,7 @@ func BenchmarkWebPane(b *testing.B) {
 	if err := client.Decline(ctx, "first", socketproto.ViaCLI); err != nil {
 		b.Fatal(err)
 	}
-	br.waitJS(`window.askuserState.reqs.length === 0`)
+	br.waitJS(`window.askuserState.view && window.askuserState.view.requests.length === 0`)
 
 	// A question asked → visible in the open page, timed in the page.
 	br.eval0(`window.__seen = {}; new MutationObserver(() => {
@@ -106,7 +122,7 @@ func BenchmarkWebPane(b *testing.B) {
 		if err := client.Decline(ctx, id, socketproto.ViaCLI); err != nil {
 			b.Fatal(err)
 		}
-		br.waitJS(`window.askuserState.reqs.length === 0`)
+		br.waitJS(`window.askuserState.view && window.askuserState.view.requests.length === 0`)
 	}
 	slices.Sort(lat)
 	b.ReportMetric(lat[len(lat)/2], "visible-p50-ms")
@@ -132,7 +148,7 @@ func BenchmarkWebPane(b *testing.B) {
 		t0 := time.Now()
 		br.eval0(`document.querySelector('.question .actions .primary').click()`)
 		taps = append(taps, float64((<-res).Sub(t0).Microseconds())/1000)
-		br.waitJS(`window.askuserState.reqs.length === 0`)
+		br.waitJS(`window.askuserState.view && window.askuserState.view.requests.length === 0`)
 	}
 	slices.Sort(taps)
 	b.ReportMetric(taps[len(taps)/2], "tap-result-p50-ms")

@@ -311,7 +311,7 @@ func (b *browser) textNow() string {
 func (b *browser) open(w *webPane) {
 	b.t.Helper()
 	b.run(chromedp.Navigate(w.loginURL()))
-	b.waitJS(`!!window.askuserState && window.askuserState.connected`)
+	b.waitJS(`!!window.askuserState && window.askuserState.link === 'open' && !!window.askuserState.view`)
 }
 
 // waitJS waits until a JavaScript expression is true.
@@ -364,10 +364,11 @@ func (b *browser) waitGone(sub string) {
 	}
 }
 
-// settled waits until the input guard no longer holds taps back.
+// settled waits until the input guard no longer holds taps back, as the
+// core says in the view it sends.
 func (b *browser) settled() {
 	b.t.Helper()
-	b.waitJS(`!document.body.classList.contains('settling') && Date.now() >= window.askuserState.settleUntil`)
+	b.waitJS(`window.askuserState.view && !window.askuserState.view.settling && !document.body.classList.contains('settling')`)
 }
 
 // click clicks (a real mouse click, at the element's centre) the element sel.

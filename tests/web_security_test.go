@@ -9,6 +9,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"io"
@@ -22,6 +23,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"askuser/views/panecore"
 )
 
 // The attacks of docs/contract.md §12, each against the real `askuserd web`.
@@ -97,7 +100,7 @@ func TestWebAttacks(t *testing.T) {
 		st, body, _ := do(t, plain, "GET", w.base+path, nil, "")
 		noLeak(t, "GET /"+path+" without a session", st, 401, body)
 	}
-	st, body, _ = do(t, plain, "POST", w.base+"api/answer", map[string]string{"Origin": origin, "Content-Type": "application/json"}, `{"id":"req-attack","answers":[{"selected":[0]}]}`)
+	st, body, _ = do(t, plain, "POST", w.base+"api/action", map[string]string{"Origin": origin, "Content-Type": "application/json"}, `{"actions":[{"kind":"pick","item":0},{"kind":"next"}]}`)
 	noLeak(t, "an answer without a session", st, 401, body)
 
 	// A wrong secret at /login, and a secret in the query: no session, and
@@ -140,7 +143,7 @@ func TestWebAttacks(t *testing.T) {
 	}
 
 	good := map[string]string{"Origin": origin, "Content-Type": "application/json"}
-	answer := `{"id":"req-attack","answers":[{"selected":[0]}]}`
+	answer := `{"actions":[{"kind":"pick","item":0},{"kind":"next"}]}`
 
 	// DNS rebinding: a Host this server does not serve.
 	u, _ := url.Parse(w.base)
@@ -149,24 +152,24 @@ func TestWebAttacks(t *testing.T) {
 	noLeak(t, "Host: evil.example", st, 421, body)
 	st, body, _ = do(t, c, "GET", w.base+"api/events", map[string]string{"Host": "evil.example:" + u.Port()}, "")
 	noLeak(t, "Host: evil.example on the events", st, 421, body)
-	st, body, _ = do(t, c, "POST", w.base+"api/answer", evil, answer)
+	st, body, _ = do(t, c, "POST", w.base+"api/action", evil, answer)
 	noLeak(t, "an answer with Host: evil.example", st, 421, body)
 
 	// A cross-origin POST, with the session token even.
 	for _, o := range []string{"http://evil.example", "null", "", "http://127.0.0.1:1"} {
 		h := map[string]string{"Origin": o, "Content-Type": "application/json"}
-		st, body, _ = do(t, c, "POST", w.base+"api/answer", h, answer)
+		st, body, _ = do(t, c, "POST", w.base+"api/action", h, answer)
 		noLeak(t, "a POST from origin "+o, st, 403, body)
 	}
 	h := map[string]string{"Origin": origin, "Sec-Fetch-Site": "cross-site", "Content-Type": "application/json"}
-	st, body, _ = do(t, c, "POST", w.base+"api/answer", h, answer)
+	st, body, _ = do(t, c, "POST", w.base+"api/action", h, answer)
 	noLeak(t, "a cross-site fetch", st, 403, body)
 
 	// A forged token.
 	id, _, _ := strings.Cut(tok, ".")
 	for _, forged := range []string{id + ".forged", id, "Bearer", tok + "x"} {
 		h := map[string]string{"Origin": origin, "Content-Type": "application/json", "Authorization": "Bearer " + forged}
-		st, body, _ = do(t, plain, "POST", w.base+"api/answer", h, answer)
+		st, body, _ = do(t, plain, "POST", w.base+"api/action", h, answer)
 		noLeak(t, "an answer with the token "+forged, st, 401, body)
 	}
 
@@ -185,17 +188,52 @@ func TestWebAttacks(t *testing.T) {
 	stream.waitClosed(t)
 	st, body, _ = do(t, c, "GET", w.base+"api/events", nil, "")
 	noLeak(t, "the events with a token from before --rotate", st, 401, body)
-	st, body, _ = do(t, c, "POST", w.base+"api/answer", good, answer)
+	st, body, _ = do(t, c, "POST", w.base+"api/action", good, answer)
 	noLeak(t, "an answer with a token from before --rotate", st, 401, body)
 
-	// The right answer, from the page's origin with its token, is taken.
+	// The right answer, from the page's origin with its token, made on the
+	// view the session's core sent, is taken.
 	c2, _ := w.httpClient()
-	st, body, _ = do(t, c2, "POST", w.base+"api/answer", good, answer)
+	v := settledView(t, c2, w.base)
+	act := fmt.Sprintf(`{"actions":[{"kind":"focus","item":0,"rev":%d,"request":"req-attack"},{"kind":"next","rev":%d,"request":"req-attack"}]}`, v.Rev, v.Rev)
+	st, body, _ = do(t, c2, "POST", w.base+"api/action", good, act)
 	if st != 200 {
 		t.Fatalf("a proper answer: %d %s", st, body)
 	}
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("the asking client: %v", err)
+	}
+}
+
+// settledView reads the session's event stream until its view shows a
+// request and no longer settles (the guard), and returns that view.
+func settledView(t *testing.T, c *http.Client, base string) panecore.View {
+	t.Helper()
+	req, _ := http.NewRequest("GET", base+"api/events", nil)
+	sc := *c
+	sc.Timeout = 20 * time.Second
+	resp, err := sc.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("opening the event stream: %v %v", err, resp)
+	}
+	defer resp.Body.Close()
+	r := bufio.NewReader(resp.Body)
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("the event stream ended without a settled view: %v", err)
+		}
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			continue
+		}
+		var m struct {
+			Type string        `json:"type"`
+			View panecore.View `json:"view"`
+		}
+		if err := json.Unmarshal([]byte(data), &m); err == nil && m.Type == "view" && m.View.Focus >= 0 && !m.View.Settling {
+			return m.View
+		}
 	}
 }
 

@@ -88,11 +88,11 @@ func TestWebNoneOfThese(t *testing.T) {
 	b.waitText("Which features?")
 	b.settled()
 	b.clickText("Send")
-	b.waitText("Answer “none of these”? No option is checked.")
+	b.waitText("None of these for “Which features?”?")
 	b.clickText("Back")
-	b.waitGone("Answer “none of these”?")
+	b.waitGone("None of these for")
 	b.clickText("Send")
-	b.waitText("Answer “none of these”?")
+	b.waitText("None of these for “Which features?”?")
 	b.clickText("None of these")
 	r, code := waitClient(t, cmd, out, errb)
 	a := r.Answers[0]
@@ -132,14 +132,18 @@ func TestWebDeclineAsksBeforeDiscarding(t *testing.T) {
 	b.waitText("Which database should we use?")
 	b.settled()
 	b.click(`button.option[data-option="1"]`)
+	b.clickText("Next")
+	b.waitText("What should we name this service?", "■ Database")
 	b.clickText("Decline")
 	b.waitText("Discard 1 answer?")
+	// Keeping the answers is what the dialog offers first: the button
+	// that throws them away is neither the highlighted one nor focused.
+	if got := jsValue[string](b, `document.querySelector('#dialog button.primary').textContent + '|' + document.activeElement.textContent`); got != "Keep answering|Keep answering" {
+		t.Fatalf("the discard dialog's default (highlighted | focused): %q", got)
+	}
 	b.clickText("Keep answering")
 	b.waitGone("Discard 1 answer?")
-	checked := b.attr(`button.option[data-option="1"]`, "aria-checked")
-	if checked != "true" {
-		t.Fatalf("the answer was not kept after Keep answering (aria-checked %q)", checked)
-	}
+	b.waitText("■ Database")
 	b.clickText("Decline")
 	b.clickText("Discard and decline")
 	r, code := waitClient(t, cmd, out, errb)
@@ -184,9 +188,10 @@ func TestWebDraftsShared(t *testing.T) {
 	tp.waitFor("Which database should we use?")
 	b.settled()
 
-	// Page → pending file and terminal pane.
+	// Page → pending file and terminal pane, once accepted.
 	b.clickText("□ Name")
 	b.typeInto(`textarea[data-k^="custom-"]`, "order-processor")
+	b.clickText("Next")
 	waitFile(t, e.Pending, `"answer": "order-processor"`)
 	tp.waitFor("■ Name")
 
@@ -228,16 +233,14 @@ func TestWebGuardIgnoresTapOnNewContent(t *testing.T) {
 	b.waitText("No questions waiting")
 
 	cmd, out, errb := e.StartClient(dbQuestion, "ask", "-")
-	b.waitJS(`document.querySelector('button.option[data-option="1"]')`)
-	time.Sleep(100 * time.Millisecond)
-	b.click(`button.option[data-option="1"]`)
+	b.waitJS(`document.querySelector('button.option[data-option="1"]') && window.askuserState.view.settling`)
+	b.click(`button.option[data-option="1"]`) // choosing which one Send takes is looking, not answering
+	b.clickText("Send")
 	b.waitText("Not taken: the question on screen just changed")
-	checked := b.attr(`button.option[data-option="1"]`, "aria-checked")
-	if checked != "false" {
-		t.Fatalf("the tap during the guard chose the option")
+	if out, _, _ := e.Client("", "list", "--json"); !strings.Contains(out, "Which database") {
+		t.Fatalf("the tap during the guard answered: %s", out)
 	}
 	b.settled()
-	b.click(`button.option[data-option="1"]`)
 	b.clickText("Send")
 	r, code := waitClient(t, cmd, out, errb)
 	if code != 0 || r.Answers[0].Answer.Text != "SQLite" {
@@ -246,68 +249,81 @@ func TestWebGuardIgnoresTapOnNewContent(t *testing.T) {
 }
 
 // Allow means seen: an option that approves its preview is not taken until
-// the whole preview was on screen.
+// the whole preview was on screen. The preview is on the page as the
+// question arrives, before the options, and read by scrolling the page.
 func TestWebAllowNeedsThePreviewRead(t *testing.T) {
 	t.Parallel()
 	e, _, b := webSetup(t, 390, 844)
-	long := strings.Repeat("line of the command\n", 120) + "rm -rf the-end-of-it"
+	res := askOnSocket(t, e, allowBash(120))
+	b.waitText("Allow Bash?", "What “Allow” approves", "line of the command")
+	b.settled()
+	b.click(`button.option[data-option="0"]`)
+	b.clickText("Send")
+	b.waitText(`Not taken: "Allow" approves everything in its preview`)
+	// The refusal is drawn next to the option it concerns, and in view.
+	if near := jsValue[bool](b, `(() => { const r = document.querySelector('main .refusal'); const o = document.querySelector('button.option[data-option="0"]');
+		return !!r && r.previousElementSibling === o && r.getBoundingClientRect().top >= 0 && r.getBoundingClientRect().bottom <= innerHeight; })()`); !near {
+		t.Fatalf("the refusal is not next to Allow, in view:\n%s", b.textNow())
+	}
+	// A jump to the end is not reading it: the lines between were never on
+	// screen. The page says how much was read.
+	jsValue[bool](b, `(async () => { `+webFrame+`
+		const p = document.querySelector('pre[data-approves]');
+		window.scrollTo(0, window.scrollY + p.getBoundingClientRect().bottom - innerHeight / 2);
+		await frame(); await frame();
+		return true; })()`)
+	b.waitJS(`window.askuserState.view.requests[0].questions[0].options[0].readPercent > 0`)
+	switch title := jsValue[string](b, `document.querySelector('.preview-title').textContent`); {
+	case strings.Contains(title, "read to the end") && !strings.Contains(title, "read it to the end"):
+		t.Fatalf("a jump to the end of the preview counted as reading it: %q", title)
+	case !strings.Contains(title, "% of it)"):
+		t.Fatalf("the preview's title does not say how much was read: %q", title)
+	}
+	b.readApproval()
+	b.waitText("— read to the end")
+	b.click(`button.option[data-option="0"]`)
+	b.clickText("Send")
+	if r := b.result(res); !r.Answered || r.Answers[0].Answer.Text != "Allow" {
+		t.Fatalf("result %+v", r)
+	}
+}
+
+// allowBash is a permission prompt whose Allow approves a command of n lines.
+func allowBash(n int) string {
+	long := strings.Repeat("line of the command\n", n) + "rm -rf the-end-of-it"
 	req, _ := json.Marshal(map[string]any{"questions": []any{map[string]any{
 		"question": "Allow Bash?", "header": "Permission",
 		"options": []any{
 			map[string]any{"label": "Allow", "preview": long, "approvesPreview": true},
 			map[string]any{"label": "Deny"},
 		}}}})
-	// askuser-client's ask takes no approvesPreview (only the permission
-	// prompt sets it): asked on the socket, as the MCP server asks.
-	res := askOnSocket(t, e, string(req))
-	b.waitText("Allow Bash?")
-	b.settled()
-	b.click(`button.option[data-option="0"]`)
-	b.waitText("Not taken: “Allow” approves everything in its preview")
-	checked := b.attr(`button.option[data-option="0"]`, "aria-checked")
-	if checked != "false" {
-		t.Fatal("Allow was taken before its preview was read")
-	}
-	const frame = `const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));`
-	// A jump to the end is not reading it: the lines between were never on
-	// screen. The page says how much was read.
-	jsValue[bool](b, `(async () => { `+frame+`
-		const p = document.querySelector('pre.preview');
-		p.scrollIntoView({ block: 'center' });
-		await frame();
-		p.scrollTop = p.scrollHeight;
-		await frame();
-		return true; })()`)
-	switch title := jsValue[string](b, `document.querySelector('.preview-title').textContent`); {
-	case strings.Contains(title, "read to the end"):
-		t.Fatalf("a jump to the end of the preview counted as reading it: %q", title)
-	case !strings.Contains(title, "% of it)"):
-		t.Fatalf("the preview's title does not say how much was read: %q", title)
-	}
-	b.click(`button.option[data-option="0"]`)
-	b.waitText("Not taken: “Allow” approves everything in its preview")
-	// Read it: the box wholly on screen, scrolled from its top to its end a
-	// screenful at a time, each step seen by the page before the next (a
-	// busy browser coalesces scroll events, and the page does not count a
-	// jump as read).
-	jsValue[bool](b, `(async () => { `+frame+`
-		const p = document.querySelector('pre.preview');
-		p.scrollIntoView({ block: 'center' });
-		p.scrollTop = 0;
+	return string(req)
+}
+
+const webFrame = `const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));`
+
+// readApproval reads the approving preview as a user does: from its top to
+// its end, a screenful at a time (what the sticky header and button bar
+// leave of it), each step seen by the page before the next.
+func (b *browser) readApproval() {
+	b.t.Helper()
+	jsValue[bool](b, `(async () => { `+webFrame+`
+		const view = () => { const top = document.getElementById('top').getBoundingClientRect().bottom;
+			const bar = document.querySelector('.question > .actions');
+			const bottom = bar && getComputedStyle(bar).position === 'sticky' ? bar.getBoundingClientRect().top : innerHeight;
+			return [top, bottom]; };
+		let p = document.querySelector('pre[data-approves]');
+		window.scrollBy(0, p.getBoundingClientRect().top - view()[0]);
 		await frame();
 		for (let i = 0; i < 1000; i++) {
-			const p = document.querySelector('pre.preview');
-			if (p.scrollTop + p.clientHeight >= p.scrollHeight - 1) break;
-			p.scrollTop += p.clientHeight - 10;
+			p = document.querySelector('pre[data-approves]');
+			const [top, bottom] = view();
+			if (p.getBoundingClientRect().bottom <= bottom) break;
+			window.scrollBy(0, bottom - top - 40);
 			await frame();
 		}
+		await frame();
 		return true; })()`)
-	b.waitText("read to the end")
-	b.click(`button.option[data-option="0"]`)
-	b.clickText("Send")
-	if r := b.result(res); !r.Answered || r.Answers[0].Answer.Text != "Allow" {
-		t.Fatalf("result %+v", r)
-	}
 }
 
 // result waits for the answer askOnSocket's question gets, failing with what

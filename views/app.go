@@ -27,7 +27,14 @@ type App struct {
 	quit     chan struct{}
 	quitOnce sync.Once
 	stopped  chan struct{} // closed when the adapter has returned
+
+	sender       Sender
+	lastActivity time.Time // UI goroutine only
 }
+
+// activityEvery spaces the activity messages of a user who keeps typing:
+// the daemon only needs to know that someone is here (docs/contract.md §4).
+const activityEvery = 5 * time.Second
 
 // NewApp builds the app. screen is nil for the real terminal, or a
 // simulation screen in tests.
@@ -38,6 +45,7 @@ func NewApp(s Sender, opt Options, screen tcell.Screen) *App {
 		wake:    make(chan time.Duration, 1),
 		quit:    make(chan struct{}),
 		stopped: make(chan struct{}),
+		sender:  s,
 	}
 	a.Pane = NewPane(s, opt)
 	a.Pane.app = a.TV
@@ -48,6 +56,7 @@ func NewApp(s Sender, opt Options, screen tcell.Screen) *App {
 	}
 	a.TV.SetRoot(a.Pane, true).EnablePaste(true)
 	a.TV.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
+		a.active()
 		if ev.Key() == tcell.KeyCtrlC {
 			a.Pane.flushTyping() // text typed and not accepted is kept
 			a.Quit()             // through the adapter, not tview's own Stop
@@ -56,6 +65,16 @@ func NewApp(s Sender, opt Options, screen tcell.Screen) *App {
 		return ev
 	})
 	return a
+}
+
+// active tells the daemon that the user is at this pane, so that nothing
+// is pushed to their phone meanwhile. A lost message only makes
+// notifications more eager.
+func (a *App) active() {
+	if now := time.Now(); now.Sub(a.lastActivity) >= activityEvery {
+		a.lastActivity = now
+		_ = a.sender.Send(socketproto.Activity{})
+	}
 }
 
 // Deliver hands a daemon message to the pane. It may be called from any

@@ -109,6 +109,14 @@ func (p *Pane) Draw(screen tcell.Screen) {
 			}
 		}()
 	}
+	if p.help {
+		p.drawHelp(screen, x+1, top, w-2, bottom)
+		return
+	}
+	if p.V.Rules != nil {
+		p.drawRules(screen, x+1, top, w-2, bottom)
+		return
+	}
 	r, s := p.focused()
 	if r == nil {
 		p.drawEmpty(screen, x+1, top+1, w-2, bottom)
@@ -198,8 +206,12 @@ func (p *Pane) drawTitle(screen tcell.Screen, x, y, w int) {
 	}
 	title := " " + strings.Join(parts, " · ")
 	if width(title) > w && len(parts) > 1 {
-		// Narrow: "2 waiting · 1/2 · claude-main · 3m ago".
+		// Narrow: "2 waiting · 1/2 · claude-main · 3m ago" ("DEMO · …":
+		// a demo pane never hides that it is one).
 		parts[0] = waiting(n)
+		if p.V.Demo {
+			parts[0] = "DEMO · " + parts[0]
+		}
 		if n > 1 {
 			parts[1] = fmt.Sprintf("%d/%d", p.V.Focus+1, n)
 		}
@@ -259,20 +271,64 @@ func (p *Pane) scheduleWake(now time.Time) {
 	p.onWake(next)
 }
 
-// fitHints keeps the hints that fit, most important first, whole.
+// fitHints keeps the hints that fit, most important first, whole; the
+// pinned ones (how to quit, how to see every key) always, at the end.
 func fitHints(h []string, w int) string {
+	var pinned []string
+	for _, part := range h {
+		if pinnedHints[part] {
+			pinned = append(pinned, part)
+		}
+	}
+	tail := strings.Join(pinned, " • ")
+	room := w
+	if tail != "" {
+		room -= width(tail) + width(" • ")
+	}
 	out := ""
 	for _, part := range h {
+		if pinnedHints[part] {
+			continue
+		}
 		next := part
 		if out != "" {
 			next = out + " • " + part
 		}
-		if width(next) > w {
+		if width(next) > room {
 			continue
 		}
 		out = next
 	}
+	switch {
+	case tail == "":
+	case out == "":
+		out = tail
+	default:
+		out += " • " + tail
+	}
 	return " " + out
+}
+
+// drawHelp draws the list of keys (?): every binding, as the README's key
+// table has it, scrolled by helpScroll.
+func (p *Pane) drawHelp(screen tcell.Screen, x, y, w, bottom int) {
+	var lines []seg
+	for _, l := range wrap("Every key, where it applies and what it does. Esc closes this list.", max(1, w)) {
+		lines = append(lines, seg{l, styleStrong})
+	}
+	lines = append(lines, seg{"", stylePlain})
+	for _, r := range keyRows() {
+		keys := strings.ReplaceAll(r.keys, "`", "")
+		does := strings.ReplaceAll(r.does, "`", "")
+		for i, l := range wrap(keys+" ("+r.where+"): "+does, max(1, w-2)) {
+			style, indent := stylePlain, "  "
+			if i == 0 {
+				style, indent = styleStrong, ""
+			}
+			lines = append(lines, seg{indent + l, style})
+		}
+	}
+	p.drawScrolled(screen, lines, &p.helpScroll, x, y, w, bottom)
 }
 
 func (p *Pane) drawEmpty(screen tcell.Screen, x, y, w, bottom int) {
@@ -281,11 +337,26 @@ func (p *Pane) drawEmpty(screen tcell.Screen, x, y, w, bottom int) {
 	}
 	put(screen, x, y, w, seg{"No questions waiting", styleStrong})
 	y += 2
-	for _, l := range wrap("Agents ask on "+Clean(p.V.Socket, false), w) {
-		if y >= bottom {
-			break
+	// What to try next, for someone who just opened it: where agents ask,
+	// the demo, and a question of their own.
+	paragraphs := []string{
+		"Agents ask on " + Clean(p.V.Socket, false),
+		"To see the pane at work: askuserd --demo (sample questions; nothing is sent).",
+		"To ask one yourself, from another terminal: askuser-client ask --question 'Ready?' --option Yes --option No",
+		"Connect an agent: askuser-client integrate claude (or codex, gemini, opencode, pi).",
+	}
+	for i, para := range paragraphs {
+		style := stylePlain
+		if i > 0 {
+			style = styleQuiet
 		}
-		put(screen, x, y, w, seg{l, stylePlain})
+		for _, l := range wrap(para, w) {
+			if y >= bottom {
+				return
+			}
+			put(screen, x, y, w, seg{l, style})
+			y++
+		}
 		y++
 	}
 }

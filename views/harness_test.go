@@ -32,13 +32,15 @@ func (f *fakeDaemon) Send(m socketproto.Message) error {
 	return nil
 }
 
-// Sent is what the pane sent apart from drafts: answers and cancels.
+// Sent is what the pane sent apart from drafts and activity: answers and cancels.
 func (f *fakeDaemon) Sent() []socketproto.Message {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []socketproto.Message
 	for _, m := range f.sent {
-		if _, ok := m.(socketproto.DraftRequest); !ok {
+		switch m.(type) {
+		case socketproto.DraftRequest, socketproto.Activity:
+		default:
 			out = append(out, m)
 		}
 	}

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -30,6 +31,8 @@ const (
 	wLong                      // "Answer is long … [Y/n]"
 	wDiscard                   // "Discard N answers? [y/N]"
 	wNone                      // "None of these? [y/N]"
+	wRules                     // the Rules view (remembered decisions)
+	wHelp                      // the list of keys (?)
 
 	wOptions  = wSingle | wMulti
 	wInputs   = wText | wNote | wFilter
@@ -45,12 +48,12 @@ var whereNames = []struct {
 	{wSingle, "single-select list"}, {wMulti, "multi-select list"}, {wText, "text input"}, {wNote, "note"},
 	{wFilter, "filter"}, {wSubmit, "Submit tab"}, {wBare, "request without questions"},
 	{wIdle, "nothing to answer"}, {wLong, "“Answer is long” prompt"}, {wDiscard, "“Discard” prompt"},
-	{wNone, "“None of these” prompt"},
+	{wNone, "“None of these” prompt"}, {wRules, "Rules view"}, {wHelp, "list of keys"},
 }
 
 func (w where) String() string {
 	switch w {
-	case wBrowsing | wInputs:
+	case wBrowsing | wInputs | wRules | wHelp:
 		return "everywhere"
 	case wBrowsing:
 		return "no input open"
@@ -135,6 +138,9 @@ type binding struct {
 	// when it applies, so a hint never offers a key that does nothing.
 	when func(p *Pane, c keyCtx) bool
 	do   func(p *Pane, c keyCtx)
+	// pin keeps the hint on the hint line however narrow the terminal:
+	// how to quit and how to see every key are never crowded out.
+	pin bool
 }
 
 func severalQuestions(_ *Pane, c keyCtx) bool { return c.r != nil && len(c.r.Questions) > 1 }
@@ -186,8 +192,22 @@ var keyTable = []binding{
 		do: do(panecore.Back)},
 
 	// Settling or not, a request can always be left, switched and quit.
-	{keys: kk(tcell.KeyCtrlC), keyNames: "Ctrl-C", doc: "quit the pane; the daemon, its queue and every draft go on", where: wBrowsing | wInputs,
+	{keys: kk(tcell.KeyCtrlC), keyNames: "Ctrl-C", doc: "quit the pane; the daemon, its queue and every draft go on", where: wBrowsing | wInputs | wRules | wHelp,
 		do: func(p *Pane, c keyCtx) { p.quit() }},
+
+	// The list of keys (?), over whatever was on screen.
+	{keys: join(kk(tcell.KeyEscape), rk('?', 'q')), hint: "Esc close", keyNames: "Esc, `?`, `q`", doc: "close the list of keys", where: wHelp,
+		do: func(p *Pane, c keyCtx) { p.help = false }},
+	{keys: join(kk(tcell.KeyUp, tcell.KeyDown, tcell.KeyPgUp, tcell.KeyPgDn), rk('k', 'j')), hint: "↑↓ scroll", keyNames: "↑ ↓, `j` `k`, PgUp PgDn", doc: "scroll the list of keys", where: wHelp,
+		do: func(p *Pane, c keyCtx) { p.helpScroll = max(0, p.helpScroll+p.scrollStep(c.ev)) }},
+
+	// The Rules view: remembered decisions.
+	{keys: join(kk(tcell.KeyUp, tcell.KeyDown), rk('k', 'j')), hint: "↑↓ move", keyNames: "↑ ↓, `j` `k`", doc: "move between the rules", where: wRules,
+		when: rulesListed, do: func(p *Pane, c keyCtx) { p.ruleCursor += arrow(c.ev) }},
+	{keys: rk('x'), hint: "x revoke", keyNames: "`x`", doc: "revoke the rule under the cursor: the next prompt it covered is asked again", where: wRules,
+		when: rulesListed, do: func(p *Pane, c keyCtx) { p.revokeAtCursor() }},
+	{keys: join(kk(tcell.KeyEscape), rk('R', 'q')), hint: "Esc/R back", keyNames: "Esc, `R`, `q`", doc: "back to the questions", where: wRules,
+		do: do(panecore.CloseRules)},
 
 	// The text inputs: Other, a free-text question, a note, the filter.
 	{keys: kk(tcell.KeyEnter), hint: "Enter send", keyNames: "Enter", doc: "a lone question: accept the typed answer and send it", where: wText,
@@ -283,7 +303,14 @@ var keyTable = []binding{
 		do: do(panecore.Filter)},
 	{keys: rk('n'), hint: "n note", keyNames: "`n`", doc: "attach a note to the answer", where: wOptions,
 		kind: panecore.OpenNote, do: do(panecore.OpenNote)},
-	{keys: rk('q'), hint: "q quit", keyNames: "`q`", doc: "quit the pane; the daemon, its queue and every draft go on", where: wBrowsing,
+	{keys: rk('R'), hint: "R rules", keyNames: "`R`", doc: "the Rules view: remembered decisions, who made each, how often it answered; revoke one", where: wBrowsing,
+		do: func(p *Pane, c keyCtx) {
+			p.ruleCursor = 0
+			p.act(panecore.Action{Kind: panecore.OpenRules})
+		}},
+	{keys: rk('?'), hint: "? keys", keyNames: "`?`", doc: "list every key, where it applies and what it does", where: wBrowsing | wRules, pin: true,
+		do: func(p *Pane, c keyCtx) { p.help, p.helpScroll = true, 0 }},
+	{keys: rk('q'), hint: "q quit", keyNames: "`q`", doc: "quit the pane; the daemon, its queue and every draft go on", where: wBrowsing, pin: true,
 		do: func(p *Pane, c keyCtx) { p.quit() }},
 
 	// Whatever else is typed goes into the open input.
@@ -339,6 +366,12 @@ func requestStep(ev *tcell.EventKey) int {
 func (p *Pane) place() (where, keyCtx) {
 	r, s := p.focused()
 	c := keyCtx{r: r, s: s}
+	if p.help {
+		return wHelp, c
+	}
+	if p.V.Rules != nil {
+		return wRules, c
+	}
 	if d := p.V.Dialog; d != nil {
 		switch d.Kind {
 		case panecore.DialogLong:
@@ -411,6 +444,49 @@ func (p *Pane) hintLine() []string {
 		}
 		seen[b.keyNames] = true
 		out = append(out, b.hint)
+	}
+	return out
+}
+
+// pinnedHints are the hints fitHints never drops (binding.pin).
+var pinnedHints = func() map[string]bool {
+	m := map[string]bool{}
+	for _, b := range keyTable {
+		if b.pin {
+			m[b.hint] = true
+		}
+	}
+	return m
+}()
+
+// keyRow is one line of the key table as people read it: the keys, where
+// they apply, what they do.
+type keyRow struct{ keys, where, does string }
+
+// keyRows is the key table as the README and the list of keys (?) show it:
+// one row per binding, grouped by where they apply (lists first, prompts
+// last), in the table's order within a group.
+func keyRows() []keyRow {
+	order := []where{wSingle, wMulti, wSubmit, wText, wNote, wFilter, wBare, wIdle, wLong, wDiscard}
+	group := func(w where) int {
+		for i, o := range order {
+			if w&o != 0 {
+				return i
+			}
+		}
+		return len(order)
+	}
+	rows := append([]binding(nil), keyTable...)
+	sort.SliceStable(rows, func(i, j int) bool { return group(rows[i].where) < group(rows[j].where) })
+	seen := map[keyRow]bool{}
+	var out []keyRow
+	for _, k := range rows {
+		row := keyRow{k.keyNames, k.where.String(), k.doc}
+		if seen[row] {
+			continue
+		}
+		seen[row] = true
+		out = append(out, row)
 	}
 	return out
 }

@@ -3,7 +3,6 @@ package views
 import (
 	"flag"
 	"os"
-	"sort"
 	"strings"
 	"testing"
 )
@@ -21,25 +20,8 @@ const (
 func readmeKeyTable() string {
 	var b strings.Builder
 	b.WriteString("| key | where | does |\n|---|---|---|\n")
-	order := []where{wSingle, wMulti, wSubmit, wText, wNote, wFilter, wBare, wIdle, wLong, wDiscard}
-	group := func(w where) int {
-		for i, o := range order {
-			if w&o != 0 {
-				return i
-			}
-		}
-		return len(order)
-	}
-	rows := append([]binding(nil), keyTable...)
-	sort.SliceStable(rows, func(i, j int) bool { return group(rows[i].where) < group(rows[j].where) })
-	seen := map[string]bool{}
-	for _, k := range rows {
-		row := "| " + k.keyNames + " | " + k.where.String() + " | " + k.doc + " |\n"
-		if seen[row] {
-			continue
-		}
-		seen[row] = true
-		b.WriteString(row)
+	for _, r := range keyRows() {
+		b.WriteString("| " + r.keys + " | " + r.where + " | " + r.does + " |\n")
 	}
 	return b.String()
 }

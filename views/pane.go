@@ -71,6 +71,9 @@ type Pane struct {
 	reading         *reading
 	word            string // the pane's own word about the last key (an editor that failed)
 	quiet           bool   // the last key was the pane's own (scrolling): the core's word is old
+	ruleCursor      int    // the rule under the cursor in the Rules view
+	help            bool   // the list of keys (?) is up
+	helpScroll      int    // its first line on screen
 
 	// onWake asks for a redraw after d (0: none needed); set by the app.
 	onWake func(d time.Duration)

@@ -155,6 +155,10 @@ func printPlan(w io.Writer, agent string, changes []integrate.Change, notes []st
 	}
 	if len(notes) > 0 {
 		fmt.Fprintln(w)
+		if todo > 0 {
+			// Nothing is written yet: what the notes say holds once it is.
+			fmt.Fprintln(w, "Once written:")
+		}
 		for _, n := range notes {
 			fmt.Fprintln(w, n)
 		}

@@ -431,3 +431,36 @@ func TestIntegrateSaysWhichClientItWrites(t *testing.T) {
 		t.Errorf("settings.json was written without knowing what to run")
 	}
 }
+
+// The preview says what --write would do, not what has happened: its notes
+// come under "Once written:" while nothing is written, and a file's change
+// is one document however many servers --wrap adds to it.
+func TestIntegratePreviewSaysWhatWriteWouldDo(t *testing.T) {
+	home := t.TempDir()
+	out, errOut, code := integrateIn(t, home, "claude", "--permissions", "--command", testClient)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	before, after, ok := strings.Cut(out, "\nOnce written:\n")
+	if !ok || strings.Contains(before, "now wait in askuser") || !strings.Contains(after, "now wait in askuser") {
+		t.Errorf("the preview claims what only --write does, or says nothing of it:\n%s", out)
+	}
+	out, _, _ = integrateIn(t, home, "claude", "--permissions", "--write", "--command", testClient)
+	if strings.Contains(out, "Once written:") || !strings.Contains(out, "now wait in askuser") {
+		t.Errorf("--write's notes:\n%s", out)
+	}
+
+	writeTestFile(t, filepath.Join(home, ".gemini", "settings.json"), `{"mcpServers":{"gh":{"command":"npx","args":["-y","gh-mcp"]}}}`)
+	out, errOut, code = integrateIn(t, home, "gemini", "--wrap", "gh", "--command", testClient)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if n := strings.Count(out, "\n{\n"); n != 1 {
+		t.Errorf("settings.json's change shows %d JSON documents, want one:\n%s", n, out)
+	}
+	for _, want := range []string{`"askuser": {`, `"gh": {`, `"mcp-proxy"`, "policies/askuser.toml"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the preview lacks %s:\n%s", want, out)
+		}
+	}
+}

@@ -41,6 +41,7 @@ var commands = []*command{
 	&mcpCommand,
 	&mcpProxyCommand,
 	&pendingCommand,
+	&rulesCommand,
 	&schemaCommand,
 	&showCommand,
 	&statusCommand,

@@ -114,10 +114,15 @@ func runProxy(x *invocation, res resolved, agent socketproto.Agent, argv []strin
 
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stderr = x.stderr
-	serverIn, err := cmd.StdinPipe()
+	// The server's stdin is a pipe of our own too: a write to a server that
+	// stopped reading can then be given a deadline, so that stopping never
+	// waits on it.
+	serverStdin, serverIn, err := os.Pipe()
 	if err != nil {
 		return err
 	}
+	defer serverIn.Close()
+	cmd.Stdin = serverStdin
 	// The server's stdout is a pipe of our own rather than StdoutPipe's, so
 	// that waiting for the server never closes what is still being relayed.
 	serverOut, pw, err := os.Pipe()
@@ -126,11 +131,12 @@ func runProxy(x *invocation, res resolved, agent socketproto.Agent, argv []strin
 	}
 	defer serverOut.Close()
 	cmd.Stdout = pw
-	if err := cmd.Start(); err != nil {
-		pw.Close()
+	err = cmd.Start()
+	pw.Close()
+	serverStdin.Close()
+	if err != nil {
 		return fmt.Errorf("starting the MCP server: %v", err)
 	}
-	pw.Close()
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 
@@ -155,23 +161,30 @@ func runProxy(x *invocation, res resolved, agent socketproto.Agent, argv []strin
 			fmt.Fprintf(x.stderr, "askuser-client mcp-proxy: reading the server: %v\n", err)
 		}
 	}()
-	clientDone := make(chan struct{})
+	// clientEnded closes when the client's input ends, even while a line of
+	// it waits for a server that stopped reading; relayDone when nothing
+	// more can go to the server.
+	clientEnded := make(chan struct{})
+	relayDone := make(chan struct{})
 	go func() {
-		defer close(clientDone)
-		_ = r.fromClient(x.stdin)
+		defer close(relayDone)
+		_ = r.fromClient(x.stdin, clientEnded)
 	}()
 
 	var serverEnded error
 	ended := false
 	select {
-	case <-clientDone: // the client went away: stop the server
+	case <-clientEnded: // the client went away: stop the server
+	case <-relayDone: // the server's stdin is gone
 	case <-serverDone: // the server closed its stdout, so it is ending
 	case serverEnded = <-exited:
 		ended = true
 	case <-ctx.Done():
 	}
 	// Questions still waiting are withdrawn, and the server hears "cancel"
-	// for each while it still reads.
+	// for each while it still reads — for a moment: a server that stopped
+	// reading must not hold the proxy up.
+	_ = serverIn.SetWriteDeadline(time.Now().Add(proxyStopGrace))
 	r.withdrawAll()
 	serverIn.Close()
 	if !ended {
@@ -186,7 +199,7 @@ func runProxy(x *invocation, res resolved, agent socketproto.Agent, argv []strin
 	if ctx.Err() != nil {
 		return exitStatus(signalExit(got)) // got is written before ctx is cancelled
 	}
-	return proxyExit(clientDone, serverEnded)
+	return proxyExit(clientEnded, serverEnded)
 }
 
 // stopServer lets the server exit on the end of its stdin, then sends

@@ -25,7 +25,7 @@ func TestRelayDropsResponsesToRequestsNotSent(t *testing.T) {
 		`{"jsonrpc":"2.0","id":8,"method":"tools/list"}`, // the client's own request: relayed
 		`[{"jsonrpc":"2.0","id":"r","result":{"roots":[]}},{"jsonrpc":"2.0","id":9,"result":{}}]`,
 	}
-	if err := r.fromClient(strings.NewReader(strings.Join(in, "\n") + "\n")); err != nil {
+	if err := r.fromClient(strings.NewReader(strings.Join(in, "\n")+"\n"), make(chan struct{})); err != nil {
 		t.Fatal(err)
 	}
 	want := in[0] + "\n" + in[4] + "\n" + `[{"jsonrpc":"2.0","id":"r","result":{"roots":[]}}]` + "\n"

@@ -131,23 +131,109 @@ func readLines(r io.Reader, each func([]byte) bool) error {
 func has(line []byte, s string) bool { return bytes.Contains(line, []byte(s)) }
 
 // fromClient relays the client's lines to the server until the client
-// closes its side or the server's stdin is gone.
-func (r *relay) fromClient(in io.Reader) error {
-	return readLines(in, func(line []byte) bool {
-		if line = r.fromClientChecked(line); line == nil {
-			return true
+// closes its side or the server's stdin is gone. Reading and writing are
+// apart, with up to clientBacklog bytes between them, so that the client's
+// end is seen (ended is closed) even while a write waits on a server that
+// stopped reading.
+func (r *relay) fromClient(in io.Reader, ended chan<- struct{}) error {
+	q := newLineQueue(clientBacklog)
+	go func() {
+		defer close(ended)
+		defer q.close()
+		_ = readLines(in, q.push)
+	}()
+	defer q.stop() // the reader, if it waits for room, gives up
+	for {
+		line, ok := q.pop()
+		if !ok || !r.relayFromClient(line) {
+			return nil
 		}
-		if has(line, `"initialize"`) || has(line, metaClientCapabilities) {
-			line = r.capabilities(line)
-		}
-		if has(line, `"notifications/cancelled"`) {
-			r.cancelled(line, "c") // and the server hears it too
-		}
-		if has(line, `"tools/call"`) || has(line, `"prompts/get"`) || has(line, `"resources/read"`) {
-			r.remember(line)
-		}
-		return r.toServer.write(line) == nil
-	})
+	}
+}
+
+// clientBacklog bounds what the client may send ahead of a server that does
+// not read: past it the proxy stops reading the client too.
+const clientBacklog = 16 << 20
+
+// lineQueue holds lines read and not yet written, up to a number of bytes.
+type lineQueue struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	lines   [][]byte
+	bytes   int
+	limit   int
+	closed  bool // no more lines will come
+	stopped bool // no more lines are wanted
+}
+
+func newLineQueue(limit int) *lineQueue {
+	q := &lineQueue{limit: limit}
+	q.cond = sync.NewCond(&q.mu)
+	return q
+}
+
+// push adds line, waiting while the queue is over its limit; false once
+// no more lines are wanted.
+func (q *lineQueue) push(line []byte) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.bytes > q.limit && !q.stopped {
+		q.cond.Wait()
+	}
+	if q.stopped {
+		return false
+	}
+	q.lines = append(q.lines, line)
+	q.bytes += len(line)
+	q.cond.Broadcast()
+	return true
+}
+
+// pop takes the oldest line, waiting for one; false once the queue is
+// closed and empty.
+func (q *lineQueue) pop() ([]byte, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.lines) == 0 && !q.closed {
+		q.cond.Wait()
+	}
+	if len(q.lines) == 0 {
+		return nil, false
+	}
+	line := q.lines[0]
+	q.lines[0] = nil
+	q.lines = q.lines[1:]
+	q.bytes -= len(line)
+	q.cond.Broadcast()
+	return line, true
+}
+
+func (q *lineQueue) close() { q.set(&q.closed) }
+func (q *lineQueue) stop()  { q.set(&q.stopped) }
+
+func (q *lineQueue) set(flag *bool) {
+	q.mu.Lock()
+	*flag = true
+	q.cond.Broadcast()
+	q.mu.Unlock()
+}
+
+// relayFromClient sends one of the client's lines on to the server, looking
+// into it on the way; false when the server's stdin is gone.
+func (r *relay) relayFromClient(line []byte) bool {
+	if line = r.fromClientChecked(line); line == nil {
+		return true
+	}
+	if has(line, `"initialize"`) || has(line, metaClientCapabilities) {
+		line = r.capabilities(line)
+	}
+	if has(line, `"notifications/cancelled"`) {
+		r.cancelled(line, "c") // and the server hears it too
+	}
+	if has(line, `"tools/call"`) || has(line, `"prompts/get"`) || has(line, `"resources/read"`) {
+		r.remember(line)
+	}
+	return r.toServer.write(line) == nil
 }
 
 // fromServer relays the server's lines to the client until the server

@@ -51,7 +51,7 @@ func TestRelayPassesLinesUnchanged(t *testing.T) {
 		"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\",\"params\":{\"x\":\"\\u00e9\"}}\n" +
 		"not json at all\n" +
 		"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}"
-	if err := r.fromClient(strings.NewReader(in)); err != nil {
+	if err := r.fromClient(strings.NewReader(in), make(chan struct{})); err != nil {
 		t.Fatal(err)
 	}
 	if toServer.String() != in {
@@ -76,7 +76,7 @@ func TestRelayAddsTheElicitationCapability(t *testing.T) {
 		{"stateless", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x","_meta":{"io.modelcontextprotocol/clientCapabilities":{"roots":{}},"io.modelcontextprotocol/clientInfo":{"name":"gemini-cli-mcp-client"}}}}`, "meta"},
 	} {
 		r, _, toServer := testRelay(nil)
-		if err := r.fromClient(strings.NewReader(c.line + "\n")); err != nil {
+		if err := r.fromClient(strings.NewReader(c.line+"\n"), make(chan struct{})); err != nil {
 			t.Fatal(err)
 		}
 		var got struct {

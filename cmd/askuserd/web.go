@@ -24,6 +24,7 @@ import (
 
 const webUsage = `usage: askuserd web [--listen HOST:PORT] [--tls-cert FILE --tls-key FILE] [--host NAME]... [--public-url URL]
        askuserd web --url [--public-url URL]   print the page's address with its secret (and a QR code on a terminal)
+       askuserd web --tailscale   run tailscale serve for the page, print its https address (and a QR code)
        askuserd web --rotate   make a new secret: every device is logged out
 
 Serves the web pane (the questions waiting in askuserd, for a browser or a
@@ -51,6 +52,7 @@ func runWeb(args []string) int {
 	publicURL := fs.String("public-url", "", "the address a phone opens when a proxy serves the page (tailscale serve): --url prints it, and its host name is served")
 	printURL := fs.Bool("url", false, "print the address with its secret, and a QR code on a terminal, then exit")
 	rotate := fs.Bool("rotate", false, "make a new secret, logging out every device, then exit")
+	tailscale := fs.Bool("tailscale", false, "run (or print) tailscale serve for the page and print its https address with the secret, then exit")
 	if code, ok := parseFlags(fs, args, webUsage, true); !ok {
 		return code
 	}
@@ -66,6 +68,7 @@ func runWeb(args []string) int {
 	cert, key := first(*tlsCert, cfg.Web.TLSCert), first(*tlsKey, cfg.Web.TLSKey)
 	secretPath := filepath.Join(cfg.StateDir(), web.SecretFile)
 
+	*publicURL = first(*publicURL, cfg.Web.PublicURL)
 	if *publicURL != "" {
 		u, err := url.Parse(*publicURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -83,8 +86,22 @@ func runWeb(args []string) int {
 		}
 		fmt.Println("New secret made: every device is logged out. `askuserd web --url` prints the new address.")
 		return 0
+	case *tailscale:
+		return runTailscale(addr, secretPath)
 	case *printURL:
-		return printWebURL(first(*publicURL, baseURL(addr, cert != "", hosts)), secretPath)
+		base := first(*publicURL, baseURL(addr, cert != "", hosts))
+		if *publicURL == "" && isLoopbackListen(addr) {
+			_, port, _ := net.SplitHostPort(addr)
+			host, _ := os.Hostname()
+			fmt.Fprintf(os.Stderr, loopbackNote, port, port, first(host, "this-machine"), port)
+		}
+		return printWebURL(base, secretPath)
+	}
+	if isLoopbackListen(addr) {
+		// A page proxied by tailscale serve arrives with the tailnet name.
+		if name, err := tailnetName(); err == nil {
+			hosts = append(hosts, name)
+		}
 	}
 
 	if err := web.CheckListen(addr, cert != ""); err != nil {

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -31,6 +32,7 @@ type Config struct {
 	UI     UI                 `toml:"ui"`
 	Notify Notify             `toml:"notify"`
 	Web    Web                `toml:"web"`
+	Rules  Rules              `toml:"rules"`
 
 	// Path is the file this was read from; empty when none existed.
 	Path string `toml:"-"`
@@ -70,6 +72,15 @@ type UI struct {
 
 type Notify struct {
 	Command []string `toml:"command"`
+	// The policy (daemon/notify): nothing while the user touched a pane or
+	// page within Idle; a request settled within Grace never notifies; one
+	// reminder after Repeat (0: never).
+	Idle   Duration `toml:"idle"`
+	Grace  Duration `toml:"grace"`
+	Repeat Duration `toml:"repeat"`
+	// Ntfy is an ntfy topic's URL; NtfyToken its access token, if any.
+	Ntfy      string `toml:"ntfy"`
+	NtfyToken string `toml:"ntfy_token"`
 }
 
 // Web is the web pane's [web] table (askuserd web; docs/contract.md §12).
@@ -77,6 +88,38 @@ type Web struct {
 	Listen  string `toml:"listen"`   // host:port
 	TLSCert string `toml:"tls_cert"` // PEM; needed for any address but loopback
 	TLSKey  string `toml:"tls_key"`
+	// PublicURL is the page's address as a phone reaches it (e.g. the
+	// https URL of tailscale serve): the click URL of ntfy's messages.
+	PublicURL string `toml:"public_url"`
+	// PushInsecureLoopback lets a Web Push endpoint be http://127.0.0.1
+	// (a fake push service in tests); for tests only.
+	PushInsecureLoopback bool `toml:"push_insecure_loopback"`
+}
+
+// Rules is the [rules] table: remembered decisions (docs/contract.md §13).
+type Rules struct {
+	// ProposeAfter is how many times the user must have allowed the same
+	// input the same way before the next identical prompt shows its
+	// "Allow, and remember" option first; 0 never does.
+	ProposeAfter int `toml:"propose_after"`
+	// Destructive lists commands never remembered and never answered by
+	// a rule: a program and words its arguments must include.
+	Destructive []string `toml:"destructive"`
+}
+
+// DefaultDestructive is rules.destructive when config.toml says nothing.
+// A short flag matches inside a bundle ("rm -r" is "rm -rf x" too), a long
+// flag also with a value ("--force=…").
+var DefaultDestructive = []string{
+	"rm -r", "rm -R", "rm --recursive",
+	"git push --force", "git push -f", "git push --force-with-lease", "git push --mirror", "git push --delete",
+	"git reset --hard", "git clean -f", "git checkout --", "git branch -D",
+	"sudo", "doas", "su", "pkexec",
+	"dd", "mkfs", "shred", "truncate",
+	"chmod -R", "chown -R", "chgrp -R",
+	"curl", "wget",
+	"kill", "pkill", "killall",
+	"find -delete", "find -exec", "find -execdir",
 }
 
 // DefaultWebListen is web.listen when config.toml says nothing.
@@ -111,6 +154,8 @@ func Default() Config {
 		Limits: socketproto.DefaultLimits(),
 		UI:     UI{Bell: true, InputGuard: Duration{400 * time.Millisecond}},
 		Web:    Web{Listen: DefaultWebListen},
+		Rules:  Rules{ProposeAfter: 3, Destructive: DefaultDestructive},
+		Notify: Notify{Idle: Duration{60 * time.Second}, Grace: Duration{time.Second}, Repeat: Duration{10 * time.Minute}},
 	}
 }
 
@@ -226,6 +271,7 @@ func (c Config) check() error {
 		{"limits.answer_soft_limit", c.Limits.AnswerSoftLimit, 1, answerSoftLimitMost},
 		{"limits.max_message_bytes", c.Limits.MaxMessageBytes, maxMessageBytesLeast, maxMessageBytesMost},
 		{"limits.max_pending", c.Limits.MaxPending, 1, maxPendingMost},
+		{"rules.propose_after", c.Rules.ProposeAfter, 0, 1000},
 	}
 	for _, n := range ints {
 		if n.v < n.lo || n.v > n.hi {
@@ -246,6 +292,9 @@ func (c Config) check() error {
 		{"daemon.result_retention", c.Daemon.ResultRetention, false, longestDuration, "8760h"},
 		{"daemon.sync_interval", c.Daemon.SyncInterval, false, time.Second, "1s"},
 		{"ui.input_guard", c.UI.InputGuard, true, longestInputGuard, "10s"},
+		{"notify.idle", c.Notify.Idle, true, 24 * time.Hour, "24h"},
+		{"notify.grace", c.Notify.Grace, true, time.Minute, "1m"},
+		{"notify.repeat", c.Notify.Repeat, true, longestDuration, "8760h"},
 	}
 	for _, d := range durations {
 		low := "more than 0"
@@ -254,6 +303,16 @@ func (c Config) check() error {
 		}
 		if d.v.Duration < 0 || (d.v.Duration == 0 && !d.zeroOK) || d.v.Duration > d.longest {
 			return &rangeError{d.key, fmt.Sprintf("must be %s and at most %s, got %q", low, d.said, d.v.String())}
+		}
+	}
+	if c.Notify.Ntfy != "" {
+		if u, err := url.Parse(c.Notify.Ntfy); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || strings.Trim(u.Path, "/") == "" {
+			return &rangeError{"notify.ntfy", fmt.Sprintf("must be a topic's URL, e.g. \"https://ntfy.sh/my-secret-topic\", got %q", c.Notify.Ntfy)}
+		}
+	}
+	if c.Web.PublicURL != "" {
+		if u, err := url.Parse(c.Web.PublicURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return &rangeError{"web.public_url", fmt.Sprintf("must be an http or https URL, e.g. \"https://laptop.tail1234.ts.net\", got %q", c.Web.PublicURL)}
 		}
 	}
 	return nil

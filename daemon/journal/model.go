@@ -148,8 +148,11 @@ func HistoryOf(asked *socketproto.Pending, r Record) HistoryEntry {
 		Agent:     asked.Agent,
 		Metadata:  asked.Metadata,
 		Settled:   r.Settled,
+
+		Permission: asked.Permission,
 	}
 	if r.Response != nil {
+		h.RuleID = r.Response.RuleID
 		h.Answers = r.Response.Answers
 		h.AnswersByQuestion = r.Response.AnswersByQuestion
 		if !r.Response.AnsweredAt.IsZero() {

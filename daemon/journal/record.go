@@ -104,4 +104,8 @@ type HistoryEntry struct {
 	// Settled: how the user settled a withdrawn request in the agent's own
 	// prompt ("allowed in Claude Code's own dialog").
 	Settled string `json:"settled,omitempty"`
+	// Permission and RuleID: a permission prompt's marker, and the rule
+	// that answered it (via "rule") or that the user's answer made.
+	Permission *socketproto.PermissionPrompt `json:"permission,omitempty"`
+	RuleID     int                           `json:"ruleId,omitempty"`
 }

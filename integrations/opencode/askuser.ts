@@ -268,6 +268,9 @@ function permissionRequest(p: PermissionAsked, agent: object): object {
 			},
 		],
 		metadata: { opencode: { requestID: p.id, sessionID: p.sessionID, permission: p.permission } },
+		// Marks a permission prompt: askuserd may offer "Allow, and remember" and answer it by a rule,
+		// reading the command from Allow once's preview (docs/contract.md §13).
+		permission: { agent: "opencode", tool: p.permission, allow: ALLOW_ONCE },
 		agent,
 	};
 }

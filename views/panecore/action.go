@@ -67,7 +67,7 @@ type Action struct {
 // guarded reports whether kind chooses, submits, declines or confirms.
 func (k Kind) guarded() bool {
 	switch k {
-	case Pick, Choose, Toggle, Confirm, None, LeaveEmpty, Type, Paste, Edit, OpenNote, Accept, Yes, Submit, Decline:
+	case Pick, Choose, Toggle, Confirm, None, LeaveEmpty, Type, Paste, Edit, OpenNote, Accept, Yes, Submit, Decline, Next:
 		return true
 	}
 	return false

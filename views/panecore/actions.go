@@ -16,6 +16,9 @@ func (st *state) do(a Action) *Refusal {
 		return nil
 	}
 	st.hint, st.refused = "", nil
+	if st.rulesAction(a) {
+		return nil // the Rules view answers no request: never refused
+	}
 	st.touch()
 	defer st.touch()
 	before := st.m.Focused()
@@ -101,6 +104,9 @@ func (st *state) apply(a Action) {
 		return
 	}
 	switch a.Kind {
+	case Next:
+		st.next(r)
+		return
 	case Tab:
 		st.setTab(r, r.Tab+a.Delta)
 	case TabTo:

@@ -7,7 +7,7 @@ import (
 )
 
 // Sender is how the core talks to the daemon: answer, cancel and draft
-// messages. In production it is the daemon connection (views.Link); tests
+// messages. In production it is the daemon connection (Link); tests
 // capture what is sent. Send may be called from the goroutine that calls
 // SendHeld, besides the core's own.
 type Sender interface {

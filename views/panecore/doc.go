@@ -17,8 +17,9 @@
 // and each question's answer in progress, and the draft forms; state.go
 // applies daemon events; actions.go and answer.go apply the user's actions;
 // guard.go is revisions and settling; typing.go is drafts on their way;
-// approval.go is Allow means seen; notices.go the notices; viewstate.go
-// builds the View. Agent text in the core's own words (a notice naming a
+// approval.go is Allow means seen; notices.go the notices; rules.go the
+// line about a prompt a rule answered and the Rules view (docs/contract.md
+// §13); viewstate.go builds the View. Agent text in the core's own words (a notice naming a
 // question) is cleaned by socketproto/agenttext, the one sanitiser.
 //
 // It must not know any UI: it imports socketproto and its sub-packages only,

@@ -342,10 +342,13 @@ func (s *QState) sameAnswer(a, b json.RawMessage) bool {
 	return bytes.Equal(ca.Bytes(), cb.Bytes())
 }
 
-// blankString reports whether raw is a JSON string of only spaces.
+// blankString reports whether raw is a JSON string of only spaces. A null
+// is no string (json.Unmarshal would leave str empty and say nothing): it
+// is "no draft yet", never "left empty".
 func blankString(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
 	var str string
-	return json.Unmarshal(raw, &str) == nil && strings.TrimSpace(str) == ""
+	return len(t) > 0 && t[0] == '"' && json.Unmarshal(t, &str) == nil && strings.TrimSpace(str) == ""
 }
 
 func filled(raw json.RawMessage) bool {

@@ -57,6 +57,10 @@ type state struct {
 	noticeUntil time.Time
 	conditions  []condition
 
+	// The Rules view (rules.go): open, and the list the daemon last sent.
+	rulesOpen bool
+	rulesList *RulesView
+
 	// drafts are the draft messages sent and not yet acknowledged, oldest
 	// first: the daemon answers a connection's messages in order.
 	drafts      []*QState
@@ -175,6 +179,8 @@ func (st *state) event(msg socketproto.Message) {
 		st.condition("state_dir "+ev.Path, ev.Error, fmt.Sprintf("State dir %s cannot take writes: %s", agenttext.Clean(ev.Path, false), agenttext.Clean(ev.Error, false)))
 	case *socketproto.Error:
 		st.daemonError(ev)
+	case socketproto.Rules, socketproto.RuleAnswered:
+		st.rulesEvent(ev)
 	case socketproto.OK:
 		// For an answer or a cancel, the request_resolved event that follows
 		// removes the request; for a draft, the daemon has it.

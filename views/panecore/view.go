@@ -50,6 +50,9 @@ type View struct {
 	// Bells counts the requests that arrived wanting the user's attention
 	// (the bell is on); a face rings when it grows.
 	Bells int `json:"bells"`
+
+	// Rules is the Rules view while it is open (rules.go); nil otherwise.
+	Rules *RulesView `json:"rulesView,omitempty"`
 }
 
 // RequestView is one waiting request and the user's progress on it.

@@ -28,6 +28,7 @@ func (st *state) view() View {
 		ConnLost: st.connErr,
 		Hint:     st.hint,
 		Bells:    st.bells,
+		Rules:    st.rulesList,
 	}
 	if v.Settling {
 		v.SettleLeft = st.settleUntil.Sub(now)

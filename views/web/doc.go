@@ -1,19 +1,22 @@
-// Package web is the web pane of docs/contract.md §12: a page, served by `askuserd web`,
-// that shows the questions waiting in askuserd and sends the user's answers
-// back, for a browser on this machine or a phone elsewhere.
+// Package web is the web pane of docs/contract.md §12: a page, served by
+// `askuserd web`, that shows the questions waiting in askuserd and takes the
+// user's answers, for a browser on this machine or a phone elsewhere.
 //
-// Like the terminal pane (package views) it is only a client of the daemon:
-// one subscription as a pane carries the daemon's events (views.Link, which
-// reconnects and restarts a crashed daemon), and every change the user makes
-// is an answer, cancel or draft message sent with the typed client
-// (askclient.Client). It imports socketproto and views, never daemon.
+// It is a face of the pane's core (views/panecore, docs/contract.md §6), as
+// the terminal pane is: each browser session (one session token) gets a
+// core of its own, with its own daemon connection (panecore.Link, which
+// reconnects and restarts a crashed daemon). The page draws the core's view
+// and sends back the user's actions; every rule — the guard, drafts, what
+// is typed and what accepted, Allow means seen — is the core's. It imports
+// views/panecore and socketproto, never the terminal pane (views) nor daemon.
 //
-// Layout: hub.go keeps the daemon's view of the queue and fans its events
-// out to every open page over Server-Sent Events; page.go turns requests
-// into what the page shows (agent text cleaned as the terminal pane cleans
-// it) and the page's answers into the wire forms; secret.go holds the secret
-// and the session tokens made from it; server.go is the HTTP side (the
-// checks of docs/contract.md §12 on every request); static/ is the page itself,
-// embedded: plain HTML, CSS and JavaScript, no build step (session.js
-// keeps the session token in the origin's storage and presents it).
+// Layout: server.go starts and stops it; checks.go is what every request
+// must pass (docs/contract.md §12: its Host, its session, a change's
+// Origin, the headers of every response); api.go is the page's side (the
+// page, the login, the event stream of views, the actions); sessions.go
+// runs one core per session on one goroutine; view.go cleans the view's
+// agent text for the page; secret.go holds the secret and the session
+// tokens made from it; static/ is the page itself, embedded: plain HTML, CSS
+// and JavaScript, no build step (session.js keeps the session token in the
+// origin's storage and presents it; app.js draws the view).
 package web

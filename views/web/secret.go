@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // SecretFile is the secret's name in the state dir.
@@ -76,6 +77,36 @@ func RotateSecret(path string) (string, error) {
 		return "", fmt.Errorf("writing the web secret: %w", err)
 	}
 	return s, nil
+}
+
+// secretCheck is how often the secret's file is looked at while no request
+// comes: an open event stream is ended within that of a rotation. Every
+// request looks at it too (server.session), so none is let in after one.
+const secretCheck = time.Second
+
+// watchSecret ends every session when the secret changes (askuserd web
+// --rotate), until the server stops. It looks at the file by its path: the
+// state dir may have been deleted and written back since the start.
+func (s *server) watchSecret() {
+	t := time.NewTicker(secretCheck)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			s.checkSecret()
+		}
+	}
+}
+
+// checkSecret reloads a changed secret; the open pages' streams end, and
+// their tokens no longer verify.
+func (s *server) checkSecret() {
+	if s.keys.refresh() {
+		s.log.Info("the web secret changed: every session ended")
+		s.endSessions()
+	}
 }
 
 // keyring holds the secret a running server checks against, and the

@@ -1,95 +1,27 @@
 package web
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"askuser/socketproto"
+	"askuser/views/panecore"
 )
 
-func multi() *bool { t := true; return &t }
-
-var (
-	single = socketproto.Question{Question: "Which database?", Options: []socketproto.Option{{Label: "PostgreSQL"}, {Label: "SQLite"}}}
-	many   = socketproto.Question{Question: "Which features?", MultiSelect: multi(), Options: []socketproto.Option{{Label: "Auth"}, {Label: "Billing"}}}
-	free   = socketproto.Question{Question: "Name?"}
-	count  = socketproto.Question{Question: "How many replicas?", Input: &socketproto.Input{Type: socketproto.InputInteger, Minimum: ptr(1.0), Maximum: ptr(10.0)}}
-)
-
-func ptr[T any](v T) *T { return &v }
-
-// The page's answers become the drafts the terminal pane would write:
-// the simplest form that means the same.
-func TestWireDraft(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		q    socketproto.Question
-		a    *pageAnswer
-		want string
-	}{
-		{"cleared", single, nil, `null`},
-		{"a label", single, &pageAnswer{Selected: []int{1}}, `"SQLite"`},
-		{"other text", single, &pageAnswer{Other: true, Custom: "MySQL"}, `"MySQL"`},
-		{"text like a label", single, &pageAnswer{Other: true, Custom: "sqlite"}, `{"custom":"sqlite","selected":[]}`},
-		{"with a note", single, &pageAnswer{Selected: []int{0}, Notes: "keep it"}, `{"notes":"keep it","selected":["PostgreSQL"]}`},
-		{"labels", many, &pageAnswer{Selected: []int{0, 1}}, `["Auth","Billing"]`},
-		{"none of these", many, &pageAnswer{Selected: []int{}}, `[]`},
-		{"free text", free, &pageAnswer{Custom: "orders"}, `"orders"`},
-		{"free text emptied", free, &pageAnswer{Custom: ""}, `null`},
-		{"typed", count, &pageAnswer{Custom: "7"}, `"7"`},
-		{"typed, against its rule", count, &pageAnswer{Custom: "11"}, `{"custom":"11","selected":[]}`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			p := socketproto.Pending{Request: socketproto.Request{RequestID: "r", Questions: []socketproto.Question{tc.q}}}
-			got, err := wireDraft(p, 0, tc.a)
-			if err != nil || string(got) != tc.want {
-				t.Fatalf("wireDraft = %s, %v; want %s", got, err, tc.want)
-			}
-			// And back: the page reads the draft it wrote as the same answer.
-			if tc.a != nil && tc.want != "null" {
-				back := draftForPage(tc.q, got)
-				if back == nil || len(back.Selected) != len(tc.a.Selected) || back.Other != tc.a.Other || back.Notes != tc.a.Notes || back.Custom != tc.a.Custom {
-					t.Fatalf("draftForPage(%s) = %+v, want %+v", got, back, tc.a)
-				}
-			}
-		})
+// Agent text reaches the page cleaned, as the terminal pane shows it, and
+// the core's view (whose slices later views share) is left as it was.
+func TestViewCleans(t *testing.T) {
+	q := panecore.QuestionView{Question: "rm \u202Egnp.exe?\nsure", Options: []panecore.OptionView{{Label: "<b>x</b>\x07", Preview: "a\x1b[31mb\nc"}}}
+	v := panecore.View{Requests: []panecore.RequestView{{Agent: "a\x1b[31mgent", Questions: []panecore.QuestionView{q}}},
+		Input: &panecore.InputView{Text: "typed\x1b[2J"}}
+	c := cleanView(v)
+	got := c.Requests[0]
+	if got.Agent != "agent" || got.Questions[0].Question != `rm \u202egnp.exe?`+"\nsure" || got.Questions[0].Options[0].Label != "<b>x</b>" ||
+		got.Questions[0].Options[0].Preview != "ab\nc" || c.Input.Text != "typed" {
+		t.Fatalf("cleanView = %+v, input %q", got, c.Input.Text)
 	}
-}
-
-// Nothing the page sends can name an option that is not there.
-func TestWireAnswersRefusesWhatIsNotThere(t *testing.T) {
-	p := socketproto.Pending{Request: socketproto.Request{RequestID: "r", Questions: []socketproto.Question{single}}}
-	for _, as := range [][]*pageAnswer{
-		{{Selected: []int{2}}},
-		{{Selected: []int{-1}}},
-		{{Selected: []int{0, 1}}},
-		{{Selected: []int{}}},
-		{},
-		{{Selected: []int{0}}, {Selected: []int{0}}},
-	} {
-		if _, err := wireAnswers(p, as); err == nil {
-			t.Errorf("wireAnswers(%+v) took it", as)
-		}
-	}
-	got, err := wireAnswers(p, []*pageAnswer{{Selected: []int{1}, Notes: "n"}})
-	if err != nil || string(got[0]) != `{"notes":"n","selected":["SQLite"]}` {
-		t.Fatalf("wireAnswers = %s, %v", got, err)
-	}
-}
-
-// Agent text reaches the page cleaned, as the terminal pane shows it.
-func TestToPageCleans(t *testing.T) {
-	p := socketproto.Pending{Request: socketproto.Request{RequestID: "r", Agent: &socketproto.Agent{Name: "a\x1b[31mgent"},
-		Questions: []socketproto.Question{{Question: "rm \u202Egnp.exe?\nsure", Options: []socketproto.Option{{Label: "<b>x</b>\x07"}}}}},
-		Draft: []json.RawMessage{json.RawMessage(`"<b>x</b>\u0007"`)}}
-	r := toPage(p)
-	if r.Agent != "agent" || r.Questions[0].Text != `rm \u202egnp.exe?`+"\nsure" || r.Questions[0].Options[0].Label != "<b>x</b>" {
-		t.Fatalf("toPage = %+v", r)
-	}
-	if d := r.Questions[0].Draft; d == nil || len(d.Selected) != 1 || d.Selected[0] != 0 {
-		t.Fatalf("the draft naming the raw label: %+v", d)
+	if v.Requests[0].Agent != "a\x1b[31mgent" || v.Requests[0].Questions[0].Options[0].Label != "<b>x</b>\x07" || v.Input.Text != "typed\x1b[2J" {
+		t.Fatal("cleanView changed the core's view")
 	}
 }
 

@@ -43,6 +43,10 @@ type Permission struct {
 	Tool        string
 	Input       json.RawMessage
 	Suggestions []json.RawMessage
+	// Agent is the kind of agent asking, for remembered decisions
+	// (docs/contract.md §13): "claude-code" when empty, "codex" for
+	// Codex's hook, which asks the same question.
+	Agent string
 }
 
 // PermissionDecision is what the user decided. Allow with Suggestion set is
@@ -121,8 +125,15 @@ func (p Permission) Request() socketproto.AskUserRequest {
 		tool = socketproto.ToolAskUser
 	}
 	multi := false
+	agent := p.Agent
+	if agent == "" {
+		agent = "claude-code"
+	}
 	return socketproto.AskUserRequest{Request: socketproto.Request{
 		Tool: tool,
+		// The mark that lets the daemon offer "Allow, and remember" and
+		// answer by a rule; the rule is read from Allow's preview.
+		Permission: &socketproto.PermissionPrompt{Agent: agent, Tool: p.Tool, Allow: PermissionAllow},
 		Questions: []socketproto.Question{{
 			Question:    fmt.Sprintf("Allow the agent to use %s with the input shown?", name),
 			Header:      permissionHeader,

@@ -1,504 +1,122 @@
 'use strict';
-// The web pane (docs/contract.md §12): the terminal pane's rules (docs/contract.md §6) in a page.
-// Everything shown comes from the server's event stream; every change goes
-// back as a POST; both carry the session (session.js). Agent text is only
+// The web pane (docs/contract.md §12), a face of the pane's core
+// (views/panecore, docs/contract.md §6). The server runs one core for this
+// browser session; the page draws the view the core sends over the event
+// stream and sends back what the user did, each action stamped with the
+// revision of the view it was made on. The page keeps no rule of its own:
+// whether a tap is taken, what is an answer, what is typed and not yet
+// accepted, when a dialog asks, are the core's. For a preview that Allow
+// approves it only reports which lines were on screen. Agent text is only
 // ever put into the page with textContent: nothing an agent sends is markup.
 (function () {
   const session = window.askuserSession;
-  // The server's settings, sent first on the event stream.
-  let GUARD = 0, SOFT = 2000, SOCKET = '';
   const $ = id => document.getElementById(id);
 
   const st = {
-    reqs: [],          // {p, qs, tab, sending}, oldest first
-    focus: '',         // id of the request on screen
-    connected: false,
-    connErr: '',
-    conditions: [],    // pending file / state dir trouble, until cleared
-    notice: '',
-    noticeTimer: 0,
-    skew: 0,           // server clock minus this one, ms
-    shown: '',         // what the guard watches: request and tab on screen
-    settleUntil: 0,
-    userMoved: false,
-    dialog: null,      // {text, yes, no, onYes, onNo}
-    hint: '',          // a word about the question on screen (why a tap was not taken)
+    view: null,          // the core's view, as last sent; null until the first
+    skew: 0,             // the server's clock minus this one, ms
+    link: 'connecting',  // the stream to askuserd web: connecting, open, lost
     loggedOut: false,
+    sendError: '',       // an action that did not reach askuserd web
+    bells: -1,
+    refusal: '',         // the refusal last brought into view
   };
   window.askuserState = st; // for tests and curious users
 
-  // --- model ------------------------------------------------------------------
+  const focusedReq = () => (st.view && st.view.focus >= 0 ? st.view.requests[st.view.focus] : null);
 
-  // newQ starts a question with nothing chosen; a typed question with its
-  // default pre-filled (typed into the input, or the option in focus).
-  function newQ(q) {
-    return {
-      q, choice: -1, checked: new Array(q.options.length + 1).fill(false),
-      custom: q.defaultText || '', notes: '', answered: false, noteOpen: false, cursor: q.defaultOption,
-      known: 'null', inflight: 0, timer: 0, seen: {}, seenUpto: {}, readPct: {}, problem: '',
-    };
-  }
-  const other = s => s.q.options.length;
-  const hasOptions = s => s.q.options.length > 0;
+  // --- actions ----------------------------------------------------------------
 
-  // The page's answer to a question, as the server takes it (options by
-  // number); null when there is none yet.
-  function pageAnswer(s) {
-    const notes = s.notes.trim() ? s.notes : '';
-    if (!hasOptions(s)) {
-      if (!s.custom.trim() && !notes) return null;
-      return { selected: [], custom: s.custom, notes };
-    }
-    if (s.q.multi) {
-      const sel = [];
-      for (let i = 0; i < other(s); i++) if (s.checked[i]) sel.push(i);
-      const o = s.checked[other(s)] && s.custom.trim() !== '';
-      if (!s.answered && !sel.length && !o) return null;
-      return { selected: sel, other: o, custom: o ? s.custom : '', notes };
-    }
-    if (s.choice < 0) return null;
-    if (s.choice === other(s)) {
-      if (!s.custom.trim()) return null;
-      return { selected: [], other: true, custom: s.custom, notes };
-    }
-    return { selected: [s.choice], notes };
+  // Actions go in order, in batches: while one call is on its way the next
+  // ones wait, so that the core takes them as they were made. A text typed
+  // replaces the one before it in the queue (the core takes the whole text).
+  const queue = [];
+  let posting = false;
+  const sentText = {}; // input key → the text last sent for it
+
+  function act(kind, fields) {
+    const r = focusedReq();
+    const a = Object.assign({ kind, rev: st.view ? st.view.rev : 0 }, r ? { request: r.id } : {}, fields || {});
+    const last = queue[queue.length - 1];
+    if (kind === 'type' && last && last.kind === 'type' && last.request === a.request) queue[queue.length - 1] = a;
+    else queue.push(a);
+    pump();
   }
 
-  const tidy = t => (t || '').replace(/\r\n/g, '\n').trim();
-  // key says whether two answers mean the same, as the daemon would keep them.
-  function key(s, a) {
-    if (!a) return 'null';
-    const sel = (a.selected || []).slice().sort((x, y) => x - y);
-    const typed = !hasOptions(s) || a.other;
-    return JSON.stringify([sel, !!a.other, typed ? tidy(a.custom) : '', tidy(a.notes)]);
+  async function pump() {
+    if (posting || !queue.length || st.loggedOut) return;
+    posting = true;
+    const batch = queue.splice(0, 512);
+    const res = await session.post('/api/action', { actions: batch });
+    posting = false;
+    if (res.status === 401) { loggedOut(); return; }
+    const err = res.ok ? '' : 'Not sent to askuserd web (' + (res.error || 'it could not be reached') + '). Try again.';
+    if (err !== st.sendError) { st.sendError = err; renderHeader(); }
+    pump();
   }
 
-  function isAnswered(s) {
-    if (!hasOptions(s)) return s.custom.trim() !== '' || (s.q.optional && s.answered);
-    if (s.q.multi) return s.answered;
-    if (s.choice === other(s)) return s.custom.trim() !== '';
-    return s.choice >= 0;
-  }
+  // An action bound to a click: the button's own.
+  const on = (kind, fields) => ev => { if (ev) ev.preventDefault(); act(kind, fields); };
 
-  // takeDraft makes the question's answer the daemon's draft: the latest
-  // edit wins, wherever it was made.
-  function takeDraft(s, d) {
-    s.known = key(s, d);
-    s.choice = -1;
-    s.checked.fill(false);
-    s.notes = '';
-    s.answered = false;
-    if (!d) {
-      if (hasOptions(s)) s.custom = '';
-      else s.custom = '';
-      return;
-    }
-    s.notes = d.notes || '';
-    if (s.notes) s.noteOpen = true;
-    if (!hasOptions(s)) {
-      s.custom = d.custom || '';
-      s.answered = true;
-      return;
-    }
-    for (const i of d.selected || []) {
-      s.checked[i] = true;
-      if (!s.q.multi) { s.choice = i; s.cursor = i; }
-    }
-    if (d.other) {
-      s.checked[other(s)] = true;
-      s.custom = d.custom || '';
-      if (!s.q.multi) { s.choice = other(s); s.cursor = other(s); }
-    }
-    s.answered = true;
-  }
+  // --- the event stream ---------------------------------------------------------
 
-  function newReq(p) {
-    const r = { p, qs: p.questions.map(newQ), tab: 0, sending: false };
-    r.qs.forEach((s, i) => {
-      const d = p.questions[i].draft;
-      if (d) takeDraft(s, d);
-      else s.known = key(s, pageAnswer(s)); // a default is not a draft until the user touches it
-    });
-    return r;
+  let live = null; // the AbortController of the stream being read
+  let retry = 1000;
+  let watchdog = 0, again = 0;
+  function kick() {
+    clearTimeout(watchdog);
+    // The server speaks at least every 50 s; silence longer than that is a
+    // dead connection (a phone that slept): start again.
+    watchdog = setTimeout(connect, 120000);
   }
-
-  // update takes the daemon's new view of a request. While this page's own
-  // draft of a question is on its way (or being typed), what the daemon
-  // says of it is older, and is not taken.
-  function update(r, p) {
-    r.p = p;
-    r.qs.forEach((s, i) => {
-      s.q = p.questions[i];
-      const d = p.questions[i].draft;
-      if (s.inflight > 0 || s.timer || key(s, d) === s.known) return;
-      takeDraft(s, d);
+  function connect() {
+    if (st.loggedOut) return;
+    if (live) live.abort();
+    clearTimeout(again);
+    const ctl = new AbortController();
+    live = ctl;
+    kick();
+    session.stream('/api/events', () => { retry = 1000; }, (name, data) => {
+      if (ctl !== live) return;
+      kick();
+      if (name !== 'message') return;
+      const m = JSON.parse(data);
+      if (m.type !== 'view') return;
+      st.skew = Date.parse(m.now) - Date.now();
+      st.view = m.view;
+      st.link = 'open';
+      render();
+    }, ctl.signal).then(status => {
+      if (ctl !== live) return; // replaced by a newer stream
+      live = null;
+      clearTimeout(watchdog);
+      if (status === 401) { loggedOut(); return; }
+      st.link = 'lost';
+      renderHeader();
+      again = setTimeout(connect, retry);
+      retry = Math.min(retry * 2, 10000);
     });
   }
 
-  const find = id => st.reqs.find(r => r.p.id === id);
-  const focused = () => find(st.focus);
-  const sortReqs = () => st.reqs.sort((a, b) => Date.parse(a.p.createdAt) - Date.parse(b.p.createdAt));
-
-  function refocus(oldIdx) {
-    if (focused() || !st.reqs.length) {
-      if (!st.reqs.length) st.focus = '';
-      return;
-    }
-    const i = Math.max(0, Math.min(oldIdx < 0 ? 0 : oldIdx, st.reqs.length - 1));
-    st.focus = st.reqs[i].p.id;
-  }
-  const focusIndex = () => st.reqs.findIndex(r => r.p.id === st.focus);
-
-  function requestName(r) {
-    const q = r.p.questions[0];
-    if (!q) return 'the request';
-    let t = q.text.replace(/\s+/g, ' ');
-    if (t.length > 60) t = t.slice(0, 59) + '…';
-    let name = '“' + t + '”';
-    if (r.p.questions.length > 1) name += ' (and ' + plural(r.p.questions.length - 1, 'more question') + ')';
-    return name;
-  }
-  const plural = (n, w) => n === 1 ? '1 ' + w : n + ' ' + w + 's';
-  const upper = s => s.charAt(0).toUpperCase() + s.slice(1);
-
-  // --- events from the server ------------------------------------------------
-
-  function handle(ev) {
-    switch (ev.type) {
-      case 'hello':
-        GUARD = ev.guard || 0;
-        SOFT = ev.softLimit || 2000;
-        SOCKET = ev.socket || '';
-        return;
-      case 'snapshot': {
-        st.skew = ev.now ? Date.parse(ev.now) - Date.now() : 0;
-        st.connected = !!ev.connected;
-        st.connErr = ev.error || '';
-        st.conditions = ev.notices || [];
-        const keep = new Map(st.reqs.map(r => [r.p.id, r]));
-        const oldIdx = focusIndex();
-        const reqs = [];
-        for (const p of ev.requests || []) {
-          const r = keep.get(p.id);
-          if (r) {
-            r.qs.forEach(s => { s.inflight = 0; });
-            update(r, p);
-            r.sending = false;
-            reqs.push(r);
-            keep.delete(p.id);
-          } else {
-            reqs.push(newReq(p));
-          }
-        }
-        st.reqs = reqs;
-        sortReqs();
-        refocus(oldIdx);
-        if (keep.size) notice(plural(keep.size, 'request') + ' no longer waiting (resolved while this page was away).');
-        st.reqs.forEach(r => r.qs.forEach((s, i) => flushDraft(r, i))); // answers given while away
-        break;
-      }
-      case 'added': {
-        const p = ev.request;
-        const r0 = find(p.id);
-        if (r0) { update(r0, p); break; }
-        st.reqs.push(newReq(p));
-        sortReqs();
-        if (!focused()) st.focus = p.id; // a new request never steals the focus
-        notifyNew(p);
-        break;
-      }
-      case 'updated': {
-        const r = find(ev.request.id);
-        if (r) update(r, ev.request);
-        else { st.reqs.push(newReq(ev.request)); sortReqs(); if (!focused()) st.focus = ev.request.id; }
-        break;
-      }
-      case 'resolved': {
-        const i = st.reqs.findIndex(r => r.p.id === ev.id);
-        if (i < 0) break;
-        const r = st.reqs[i];
-        const oldIdx = focusIndex();
-        st.reqs.splice(i, 1);
-        if (st.focus === ev.id) { st.focus = ''; refocus(oldIdx); }
-        const q = requestName(r);
-        if (r.sending && ev.outcome === 'answered') notice('Answer to ' + q + ' sent.');
-        else if (r.sending && ev.outcome === 'cancelled') notice(upper(q) + ' declined.');
-        else if (ev.outcome === 'withdrawn' && ev.settled) notice(upper(q) + ' was settled in its agent\'s own prompt: ' + ev.settled + '.');
-        else if (ev.outcome === 'withdrawn') notice(upper(q) + ' was withdrawn by its agent.');
-        else if (ev.outcome === 'cancelled') notice(upper(q) + ' was declined elsewhere (' + ev.via + ').');
-        else notice(upper(q) + ' was answered elsewhere (' + ev.via + ').');
-        break;
-      }
-      case 'conn':
-        st.connected = !!ev.connected;
-        st.connErr = ev.error || '';
-        if (!st.connected) st.reqs.forEach(r => { r.sending = false; });
-        break;
-      case 'notices':
-        st.conditions = ev.notices || [];
-        break;
-    }
-    render();
+  function loggedOut() {
+    showLogin('Logged out', 'Open the address that askuserd web --url prints to log in again.');
   }
 
-  // --- drafts and sending -------------------------------------------------------
-
-  async function post(path, body) {
-    const res = await session.post(path, body);
-    if (res.status === 401) loggedOut();
-    return res;
+  // showLogin: no session. Nothing of the questions stays on the page.
+  function showLogin(big, small) {
+    st.loggedOut = true;
+    st.view = null;
+    if (live) { const l = live; live = null; l.abort(); }
+    clearTimeout(watchdog);
+    clearTimeout(again);
+    $('main').replaceChildren(el('section', { class: 'empty login' }, el('p', { class: 'big', text: big }), el('p', { text: small })));
+    for (const id of ['reqnav', 'notice', 'dialog', 'conn']) $(id).hidden = true;
+    $('who').textContent = '';
+    $('title').textContent = 'askuser';
+    document.title = 'askuser';
   }
 
-  // flushDraft sends question i's answer so far when it differs from what
-  // the daemon has: answers in progress are the daemon's (docs/contract.md §6).
-  function flushDraft(r, i) {
-    const s = r.qs[i];
-    clearTimeout(s.timer);
-    s.timer = 0;
-    if (r.sending || find(r.p.id) !== r) return;
-    const a = pageAnswer(s);
-    const k = key(s, a);
-    if (k === s.known) return;
-    const before = s.known;
-    s.known = k;
-    s.inflight++;
-    // One request's drafts go one after another, so that the daemon takes
-    // them in the order they were made: the last one wins there too.
-    r.chain = (r.chain || Promise.resolve()).then(() => post('/api/draft', { id: r.p.id, index: i, answer: a })).then(res => {
-      s.inflight--;
-      if (res.ok && (res.problem || '') !== s.problem && key(s, pageAnswer(s)) === k) {
-        s.problem = res.problem || ''; // the rule, checked as the user types
-        render();
-      }
-      if (!res.ok && res.status !== 404 && res.status !== 409) {
-        if (s.known === k) s.known = before; // sent again with the next change, or after reconnecting
-        notice('Answer kept on this page only (' + (res.error || res.status) + '); it goes to askuserd when it is back.');
-      }
-    });
-  }
-
-  function draftSoon(r, i) {
-    const s = r.qs[i];
-    clearTimeout(s.timer);
-    s.timer = setTimeout(() => flushDraft(r, i), 300);
-  }
-
-  async function send(r) {
-    for (let i = 0; i < r.qs.length; i++) {
-      if (!isAnswered(r.qs[i]) && !r.qs[i].q.optional) {
-        if (r.qs.length > 1) { hint('Question ' + (i + 1) + ' is not answered yet.'); setTab(r, i); }
-        return;
-      }
-    }
-    // A choice that came from a draft approves a preview this page has not
-    // shown in full: not sent until it has been.
-    for (let i = 0; i < r.qs.length; i++) {
-      const s = r.qs[i];
-      if (!s.q.multi && unseenApproval(s, s.choice)) { setTab(r, i); return; }
-    }
-    r.qs.forEach((s, i) => { clearTimeout(s.timer); s.timer = 0; });
-    // null: an optional typed question left empty.
-    const answers = r.qs.map(s => pageAnswer(s));
-    r.sending = true;
-    render();
-    const res = await post('/api/answer', { id: r.p.id, answers });
-    if (!res.ok) {
-      r.sending = false;
-      if (res.status === 404 || res.status === 409) {
-        drop(r, upper(requestName(r)) + ' is no longer waiting: ' + (res.error || ''));
-      } else {
-        hint('Not sent: ' + (res.error || res.status) + '. Your answers are kept: change them and send again.');
-      }
-      render();
-    }
-  }
-
-  async function decline(r) {
-    r.qs.forEach(s => { clearTimeout(s.timer); s.timer = 0; });
-    r.sending = true;
-    render();
-    const res = await post('/api/decline', { id: r.p.id });
-    if (!res.ok) {
-      r.sending = false;
-      if (res.status === 404 || res.status === 409) drop(r, upper(requestName(r)) + ' is no longer waiting.');
-      else notice('Not declined (' + (res.error || res.status) + ').');
-      render();
-    }
-  }
-
-  function drop(r, why) {
-    const oldIdx = focusIndex();
-    st.reqs = st.reqs.filter(x => x !== r);
-    if (st.focus === r.p.id) { st.focus = ''; refocus(oldIdx); }
-    notice(why);
-  }
-
-  // --- the user's actions ---------------------------------------------------------
-
-  // settling: taps that choose, submit, decline or confirm are ignored this
-  // long after what is on screen changed by something other than the user.
-  const settling = () => GUARD > 0 && Date.now() < st.settleUntil;
-
-  // act runs an action that answers, unless the page is settling.
-  function act(fn) {
-    return ev => {
-      if (ev) ev.preventDefault();
-      if (settling()) {
-        hint('Not taken: the question on screen just changed. Look, then tap again.');
-        render();
-        return;
-      }
-      st.hint = '';
-      fn(ev);
-    };
-  }
-  // move runs an action of the user's own navigation: it never starts the guard.
-  function move(fn) {
-    return ev => {
-      if (ev) ev.preventDefault();
-      st.userMoved = true;
-      st.hint = '';
-      fn(ev);
-      render();
-    };
-  }
-
-  function hint(t) { st.hint = t; }
-
-  function setTab(r, t) {
-    if (t < 0 || t > r.qs.length || r.qs.length < 2) return;
-    r.tab = t;
-    st.userMoved = true;
-    render();
-  }
-
-  // advance moves on after a question was answered: a lone question is sent
-  // at once; else the next question not answered yet, then Submit.
-  function advance(r) {
-    if (r.qs.length === 1) { send(r); return; }
-    let next = r.qs.length;
-    for (let k = 1; k < r.qs.length; k++) {
-      const i = (r.tab + k) % r.qs.length;
-      if (!isAnswered(r.qs[i])) { next = i; break; }
-    }
-    setTab(r, next);
-  }
-
-  // unseenApproval: option i approves a preview not yet shown to its end.
-  function unseenApproval(s, i) {
-    const o = s.q.options[i];
-    if (!o || !o.approves || s.seen[i]) return false;
-    s.cursor = i;
-    hint('Not taken: “' + o.label + '” approves everything in its preview. Scroll the preview to its end first, then choose it.');
-    render();
-    return true;
-  }
-
-  function choose(r, i, idx) {
-    const s = r.qs[i];
-    if (idx < other(s) && unseenApproval(s, idx)) return;
-    s.cursor = idx;
-    s.choice = idx;
-    s.answered = idx !== other(s) || s.custom.trim() !== '';
-    flushDraft(r, i);
-    render();
-    if (idx === other(s)) focusLater('custom-' + r.p.id + '-' + i);
-  }
-
-  function toggle(r, i, idx) {
-    const s = r.qs[i];
-    if (idx < other(s) && !s.checked[idx] && unseenApproval(s, idx)) return;
-    s.checked[idx] = !s.checked[idx];
-    s.cursor = idx;
-    flushDraft(r, i);
-    render();
-    if (idx === other(s) && s.checked[idx]) focusLater('custom-' + r.p.id + '-' + i);
-  }
-
-  // confirm is the question's main button: Next, or Send on a lone question.
-  function confirmQ(r, i) {
-    const s = r.qs[i];
-    const typed = (!hasOptions(s) || s.checked[other(s)] || s.choice === other(s)) ? s.custom : '';
-    const go = () => {
-      if (s.q.multi && hasOptions(s)) {
-        const any = s.checked.some((c, k) => c && (k < other(s) || s.custom.trim()));
-        if (!any) {
-          ask('Answer “none of these”? No option is checked.', 'None of these', 'Back', () => {
-            s.checked.fill(false);
-            s.answered = true;
-            flushDraft(r, i);
-            advance(r);
-          });
-          return;
-        }
-        s.answered = true;
-        flushDraft(r, i);
-      }
-      if (!isAnswered(s)) {
-        if (s.q.optional && !hasOptions(s)) {
-          s.answered = true; // left empty on purpose
-          s.custom = '';
-          flushDraft(r, i);
-          advance(r);
-          return;
-        }
-        hint(hasOptions(s) ? 'Choose an option first' + (s.q.noOther ? '.' : ' (or Other, and type).') : 'Type an answer first.');
-        render();
-        return;
-      }
-      const a = pageAnswer(s);
-      if (s.q.rule && typed.trim()) {
-        // Refused here, as the daemon would: the rule is on screen.
-        post('/api/check', { id: r.p.id, index: i, answer: a }).then(res => {
-          s.problem = (res.ok && res.problem) || '';
-          if (s.problem) { hint('Not accepted: ' + s.problem + '.'); render(); return; }
-          flushDraft(r, i);
-          advance(r);
-        });
-        return;
-      }
-      flushDraft(r, i);
-      advance(r);
-    };
-    const n = [...typed].length;
-    if (n > SOFT) {
-      ask('Answer is long (' + n.toLocaleString('en') + ' chars). Continue anyway?', 'Continue', 'Keep editing', go,
-        () => focusLater('custom-' + r.p.id + '-' + i));
-      return;
-    }
-    go();
-  }
-
-  // declineFlow: decline at once when nothing would be lost, else ask.
-  function declineFlow(r) {
-    const n = r.qs.filter(s => s.answered || s.custom.trim() || s.notes.trim() || s.checked.some(Boolean) || s.choice >= 0).length;
-    if (!n) { decline(r); return; }
-    ask('Discard ' + plural(n, 'answer') + '?', 'Discard and decline', 'Keep answering', () => decline(r));
-  }
-
-  function ask(text, yes, no, onYes, onNo) {
-    st.dialog = { text, yes, no, onYes, onNo, req: st.focus };
-    render();
-  }
-
-  // --- notices -----------------------------------------------------------------------
-
-  function notice(t) {
-    st.notice = t;
-    clearTimeout(st.noticeTimer);
-    if (t) st.noticeTimer = setTimeout(() => { st.notice = ''; renderNotice(); }, 6000);
-    renderNotice();
-  }
-
-  function notifyNew(p) {
-    if (!document.hidden || !('Notification' in window) || Notification.permission !== 'granted') return;
-    try {
-      const body = p.questions.length ? p.questions[0].text.slice(0, 300) : '';
-      new Notification('askuser: ' + (p.agent || 'an agent') + ' asks', { body, tag: p.id });
-    } catch (e) { /* some browsers only notify from a service worker */ }
-  }
-
-  // --- rendering ------------------------------------------------------------------------
+  // --- building blocks ------------------------------------------------------------
 
   function el(tag, attrs, ...kids) {
     const e = document.createElement(tag);
@@ -513,6 +131,10 @@
     for (const c of kids.flat()) if (c !== null && c !== undefined && c !== false) e.append(c);
     return e;
   }
+  // put appends what there is (a part may be null: nothing to show).
+  function put(parent, ...kids) {
+    for (const c of kids.flat()) if (c !== null && c !== undefined && c !== false) parent.append(c);
+  }
   // txt is agent text: as text, in its own direction, never markup.
   const txt = (tag, cls, s) => el(tag, { class: cls, text: s, dir: 'auto' });
 
@@ -524,420 +146,361 @@
     return Math.floor(s / 86400) + 'd ago';
   }
 
-  function renderNotice() {
-    const parts = st.conditions.concat(st.notice ? [st.notice] : []);
-    $('notice').textContent = parts.join(' ');
-    $('notice').hidden = !parts.length;
+  // words: the core's words name the terminal's keys in places; the page
+  // says what its buttons do.
+  const words = t => t.replace(' (Esc to leave the input)', '').replace('press Enter on Submit again', 'send them again');
+
+  // refusalAt is the refusal, when it concerns this element of the screen.
+  function refusalAt(element, q, option) {
+    const f = st.view && st.view.refusal;
+    if (!f || f.element !== element) return null;
+    if (q !== undefined && f.question !== q) return null;
+    if (option !== undefined && f.option !== option) return null;
+    return el('p', { class: 'refusal', role: 'alert', dir: 'auto', text: words(f.text) });
   }
 
+  // --- the header, notices, connection ---------------------------------------------
+
   function renderHeader() {
-    const n = st.reqs.length;
+    if (st.loggedOut) return;
+    const v = st.view;
+    const n = v ? v.requests.length : 0;
     $('title').textContent = n ? 'askuser — ' + n + ' waiting' : 'askuser';
     document.title = n ? '(' + n + ') askuser' : 'askuser';
-    const r = focused();
+    const r = focusedReq();
     const who = $('who');
     who.textContent = '';
     if (r) {
-      const name = r.p.agent || 'an agent';
-      who.append(el('span', { class: 'agent', text: name, dir: 'auto' }), ' asked ', el('span', { class: 'age', text: ago(r.p.createdAt) }));
-      if (r.p.status === 'orphaned') who.append(el('span', { class: 'tag', text: 'agent disconnected' }));
-      if (r.p.cwd) who.append(el('div', { class: 'cwd', text: r.p.cwd, dir: 'auto' }));
+      put(who, el('span', { class: 'agent', text: r.agent, dir: 'auto' }), ' asked ', el('span', { class: 'age', text: ago(r.createdAt) }));
+      if (r.status === 'orphaned') put(who, el('span', { class: 'tag', text: 'agent disconnected' }));
+      if (r.about) put(who, el('div', { class: 'cwd', text: r.about, dir: 'auto' }));
     }
     $('reqnav').hidden = n < 2;
-    $('pos').textContent = n ? 'request ' + (focusIndex() + 1) + ' of ' + n : '';
-    $('prev').disabled = focusIndex() <= 0;
-    $('next').disabled = focusIndex() >= n - 1;
+    $('pos').textContent = n ? 'request ' + (v.focus + 1) + ' of ' + n : '';
+    $('prev').disabled = !v || v.focus <= 0;
+    $('next').disabled = !v || v.focus >= n - 1;
     const c = $('conn');
-    c.hidden = st.connected && !st.loggedOut;
-    c.textContent = st.loggedOut ? '' : (st.connErr || 'Connecting to askuserd…');
-    const nb = $('notify');
-    nb.hidden = !('Notification' in window) || Notification.permission !== 'default';
+    const lost = st.link === 'lost' ? 'askuserd web cannot be reached; reconnecting…'
+      : st.link === 'connecting' ? 'Connecting to askuserd…' : (v && v.connLost) || '';
+    c.textContent = lost;
+    c.hidden = !lost;
+    const notes = (v && v.notices ? v.notices.map(x => x.text) : []).concat(st.sendError ? [st.sendError] : []);
+    $('notice').textContent = notes.join(' ');
+    $('notice').hidden = !notes.length;
+    $('notify').hidden = !('Notification' in window) || Notification.permission !== 'default';
   }
 
-  function render() {
-    if (st.loggedOut) return;
-    // Keep what the user is in the middle of: the focused input, its caret,
-    // and how far each preview was scrolled.
-    const active = document.activeElement;
-    const activeKey = active && active.dataset ? active.dataset.k : '';
-    const sel = active && 'selectionStart' in active ? [active.selectionStart, active.selectionEnd] : null;
-    const scrolls = {};
-    document.querySelectorAll('[data-scroll]').forEach(e => { scrolls[e.dataset.scroll] = e.scrollTop; });
-
-    renderHeader();
-    renderNotice();
-    const main = $('main');
-    const next = document.createElement('main');
-    const r = focused();
-    if (!r) {
-      next.append(el('section', { class: 'empty' },
-        el('p', { class: 'big', text: 'No questions waiting' }),
-        el('p', { text: 'Agents ask through askuserd at ' + SOCKET })));
-    } else if (r.sending) {
-      next.append(el('section', { class: 'empty' }, el('p', { class: 'big', text: 'Sending…' })));
-    } else {
-      next.append(renderRequest(r));
-    }
-    // Nodes under a finger are not replaced when nothing on them changed (a
-    // draft's echo, an age): a tap that began on a button ends on it.
-    if (next.innerHTML !== main.innerHTML) {
-      main.replaceChildren(...next.childNodes);
-    } else {
-      syncInputs(main, next);
-    }
-    renderDialog();
-
-    document.querySelectorAll('[data-scroll]').forEach(e => {
-      if (scrolls[e.dataset.scroll] !== undefined) e.scrollTop = scrolls[e.dataset.scroll];
-    });
-    if (activeKey) {
-      const again = document.querySelector('[data-k="' + CSS.escape(activeKey) + '"]');
-      if (again) {
-        again.focus({ preventScroll: true });
-        if (sel && 'setSelectionRange' in again) try { again.setSelectionRange(sel[0], sel[1]); } catch (e) { /* not text */ }
-      }
-    }
-    watchGuard();
-    requestAnimationFrame(checkPreviews);
-  }
-
-  // syncInputs gives the kept text inputs the model's text (a draft from
-  // elsewhere), except the one being typed in.
-  function syncInputs(main, next) {
-    const fresh = next.querySelectorAll('textarea');
-    main.querySelectorAll('textarea').forEach((ta, i) => {
-      if (ta !== document.activeElement && fresh[i] && ta.value !== fresh[i].value) ta.value = fresh[i].value;
-    });
-  }
-
-  // watchGuard starts the guard when what is on screen changed by something
-  // other than the user's own navigation (docs/contract.md §6).
-  function watchGuard() {
-    const r = focused();
-    const what = r && !r.sending ? r.p.id + '\u0000' + r.tab : '';
-    if (what !== st.shown) {
-      if (what && !st.userMoved && GUARD > 0) {
-        st.settleUntil = Date.now() + GUARD;
-        document.body.classList.add('settling');
-        setTimeout(() => { if (!settling()) document.body.classList.remove('settling'); }, GUARD + 20);
-      }
-      st.shown = what;
-    }
-    st.userMoved = false;
-  }
+  // --- a request ---------------------------------------------------------------------
 
   function renderRequest(r) {
-    const box = el('section', { class: 'request', 'data-request': r.p.id });
-    if (r.qs.length > 1) box.append(renderTabs(r));
-    if (r.tab >= r.qs.length && r.qs.length > 1) box.append(renderSubmit(r));
-    else box.append(renderQuestion(r, r.tab));
-    if (st.hint) box.append(el('p', { class: 'hint', role: 'alert', text: st.hint }));
-    box.append(el('div', { class: 'actions secondary' },
-      el('button', { type: 'button', class: 'decline', onclick: act(() => declineFlow(r)), text: 'Decline' })));
+    const box = el('section', { class: 'request', 'data-request': r.id });
+    put(box, refusalAt('request'));
+    if (r.questions.length > 1) put(box, renderTabs(r));
+    put(box, r.onSubmit ? renderSubmit(r) : renderQuestion(r, r.tab));
+    put(box, el('div', { class: 'actions secondary' },
+      el('button', { type: 'button', class: 'decline', onclick: on('decline'), text: 'Decline' })));
     return box;
   }
 
   function renderTabs(r) {
     const nav = el('nav', { class: 'tabs', 'aria-label': 'Questions' });
-    r.qs.forEach((s, i) => {
-      const label = (isAnswered(s) ? '■ ' : '□ ') + (s.q.header || 'Question ' + (i + 1));
-      nav.append(el('button', {
-        type: 'button', class: 'tab' + (r.tab === i ? ' current' : ''), 'aria-current': r.tab === i ? 'step' : null,
-        onclick: move(() => { r.tab = i; }), dir: 'auto', text: label,
-      }));
-    });
-    nav.append(el('button', {
-      type: 'button', class: 'tab submit-tab' + (r.tab === r.qs.length ? ' current' : ''),
-      onclick: move(() => { r.tab = r.qs.length; }), text: '✓ Submit',
+    r.questions.forEach((q, i) => put(nav, el('button', {
+      type: 'button', class: 'tab' + (r.tab === i ? ' current' : ''), 'aria-current': r.tab === i ? 'step' : null,
+      onclick: on('tabTo', { item: i }), dir: 'auto', text: (q.answered ? '■ ' : '□ ') + q.tabLabel,
+    })));
+    put(nav, el('button', {
+      type: 'button', class: 'tab submit-tab' + (r.onSubmit ? ' current' : ''),
+      onclick: on('tabTo', { item: r.questions.length }), text: '✓ Submit',
     }));
     return nav;
   }
 
+  const inputOn = (r, i, kind) => {
+    const x = st.view.input;
+    return x && x.kind === kind && x.request === r.id && x.question === i ? x : null;
+  };
+
   function renderQuestion(r, i) {
-    const s = r.qs[i];
-    const id = r.p.id;
-    const q = s.q;
+    const q = r.questions[i];
+    const lone = r.questions.length === 1;
+    const other = q.options ? q.options.length : 0;
     const box = el('div', { class: 'question' });
-    if (q.header) box.append(txt('div', 'header', q.header));
-    box.append(txt('h2', 'qtext', q.text));
-    if (q.rule) box.append(el('p', { class: 'rule', dir: 'auto', text: 'Answer: ' + q.rule + (q.optional ? ' (optional)' : '') }));
-    if (hasOptions(s)) {
-      if (q.multi) box.append(el('p', { class: 'how', text: 'Choose any number, then Next.' }));
+    if (q.header) put(box, txt('div', 'header', q.header));
+    put(box, txt('h2', 'qtext', q.question));
+    if (q.rule) put(box, el('p', { class: 'rule', dir: 'auto', text: 'Answer: ' + q.rule + (q.optional ? ' (optional)' : '') }));
+    put(box, refusalAt('question', i));
+    // What Allow approves is shown as the question arrives, in the page's
+    // flow, before the options: it is read on the way to the button.
+    (q.options || []).forEach((o, k) => { if (o.approvesPreview) put(box, preview(r, i, k, true)); });
+    const answer = inputOn(r, i, 'answer');
+    if (other) {
+      if (q.multi) put(box, el('p', { class: 'how', text: 'Choose any number, then ' + (lone ? 'Send.' : 'Next.') }));
       const list = el('div', { class: 'options', role: q.multi ? 'group' : 'radiogroup' });
-      q.options.forEach((o, k) => list.append(renderOption(r, i, k, o)));
-      if (!q.noOther) list.append(renderOption(r, i, other(s), null));
-      box.append(list);
-      const showOther = q.multi ? s.checked[other(s)] : s.choice === other(s);
-      if (showOther) box.append(textInput(r, i, 'custom', 'Your answer'));
-      const pv = previewOf(s);
-      if (pv) box.append(pv);
-    } else {
-      box.append(textInput(r, i, 'custom', q.optional ? 'Your answer (may be left empty)' : 'Your answer'));
+      for (const k of q.items) {
+        put(list, renderOption(q, k));
+        put(list, refusalAt('option', i, k));
+        if (k === other && answer) put(list, textInput(answer, 'Your answer'));
+      }
+      put(box, list);
+      const custom = q.multi ? q.checked[other] : q.choice === other;
+      if (custom && !answer && q.custom) put(box, el('p', { class: 'typed', dir: 'auto', text: 'Other: ' + q.custom }));
+      const k = q.cursor;
+      if (k >= 0 && k < other && q.options[k].preview && !q.options[k].approvesPreview) put(box, preview(r, i, k, false));
+    } else if (answer) {
+      put(box, textInput(answer, q.optional ? 'Your answer (may be left empty)' : 'Your answer'));
+    } else if (q.custom) {
+      put(box, el('p', { class: 'typed', dir: 'auto', text: q.custom }));
     }
-    if (s.problem) box.append(el('p', { class: 'problem', role: 'alert', dir: 'auto', text: 'Not accepted yet: ' + s.problem + '.' }));
-    box.append(renderNote(r, i));
-    const last = r.qs.length === 1;
-    box.append(el('div', { class: 'actions' },
-      el('button', {
-        type: 'button', class: 'primary', id: 'primary-' + id + '-' + i,
-        onclick: act(() => confirmQ(r, i)), text: last ? 'Send' : 'Next',
-      })));
+    if (answer) put(box, refusalAt('input', i));
+    put(box, renderNote(r, i));
+    if (st.view.hint && !st.view.refusal) put(box, el('p', { class: 'hint', role: 'status', text: words(st.view.hint) }));
+    const buttons = el('div', { class: 'actions' });
+    if (q.optional && other && !q.multi) put(buttons, el('button', { type: 'button', onclick: on('leaveEmpty'), text: 'Leave empty' }));
+    put(buttons, el('button', { type: 'button', class: 'primary', id: 'primary-' + r.id + '-' + i, onclick: on('next'), text: lone ? 'Send' : 'Next' }));
+    put(box, buttons);
     return box;
   }
 
-  function renderOption(r, i, k, o) {
-    const s = r.qs[i];
-    const isOther = o === null;
-    const on = s.q.multi ? s.checked[k] : s.choice === k;
+  function renderOption(q, k) {
+    const isOther = k === q.options.length;
+    const o = isOther ? null : q.options[k];
+    const chosen = q.multi ? q.checked[k] : q.cursor === k;
+    // A tap moves the choice (Send takes it); Other opens its input; a
+    // multi-select box toggles.
+    const kind = q.multi || isOther ? 'pick' : 'focus';
     const b = el('button', {
-      type: 'button', class: 'option' + (on ? ' on' : '') + (s.cursor === k ? ' cursor' : '') + (isOther ? ' other' : ''),
-      role: s.q.multi ? 'checkbox' : 'radio', 'aria-checked': on ? 'true' : 'false',
-      'data-option': k,
-      onclick: act(() => (s.q.multi ? toggle : choose)(r, i, k)),
+      type: 'button', class: 'option' + (chosen ? ' on' : '') + (isOther ? ' other' : ''),
+      role: q.multi ? 'checkbox' : 'radio', 'aria-checked': chosen ? 'true' : 'false', 'data-option': k,
+      onclick: on(kind, { item: k }),
     });
-    const mark = s.q.multi ? (on ? '☑' : '☐') : (on ? '●' : '○');
-    b.append(el('span', { class: 'mark', 'aria-hidden': 'true', text: mark }));
+    b.append(el('span', { class: 'mark', 'aria-hidden': 'true', text: q.multi ? (chosen ? '☑' : '☐') : (chosen ? '●' : '○') }));
     const body = el('span', { class: 'body' });
     if (isOther) body.append(el('span', { class: 'label', text: 'Other (type your answer)' }));
     else {
       body.append(txt('span', 'label', o.label));
       if (o.description) body.append(txt('span', 'desc', o.description));
-      if (o.preview) body.append(el('span', { class: 'has-preview', text: o.approves ? 'approves the preview below' : 'preview' }));
+      if (o.approvesPreview) body.append(el('span', { class: 'has-preview', text: o.read ? 'approves everything shown above (read)' : 'approves everything shown above: read it to the end first' }));
+      else if (o.preview) body.append(el('span', { class: 'has-preview', text: 'preview' }));
     }
     b.append(body);
     return b;
   }
 
-  // previewOf is the preview of the option in focus (the chosen one, or the
-  // one last tapped), in a box that scrolls: nothing is cut off unseen.
-  function previewOf(s) {
-    let k = s.cursor;
-    if (k < 0 || k >= other(s)) k = s.q.multi ? -1 : s.choice;
-    if (k < 0 || k >= other(s)) k = s.q.options.findIndex(o => o.preview && !o.approves);
-    const o = s.q.options[k];
-    if (!o || !o.preview) return null;
-    const pre = el('pre', { class: 'preview', dir: 'auto', tabindex: '0', 'data-scroll': 'pv-' + k, 'data-approves': o.approves ? String(k) : null,
-      'aria-label': 'Preview of ' + o.label, text: o.preview });
-    pre.addEventListener('scroll', () => checkPreviews());
-    const wrap = el('div', { class: 'preview-wrap' },
-      el('div', { class: 'preview-title', dir: 'auto', text: previewTitle(s, k) }),
-      pre);
-    return wrap;
-  }
-
-  // previewTitle names the preview and, for one that Allow approves, how far
-  // it has been read: a user who scrolled past lines too fast to see them
-  // learns where to scroll back to.
-  function previewTitle(s, k) {
-    const o = s.q.options[k];
-    if (!o.approves) return 'Preview: ' + o.label;
-    if (s.seen[k]) return 'Preview: ' + o.label + ' — read to the end';
-    const read = s.readPct[k] !== undefined ? ' (read ' + s.readPct[k] + '% of it)' : '';
-    return 'Preview: ' + o.label + ' — scroll to the end to allow' + read;
-  }
-
-  // checkPreviews records how far each approving preview has been shown: a
-  // line counts once it was inside the box's window while the box was wholly
-  // on screen, read on from the lines seen before (a jump does not count).
-  function checkPreviews() {
-    const r = focused();
-    if (!r || r.tab >= r.qs.length) return;
-    const s = r.qs[r.tab];
-    document.querySelectorAll('pre[data-approves]').forEach(pre => {
-      const k = Number(pre.dataset.approves);
-      if (s.seen[k]) return;
-      // The window less what covers it: the sticky header above, the
-      // sticky main button below (on a phone).
-      const top = $('top').getBoundingClientRect().bottom;
-      const bar = document.querySelector('.question > .actions');
-      const bottom = bar && getComputedStyle(bar).position === 'sticky' ? bar.getBoundingClientRect().top : window.innerHeight;
-      const rect = pre.getBoundingClientRect();
-      if (rect.height === 0 || rect.top < top || rect.bottom > bottom) return;
-      const upto = s.seenUpto[k] || 0;
-      if (pre.scrollTop <= upto + 1) s.seenUpto[k] = Math.max(upto, pre.scrollTop + pre.clientHeight);
-      const pct = Math.min(99, Math.floor(100 * s.seenUpto[k] / pre.scrollHeight));
-      if (pct !== s.readPct[k] && pre.previousElementSibling) {
-        s.readPct[k] = pct;
-        pre.previousElementSibling.textContent = previewTitle(s, k);
-      }
-      if (s.seenUpto[k] >= pre.scrollHeight - 1) {
-        s.seen[k] = true;
-        if (st.hint) st.hint = '';
-        render();
-      }
-    });
-  }
-  window.addEventListener('scroll', () => checkPreviews(), { passive: true });
-  window.addEventListener('resize', () => checkPreviews());
-
-  function textInput(r, i, field, placeholder) {
-    const s = r.qs[i];
-    const k = field + '-' + r.p.id + '-' + i;
-    const ta = el('textarea', {
-      class: 'text', rows: field === 'notes' ? 2 : 3, placeholder, 'data-k': k, id: k, 'aria-label': placeholder,
-      autocomplete: 'off', spellcheck: 'true',
-    });
-    const mode = { number: 'decimal', integer: 'numeric', email: 'email', uri: 'url' }[s.q.kind];
-    if (field === 'custom' && mode) ta.setAttribute('inputmode', mode);
-    ta.textContent = s[field];
-    ta.value = s[field];
-    ta.addEventListener('input', () => {
-      s[field] = ta.value;
-      ta.textContent = ta.value; // the markup says what the input holds (see render)
-      if (field === 'custom' && hasOptions(s) && !s.q.multi) s.choice = other(s);
-      draftSoon(r, i);
-      refreshMarks(r);
-    });
-    ta.addEventListener('blur', () => { if (s.timer) flushDraft(r, i); });
-    if (field === 'custom') {
-      ta.addEventListener('keydown', ev => {
-        // Enter sends (Shift-Enter for a new line), as the terminal pane's input does.
-        if (ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing) { ev.preventDefault(); act(() => confirmQ(r, i))(); }
-      });
+  // preview shows option k's preview. One that Allow approves says how much
+  // of it has been read, as the core counts it.
+  function preview(r, i, k, approves) {
+    const o = r.questions[i].options[k];
+    let title = 'Preview: ' + o.label;
+    if (approves) {
+      title = 'What “' + o.label + '” approves';
+      title += o.read ? ' — read to the end' : ' — read it to the end' + (o.readPercent ? ' (read ' + o.readPercent + '% of it)' : '');
     }
-    return ta;
+    return el('div', { class: 'preview-wrap' + (approves ? ' approves' : '') },
+      el('div', { class: 'preview-title', dir: 'auto', text: title }),
+      el('pre', {
+        class: 'preview', dir: 'auto', tabindex: '0', 'data-q': approves ? String(i) : null, 'data-approves': approves ? String(k) : null,
+        'aria-label': title, text: o.preview,
+      }));
   }
 
-  // refreshMarks updates the tab marks while the user types, without
-  // redrawing (and losing the caret).
-  function refreshMarks(r) {
-    if (r.qs.length < 2) return;
-    document.querySelectorAll('.tabs .tab').forEach((b, i) => {
-      if (i >= r.qs.length) return;
-      const s = r.qs[i];
-      b.textContent = (isAnswered(s) ? '■ ' : '□ ') + (s.q.header || 'Question ' + (i + 1));
+  function textInput(input, placeholder) {
+    const k = (input.kind === 'note' ? 'notes-' : 'custom-') + input.request + '-' + input.question;
+    const ta = el('textarea', {
+      class: 'text', rows: input.kind === 'note' ? 2 : 3, placeholder: input.placeholder || placeholder, 'data-k': k, id: k,
+      'aria-label': placeholder, autocomplete: 'off', spellcheck: 'true',
     });
+    ta.value = input.text;
+    ta.textContent = input.text; // the markup says what the input holds (see render)
+    ta.addEventListener('input', () => { sentText[k] = ta.value; act('type', { text: ta.value }); });
+    ta.addEventListener('keydown', ev => {
+      // Enter takes it (Shift-Enter for a new line), as the terminal pane's input does.
+      if (ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing) { ev.preventDefault(); act(input.kind === 'note' ? 'accept' : 'next'); }
+    });
+    const parts = [ta];
+    if (input.problem) parts.push(el('p', { class: 'problem', role: 'alert', dir: 'auto', text: 'Not accepted yet: ' + input.problem + '.' }));
+    return parts;
   }
 
   function renderNote(r, i) {
-    const s = r.qs[i];
-    if (!s.noteOpen) {
-      return el('button', { type: 'button', class: 'small note-btn', onclick: move(() => { s.noteOpen = true; focusLater('notes-' + r.p.id + '-' + i); }), text: 'Add a note' });
+    const q = r.questions[i];
+    const note = inputOn(r, i, 'note');
+    if (note) {
+      return el('div', { class: 'note' },
+        el('label', { for: 'notes-' + r.id + '-' + i, text: 'Note' }), textInput(note, 'A note to go with the answer'),
+        el('div', { class: 'note-actions' },
+          el('button', { type: 'button', class: 'small', onclick: on('back'), text: 'Cancel note' }),
+          el('button', { type: 'button', class: 'small', onclick: on('accept'), text: 'Save note' })));
     }
-    return el('div', { class: 'note' }, el('label', { for: 'notes-' + r.p.id + '-' + i, text: 'Note' }), textInput(r, i, 'notes', 'A note to go with the answer'));
+    if (q.notes) {
+      return el('div', { class: 'note' }, el('p', { class: 'typed', dir: 'auto', text: 'Note: ' + q.notes }),
+        el('button', { type: 'button', class: 'small note-btn', onclick: on('note'), text: 'Edit the note' }));
+    }
+    return el('button', { type: 'button', class: 'small note-btn', onclick: on('note'), text: 'Add a note' });
   }
 
   function renderSubmit(r) {
     const box = el('div', { class: 'question submit' });
-    box.append(el('h2', { class: 'qtext', text: 'Review and send' }));
+    put(box, el('h2', { class: 'qtext', text: 'Review and send' }));
     const dl = el('dl', { class: 'summary' });
-    r.qs.forEach((s, i) => {
-      dl.append(el('dt', {}, el('button', { type: 'button', class: 'link', onclick: move(() => { r.tab = i; }), dir: 'auto', text: (i + 1) + '. ' + s.q.text })));
-      const sum = summary(s);
-      dl.append(el('dd', { class: sum ? '' : 'missing', dir: 'auto', text: sum || 'not answered yet' }));
-      if (s.notes.trim()) dl.append(el('dd', { class: 'noteline', dir: 'auto', text: 'note: ' + s.notes.trim() }));
+    r.questions.forEach((q, i) => {
+      put(dl, el('dt', {}, el('button', { type: 'button', class: 'link', onclick: on('tabTo', { item: i }), dir: 'auto', text: (i + 1) + '. ' + q.question })));
+      const sum = q.summary || (q.optional ? '(left empty)' : '');
+      put(dl, el('dd', { class: sum ? '' : 'missing', dir: 'auto', text: sum || 'not answered yet' }));
+      if (q.notes) put(dl, el('dd', { class: 'noteline', dir: 'auto', text: 'note: ' + q.notes }));
     });
-    box.append(dl);
-    box.append(el('div', { class: 'actions' },
-      el('button', { type: 'button', class: 'primary', id: 'send-' + r.p.id, onclick: act(() => send(r)), text: 'Send answers' })));
+    put(box, dl);
+    put(box, refusalAt('submit'));
+    if (st.view.hint && !st.view.refusal) put(box, el('p', { class: 'hint', role: 'status', text: words(st.view.hint) }));
+    put(box, el('div', { class: 'actions' },
+      el('button', { type: 'button', class: 'primary', id: 'send-' + r.id, onclick: on('submit'), text: 'Send answers' })));
     return box;
   }
 
-  function summary(s) {
-    if (!isAnswered(s)) return s.q.optional ? '(left empty)' : '';
-    if (!hasOptions(s)) return s.custom.trim() || '(left empty)';
-    const parts = [];
-    if (s.q.multi) {
-      s.q.options.forEach((o, k) => { if (s.checked[k]) parts.push(o.label); });
-      if (s.checked[other(s)] && s.custom.trim()) parts.push(s.custom.trim());
-      return parts.length ? parts.join(', ') : '(none of these)';
-    }
-    return s.choice === other(s) ? s.custom.trim() : s.q.options[s.choice].label;
-  }
-
+  // The dialog's buttons say what they do; the highlighted one is what the
+  // core calls the default, never the one that throws work away.
+  const dialogWords = {
+    long: ['Continue', 'Keep editing'],
+    discard: ['Discard and decline', 'Keep answering'],
+    none: ['None of these', 'Back'],
+  };
   function renderDialog() {
-    const d = st.dialog;
+    const d = st.view && st.view.dialog;
     const box = $('dialog');
-    if (d && d.req !== st.focus) st.dialog = null; // the request asked about left
-    if (!st.dialog) { box.hidden = true; return; }
+    if (!d) { box.hidden = true; return; }
+    const wasHidden = box.hidden;
     box.hidden = false;
     $('dialog-text').textContent = d.text;
-    const yes = $('dialog-yes'), no = $('dialog-no');
-    yes.textContent = d.yes;
-    no.textContent = d.no;
-    yes.onclick = act(() => { st.dialog = null; render(); d.onYes(); });
-    no.onclick = ev => { ev.preventDefault(); st.dialog = null; render(); if (d.onNo) d.onNo(); };
+    const [yesText, noText] = dialogWords[d.kind] || ['Yes', 'No'];
+    const yes = el('button', { type: 'button', id: 'dialog-yes', class: (d.defaultYes ? 'primary' : '') + (d.kind === 'discard' ? ' danger' : ''), text: yesText, onclick: on('yes') });
+    const no = el('button', { type: 'button', id: 'dialog-no', class: d.defaultYes ? '' : 'primary', text: noText, onclick: on('back') });
+    $('dialog-buttons').replaceChildren(no, yes);
+    if (wasHidden) (d.defaultYes ? yes : no).focus({ preventScroll: true });
   }
 
-  function focusLater(k) {
-    requestAnimationFrame(() => { const e = $(k); if (e) e.focus(); });
-  }
+  // --- drawing -------------------------------------------------------------------------
 
-  // --- the event stream ------------------------------------------------------------------
-
-  // One stream at a time; a new one starts with the whole truth.
-  let live = null; // the AbortController of the stream being read
-  let retry = 1000;
-  let watchdog = 0;
-  let again = 0;
-  function kick() {
-    clearTimeout(watchdog);
-    // The server speaks at least every 50 s; silence longer than that is
-    // a dead connection (a phone that slept): start again.
-    watchdog = setTimeout(connect, 120000);
-  }
-  function connect() {
+  function render() {
     if (st.loggedOut) return;
-    if (live) live.abort();
-    clearTimeout(again);
-    const ctl = new AbortController();
-    live = ctl;
-    kick();
-    session.stream('/api/events', () => { retry = 1000; }, (name, data) => {
-      if (ctl !== live) return;
-      kick();
-      if (name === 'message') handle(JSON.parse(data));
-    }, ctl.signal).then(status => {
-      if (ctl !== live) return; // replaced by a newer stream
-      live = null;
-      clearTimeout(watchdog);
-      if (status === 401) { loggedOut(); return; }
-      st.connected = false;
-      st.connErr = status === 0 ? 'askuserd web cannot be reached; retrying.' : 'Reconnecting to askuserd web…';
-      renderHeader();
-      again = setTimeout(connect, retry);
-      retry = Math.min(retry * 2, 10000);
+    const v = st.view;
+    // Keep what the user is in the middle of: the focused input, its text
+    // not yet taken by the core, its caret.
+    const active = document.activeElement;
+    const activeKey = active && active.dataset ? active.dataset.k : '';
+    const activeValue = activeKey ? active.value : '';
+    const sel = active && 'selectionStart' in active ? [active.selectionStart, active.selectionEnd] : null;
+
+    renderHeader();
+    document.body.classList.toggle('settling', !!(v && v.settling));
+    const main = $('main');
+    const next = document.createElement('main');
+    const r = focusedReq();
+    if (!v) next.append(el('section', { class: 'empty' }, el('p', { class: 'big', text: 'Connecting…' })));
+    else if (!r) {
+      next.append(el('section', { class: 'empty' },
+        el('p', { class: 'big', text: 'No questions waiting' }),
+        el('p', { text: 'Agents ask through askuserd at ' + v.socket })));
+    } else if (r.sending) next.append(el('section', { class: 'empty' }, el('p', { class: 'big', text: 'Sending…' })));
+    else next.append(renderRequest(r));
+    // Nodes under a finger are not replaced when nothing on them changed (an
+    // age, a draft's echo): a tap that began on a button ends on it.
+    if (next.innerHTML !== main.innerHTML) main.replaceChildren(...next.childNodes);
+    renderDialog();
+
+    if (activeKey) {
+      const again = document.querySelector('[data-k="' + CSS.escape(activeKey) + '"]');
+      if (again) {
+        // Text typed since the last that was sent stays as typed; the rest
+        // is what the core holds (a refused key is gone again).
+        if (activeValue !== sentText[activeKey] || queue.length || posting) again.value = activeValue;
+        again.focus({ preventScroll: true });
+        if (sel && 'setSelectionRange' in again) try { again.setSelectionRange(sel[0], sel[1]); } catch (e) { /* not text */ }
+      }
+    }
+    showRefusal();
+    notifyNew();
+    requestAnimationFrame(reportShown);
+  }
+
+  // showRefusal brings a new refusal into view, where it was drawn: next to
+  // what caused it.
+  function showRefusal() {
+    const f = st.view && st.view.refusal;
+    const key = f ? JSON.stringify(f) + st.view.rev : '';
+    if (key === st.refusal) return;
+    st.refusal = key;
+    const e = document.querySelector('main .refusal');
+    if (e) e.scrollIntoView({ block: 'nearest' });
+  }
+
+  // --- reading a preview ------------------------------------------------------------------
+
+  // reportShown tells the core which lines of each approving preview are on
+  // screen now (the window less the sticky header above and the sticky
+  // button bar below): the core decides what was read.
+  const lastShown = {};
+  function reportShown() {
+    const r = focusedReq();
+    if (!r || r.onSubmit || r.sending || st.loggedOut) return;
+    const coverTop = $('top').getBoundingClientRect().bottom;
+    const bar = document.querySelector('.question > .actions');
+    const coverBottom = bar && getComputedStyle(bar).position === 'sticky' ? bar.getBoundingClientRect().top : window.innerHeight;
+    document.querySelectorAll('pre[data-approves]').forEach(pre => {
+      const i = Number(pre.dataset.q), k = Number(pre.dataset.approves);
+      const o = r.questions[i] && r.questions[i].options[k];
+      if (!o || o.read) return;
+      const cs = getComputedStyle(pre);
+      const lh = parseFloat(cs.lineHeight);
+      const rect = pre.getBoundingClientRect();
+      const top0 = rect.top + parseFloat(cs.paddingTop) + parseFloat(cs.borderTopWidth) - pre.scrollTop;
+      const height = pre.scrollHeight - parseFloat(cs.paddingTop) - parseFloat(cs.paddingBottom);
+      if (!(lh > 0) || height <= 0) return;
+      const total = Math.max(1, Math.round(height / lh));
+      const boxTop = Math.max(rect.top + parseFloat(cs.borderTopWidth), coverTop);
+      const boxBottom = Math.min(rect.bottom - parseFloat(cs.borderBottomWidth), coverBottom);
+      const from = Math.max(0, Math.ceil((boxTop - top0) / lh - 0.05));
+      const to = Math.min(total, Math.floor((boxBottom - top0) / lh + 0.05));
+      if (to <= from) return;
+      const width = Math.round(pre.clientWidth);
+      const key = [width, from, to, total].join();
+      if (lastShown[r.id + '/' + i + '/' + k] === key) return;
+      lastShown[r.id + '/' + i + '/' + k] = key;
+      act('shown', { request: r.id, question: i, item: k, width, top: from, rows: to - from, total });
     });
   }
-  // loggedOut: the session ended (the secret was rotated). Nothing of the
-  // questions stays on the page.
-  function loggedOut() {
-    showLogin('Logged out', 'Open the address that askuserd web --url prints to log in again.');
-  }
+  let framed = false;
+  const reportSoon = () => { if (!framed) { framed = true; requestAnimationFrame(() => { framed = false; reportShown(); }); } };
+  window.addEventListener('scroll', reportSoon, { passive: true });
+  document.addEventListener('scroll', reportSoon, { passive: true, capture: true }); // a preview box that scrolls itself
+  window.addEventListener('resize', reportSoon);
 
-  // showLogin: no session. Nothing of the questions stays on the page.
-  function showLogin(big, small) {
-    st.loggedOut = true;
-    st.reqs = [];
-    if (live) { const l = live; live = null; l.abort(); }
-    clearTimeout(watchdog);
-    clearTimeout(again);
-    $('main').textContent = '';
-    $('main').append(el('section', { class: 'empty login' },
-      el('p', { class: 'big', text: big }),
-      el('p', { text: small })));
-    $('who').textContent = '';
-    $('reqnav').hidden = true;
-    $('notice').hidden = true;
-    $('dialog').hidden = true;
-    $('title').textContent = 'askuser';
-    $('conn').hidden = true;
+  // --- in the background ---------------------------------------------------------------------
+
+  // notifyNew raises a notification when the core counts a new request and
+  // the page is not looked at.
+  function notifyNew() {
+    const v = st.view;
+    if (!v) return;
+    const grew = st.bells >= 0 && v.bells > st.bells;
+    st.bells = v.bells;
+    if (!grew || !document.hidden || !('Notification' in window) || Notification.permission !== 'granted') return;
+    const p = v.requests.slice().sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))[0];
+    if (!p) return;
+    try {
+      new Notification('askuser: ' + p.agent + ' asks', { body: p.questions.length ? p.questions[0].question.slice(0, 300) : '', tag: p.id });
+    } catch (e) { /* some browsers only notify from a service worker */ }
   }
 
   document.addEventListener('visibilitychange', () => {
     // Back from the background (a phone woken): the stream may have died
     // silently; a new one starts with the whole truth.
-    if (!document.hidden) connect();
+    if (!document.hidden && st.link !== 'open') connect();
   });
   window.addEventListener('online', connect);
-
-  $('prev').addEventListener('click', move(() => { st.dialog = null; const i = focusIndex(); if (i > 0) st.focus = st.reqs[i - 1].p.id; }));
-  $('next').addEventListener('click', move(() => { st.dialog = null; const i = focusIndex(); if (i < st.reqs.length - 1) st.focus = st.reqs[i + 1].p.id; }));
-  $('notify').addEventListener('click', () => {
-    Notification.requestPermission().then(() => renderHeader());
-  });
+  $('prev').addEventListener('click', on('step', { delta: -1 }));
+  $('next').addEventListener('click', on('step', { delta: 1 }));
+  $('notify').addEventListener('click', () => { Notification.requestPermission().then(() => renderHeader()); });
   // Ages stay current.
-  setInterval(() => { if (st.reqs.length) renderHeader(); }, 15000);
+  setInterval(() => { if (focusedReq()) renderHeader(); }, 15000);
 
   session.start().then(how => {
     if (how === 'ok') { render(); connect(); return; }

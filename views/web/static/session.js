@@ -102,7 +102,9 @@ window.askuserSession = (function () {
             if (line.startsWith('event: ')) name = line.slice(7);
             else if (line.startsWith('data: ')) data += line.slice(6);
           }
-          if (data) onMessage(name, data);
+          // A page that fails to draw one message still reads the next
+          // (the error is reported, not swallowed).
+          if (data) try { onMessage(name, data); } catch (e) { setTimeout(() => { throw e; }); }
         }
       }
     } catch (e) { /* the connection broke, or was aborted */ }

@@ -259,7 +259,38 @@ func planGemini(env Env) ([]Change, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return []Change{c}, nil, nil
+	policy, err := geminiPolicy(env)
+	if err != nil {
+		return nil, nil, err
+	}
+	return []Change{c, policy}, nil, nil
+}
+
+// geminiPolicyText allows askuser's ask tools in Gemini CLI's policy engine.
+// Without it a headless run (gemini -p) never offers them: it turns the
+// default "ask before using an MCP tool" into "deny", and hides what it
+// denies from the model. A rule naming only the server (mcpName) is refused
+// by Gemini CLI 0.61, so the tools are named too. Asking the user is all
+// these tools do, so allowing them allows nothing else.
+const geminiPolicyText = `# Written by askuser-client integrate gemini: let Gemini CLI call askuser's
+# ask tools without asking first (they only ask you), also in headless runs
+# (gemini -p), which would otherwise deny them.
+[[rule]]
+mcpName = "askuser"
+toolName = ["ask_user_question", "ask_user"]
+decision = "allow"
+priority = 100
+`
+
+// geminiPolicy is the change that writes geminiPolicyText to Gemini CLI's
+// user policy directory.
+func geminiPolicy(env Env) (Change, error) {
+	path := filepath.Join(env.Home, ".gemini", "policies", "askuser.toml")
+	old, err := readConfigFile(path)
+	if err != nil {
+		return Change{}, err
+	}
+	return Change{Path: path, Old: old, New: []byte(geminiPolicyText), Mode: 0o600, Snippet: geminiPolicyText}, nil
 }
 
 // --- Codex ------------------------------------------------------------------

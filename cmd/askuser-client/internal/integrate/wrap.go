@@ -96,11 +96,34 @@ func Wrap(agent string, env Env, changes []Change, names []string) ([]Change, []
 		}
 	}
 	if at >= 0 {
-		c.Snippet = changes[at].Snippet + c.Snippet
+		// One document per file: the wrapped servers go into the
+		// snippet askuser's own entry already shows.
+		if c.Snippet, err = mergeServersSnippet(changes[at].Snippet, snippet); err != nil {
+			return nil, nil, err
+		}
 		changes[at] = c
 		return changes, notes, nil
 	}
 	return append(changes, c), notes, nil
+}
+
+// mergeServersSnippet adds the servers of wrapped to the mcpServers of the
+// JSON document shown, and shows the result.
+func mergeServersSnippet(shown string, wrapped *jsonObject) (string, error) {
+	doc, err := parseJSONObject([]byte(shown))
+	if err != nil {
+		return "", err
+	}
+	servers, err := doc.Object("mcpServers", "mcpServers")
+	if err != nil {
+		return "", err
+	}
+	for _, k := range wrapped.keys {
+		v, _ := wrapped.Get(k)
+		servers.Set(k, v)
+	}
+	b, err := jsonIndent(doc)
+	return string(b), err
 }
 
 // wrapEntry rewrites servers[name] to run behind the proxy, and returns it.

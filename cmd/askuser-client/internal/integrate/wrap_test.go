@@ -47,8 +47,10 @@ func TestWrapGemini(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(changes) != 1 {
-		t.Fatalf("%d changes, want one for settings.json", len(changes))
+	// One change for settings.json, askuser's entry and the wrapped server
+	// together; the other is askuser's policy file.
+	if len(changes) != 2 || changes[0].Path != path || !strings.HasSuffix(changes[1].Path, filepath.Join("policies", "askuser.toml")) {
+		t.Fatalf("changes %v, want settings.json and the policy", changes)
 	}
 	gh := serverEntry(t, changes[0].New, "gh")
 	want := map[string]any{"command": "/bin/askuser-client", "args": []any{"mcp-proxy", "--", "npx", "-y", "gh-mcp"},
@@ -62,15 +64,19 @@ func TestWrapGemini(t *testing.T) {
 	if len(notes) != 1 || !strings.Contains(changes[0].Snippet, "mcp-proxy") {
 		t.Errorf("notes %q, snippet:\n%s", notes, changes[0].Snippet)
 	}
-	if _, err := changes[0].Apply("x"); err != nil {
-		t.Fatal(err)
+	for _, c := range changes {
+		if _, err := c.Apply("x"); err != nil {
+			t.Fatal(err)
+		}
 	}
 	again, _, err := Plan("gemini", env)
 	if err == nil {
 		again, _, err = Wrap("gemini", env, again, []string{"gh"})
 	}
-	if err != nil || !again[0].Unchanged() {
-		t.Errorf("a second run changes the file (%v):\n%s", err, again[0].New)
+	for _, c := range again {
+		if err != nil || !c.Unchanged() {
+			t.Errorf("a second run changes %s (%v):\n%s", c.Path, err, c.New)
+		}
 	}
 
 	for _, c := range []struct{ name, want string }{

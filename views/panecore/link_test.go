@@ -1,4 +1,4 @@
-package views
+package panecore
 
 import (
 	"net"
@@ -83,7 +83,7 @@ func TestLinkSubscribesAndReconnects(t *testing.T) {
 		t.Fatalf("daemon read %s, %v", line, err)
 	}
 	c.Close()
-	if _, ok := next().(connLost); !ok {
+	if _, ok := next().(ConnLost); !ok {
 		t.Fatal("a dropped connection was not reported")
 	}
 	if err := link.Send(socketproto.Cancel{RequestID: "r1"}); err == nil {
@@ -133,7 +133,7 @@ func TestLinkRestartsOnlyACrashedDaemon(t *testing.T) {
 	next := func() socketproto.Message { t.Helper(); return nextFromLink(t, got) }
 
 	stop := runLink(&Link{Socket: sock, Restart: restart})
-	if m, ok := next().(connLost); !ok || !strings.Contains(m.Err, "stopped without cleaning up; starting it again") {
+	if m, ok := next().(ConnLost); !ok || !strings.Contains(m.Err, "stopped without cleaning up; starting it again") {
 		t.Fatalf("first message %#v, want the restart announced", m)
 	}
 	ln := <-restarts
@@ -156,7 +156,7 @@ func TestLinkRestartsOnlyACrashedDaemon(t *testing.T) {
 	stop = runLink(&Link{Socket: sock, Restart: restart})
 	defer stop()
 	for range 2 {
-		if m, ok := next().(connLost); !ok || !strings.Contains(m.Err, "retrying every second") {
+		if m, ok := next().(ConnLost); !ok || !strings.Contains(m.Err, "retrying every second") {
 			t.Fatalf("got %#v, want a plain retry", m)
 		}
 	}

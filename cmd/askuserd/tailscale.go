@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// A phone reaches the page with a secure origin (https, so that the page
+// may install and subscribe to Web Push) through `tailscale serve`: the
+// tailnet's own certificate, no port opened to the world.
+
+// tailnetName is this machine's name in the tailnet ("box.tail1234.ts.net"),
+// from `tailscale status --json`; an error says why there is none.
+func tailnetName() (string, error) {
+	if _, err := exec.LookPath("tailscale"); err != nil {
+		return "", fmt.Errorf("tailscale is not installed (https://tailscale.com/download)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var out, errb bytes.Buffer
+	cmd := exec.CommandContext(ctx, "tailscale", "status", "--json")
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("tailscale status: %v %s", err, strings.TrimSpace(errb.String()))
+	}
+	var st struct {
+		BackendState string
+		Self         struct{ DNSName string }
+	}
+	if err := json.Unmarshal(out.Bytes(), &st); err != nil {
+		return "", fmt.Errorf("tailscale status --json: %v", err)
+	}
+	name := strings.TrimSuffix(st.Self.DNSName, ".")
+	switch {
+	case st.BackendState != "" && st.BackendState != "Running":
+		return "", fmt.Errorf("tailscale is %s; run `tailscale up` first", st.BackendState)
+	case name == "":
+		return "", fmt.Errorf("tailscale knows no name for this machine (MagicDNS off?)")
+	}
+	return name, nil
+}
+
+// serveCommand is the `tailscale serve` that proxies the tailnet's https
+// to the page on loopback.
+func serveCommand(listen string) []string {
+	_, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		port = "7341"
+	}
+	return []string{"tailscale", "serve", "--bg", "--https=443", "http://127.0.0.1:" + port}
+}
+
+// runTailscale is `askuserd web --tailscale`: it runs tailscale serve (or
+// prints it, when it cannot) and prints the https address with its secret.
+func runTailscale(listen, secretPath string) int {
+	name, err := tailnetName()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "askuserd web: %v\n", err)
+		fmt.Fprintln(os.Stderr, "askuserd web: without Tailscale, see the README's \"The web pane\" for an SSH forward or your own certificate.")
+		return 1
+	}
+	if !isLoopbackListen(listen) {
+		fmt.Fprintf(os.Stderr, "askuserd web: --tailscale proxies a loopback address; web.listen is %s\n", listen)
+		return 2
+	}
+	argv := serveCommand(listen)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "askuserd web: could not run `%s`: %v\n%s", strings.Join(argv, " "), err, out)
+		fmt.Fprintf(os.Stderr, "askuserd web: run it yourself (as root, or after `sudo tailscale set --operator=$USER`):\n  %s\n", strings.Join(argv, " "))
+	} else {
+		fmt.Fprintf(os.Stderr, "askuserd web: ran `%s`: https://%s/ now reaches the page on this machine's tailnet.\n", strings.Join(argv, " "), name)
+	}
+	fmt.Fprintln(os.Stderr, "askuserd web: keep `askuserd web` running; it serves this name too. Set web.public_url = \"https://"+name+"\" for ntfy's links.")
+	return printWebURL("https://"+name+"/", secretPath)
+}
+
+func isLoopbackListen(listen string) bool {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// loopbackNote says plainly that a loopback address is this machine's only.
+const loopbackNote = `askuserd web: this address works only on this machine: a phone cannot open it (its QR code too).
+  From a phone: askuserd web --tailscale   (Tailscale's https; Web Push needs https)
+  From another computer: ssh -L %s:127.0.0.1:%s %s, then open the address there
+  Or your own certificate: --listen 0.0.0.0:%s --tls-cert … --tls-key … (see the README's "The web pane")
+`

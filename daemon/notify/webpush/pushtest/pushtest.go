@@ -1,0 +1,274 @@
+// Package pushtest is a browser's push service on loopback, for tests and
+// the bench: it holds each subscribed device's private key and auth secret,
+// as the browser would, so it can decrypt what askuserd sent (RFC 8291,
+// aes128gcm) and check its VAPID header (RFC 8292). Independent of the
+// library that encrypts: it is written from the RFCs with the standard
+// library only.
+package pushtest
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/ecdh"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/hkdf"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Device is one subscribed browser.
+type Device struct {
+	Name string
+	priv *ecdh.PrivateKey
+	auth []byte
+}
+
+// Message is one push the service received, decrypted.
+type Message struct {
+	Device        string
+	Plaintext     []byte
+	TTL           string
+	Urgency       string
+	Topic         string
+	Authorization string
+	At            time.Time
+	Err           error // decrypting failed
+}
+
+// Server is the push service.
+type Server struct {
+	srv *httptest.Server
+
+	mu       sync.Mutex
+	devices  map[string]*Device
+	status   map[string]int // device → the status it answers (default 201)
+	received []Message
+	arrived  chan struct{}
+}
+
+// NewServer starts a push service on 127.0.0.1; Close stops it.
+func NewServer() *Server {
+	s := &Server{devices: map[string]*Device{}, status: map[string]int{}, arrived: make(chan struct{}, 1)}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+func (s *Server) Close() { s.srv.Close() }
+
+// URL is the service's base address.
+func (s *Server) URL() string { return s.srv.URL }
+
+// NewDevice subscribes a new device (its key pair and auth secret) at
+// endpoint URL()+"/push/"+name.
+func (s *Server) NewDevice(name string) *Device {
+	priv, err := ecdh.P256().GenerateKey(rand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	auth := make([]byte, 16)
+	rand.Read(auth)
+	d := &Device{Name: name, priv: priv, auth: auth}
+	s.mu.Lock()
+	s.devices[name] = d
+	s.mu.Unlock()
+	return d
+}
+
+// Endpoint is the device's push endpoint at s.
+func (s *Server) Endpoint(d *Device) string { return s.srv.URL + "/push/" + d.Name }
+
+// Subscription is the device's PushSubscription.toJSON().
+func (s *Server) Subscription(d *Device) string {
+	b, _ := json.Marshal(map[string]any{
+		"endpoint":       s.Endpoint(d),
+		"expirationTime": nil,
+		"keys": map[string]string{
+			"p256dh": base64.RawURLEncoding.EncodeToString(d.priv.PublicKey().Bytes()),
+			"auth":   base64.RawURLEncoding.EncodeToString(d.auth),
+		},
+	})
+	return string(b)
+}
+
+// Answer makes the device's endpoint answer status (410: gone).
+func (s *Server) Answer(d *Device, status int) {
+	s.mu.Lock()
+	s.status[d.Name] = status
+	s.mu.Unlock()
+}
+
+// Received is every push so far, and how many.
+func (s *Server) Received() []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Message(nil), s.received...)
+}
+
+// WaitFor waits until n pushes arrived in all, or timeout; it returns them.
+func (s *Server) WaitFor(n int, timeout time.Duration) ([]Message, error) {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		if got := s.Received(); len(got) >= n {
+			return got, nil
+		}
+		select {
+		case <-s.arrived:
+		case <-deadline.C:
+			return s.Received(), fmt.Errorf("%d pushes arrived, want %d", len(s.Received()), n)
+		}
+	}
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	name, ok := strings.CutPrefix(r.URL.Path, "/push/")
+	s.mu.Lock()
+	d := s.devices[name]
+	status := s.status[name]
+	s.mu.Unlock()
+	if r.Method != http.MethodPost || !ok || d == nil {
+		http.NotFound(w, r)
+		return
+	}
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	m := Message{Device: name, TTL: r.Header.Get("TTL"), Urgency: r.Header.Get("Urgency"), Topic: r.Header.Get("Topic"),
+		Authorization: r.Header.Get("Authorization"), At: time.Now()}
+	if r.Header.Get("Content-Encoding") != "aes128gcm" {
+		m.Err = fmt.Errorf("Content-Encoding %q", r.Header.Get("Content-Encoding"))
+	} else {
+		m.Plaintext, m.Err = d.Decrypt(body)
+	}
+	s.mu.Lock()
+	s.received = append(s.received, m)
+	s.mu.Unlock()
+	select {
+	case s.arrived <- struct{}{}:
+	default:
+	}
+	if status == 0 {
+		status = http.StatusCreated
+	}
+	w.WriteHeader(status)
+}
+
+// Decrypt opens an aes128gcm body (RFC 8188) with the device's keys (RFC 8291 §3).
+func (d *Device) Decrypt(body []byte) ([]byte, error) {
+	if len(body) < 21 {
+		return nil, errors.New("body shorter than its header")
+	}
+	salt, rs, idlen := body[:16], binary.BigEndian.Uint32(body[16:20]), int(body[20])
+	if len(body) < 21+idlen || idlen != 65 {
+		return nil, fmt.Errorf("keyid of %d bytes, want the sender's 65-byte public key", idlen)
+	}
+	senderPub, err := ecdh.P256().NewPublicKey(body[21 : 21+idlen])
+	if err != nil {
+		return nil, err
+	}
+	records := body[21+idlen:]
+	if uint32(len(records)) > rs {
+		return nil, fmt.Errorf("%d bytes of records, more than one record of %d", len(records), rs)
+	}
+	shared, err := d.priv.ECDH(senderPub)
+	if err != nil {
+		return nil, err
+	}
+	info := append([]byte("WebPush: info\x00"), d.priv.PublicKey().Bytes()...)
+	info = append(info, senderPub.Bytes()...)
+	ikm, err := hkdf.Key(sha256.New, shared, d.auth, string(info), 32)
+	if err != nil {
+		return nil, err
+	}
+	cek, _ := hkdf.Key(sha256.New, ikm, salt, "Content-Encoding: aes128gcm\x00", 16)
+	nonce, _ := hkdf.Key(sha256.New, ikm, salt, "Content-Encoding: nonce\x00", 12)
+	block, _ := aes.NewCipher(cek)
+	gcm, _ := cipher.NewGCM(block)
+	plain, err := gcm.Open(nil, nonce, records, nil)
+	if err != nil {
+		return nil, err
+	}
+	// The last record ends with 0x02 then zero padding.
+	i := len(plain) - 1
+	for i >= 0 && plain[i] == 0 {
+		i--
+	}
+	if i < 0 || plain[i] != 2 {
+		return nil, errors.New("no last-record delimiter")
+	}
+	return plain[:i], nil
+}
+
+// CheckVAPID verifies an Authorization header "vapid t=JWT, k=KEY" (RFC
+// 8292): k is publicKey, the JWT is signed by it with ES256, its aud is the
+// endpoint's origin, its exp within 24 hours, and it has a sub.
+func CheckVAPID(header, publicKey, origin string) error {
+	rest, ok := strings.CutPrefix(header, "vapid ")
+	if !ok {
+		return fmt.Errorf("scheme: want \"vapid\", got %q", header)
+	}
+	var t, k string
+	for _, part := range strings.Split(rest, ",") {
+		part = strings.TrimSpace(part)
+		if v, ok := strings.CutPrefix(part, "t="); ok {
+			t = v
+		}
+		if v, ok := strings.CutPrefix(part, "k="); ok {
+			k = v
+		}
+	}
+	if k != publicKey {
+		return fmt.Errorf("k=%q is not the daemon's key %q", k, publicKey)
+	}
+	parts := strings.Split(t, ".")
+	if len(parts) != 3 {
+		return errors.New("t is not a JWT")
+	}
+	header64, claims64, sig64 := parts[0], parts[1], parts[2]
+	var hdr struct{ Alg string }
+	if b, err := base64.RawURLEncoding.DecodeString(header64); err != nil || json.Unmarshal(b, &hdr) != nil || hdr.Alg != "ES256" {
+		return fmt.Errorf("JWT header: want alg ES256")
+	}
+	var claims struct {
+		Aud string `json:"aud"`
+		Exp int64  `json:"exp"`
+		Sub string `json:"sub"`
+	}
+	if b, err := base64.RawURLEncoding.DecodeString(claims64); err != nil || json.Unmarshal(b, &claims) != nil {
+		return errors.New("JWT claims: not JSON")
+	}
+	if claims.Aud != origin {
+		return fmt.Errorf("aud %q, want %q", claims.Aud, origin)
+	}
+	if exp := time.Unix(claims.Exp, 0); time.Until(exp) <= 0 || time.Until(exp) > 24*time.Hour {
+		return fmt.Errorf("exp %v is not within 24 hours", exp)
+	}
+	if claims.Sub == "" {
+		return errors.New("no sub")
+	}
+	pub, err := base64.RawURLEncoding.DecodeString(k)
+	if err != nil || len(pub) != 65 {
+		return errors.New("k is not a P-256 point")
+	}
+	sig, err := base64.RawURLEncoding.DecodeString(sig64)
+	if err != nil || len(sig) != 64 {
+		return errors.New("signature is not 64 bytes")
+	}
+	key := &ecdsa.PublicKey{Curve: elliptic.P256(), X: new(big.Int).SetBytes(pub[1:33]), Y: new(big.Int).SetBytes(pub[33:])}
+	digest := sha256.Sum256([]byte(header64 + "." + claims64))
+	if !ecdsa.Verify(key, digest[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])) {
+		return errors.New("the JWT's signature does not verify with k")
+	}
+	return nil
+}

@@ -1,0 +1,276 @@
+package daemon
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"askuser/daemon/config"
+	"askuser/daemon/notify/ntfy"
+	"askuser/daemon/notify/webpush"
+	"askuser/daemon/notify/webpush/pushtest"
+	"askuser/tests/testdaemon"
+)
+
+// pushDaemon runs a daemon that pushes to a fake push service on loopback,
+// with one device subscribed; it returns the daemon, the device and the
+// daemon's VAPID public key.
+func pushDaemon(t *testing.T, cfg func(*config.Config)) (*testdaemon.Daemon, *pushtest.Server, *pushtest.Device, string) {
+	t.Helper()
+	srv := pushtest.NewServer()
+	t.Cleanup(srv.Close)
+	d := testdaemon.Serve(t, runForTest, "", func(c *config.Config) {
+		c.Web.PushInsecureLoopback = true
+		c.Notify.Grace = config.Duration{Duration: 100 * time.Millisecond}
+		if cfg != nil {
+			cfg(c)
+		}
+	})
+	dev := srv.NewDevice("phone")
+	c := testdaemon.DialRaw(t, d.Socket)
+	c.Send(`{"type":"push_key"}` + "\n")
+	key := c.Expect("push_key")["publicKey"].(string)
+	c.Send(`{"type":"push_subscribe","subscription":` + srv.Subscription(dev) + "}\n")
+	c.Expect("ok")
+	return d, srv, dev, key
+}
+
+func payload(t *testing.T, m pushtest.Message) webpush.Payload {
+	t.Helper()
+	if m.Err != nil {
+		t.Fatalf("the push could not be decrypted with the device's keys: %v", m.Err)
+	}
+	var p webpush.Payload
+	if err := json.Unmarshal(m.Plaintext, &p); err != nil {
+		t.Fatalf("push payload %q: %v", m.Plaintext, err)
+	}
+	return p
+}
+
+// A question reaches the subscribed device end to end encrypted, with a
+// VAPID header the push service can check; the answer given elsewhere
+// closes it.
+func TestWebPushAnnouncesAndWithdraws(t *testing.T) {
+	t.Parallel()
+	d, srv, _, key := pushDaemon(t, nil)
+	a := testdaemon.DialRaw(t, d.Socket)
+	a.Send(`{"type":"ask_user_request","requestId":"r1","agent":{"name":"claude-main"},` + q1 + "}\n")
+	a.Expect("ask_user_queued")
+	got, err := srv.WaitFor(1, testdaemon.Wait)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := payload(t, got[0])
+	if p.Type != "show" || p.Tag != "r1" || p.Title != "claude-main asks" || p.Body != "Which database?" || p.Badge != 1 || p.RequestID != "r1" {
+		t.Errorf("payload %+v", p)
+	}
+	if strings.Join(p.Actions, ",") != "PostgreSQL,SQLite" || p.URL != "/?request=r1" {
+		t.Errorf("actions %q, url %q", p.Actions, p.URL)
+	}
+	if err := pushtest.CheckVAPID(got[0].Authorization, key, srv.URL()); err != nil {
+		t.Errorf("VAPID: %v", err)
+	}
+	if got[0].TTL != "86400" || got[0].Urgency != "normal" || got[0].Topic == "" {
+		t.Errorf("TTL %q, Urgency %q, Topic %q", got[0].TTL, got[0].Urgency, got[0].Topic)
+	}
+	for _, name := range []string{"push-vapid.json", "push-subscriptions.json"} {
+		if fi, err := os.Stat(filepath.Join(d.StateDir, name)); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v, want mode 0600", name, err)
+		}
+	}
+
+	b := testdaemon.DialRaw(t, d.Socket)
+	b.Send(answer1)
+	b.Expect("ok")
+	got, err = srv.WaitFor(2, testdaemon.Wait)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := payload(t, got[1]); p.Type != "close" || p.Tag != "r1" || p.Badge != 0 {
+		t.Errorf("closing push %+v", p)
+	}
+	if got[1].Topic != got[0].Topic {
+		t.Errorf("the closing push's Topic %q differs from the show's %q: an undelivered show would not be replaced", got[1].Topic, got[0].Topic)
+	}
+}
+
+// A permission prompt is urgent and offers no action: Allow is never taken
+// from a notification.
+func TestWebPushPermissionPromptOffersNoAction(t *testing.T) {
+	t.Parallel()
+	d, srv, _, _ := pushDaemon(t, nil)
+	a := testdaemon.DialRaw(t, d.Socket)
+	a.Send(`{"type":"ask_user_request","requestId":"p1","questions":[{"question":"Run make?","options":[{"label":"Allow","preview":"make","approvesPreview":true},{"label":"Deny"}]}]}` + "\n")
+	a.Expect("ask_user_queued")
+	got, err := srv.WaitFor(1, testdaemon.Wait)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := payload(t, got[0]); len(p.Actions) != 0 || !strings.Contains(p.Title, "permission") {
+		t.Errorf("payload %+v", p)
+	}
+	if got[0].Urgency != "high" {
+		t.Errorf("Urgency %q", got[0].Urgency)
+	}
+}
+
+// Three questions within the grace of each other make one notification.
+func TestWebPushBurstIsOneNotification(t *testing.T) {
+	t.Parallel()
+	d, srv, _, _ := pushDaemon(t, func(c *config.Config) { c.Notify.Grace = config.Duration{Duration: time.Second} })
+	a := testdaemon.DialRaw(t, d.Socket)
+	a.Send(testdaemon.AskLine("r1", `"wait":false,`) + testdaemon.AskLine("r2", `"wait":false,`) + testdaemon.AskLine("r3", `"wait":false,`))
+	for range 3 {
+		a.Expect("ask_user_queued")
+	}
+	got, err := srv.WaitFor(1, testdaemon.Wait)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := payload(t, got[0]); p.Title != "3 agents are waiting" || p.Tag != "r1" || p.Badge != 3 || len(p.Actions) != 0 {
+		t.Errorf("payload %+v", p)
+	}
+	for _, id := range []string{"r1", "r2", "r3"} {
+		a.Send(`{"type":"answer","requestId":"` + id + `","answers":["1"]}` + "\n")
+		a.Expect("ok")
+	}
+	got, err = srv.WaitFor(4, testdaemon.Wait)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, m := range got {
+		p := payload(t, m)
+		kinds = append(kinds, p.Type+":"+p.Title)
+	}
+	want := "show:3 agents are waiting|show:2 agents are waiting|show:An agent asks|close:"
+	if strings.Join(kinds, "|") != want {
+		t.Errorf("pushes\n%s\nwant\n%s", strings.Join(kinds, "|"), want)
+	}
+}
+
+// While the user has touched a pane within notify.idle nothing is pushed:
+// the first push is the reminder, once they have gone.
+func TestWebPushQuietWhileTheUserIsAtAPane(t *testing.T) {
+	t.Parallel()
+	d, srv, _, _ := pushDaemon(t, func(c *config.Config) {
+		c.Notify.Idle = config.Duration{Duration: 2 * time.Second}
+		c.Notify.Repeat = config.Duration{Duration: 3 * time.Second}
+	})
+	pane := testdaemon.DialRaw(t, d.Socket)
+	pane.Send(`{"type":"activity"}` + "\n" + `{"type":"status"}` + "\n")
+	pane.Expect("status")
+	a := testdaemon.DialRaw(t, d.Socket)
+	a.Send(testdaemon.AskLine("r1", ""))
+	a.Expect("ask_user_queued")
+	got, err := srv.WaitFor(1, testdaemon.Wait)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := payload(t, got[0]); p.Title != "An agent is still waiting" {
+		t.Errorf("the first push is %+v, want the reminder", p)
+	}
+}
+
+// A subscription the push service says is gone (410) is dropped.
+func TestWebPushDropsAGoneSubscription(t *testing.T) {
+	t.Parallel()
+	d, srv, dev, _ := pushDaemon(t, nil)
+	srv.Answer(dev, http.StatusGone)
+	a := testdaemon.DialRaw(t, d.Socket)
+	a.Send(testdaemon.AskLine("r1", `"wait":false,`))
+	a.Expect("ask_user_queued")
+	if _, err := srv.WaitFor(1, testdaemon.Wait); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, filepath.Join(d.StateDir, "push-subscriptions.json"), func(s string) bool {
+		return !strings.Contains(s, srv.Endpoint(dev))
+	})
+}
+
+// Subscriptions are checked: https only, real keys.
+func TestWebPushSubscribeIsChecked(t *testing.T) {
+	t.Parallel()
+	sock := testDaemon(t, nil)
+	c := testdaemon.DialRaw(t, sock)
+	for sub, want := range map[string]string{
+		`{"endpoint":"http://push.example/x","keys":{"p256dh":"BAAA","auth":"AAAAAAAAAAAAAAAAAAAAAA"}}`:  "subscription.endpoint",
+		`{"endpoint":"http://127.0.0.1:1/x","keys":{"p256dh":"BAAA","auth":"AAAAAAAAAAAAAAAAAAAAAA"}}`:   "subscription.endpoint",
+		`{"endpoint":"https://push.example/x","keys":{"p256dh":"BAAA","auth":"AAAAAAAAAAAAAAAAAAAAAA"}}`: "subscription.keys.p256dh",
+	} {
+		c.Send(`{"type":"push_subscribe","subscription":` + sub + "}\n")
+		c.Expect("error code=invalid_request field=" + want)
+	}
+	c.Send(`{"type":"push_unsubscribe","endpoint":"https://push.example/x"}` + "\n")
+	c.Expect("error code=not_found")
+}
+
+// fakeNtfy records what an ntfy server is sent.
+type fakeNtfy struct {
+	mu   sync.Mutex
+	got  []string
+	seen chan struct{}
+}
+
+func (f *fakeNtfy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	line := r.Method + " " + r.URL.Path
+	if r.Method == http.MethodPost {
+		line += " title=" + r.Header.Get("Title") + " priority=" + r.Header.Get("Priority") + " click=" + r.Header.Get("Click") +
+			" sid=" + r.Header.Get("X-Sequence-ID") + " auth=" + r.Header.Get("Authorization") + " body=" + string(body)
+	}
+	f.mu.Lock()
+	f.got = append(f.got, line)
+	f.mu.Unlock()
+	f.seen <- struct{}{}
+	w.Write([]byte(`{"id":"x"}`))
+}
+
+// ntfy gets the question with a click URL to the page, then its deletion
+// when the request is answered elsewhere.
+func TestNtfyPostsAndDeletes(t *testing.T) {
+	t.Parallel()
+	f := &fakeNtfy{seen: make(chan struct{}, 10)}
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	sock := testDaemon(t, func(c *config.Config) {
+		c.Notify.Ntfy = srv.URL + "/askuser-topic"
+		c.Notify.NtfyToken = "tk_secret"
+		c.Notify.Grace = config.Duration{Duration: 100 * time.Millisecond}
+		c.Web.PublicURL = "https://laptop.example.ts.net"
+	})
+	a := testdaemon.DialRaw(t, sock)
+	a.Send(`{"type":"ask_user_request","requestId":"r1","agent":{"name":"claude-main"},` + q1 + "}\n")
+	a.Expect("ask_user_queued")
+	waitSeen(t, f.seen)
+	b := testdaemon.DialRaw(t, sock)
+	b.Send(answer1)
+	b.Expect("ok")
+	waitSeen(t, f.seen)
+	sid := ntfy.SequenceID("r1")
+	want := []string{
+		"POST /askuser-topic title=claude-main asks priority=default click=https://laptop.example.ts.net/?request=r1 sid=" + sid + " auth=Bearer tk_secret body=Which database?",
+		"DELETE /askuser-topic/" + sid,
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if strings.Join(f.got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("ntfy heard\n%s\nwant\n%s", strings.Join(f.got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func waitSeen(t *testing.T, seen chan struct{}) {
+	t.Helper()
+	select {
+	case <-seen:
+	case <-time.After(testdaemon.Wait):
+		t.Fatal("the ntfy server heard nothing")
+	}
+}

@@ -1,0 +1,389 @@
+// Package rules is askuserd's remembered decisions (docs/contract.md §13):
+// the rules file in the state dir (book.go), what a permission prompt would
+// allow in one form for every agent (subject.go, shell.go), which commands
+// are never remembered (narrow.go) and the options that offer a rule
+// (propose.go). It decides; the daemon's queue goroutine calls it and owns
+// it, so nothing here locks. It knows nothing of the socket or the views.
+package rules
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"time"
+
+	"askuser/socketproto"
+)
+
+// FileName is the rules file's name in the state dir.
+const FileName = "rules.json"
+
+// fileForm is rules.json.
+type fileForm struct {
+	// Revision goes up with every change. A save of the file carrying an
+	// older revision than the daemon's was edited from a stale copy, and
+	// is refused: it cannot bring back a rule revoked since.
+	Revision int                `json:"revision"`
+	Rules    []socketproto.Rule `json:"rules"`
+}
+
+// Book is the rules, as the file holds them.
+type Book struct {
+	path  string
+	uid   int
+	rev   int
+	rules []socketproto.Rule
+	// last is the file's bytes as last read or written: a file unchanged
+	// since is not read again.
+	last []byte
+	// refused is set while the file is one that others could have written:
+	// then no rule answers.
+	refused bool
+	problem string
+	use     map[int]socketproto.RuleUse
+	now     func() time.Time
+}
+
+// Open reads the rules file at path (it need not exist).
+func Open(path string, now func() time.Time) *Book {
+	b := &Book{path: path, uid: os.Getuid(), use: map[int]socketproto.RuleUse{}, now: now}
+	b.Refresh()
+	return b
+}
+
+// Problem is why the file was last refused, "" when it was not.
+func (b *Book) Problem() string { return b.problem }
+
+// Path is the rules file.
+func (b *Book) Path() string { return b.path }
+
+// Refresh takes in the user's own edits of the file, if any, and says
+// whether the rules changed. A file others can write is refused (no rule
+// answers until it is fixed); a file that does not parse, holds a rule
+// that breaks a rule of its own, or was saved from a copy older than the
+// daemon's revision is refused and left as it was for the first two, and
+// written back from the daemon's rules for the last (the stale copy kept
+// beside it as rules.json.stale).
+func (b *Book) Refresh() bool {
+	data, err := b.read()
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			b.refused, b.problem = false, ""
+			if len(b.rules) > 0 && b.last != nil {
+				// Deleted by hand: the user's edit, no rule left.
+				b.rules, b.last = nil, nil
+				return true
+			}
+			return false
+		}
+		b.refused = true
+		b.problem = err.Error()
+		return false
+	}
+	b.refused = false
+	if bytes.Equal(data, b.last) {
+		return false
+	}
+	var f fileForm
+	if err := json.Unmarshal(data, &f); err != nil {
+		b.problem = fmt.Sprintf("%s: %v; the rules are as before it was saved", b.path, err)
+		b.last = data
+		return false
+	}
+	if f.Revision < b.rev {
+		b.problem = fmt.Sprintf("%s: saved from revision %d, but the rules changed since (now revision %d); that copy is kept as %s.stale and the file is written again from the current rules, so nothing revoked comes back",
+			b.path, f.Revision, b.rev, FileName)
+		_ = os.WriteFile(b.path+".stale", data, 0o600)
+		if err := b.save(); err != nil {
+			b.problem += "; writing it again: " + err.Error()
+		}
+		return false
+	}
+	rules, err := b.checkEdit(f.Rules)
+	if err != nil {
+		b.problem = fmt.Sprintf("%s: %v; the rules are as before it was saved", b.path, err)
+		b.last = data
+		return false
+	}
+	b.problem = ""
+	b.rev = max(b.rev, f.Revision)
+	changed := !slices.EqualFunc(rules, b.rules, sameRule)
+	b.rules = rules
+	b.last = data
+	if changed || slices.ContainsFunc(f.Rules, func(r socketproto.Rule) bool { return r.ID == 0 }) {
+		// The user's edit is a new revision: a copy of the file from
+		// before it is now stale.
+		b.rev++
+		if err := b.save(); err != nil {
+			b.problem = err.Error()
+		}
+	}
+	return changed
+}
+
+func sameRule(a, b socketproto.Rule) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}
+
+// read reads the file if it is the user's own regular file that no one
+// else can write (as OpenSSH's StrictModes asks of ~/.ssh).
+func (b *Book) read() ([]byte, error) {
+	f, err := os.OpenFile(b.path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("%s is a symbolic link; no rule answers until it is the file itself", b.path)
+		}
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file; no rule answers until it is", b.path)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != b.uid {
+		return nil, fmt.Errorf("%s is owned by uid %d, not by you; no rule answers until it is yours (chown) or removed", b.path, st.Uid)
+	}
+	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
+		return nil, fmt.Errorf("%s has mode %04o, which lets others write rules; no rule answers until you run chmod 600 %s", b.path, perm, b.path)
+	}
+	return readAll(f, 4<<20)
+}
+
+func readAll(f *os.File, limit int64) ([]byte, error) {
+	var buf bytes.Buffer
+	n, err := buf.ReadFrom(&limitReader{f, limit + 1})
+	if err != nil {
+		return nil, err
+	}
+	if n > limit {
+		return nil, fmt.Errorf("the rules file is larger than %d bytes", limit)
+	}
+	return buf.Bytes(), nil
+}
+
+type limitReader struct {
+	f *os.File
+	n int64
+}
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		return 0, fmt.Errorf("too large")
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	n, err := l.f.Read(p)
+	l.n -= int64(n)
+	return n, err
+}
+
+// checkEdit holds the rules of a saved file to the rules a rule must keep,
+// naming the first that does not; rules without an id are given one.
+func (b *Book) checkEdit(in []socketproto.Rule) ([]socketproto.Rule, error) {
+	out := slices.Clone(in)
+	ids := map[int]bool{}
+	next := b.nextID()
+	for i := range out {
+		r := &out[i]
+		field := fmt.Sprintf("rules[%d]", i)
+		if r.ID == 0 {
+			r.ID = next
+			next++
+			if r.Made.IsZero() {
+				r.Made = b.now().UTC().Truncate(time.Second)
+			}
+			if r.MadeVia == "" {
+				r.MadeVia = "hand"
+			}
+		}
+		if err := checkRule(*r); err != nil {
+			return nil, fmt.Errorf("%s.%w", field, err)
+		}
+		if ids[r.ID] {
+			return nil, fmt.Errorf("%s.id: %d is taken by an earlier rule", field, r.ID)
+		}
+		ids[r.ID] = true
+		next = max(next, r.ID+1)
+	}
+	return out, nil
+}
+
+// checkRule is what any rule must be, however it was made.
+func checkRule(r socketproto.Rule) error {
+	switch {
+	case r.ID < 0:
+		return fmt.Errorf("id: must be positive, got %d", r.ID)
+	case r.Tool != ShellTool:
+		return fmt.Errorf("tool: must be %q (rules cover shell commands), got %q", ShellTool, r.Tool)
+	case r.Match != socketproto.MatchPrefix && r.Match != socketproto.MatchExact:
+		return fmt.Errorf("match: must be %q or %q, got %q", socketproto.MatchPrefix, socketproto.MatchExact, r.Match)
+	case !filepath.IsAbs(r.Dir):
+		return fmt.Errorf("dir: must be an absolute directory, got %q", r.Dir)
+	case r.Agents == "":
+		return fmt.Errorf("agents: must be a kind of agent (claude-code, codex, opencode) or %q", socketproto.AllAgents)
+	}
+	words, err := Words(r.Command)
+	if err != nil {
+		return fmt.Errorf("command: %q cannot be a rule: %v", r.Command, err)
+	}
+	if Join(words) != r.Command {
+		return fmt.Errorf("command: write it as %q (one space between words, quoted only where needed)", Join(words))
+	}
+	return nil
+}
+
+func (b *Book) nextID() int {
+	n := 1
+	for _, r := range b.rules {
+		n = max(n, r.ID+1)
+	}
+	return n
+}
+
+// save writes the rules as revision b.rev: a new file renamed into place,
+// the user's alone.
+func (b *Book) save() error {
+	data, err := json.MarshalIndent(fileForm{Revision: b.rev, Rules: b.rules}, "", "  ")
+	if err != nil {
+		return err
+	}
+	data = append(data, '\n')
+	if b.rules == nil {
+		data = bytes.Replace(data, []byte(`"rules": null`), []byte(`"rules": []`), 1)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(b.path), FileName+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", b.path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), b.path)
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", b.path, err)
+	}
+	b.last = data
+	return nil
+}
+
+// Add saves a new rule, made by the user's choice, and returns it with its id.
+func (b *Book) Add(r socketproto.Rule) (socketproto.Rule, error) {
+	b.Refresh()
+	r.ID = b.nextID()
+	if err := checkRule(r); err != nil {
+		return r, err
+	}
+	before, rev := b.rules, b.rev
+	b.rules = append(slices.Clone(b.rules), r)
+	b.rev++
+	if err := b.save(); err != nil {
+		b.rules, b.rev = before, rev
+		return r, err
+	}
+	return r, nil
+}
+
+// Revoke removes rule id; false when there is none.
+func (b *Book) Revoke(id int) (bool, error) {
+	b.Refresh()
+	i := slices.IndexFunc(b.rules, func(r socketproto.Rule) bool { return r.ID == id })
+	if i < 0 {
+		return false, nil
+	}
+	before, rev := b.rules, b.rev
+	b.rules = slices.Delete(slices.Clone(b.rules), i, i+1)
+	b.rev++
+	if err := b.save(); err != nil {
+		b.rules, b.rev = before, rev
+		return true, err
+	}
+	return true, nil
+}
+
+// Match is the rule that answers s, or nil: one for its kind of agent (or
+// all), its tool, a directory tree holding s's, the same command (or its
+// words followed by more, for a prefix rule), not expired; and s itself
+// narrow within that tree (narrow.go), whatever the rule says.
+func (b *Book) Match(s Subject, destructive []string) *socketproto.Rule {
+	b.Refresh()
+	if b.refused {
+		return nil
+	}
+	now := b.now()
+	for i := range b.rules {
+		r := &b.rules[i]
+		if r.Tool != s.Tool || (r.Agents != socketproto.AllAgents && r.Agents != s.Agent) || !Within(s.Cwd, r.Dir) {
+			continue
+		}
+		if r.Expires != nil && !now.Before(*r.Expires) {
+			continue
+		}
+		words, err := Words(r.Command)
+		if err != nil || !covers(r.Match, words, s.Words) {
+			continue
+		}
+		if Narrow(s.Words, s.Cwd, r.Dir, destructive) != nil {
+			return nil
+		}
+		return r
+	}
+	return nil
+}
+
+// covers: the same words, or for a prefix rule the rule's words followed
+// by more: a prefix ends only where a word ends ("go test" never covers
+// "go testify").
+func covers(match string, rule, cmd []string) bool {
+	if match == socketproto.MatchExact {
+		return slices.Equal(rule, cmd)
+	}
+	return len(cmd) >= len(rule) && slices.Equal(rule, cmd[:len(rule)])
+}
+
+// Used counts an answer by rule id at when.
+func (b *Book) Used(id int, at time.Time) {
+	u := b.use[id]
+	u.Answered++
+	at = at.UTC()
+	if u.LastAnswered == nil || at.After(*u.LastAnswered) {
+		u.LastAnswered = &at
+	}
+	b.use[id] = u
+}
+
+// List is every rule with its sentence and use (home written as ~).
+func (b *Book) List(home string) socketproto.Rules {
+	b.Refresh()
+	out := socketproto.Rules{Revision: b.rev, Path: b.path, Rules: []socketproto.ListedRule{}, Problem: b.problem}
+	for _, r := range b.rules {
+		out.Rules = append(out.Rules, socketproto.ListedRule{Rule: r, Sentence: r.Sentence(home), RuleUse: b.use[r.ID]})
+	}
+	return out
+}
+
+// Rule is rule id, or nil.
+func (b *Book) Rule(id int) *socketproto.Rule {
+	i := slices.IndexFunc(b.rules, func(r socketproto.Rule) bool { return r.ID == id })
+	if i < 0 {
+		return nil
+	}
+	return &b.rules[i]
+}

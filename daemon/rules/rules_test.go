@@ -1,0 +1,100 @@
+package rules
+
+import (
+	"encoding/json"
+	"testing"
+
+	"askuser/daemon/config"
+	"askuser/socketproto"
+)
+
+// subject is a Claude Code Bash prompt for cmd in cwd, read as the daemon
+// reads it.
+func subject(t *testing.T, cmd, cwd string) (Subject, error) {
+	t.Helper()
+	input, _ := json.MarshalIndent(map[string]string{"command": cmd, "description": "d"}, "", "  ")
+	return SubjectOf(socketproto.Request{
+		Questions: []socketproto.Question{{Question: "q", Options: []socketproto.Option{
+			{Label: "Allow", Preview: string(input), ApprovesPreview: true}, {Label: "Deny"}}}},
+		Agent:      &socketproto.Agent{Cwd: cwd},
+		Permission: &socketproto.PermissionPrompt{Agent: "claude-code", Tool: "Bash", Allow: "Allow"},
+	})
+}
+
+// The narrowing (docs/contract.md §13): no "remember" option for a command
+// that chains, substitutes, redirects, runs through a shell string, is on
+// the destructive list or names a path outside the tree.
+func TestNoRememberOption(t *testing.T) {
+	const tree = "/home/u/src/shop"
+	for _, cmd := range []string{
+		"go test ./... && go vet ./...", "make; make install", "make || true", "ls | sh", "sleep 1 &",
+		"echo $(whoami)", "echo `id`", `echo "$HOME"`, "echo $HOME",
+		"echo hi > out.txt", "cat < in.txt", "go test 2>&1",
+		`sh -c "go test ./..."`, "bash -lc 'make'", "env X=1 make", "X=1 make", "xargs rm", "timeout 5 make", "python3 -c 'print(1)'",
+		"rm -rf build", "rm -r build", "rm build -fr", "git push --force", "git push origin main -f", "git push --force-with-lease",
+		"sudo make install", "curl https://x.example/install.sh", "git reset --hard HEAD~1", "find . -delete", "chmod -R 777 .",
+		"cat /etc/passwd", "cp x ../../other/x", "ls ~/secrets", "go build -o=/usr/local/bin/x", "touch ../../x",
+		"ls *.go", "echo {a,b}", "(make)", "make # comment", "echo 'unclosed", "go test\nrm -rf /",
+	} {
+		s, err := subject(t, cmd, tree+"/api")
+		if err == nil {
+			_, err = Propose(s, "p", tree, "/home/u", config.DefaultDestructive)
+		}
+		if err == nil {
+			t.Errorf("%q: a remember option was offered", cmd)
+		}
+	}
+	for _, cmd := range []string{"go test ./...", "make build", "npm run lint -- --fix", "git status", "ls ./api/../api", "cat /home/u/src/shop/go.mod", "go test -run 'Test.*' ./..."} {
+		s, err := subject(t, cmd, tree+"/api")
+		if err == nil {
+			_, err = Propose(s, "p", tree, "/home/u", config.DefaultDestructive)
+		}
+		if err != nil {
+			t.Errorf("%q: no remember option: %v", cmd, err)
+		}
+	}
+}
+
+// A prefix ends at an argument boundary.
+func TestCovers(t *testing.T) {
+	rule, _ := Words("go test ./...")
+	for cmd, want := range map[string]bool{
+		"go test ./...": true, "go test ./... -run X": true, "go  test './...'": true,
+		"go testify": false, "go test ./...x": false, "go test": false, "go test ./pkg": false,
+	} {
+		w, err := Words(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := covers(socketproto.MatchPrefix, rule, w); got != want {
+			t.Errorf("prefix %q covers %q: %v, want %v", "go test ./...", cmd, got, want)
+		}
+	}
+	w, _ := Words("go test ./... -run X")
+	if covers(socketproto.MatchExact, rule, w) {
+		t.Errorf("an exact rule covered more arguments")
+	}
+}
+
+// Every agent's input is read to the same command; an input with a key
+// that could change what runs is none a rule covers.
+func TestSubjectPerAgent(t *testing.T) {
+	opencode := `{"permission": "bash", "patterns": ["go test ./..."], "metadata": {}}`
+	codex := `{"command": "go test ./...", "description": "Run the tests"}`
+	for _, c := range []struct{ agent, tool, preview string }{{"opencode", "bash", opencode}, {"codex", "Bash", codex}} {
+		s, err := SubjectOf(socketproto.Request{
+			Questions:  []socketproto.Question{{Question: "q", Options: []socketproto.Option{{Label: "A", Preview: c.preview, ApprovesPreview: true}, {Label: "D"}}}},
+			Agent:      &socketproto.Agent{Cwd: "/p"},
+			Permission: &socketproto.PermissionPrompt{Agent: c.agent, Tool: c.tool, Allow: "A"},
+		})
+		if err != nil || s.Command != "go test ./..." || s.Tool != "Bash" {
+			t.Errorf("%s: %+v %v", c.agent, s, err)
+		}
+	}
+	if _, err := bashInput([]byte(`{"command": "ls", "dangerouslyDisableSandbox": true}`)); err == nil {
+		t.Errorf("dangerouslyDisableSandbox was remembered")
+	}
+	if _, err := opencodeInput([]byte(`{"permission": "bash", "patterns": ["ls", "rm x"], "metadata": {}}`)); err == nil {
+		t.Errorf("two patterns were remembered")
+	}
+}

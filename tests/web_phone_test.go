@@ -1,0 +1,107 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The page as a phone user meets it (390×844): each run leaves a screenshot
+// in $ASKUSER_WEB_SCREENSHOTS when set (else a temporary directory), and
+// every browser test fails on any script error of the page.
+
+func phoneShots(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("ASKUSER_WEB_SCREENSHOTS")
+	if dir == "" {
+		return t.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// An empty inbox is shown as empty at once: no "Connecting…" left over.
+func TestWebPhoneEmptyInbox(t *testing.T) {
+	t.Parallel()
+	dir := phoneShots(t)
+	e, _, b := webSetup(t, 390, 844)
+	text := b.waitText("No questions waiting", e.Socket)
+	if strings.Contains(text, "Connecting") || strings.Contains(text, "Not connected") {
+		t.Fatalf("an empty inbox still says it is connecting:\n%s", text)
+	}
+	checkLayout(t, b, 390)
+	b.screenshot(filepath.Join(dir, "phone-empty.png"))
+}
+
+// After a daemon restart the page reconnects by itself and shows the truth:
+// a question answered while it was away is gone, and the queue is empty.
+func TestWebPhoneReconnectAfterQueueEmptied(t *testing.T) {
+	t.Parallel()
+	dir := phoneShots(t)
+	e, _, b := webSetup(t, 390, 844)
+	e.Client("", "ask", "--no-wait", "--question", "Answered while away?", "--request-id", "req-away")
+	b.waitText("Answered while away?")
+	e.StopDaemon()
+	b.waitText("Not connected to askuserd")
+	e.StartDaemon()
+	if _, stderr, code := e.Client("", "answer", "req-away", "yes"); code != 0 {
+		t.Fatalf("answer: %s", stderr)
+	}
+	b.waitText("No questions waiting")
+	b.waitGone("Answered while away?")
+	b.waitGone("Not connected to askuserd")
+	b.screenshot(filepath.Join(dir, "phone-reconnected.png"))
+}
+
+// A permission prompt shows what Allow approves as it arrives, in the
+// page's flow, above the options; read by scrolling the page, Allow is
+// taken.
+func TestWebPhonePermissionReadAndAllowed(t *testing.T) {
+	t.Parallel()
+	dir := phoneShots(t)
+	e, _, b := webSetup(t, 390, 844)
+	res := askOnSocket(t, e, allowBash(60))
+	b.waitText("Allow Bash?", "What “Allow” approves", "line of the command")
+	// On screen before anything was tapped, not in a box of its own.
+	if top := jsValue[float64](b, `document.querySelector('pre[data-approves]').getBoundingClientRect().top`); top <= 0 || top >= 844 {
+		t.Fatalf("the command Allow approves starts at %v px, not on the first screen", top)
+	}
+	if got := jsValue[string](b, `getComputedStyle(document.querySelector('pre[data-approves]')).overflowY`); got != "visible" {
+		t.Fatalf("the command scrolls in a box of its own (overflow %q)", got)
+	}
+	checkLayout(t, b, 390)
+	b.screenshot(filepath.Join(dir, "phone-permission.png"))
+	b.settled()
+	b.readApproval()
+	b.waitText("— read to the end")
+	b.click(`button.option[data-option="0"]`)
+	b.screenshot(filepath.Join(dir, "phone-permission-read.png"))
+	b.clickText("Send")
+	if r := b.result(res); !r.Answered || r.Answers[0].Answer.Text != "Allow" {
+		t.Fatalf("result %+v", r)
+	}
+	b.waitText("No questions waiting")
+}
+
+// A refusal appears next to what caused it, and in view: Allow tapped
+// with its command not read says so under Allow, above the button bar.
+func TestWebPhoneRefusalInView(t *testing.T) {
+	t.Parallel()
+	dir := phoneShots(t)
+	e, _, b := webSetup(t, 390, 844)
+	askOnSocket(t, e, allowBash(60))
+	b.waitText("Allow Bash?")
+	b.settled()
+	b.click(`button.option[data-option="0"]`)
+	b.clickText("Send")
+	b.waitText(`Not taken: "Allow" approves everything in its preview`)
+	b.waitJS(`(() => { const r = document.querySelector('main .refusal'); if (!r) return false;
+		const top = document.getElementById('top').getBoundingClientRect().bottom;
+		const bar = document.querySelector('.question > .actions').getBoundingClientRect().top;
+		const b = r.getBoundingClientRect();
+		return r.previousElementSibling === document.querySelector('button.option[data-option="0"]') && b.top >= top && b.bottom <= bar; })()`)
+	b.screenshot(filepath.Join(dir, "phone-refusal.png"))
+}

@@ -1,0 +1,101 @@
+package tests
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fakeTailscale puts a `tailscale` on PATH that knows this machine as
+// box.tail1234.ts.net and records its arguments; serve fails when failServe.
+func fakeTailscale(t *testing.T, e *Env, failServe bool) (env []string, calls string) {
+	t.Helper()
+	dir := filepath.Join(e.Root, "fakebin")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	calls = filepath.Join(e.Root, "tailscale-calls")
+	serve := "exit 0"
+	if failServe {
+		serve = "echo 'Access denied: serve config denied' >&2; exit 1"
+	}
+	script := `#!/bin/sh
+echo "$*" >> ` + calls + `
+case "$1" in
+  status) echo '{"BackendState":"Running","Self":{"DNSName":"box.tail1234.ts.net."}}' ;;
+  serve) ` + serve + ` ;;
+esac
+`
+	if err := os.WriteFile(filepath.Join(dir, "tailscale"), []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"PATH=" + binDir + string(os.PathListSeparator) + dir + string(os.PathListSeparator) + os.Getenv("PATH")}, calls
+}
+
+// `askuserd web --url` on loopback says plainly that a phone cannot open
+// the address, and what to do.
+func TestWebURLSaysLoopbackIsThisMachineOnly(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	out, stderr, code := runAskuserd(e, "web", "--url")
+	if code != 0 || !strings.HasPrefix(out, "http://127.0.0.1:7341/#s=") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	for _, want := range []string{"only on this machine", "a phone cannot open it", "askuserd web --tailscale", "ssh -L 7341:127.0.0.1:7341"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr does not say %q:\n%s", want, stderr)
+		}
+	}
+}
+
+// `askuserd web --tailscale` runs tailscale serve for the page and prints
+// the tailnet's https address with the secret.
+func TestWebTailscaleRunsServeAndPrintsHTTPS(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	path, calls := fakeTailscale(t, e, false)
+	out, stderr, code := runAskuserdEnv(e, path, "web", "--tailscale")
+	if code != 0 || !strings.HasPrefix(out, "https://box.tail1234.ts.net/#s=") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	got, _ := os.ReadFile(calls)
+	if !strings.Contains(string(got), "serve --bg --https=443 http://127.0.0.1:7341") {
+		t.Errorf("tailscale was called with\n%s", got)
+	}
+	if !strings.Contains(stderr, "ran `tailscale serve --bg --https=443 http://127.0.0.1:7341`") {
+		t.Errorf("stderr: %s", stderr)
+	}
+}
+
+// When tailscale serve cannot run (no operator rights), the command is
+// printed for the user to run.
+func TestWebTailscalePrintsServeWhenItCannotRunIt(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	path, _ := fakeTailscale(t, e, true)
+	out, stderr, code := runAskuserdEnv(e, path, "web", "--tailscale")
+	if code != 0 || !strings.HasPrefix(out, "https://box.tail1234.ts.net/#s=") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	if !strings.Contains(stderr, "run it yourself") || !strings.Contains(stderr, "  tailscale serve --bg --https=443 http://127.0.0.1:7341") {
+		t.Errorf("stderr: %s", stderr)
+	}
+}
+
+func runAskuserdEnv(e *Env, extra []string, args ...string) (string, string, int) {
+	e.T.Helper()
+	cmd := exec.Command(bin("askuserd"), args...)
+	cmd.Env = e.Environ(extra...)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		e.T.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}

@@ -1,0 +1,94 @@
+package panecore
+
+import (
+	"fmt"
+	"time"
+
+	"askuser/socketproto"
+	"askuser/socketproto/agenttext"
+)
+
+// Remembered decisions (docs/contract.md §13), as every surface shows them:
+// one line when a rule answered a permission prompt that so never waited,
+// and the Rules view, which lists the rules and revokes one. A rule's words
+// hold an agent's command: they are cleaned like any agent text.
+
+// The Rules view's actions: never refused (they answer no request).
+const (
+	OpenRules  Kind = "rules"      // opens the Rules view and asks the daemon for the rules
+	CloseRules Kind = "closeRules" // closes it
+	RevokeRule Kind = "revokeRule" // revokes rule Item
+)
+
+// RulesView is the Rules view while it is open.
+type RulesView struct {
+	// Loaded is false until the daemon's list arrived.
+	Loaded   bool       `json:"loaded"`
+	Path     string     `json:"path,omitempty"`
+	Revision int        `json:"revision,omitempty"`
+	Problem  string     `json:"problem,omitempty"` // why the rules file was last refused
+	Rules    []RuleView `json:"rules"`
+}
+
+// RuleView is one rule, its words clean.
+type RuleView struct {
+	ID           int        `json:"id"`
+	Sentence     string     `json:"sentence"`
+	Made         time.Time  `json:"made"`
+	MadeVia      string     `json:"madeVia"`
+	MadeFrom     string     `json:"madeFrom,omitempty"`
+	Answered     int        `json:"answered"`
+	LastAnswered *time.Time `json:"lastAnswered,omitempty"`
+	Expires      *time.Time `json:"expires,omitempty"`
+}
+
+// rulesAction applies a Rules view action; false when a is none.
+func (st *state) rulesAction(a Action) bool {
+	switch a.Kind {
+	case OpenRules:
+		st.rulesOpen = true
+		st.rulesList = &RulesView{Rules: []RuleView{}}
+		st.askRules()
+	case CloseRules:
+		st.rulesOpen, st.rulesList = false, nil
+	case RevokeRule:
+		if err := st.send.Send(socketproto.RevokeRule{ID: a.Item, Via: st.opt.Via}); err != nil {
+			st.word("Rule not revoked: " + agenttext.Clean(err.Error(), false))
+			return true
+		}
+		st.word(fmt.Sprintf("Rule %d revoked; the next identical prompt is asked again.", a.Item))
+		if st.rulesOpen {
+			st.askRules() // answered after the revoke's ok, in order
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+func (st *state) askRules() {
+	if err := st.send.Send(socketproto.RulesRequest{}); err != nil {
+		st.word("Rules not loaded: " + agenttext.Clean(err.Error(), false))
+	}
+}
+
+// rulesEvent takes the daemon's rules list, and the news that a rule
+// answered a prompt.
+func (st *state) rulesEvent(msg socketproto.Message) {
+	switch ev := msg.(type) {
+	case socketproto.Rules:
+		if !st.rulesOpen {
+			return
+		}
+		v := &RulesView{Loaded: true, Path: agenttext.Clean(ev.Path, false), Revision: ev.Revision,
+			Problem: agenttext.Clean(ev.Problem, false), Rules: []RuleView{}}
+		for _, r := range ev.Rules {
+			v.Rules = append(v.Rules, RuleView{ID: r.ID, Sentence: agenttext.Clean(r.Sentence, false), Made: r.Made,
+				MadeVia: agenttext.Clean(r.MadeVia, false), MadeFrom: agenttext.Clean(r.MadeFrom, false),
+				Answered: r.Answered, LastAnswered: r.LastAnswered, Expires: r.Expires})
+		}
+		st.rulesList = v
+	case socketproto.RuleAnswered:
+		st.notice(fmt.Sprintf("allowed by rule %d: %s", ev.RuleID, agenttext.Clean(ev.Sentence, false)), noticeTTL)
+	}
+}
