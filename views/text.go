@@ -173,4 +173,3 @@ func fill(screen tcell.Screen, x, y, w int, style tcell.Style) {
 		screen.SetContent(x+i, y, ' ', nil, style)
 	}
 }
-
