@@ -18,6 +18,12 @@ import (
 // draft that could never be sent is refused now, with the reason, rather
 // than kept and refused later. A blank one ("", {"selected":[]}) clears the
 // draft, as it does in the pending file.
+//
+// A draft that chooses an option approving its preview (a permission
+// prompt's Allow) needs no "previewDigest": it approves nothing. The digest
+// is asked of the submission itself and never taken from a draft
+// (socketproto.NormalizeAnswers; the pending file takes it from the saved
+// buffer), so a drafted Allow cannot become an approval that skipped it.
 func (s *state) draft(c *conn, m socketproto.DraftRequest) {
 	r, e := s.lookup(m.RequestID)
 	if e != nil {

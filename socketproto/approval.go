@@ -1,6 +1,7 @@
 package socketproto
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -41,6 +42,21 @@ func checkApproval(q Question, sel selection) error {
 	return nil
 }
 
+// CheckApproval refuses an answer to q that chooses an option approving its
+// preview unless the answer names that preview's digest ("previewDigest" in
+// the object form). An answer that does not read is left to NormalizeAnswer
+// to refuse, with its own reason.
+func CheckApproval(q Question, raw json.RawMessage) error {
+	if !approves(q) {
+		return nil
+	}
+	sel, none, err := readSelection(q, raw)
+	if none || err != nil {
+		return nil
+	}
+	return checkApproval(q, sel)
+}
+
 // ApprovingChoice is the index of the option that raw, an answer to q,
 // chooses and that approves its preview (approvesPreview, docs/contract.md
 // §3), or -1 when it chooses none or is no answer the rules can read. A
@@ -59,4 +75,45 @@ func ApprovingChoice(q Question, raw json.RawMessage) int {
 		}
 	}
 	return -1
+}
+
+// WithPreviewDigest is raw in the object form with "previewDigest" set to
+// digest, meaning the same answer otherwise: the pending file, which takes
+// an approval only with the digest the saved buffer showed beside the whole
+// preview, gives it to the answer this way. raw that does not read is
+// returned as it is.
+func WithPreviewDigest(q Question, raw json.RawMessage, digest string) json.RawMessage {
+	sel, none, err := readSelection(q, raw)
+	if none || err != nil {
+		return raw
+	}
+	obj := struct {
+		Selected      []string `json:"selected"`
+		Custom        string   `json:"custom,omitempty"`
+		Notes         string   `json:"notes,omitempty"`
+		Typing        string   `json:"typing,omitempty"`
+		PreviewDigest string   `json:"previewDigest"`
+	}{Selected: []string{}, Custom: sel.custom, Notes: sel.notes, Typing: DraftTyping(raw), PreviewDigest: digest}
+	for i, chosen := range sel.chosen {
+		if chosen {
+			obj.Selected = append(obj.Selected, q.Options[i].Label)
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(obj) != nil {
+		return raw
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// approves reports whether any option of q approves its preview.
+func approves(q Question) bool {
+	for _, o := range q.Options {
+		if o.ApprovesPreview {
+			return true
+		}
+	}
+	return false
 }

@@ -2,7 +2,6 @@ package socketproto
 
 import (
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -13,7 +12,7 @@ import (
 // Conn is the client side of a socket connection: the pane, askuser-client and
 // the MCP server all talk to the daemon through it.
 type Conn struct {
-	nc net.Conn
+	nc Stream
 	r  *LineReader
 	w  *LineWriter
 }
@@ -34,7 +33,7 @@ func Dial(socketPath string, maxBytes int) (*Conn, error) {
 	if err := peertrust.CheckSocket(socketPath, uid); err != nil {
 		return nil, err
 	}
-	nc, err := net.DialTimeout("unix", socketPath, 2*time.Second)
+	nc, err := dialUnix(socketPath, 2*time.Second)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +54,7 @@ const MaxDaemonLineBytes = 256 << 20
 
 // NewConn wraps an established connection. maxBytes is the limit the daemon
 // enforces on what we send; replies are read up to MaxDaemonLineBytes.
-func NewConn(nc net.Conn, maxBytes int) *Conn {
+func NewConn(nc Stream, maxBytes int) *Conn {
 	readLimit := MaxDaemonLineBytes
 	if maxBytes > readLimit {
 		readLimit = maxBytes
@@ -84,8 +83,8 @@ func (c *Conn) Close() error { return c.nc.Close() }
 // ReadLimit is the longest line Recv accepts; a longer one is ErrTooLarge.
 func (c *Conn) ReadLimit() int { return c.r.max }
 
-// NetConn exposes the underlying connection (deadlines, half-close).
-func (c *Conn) NetConn() net.Conn { return c.nc }
+// NetConn exposes the underlying connection (deadlines).
+func (c *Conn) NetConn() Stream { return c.nc }
 
 // Broken reports whether err, from Recv or Send, means the connection can
 // carry no more messages: anything but a line that could not be decoded

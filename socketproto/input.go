@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net/mail"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -452,7 +451,7 @@ func stringProblem(in *Input, s string) string {
 	}
 	switch in.Format {
 	case FormatEmail:
-		if addr, err := mail.ParseAddress(s); err != nil || addr.Address != s || addr.Name != "" {
+		if !isEmailAddress(s) {
 			return "not an email address"
 		}
 	case FormatURI:

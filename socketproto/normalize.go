@@ -595,7 +595,11 @@ func fromObject(q Question, obj map[string]any) (selection, error) {
 }
 
 // NormalizeAnswers normalises a whole answer message: one answer per
-// question, every one answered (a request is answered atomically).
+// question, every one answered (a request is answered atomically). It is
+// the daemon taking a submission, so it also holds every choice of an
+// option that approves its preview to that preview's digest (CheckApproval,
+// docs/contract.md §6 "Allow means seen"); NormalizeAnswer alone, which
+// surfaces use to read drafts, does not.
 func NormalizeAnswers(qs []Question, raws []json.RawMessage) ([]Answer, *Error) {
 	if len(raws) != len(qs) {
 		return nil, Errf(CodeInvalidAnswer, "answers", "need %d %s, one per question, got %d", len(qs), plural(len(qs), "answer", "answers"), len(raws))
@@ -606,6 +610,9 @@ func NormalizeAnswers(qs []Question, raws []json.RawMessage) ([]Answer, *Error) 
 		a, ok, err := NormalizeAnswer(q, raws[i])
 		if err != nil {
 			return nil, Errf(CodeInvalidAnswer, f, "%s", err.Error())
+		}
+		if err := CheckApproval(q, raws[i]); err != nil {
+			return nil, Errf(CodeInvalidAnswer, f+".previewDigest", "%s", err.Error())
 		}
 		if !ok && !q.Input.IsRequired() {
 			a = skipped(q) // optional, left empty

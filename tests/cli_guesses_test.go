@@ -2,10 +2,14 @@ package tests
 
 import (
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // A mistyped command, flag or config key is answered with the one it most
@@ -55,7 +59,28 @@ func TestWebOnAPortInUseNamesItsHolder(t *testing.T) {
 	defer ln.Close()
 	cmd := exec.Command(bin("askuserd"), "web", "--listen", ln.Addr().String())
 	cmd.Env = e.Environ()
-	out, err := cmd.CombinedOutput()
+	// Its output goes to a file, not a pipe: a process it leaves behind
+	// holding a pipe open must not keep the test waiting.
+	outFile, err := os.Create(filepath.Join(e.Root, "web.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outFile.Close()
+	cmd.Stdout, cmd.Stderr = outFile, outFile
+	readOut := func() string { b, _ := os.ReadFile(outFile.Name()); return string(b) }
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Signal(syscall.SIGQUIT) // its goroutines, for the report
+		<-done
+		t.Fatalf("askuserd web on a used port still runs after 30 s:\n%s", readOut())
+	}
+	out := []byte(readOut())
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Fatalf("askuserd web on a used port: %v\n%s", err, out)
 	}

@@ -105,3 +105,30 @@ func TestWebPhoneRefusalInView(t *testing.T) {
 		return r.previousElementSibling === document.querySelector('button.option[data-option="0"]') && b.top >= top && b.bottom <= bar; })()`)
 	b.screenshot(filepath.Join(dir, "phone-refusal.png"))
 }
+
+// Several requests: one at a time, oldest first; ‹ › switch; a new one
+// never takes the place of the one being answered; answering one brings
+// the next.
+func TestWebPhoneSeveralRequests(t *testing.T) {
+	t.Parallel()
+	e, _, b := webSetup(t, 390, 844)
+	e.Client("", "ask", "--no-wait", "--question", "First question?", "--option", "Yes", "--option", "No", "--request-id", "req-a")
+	b.waitText("First question?")
+	b.settled()
+	b.click(`button.option[data-option="1"]`)
+	e.Client("", "ask", "--no-wait", "--question", "Second question?", "--option", "Yes", "--option", "No", "--request-id", "req-b")
+	b.waitText("askuser — 2 waiting", "request 1 of 2", "First question?")
+	if got := b.attr(`button.option[data-option="1"]`, "aria-checked"); got != "true" {
+		t.Fatalf("the new request changed the one being answered (No checked: %q)", got)
+	}
+	b.click(`#next`)
+	b.waitText("request 2 of 2", "Second question?")
+	b.click(`#prev`)
+	b.waitText("request 1 of 2", "First question?")
+	b.clickText("Send")
+	b.waitText("Second question?")
+	b.waitGone("First question?")
+	if out, _, _ := e.Client("", "list", "--json"); strings.Contains(out, "req-a") || !strings.Contains(out, "req-b") {
+		t.Fatalf("after answering the first: %s", out)
+	}
+}

@@ -17,10 +17,10 @@
 // draw.go and question.go lay out the view, through text.go, which wraps
 // clean text and puts it on the screen cell by cell, never as tview markup;
 // keytable.go is the key table and keys.go the pane's side of the keys
-// (typing into its text input, the editor, scrolling); link.go is the daemon
-// connection (reconnecting); app.go runs it all in a tview application;
-// clean.go keeps the names views/web uses (Clean, QState) pointing where
-// those now live; demo.go opens the pane on fixtures, without a daemon.
+// (typing into its text input, the editor, scrolling); link.go names the
+// daemon connection (panecore.Link, reconnecting); app.go runs it all in a
+// tview application; clean.go is agent text made safe, by agenttext;
+// demo.go opens the pane on fixtures, without a daemon.
 //
 // It is only a client of the daemon: it imports socketproto and panecore,
 // never daemon.

@@ -69,7 +69,7 @@ func TestClaudeHookPermissionRequest(t *testing.T) {
 			testdaemon.SendOK(t, sock, socketproto.Cancel{RequestID: p.RequestID, Via: socketproto.ViaCLI})
 		} else {
 			testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI,
-				Answers: []json.RawMessage{json.RawMessage(answer)}})
+				Answers: []json.RawMessage{testdaemon.Seen(p.Questions[0], json.RawMessage(answer))}})
 		}
 		return awaitHook(t, ch)
 	}

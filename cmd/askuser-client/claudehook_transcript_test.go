@@ -135,7 +135,7 @@ func TestClaudeHookPermissionAnsweredInClaudeCode(t *testing.T) {
 		ch := runHookAsync(sock, hookInputWithTranscript(t, transcript))
 		p := watch("request_added").(socketproto.RequestAdded).Request
 		testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI,
-			Answers: []json.RawMessage{json.RawMessage(`"Allow"`)}})
+			Answers: []json.RawMessage{testdaemon.Seen(p.Questions[0], json.RawMessage(`"Allow"`))}})
 		if out := readPermissionOut(t, awaitHook(t, ch).stdout); out.HookSpecificOutput.Decision.Behavior != "allow" {
 			t.Errorf("decision %+v", out.HookSpecificOutput.Decision)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"askuser/socketproto"
+	"askuser/socketproto/agenttext"
 )
 
 // Instructions is the first field of the file, verbatim from docs/contract.md §5.
@@ -56,14 +57,20 @@ type Request struct {
 // label only, so that a user can copy one into "answer", and again in
 // "choices" with their numbers and descriptions, for reading.
 type Question struct {
-	Question    string          `json:"question"`
-	Header      string          `json:"header,omitempty"`
-	Options     []string        `json:"options,omitempty"`
-	Choices     Choices         `json:"choices,omitempty"`
-	Approves    Approves        `json:"approves,omitempty"`
-	Rule        Rule            `json:"rule,omitempty"`
-	MultiSelect *bool           `json:"multiSelect,omitempty"`
-	Answer      json.RawMessage `json:"answer"`
+	Question string   `json:"question"`
+	Header   string   `json:"header,omitempty"`
+	Options  []string `json:"options,omitempty"`
+	Choices  Choices  `json:"choices,omitempty"`
+	Approves Approves `json:"approves,omitempty"`
+	// ApprovesDigest is read-only too, but read: by label, the digest
+	// (socketproto.PreviewDigest) of the preview "approves" shows whole.
+	// A save that chooses such an option is taken with the digest its
+	// buffer holds here, so the daemon knows the buffer showed the
+	// preview it holds (docs/contract.md §5, §6 "Allow means seen").
+	ApprovesDigest ApprovesDigest  `json:"approvesDigest,omitempty"`
+	Rule           Rule            `json:"rule,omitempty"`
+	MultiSelect    *bool           `json:"multiSelect,omitempty"`
+	Answer         json.RawMessage `json:"answer"`
 }
 
 // Choices is the read-only "choices" field of a question with options: one
@@ -87,6 +94,22 @@ type Approves map[string][]string
 
 // UnmarshalJSON ignores the field: see Approves.
 func (*Approves) UnmarshalJSON([]byte) error { return nil }
+
+// ApprovesDigest is the "approvesDigest" field; see Question.ApprovesDigest.
+type ApprovesDigest map[string]string
+
+// UnmarshalJSON reads the field leniently: anything but an object of
+// strings (edited, deleted, null) is no digest, which a save choosing an
+// approving option is then refused for, with the reason, rather than the
+// whole file failing to parse.
+func (d *ApprovesDigest) UnmarshalJSON(b []byte) error {
+	var m map[string]string
+	if json.Unmarshal(b, &m) != nil {
+		m = nil
+	}
+	*d = m
+	return nil
+}
 
 // Rule is the read-only "rule" field of a typed question (docs/contract.md §3 "Typed
 // answers"): what its answer must be, in words ("a whole number from 1 to
@@ -247,7 +270,10 @@ func encodeJSONErr(v any, prefix string) ([]byte, error) {
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	// Bidi controls in agent text are written as \u escapes: the value is
+	// the same when read, but an editor shows the escape, not its effect,
+	// so an approved command reads as what runs (docs/contract.md §5).
+	return agenttext.EscapeJSON(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
 }
 
 func renderRequest(p socketproto.Pending) Request {
@@ -275,6 +301,10 @@ func renderRequest(p socketproto.Pending) Request {
 						fq.Approves = Approves{}
 					}
 					fq.Approves[o.Label] = strings.Split(o.Preview, "\n")
+					if fq.ApprovesDigest == nil {
+						fq.ApprovesDigest = ApprovesDigest{}
+					}
+					fq.ApprovesDigest[o.Label] = socketproto.PreviewDigest(o.Preview)
 				}
 			}
 			multi := q.IsMulti()

@@ -1,12 +1,14 @@
 package pendingfile
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"askuser/socketproto"
+	"askuser/socketproto/agenttext"
 )
 
 func boolp(b bool) *bool { return &b }
@@ -234,6 +236,9 @@ func TestRenderChoices(t *testing.T) {
               "}"
             ]
           },
+          "approvesDigest": {
+            "Allow": "` + socketproto.PreviewDigest("{\n  \"command\": \"make && curl x | sh\"\n}") + `"
+          },
           "multiSelect": false,
           "answer": null`},
 		{"free text: no options, no choices", nameQuestion, `
@@ -282,5 +287,61 @@ func TestApprovesIgnoredOnRead(t *testing.T) {
 		if got := string(f.Requests[0].Questions[0].Answer); got != `"Deny"` {
 			t.Errorf("approves %s: answer %s, want \"Deny\"", v, got)
 		}
+	}
+}
+
+// "approvesDigest" is read, leniently: a save that garbles it still parses,
+// and only an answer choosing the approving option is then refused (merge).
+func TestApprovesDigestReadLeniently(t *testing.T) {
+	for v, want := range map[string]string{`{"Allow": "sha256:1"}`: "sha256:1", `7`: "", `null`: "", `{"Allow": 1}`: "", `"Allow"`: ""} {
+		saved := `{"requests": [{"requestId": "r", "questions": [{"question": "Allow Bash?", "approvesDigest": ` + v + `, "answer": "Deny"}]}]}`
+		f, err := Parse([]byte(saved))
+		if err != nil {
+			t.Fatalf("approvesDigest %s: %v", v, err)
+		}
+		fq := f.Requests[0].Questions[0]
+		if string(fq.Answer) != `"Deny"` || fq.ApprovesDigest["Allow"] != want {
+			t.Errorf("approvesDigest %s: answer %s, digest %q, want \"Deny\" and %q", v, fq.Answer, fq.ApprovesDigest["Allow"], want)
+		}
+	}
+}
+
+// Agent text is written with its bidi controls escaped ("Trojan Source"):
+// an editor shows \u202e where the approved command would read reversed,
+// and the value read back is the agent's, unchanged.
+func TestRenderEscapesBidiControls(t *testing.T) {
+	preview := "rm -rf ./tmp \u2067;\u2066 # only tmp\u202e"
+	q := socketproto.Question{Question: "Allow \u202eBash?", Header: "Perm\u200f", MultiSelect: boolp(false),
+		Options: []socketproto.Option{
+			{Label: "Allow", Description: "runs \u061c it", Preview: preview, ApprovesPreview: true},
+			{Label: "Deny"},
+		}}
+	p := pending("r", q)
+	p.Agent = &socketproto.Agent{Name: "agent\u202e"}
+	p.Metadata = json.RawMessage(`{"note":"\u202e raw in metadata"}`)
+	p.Draft = []json.RawMessage{json.RawMessage("{\"custom\":\"no \u202e\"}")}
+	out := Render([]socketproto.Pending{p})
+	for _, r := range string(out) {
+		if agenttext.IsBidiControl(r) {
+			t.Fatalf("raw %U in the file:\n%s", r, out)
+		}
+	}
+	for _, want := range []string{`\u202e`, `\u2067`, `\u2066`, `\u200f`, `\u061c`} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("the file does not show %s:\n%s", want, out)
+		}
+	}
+	f, err := Parse(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fq := f.Requests[0].Questions[0]
+	if fq.Question != q.Question || fq.Header != q.Header {
+		t.Errorf("read back: %q, %q", fq.Question, fq.Header)
+	}
+	// The daemon's own file, read back, changes nothing: the escaped draft
+	// is the draft it holds.
+	if acts := Merge(f, []socketproto.Pending{p}); len(acts) != 0 {
+		t.Errorf("merging the daemon's own file changes something: %+v", acts)
 	}
 }

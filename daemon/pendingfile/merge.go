@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"askuser/socketproto"
+	"askuser/socketproto/agenttext"
 )
 
 // Kind says what an Action does to the queue.
@@ -47,6 +48,11 @@ type Action struct {
 	Draft []json.RawMessage
 	// Error, for Report: a sentence that says where in the file.
 	Error string
+	// Waiting, for Report: the problem is about request RequestID, which
+	// was waiting when the save was merged, so the problem goes when that
+	// request does (answered elsewhere, cancelled, withdrawn). False for a
+	// problem about the save itself, or an id that was not waiting.
+	Waiting bool
 }
 
 // Merge is MergeFrom against the newest state: for a save whose revision
@@ -152,9 +158,9 @@ func unedited(r Request, was []json.RawMessage) bool {
 // revision is not known, what the daemon ever wrote there (see MergeWith).
 func mergeRequest(at string, r Request, p *socketproto.Pending, was []json.RawMessage, wrote func(id string, i int, raw json.RawMessage) bool) []Action {
 	var acts []Action
-	raws, inFile, unmatched := fileAnswers(r, p)
+	raws, digests, inFile, unmatched := fileAnswers(r, p)
 	for _, text := range unmatched {
-		acts = append(acts, report(p.RequestID, "%s: request %q has no question %q (was its text edited?); its answer is ignored", at, p.RequestID, text))
+		acts = append(acts, reportWaiting(p.RequestID, "%s: request %q has no question %q (was its text edited?); its answer is ignored", at, p.RequestID, text))
 	}
 	draft := make([]json.RawMessage, len(p.Questions))
 	edited := false
@@ -191,7 +197,7 @@ func mergeRequest(at string, r Request, p *socketproto.Pending, was []json.RawMe
 		_, answered, err := socketproto.NormalizeAnswer(q, draft[i])
 		switch {
 		case err != nil:
-			acts = append(acts, report(p.RequestID, "%s: request %q, questions[%d].answer: %v", at, p.RequestID, i, err))
+			acts = append(acts, reportWaiting(p.RequestID, "%s: request %q, questions[%d].answer: %v", at, p.RequestID, i, err))
 			valid = false
 		case !answered:
 			// "" or "  " means "not yet": it is written back as null.
@@ -200,12 +206,18 @@ func mergeRequest(at string, r Request, p *socketproto.Pending, was []json.RawMe
 		}
 	}
 	if complete && valid {
-		answers, perr := socketproto.NormalizeAnswers(p.Questions, draft)
-		if perr == nil && len(answers) == len(p.Questions) {
-			return append(acts, Action{Kind: Resolve, RequestID: p.RequestID, Answers: answers})
+		sent, problems := approved(p, draft, digests)
+		for _, msg := range problems {
+			acts = append(acts, reportWaiting(p.RequestID, "%s: request %q, %s", at, p.RequestID, msg))
 		}
-		if perr != nil {
-			acts = append(acts, report(p.RequestID, "%s: request %q: %s", at, p.RequestID, perr.Error()))
+		if len(problems) == 0 {
+			answers, perr := socketproto.NormalizeAnswers(p.Questions, sent)
+			if perr == nil && len(answers) == len(p.Questions) {
+				return append(acts, Action{Kind: Resolve, RequestID: p.RequestID, Answers: answers})
+			}
+			if perr != nil {
+				acts = append(acts, reportWaiting(p.RequestID, "%s: request %q: %s", at, p.RequestID, perr.Error()))
+			}
 		}
 	}
 	if !SameDraft(draft, p.Draft) {
@@ -240,9 +252,9 @@ func blankAsNull(q socketproto.Question, raw json.RawMessage) json.RawMessage {
 // Questions are matched by their text (a user may reorder them, and texts are
 // unique within a request); a question whose text was deleted is matched by
 // position. inFile says which questions the file has: one missing from it is
-// no edit. It also returns the texts of file questions that match no
+// no edit; digests are their saved "approvesDigest". It also returns the texts of file questions that match no
 // question.
-func fileAnswers(r Request, p *socketproto.Pending) (raws []json.RawMessage, inFile []bool, unmatched []string) {
+func fileAnswers(r Request, p *socketproto.Pending) (raws []json.RawMessage, digests []ApprovesDigest, inFile []bool, unmatched []string) {
 	byText := make(map[string]int, len(r.Questions))
 	for j, fq := range r.Questions {
 		if _, dup := byText[fq.Question]; !dup && fq.Question != "" {
@@ -251,6 +263,7 @@ func fileAnswers(r Request, p *socketproto.Pending) (raws []json.RawMessage, inF
 	}
 	used := make([]bool, len(r.Questions))
 	raws = make([]json.RawMessage, len(p.Questions))
+	digests = make([]ApprovesDigest, len(p.Questions))
 	inFile = make([]bool, len(p.Questions))
 	for i, q := range p.Questions {
 		j, ok := byText[q.Question]
@@ -259,6 +272,7 @@ func fileAnswers(r Request, p *socketproto.Pending) (raws []json.RawMessage, inF
 		}
 		if ok {
 			raws[i] = r.Questions[j].Answer
+			digests[i] = r.Questions[j].ApprovesDigest
 			inFile[i] = true
 			used[j] = true
 		}
@@ -268,7 +282,7 @@ func fileAnswers(r Request, p *socketproto.Pending) (raws []json.RawMessage, inF
 			unmatched = append(unmatched, fq.Question)
 		}
 	}
-	return raws, inFile, unmatched
+	return raws, digests, inFile, unmatched
 }
 
 // SameDraft reports whether two drafts hold the same answers: a missing
@@ -290,14 +304,24 @@ func SameDraft(a, b []json.RawMessage) bool {
 	return true
 }
 
+// compact is raw as answers are compared and kept: compacted, with bidi
+// controls as \u escapes, the form the file is written in (so an answer
+// the daemon wrote escaped and read back is not an edit).
 func compact(raw json.RawMessage) json.RawMessage {
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, raw); err != nil {
 		return append(json.RawMessage(nil), raw...)
 	}
-	return buf.Bytes()
+	return agenttext.EscapeJSON(buf.Bytes())
 }
 
 func report(id, format string, args ...any) Action {
 	return Action{Kind: Report, RequestID: id, Error: fmt.Sprintf(format, args...)}
+}
+
+// reportWaiting is report for a problem about a request that is waiting.
+func reportWaiting(id, format string, args ...any) Action {
+	a := report(id, format, args...)
+	a.Waiting = true
+	return a
 }

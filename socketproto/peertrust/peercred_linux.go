@@ -2,14 +2,14 @@ package peertrust
 
 import (
 	"fmt"
-	"net"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
 // PeerUID reads the connecting process's uid from the kernel (SO_PEERCRED),
 // which a client cannot forge, unlike anything it could send.
-func PeerUID(c *net.UnixConn) (int, error) {
+func PeerUID(c syscall.Conn) (int, error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
 		return -1, err

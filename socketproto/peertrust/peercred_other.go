@@ -4,12 +4,12 @@ package peertrust
 
 import (
 	"fmt"
-	"net"
 	"runtime"
+	"syscall"
 )
 
 // PeerUID is not implemented here: without the kernel's word on who
 // connects, every connection is refused rather than trusted.
-func PeerUID(*net.UnixConn) (int, error) {
+func PeerUID(syscall.Conn) (int, error) {
 	return -1, fmt.Errorf("checking a peer's uid is not implemented on %s", runtime.GOOS)
 }

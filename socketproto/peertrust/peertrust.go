@@ -13,9 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"os"
-	"os/user"
 	"strconv"
 	"syscall"
 )
@@ -88,12 +86,8 @@ func CheckSocket(path string, uid int) error {
 
 // CheckPeer refuses a connection, dialled at path, whose other end does not
 // run as uid.
-func CheckPeer(c net.Conn, path string, uid int) error {
-	uc, ok := c.(*net.UnixConn)
-	if !ok {
-		return &Refusal{Path: path, Why: "not a Unix socket connection", Fix: "use askuser's Unix socket"}
-	}
-	got, err := PeerUID(uc)
+func CheckPeer(c syscall.Conn, path string, uid int) error {
+	got, err := PeerUID(c)
 	if err != nil {
 		return &Refusal{Path: path, Why: "cannot tell who is at the other end: " + err.Error(),
 			Fix: "askuser does not talk to a peer it cannot identify"}
@@ -118,8 +112,8 @@ func Owner(fi fs.FileInfo) int { return ownerOf(fi) }
 
 func who(uid int) string {
 	s := "uid " + strconv.Itoa(uid)
-	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil && u.Username != "" {
-		s += " (" + u.Username + ")"
+	if name := userName(uid); name != "" {
+		s += " (" + name + ")"
 	}
 	return s
 }

@@ -108,7 +108,7 @@ func TestCheckSocketAndPeer(t *testing.T) {
 	if err := CheckSocket(plain, os.Getuid()); !IsRefusal(err) || !strings.Contains(err.Error(), "not a socket") {
 		t.Fatalf("a file: %v", err)
 	}
-	nc, err := net.Dial("unix", sock)
+	nc, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: sock, Net: "unix"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,7 +74,7 @@ func (st *state) apply(a Action) {
 		return
 	}
 	if a.Kind == Paste && (st.mode == modeLong || st.mode == modeDiscard || st.mode == modeNone) {
-		st.word("Not pasted: answer the question at the bottom first.")
+		st.word("Not pasted: answer the dialog first.")
 		return
 	}
 	switch st.mode {
@@ -105,7 +105,7 @@ func (st *state) apply(a Action) {
 	}
 	switch a.Kind {
 	case Next:
-		st.next(r)
+		st.next()
 		return
 	case Tab:
 		st.setTab(r, r.Tab+a.Delta)

@@ -81,7 +81,7 @@ func (st *state) submit(r *Req) {
 		if len(r.Qs) > 1 {
 			r.Tab = len(r.Qs)
 		}
-		st.refuse(&Refusal{Text: "Not sent (" + agenttext.Clean(err.Error(), false) + "); your answers are kept: press Enter on Submit again.",
+		st.refuse(&Refusal{Text: "Not sent (" + agenttext.Clean(err.Error(), false) + "); your answers are kept: send them again.",
 			Reason: "send", Request: r.P.RequestID, Question: r.Tab, Option: -1, Element: "submit"})
 		return
 	}
@@ -254,7 +254,7 @@ func (st *state) finishEdit(accept bool) {
 		}
 		ref := &Refusal{Reason: "typed", Request: r.P.RequestID, Question: r.index(s), Option: -1, Element: "input"}
 		if strings.TrimSpace(text) == "" {
-			ref.Reason, ref.Text = "empty", "Type an answer first (Esc to leave the input)."
+			ref.Reason, ref.Text = "empty", "Type an answer first."
 			st.refuse(ref)
 			return
 		}

@@ -19,8 +19,11 @@
 // guard.go is revisions and settling; typing.go is drafts on their way;
 // approval.go is Allow means seen; notices.go the notices; rules.go the
 // line about a prompt a rule answered and the Rules view (docs/contract.md
-// §13); viewstate.go builds the View. Agent text in the core's own words (a notice naming a
-// question) is cleaned by socketproto/agenttext, the one sanitiser.
+// §13); next.go is the one button of a face without keys; link.go is a
+// face's connection to the daemon (reconnecting); viewstate.go builds the
+// View. The core's words name no keys (each face shows its own); agent text
+// in them (a notice naming a question) is cleaned by socketproto/agenttext,
+// the one sanitiser.
 //
 // It must not know any UI: it imports socketproto and its sub-packages only,
 // never tview, tcell or views. Time comes from an injected clock, so the

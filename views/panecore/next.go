@@ -11,9 +11,9 @@ import "strings"
 // submits. Guarded like every action that answers.
 const Next Kind = "next"
 
-// next applies Next; r is the request on screen, s its question (nil on
-// the Submit tab).
-func (st *state) next(r *Req) {
+// next applies Next to the request and question on screen (or those of
+// the open input).
+func (st *state) next() {
 	switch st.mode {
 	case modeText, modeNote:
 		note := st.mode == modeNote

@@ -21,7 +21,7 @@ func (s *server) routes() http.Handler {
 	files := http.FileServerFS(static)
 	mux.HandleFunc("GET /{$}", s.handleIndex)
 	// The page's code and style hold no question text: served to anyone
-	// who may reach the host, so that the login page can load them.
+	// who may reach the host, as the page itself is (it logs in).
 	mux.Handle("GET /static/", http.StripPrefix("/static/", noIndex(files)))
 	mux.HandleFunc("POST /login", s.handleLogin)
 	mux.HandleFunc("GET /api/events", s.authed(s.handleEvents))
@@ -76,7 +76,7 @@ const keepAlive = 50 * time.Second
 
 // handleEvents is the page's event stream (Server-Sent Events' framing,
 // read by the page with fetch so that it carries the session): the
-// session's view, whole, each time it changes.
+// session's view (view.go) each time it changes.
 func (s *server) handleEvents(w http.ResponseWriter, r *http.Request, id string) {
 	fl, ok := w.(http.Flusher)
 	if !ok {

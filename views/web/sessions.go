@@ -129,6 +129,7 @@ func (se *session) run() {
 	defer wake.Stop()
 	idle := time.NewTimer(idleEnd)
 	defer idle.Stop()
+	open := 0 // streams open as of the last turn
 	for {
 		select {
 		case m := <-se.msgs:
@@ -155,10 +156,16 @@ func (se *session) run() {
 		if d := se.core.NextWake(); d > 0 {
 			wake.Reset(d)
 		}
-		if len(se.streams) == 0 {
-			idle.Reset(idleEnd)
-		} else {
-			idle.Stop()
+		// The idle time counts from the last stream's end, whatever the
+		// daemon says meanwhile (a busy queue must not keep an abandoned
+		// session alive).
+		if n := len(se.streams); (n == 0) != (open == 0) {
+			if n == 0 {
+				idle.Reset(idleEnd)
+			} else {
+				idle.Stop()
+			}
+			open = n
 		}
 	}
 }

@@ -126,7 +126,7 @@ func TestPermissionPromptOtherToolsAreAYesNoQuestion(t *testing.T) {
 			if c.answer == "" {
 				testdaemon.SendOK(t, sock, socketproto.Cancel{RequestID: p.RequestID, Via: socketproto.ViaCLI})
 			} else {
-				testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI, Answers: []json.RawMessage{json.RawMessage(c.answer)}})
+				testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI, Answers: []json.RawMessage{testdaemon.Seen(q, json.RawMessage(c.answer))}})
 			}
 			if got := permissionResult(t, ch); !reflect.DeepEqual(got, c.want) {
 				t.Errorf("decision:\n got %v\nwant %v", got, c.want)
