@@ -10,7 +10,7 @@ import (
 
 	"askuser/cmd/internal/clientflags"
 	"askuser/cmd/internal/command"
-	"askuser/daemon/config"
+	"askuser/internal/config"
 	"askuser/socketproto/askclient"
 	"askuser/views"
 )

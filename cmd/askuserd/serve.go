@@ -15,7 +15,7 @@ import (
 
 	"askuser/cmd/internal/command"
 	"askuser/daemon"
-	"askuser/daemon/config"
+	"askuser/internal/config"
 	"askuser/socketproto"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"askuser/cmd/internal/command"
 	"askuser/daemon"
-	"askuser/daemon/config"
+	"askuser/internal/config"
 )
 
 // stopOptions are `askuserd stop`'s flags.

@@ -18,7 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"askuser/cmd/internal/command"
-	"askuser/daemon/config"
+	"askuser/internal/config"
 	"askuser/views/web"
 )
 
