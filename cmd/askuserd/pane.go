@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 
 	"askuser/cmd/internal/clientflags"
-	"askuser/daemon/config"
+	"askuser/internal/config"
 	"askuser/socketproto/askclient"
 	"askuser/views"
 )

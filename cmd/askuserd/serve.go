@@ -14,7 +14,7 @@ import (
 	"syscall"
 
 	"askuser/daemon"
-	"askuser/daemon/config"
+	"askuser/internal/config"
 	"askuser/socketproto"
 )
 

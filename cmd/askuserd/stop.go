@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"askuser/daemon"
-	"askuser/daemon/config"
+	"askuser/internal/config"
 )
 
 const stopUsage = `usage: askuserd stop [--socket PATH] [--config FILE]

@@ -18,7 +18,7 @@ import (
 	qrcode "github.com/skip2/go-qrcode"
 	"golang.org/x/term"
 
-	"askuser/daemon/config"
+	"askuser/internal/config"
 	"askuser/views/web"
 )
 

@@ -16,13 +16,11 @@ import (
 
 	"askuser/daemon/internal/statefile"
 	"askuser/internal/atomicfile"
+	"askuser/internal/history"
 )
 
-// File names in the state dir.
-const (
-	StateFile   = "state.jsonl"
-	HistoryFile = "history.jsonl"
-)
+// StateFile is state.jsonl's name in the state dir; history.jsonl's is history.File.
+const StateFile = "state.jsonl"
 
 // Options configure Open.
 type Options struct {
@@ -67,7 +65,7 @@ type Journal struct {
 	broken bool
 	// unhistoried holds history entries whose append failed, retried at
 	// each write; their ids, so that compaction can say so.
-	unhistoried []HistoryEntry
+	unhistoried []history.Entry
 	// histFile is history.jsonl kept open for appending, and what it was
 	// when opened (historyFile): unlike state.jsonl it is appended to on
 	// every answer, and it is checked against its path before each use, so
@@ -119,7 +117,7 @@ func Open(opts Options) (*Journal, State) {
 	j := &Journal{
 		opts:     opts,
 		path:     filepath.Join(opts.Dir, StateFile),
-		history:  filepath.Join(opts.Dir, HistoryFile),
+		history:  filepath.Join(opts.Dir, history.File),
 		broken:   true, // compact at the first chance: replay may have skipped damage
 		size:     -1,
 		histSize: -1,
@@ -158,7 +156,7 @@ const tmpSuffix = ".tmp"
 // ErrUnavailable) means none of them was kept: the change they describe must
 // not happen. history entries are appended to history.jsonl after them; a
 // failure there is logged and retried, never lost.
-func (j *Journal) Write(recs []Record, history ...HistoryEntry) error {
+func (j *Journal) Write(recs []Record, entries ...history.Entry) error {
 	var buf bytes.Buffer
 	for _, r := range recs {
 		if err := writeRecord(&buf, r); err != nil {
@@ -168,7 +166,7 @@ func (j *Journal) Write(recs []Record, history ...HistoryEntry) error {
 	if err := j.writeState(buf.Bytes()); err != nil {
 		return err
 	}
-	j.appendHistory(history)
+	j.appendHistory(entries)
 	return nil
 }
 
@@ -247,7 +245,7 @@ func (j *Journal) unavailable(err error) error {
 // appendHistory appends entries (after any that failed before) to
 // history.jsonl. It never fails: what cannot be written now is tried again at
 // the next write, and compaction marks it so that a restart writes it.
-func (j *Journal) appendHistory(entries []HistoryEntry) {
+func (j *Journal) appendHistory(entries []history.Entry) {
 	j.unhistoried = append(j.unhistoried, entries...)
 	if len(j.unhistoried) == 0 {
 		return
@@ -317,7 +315,7 @@ func (j *Journal) appendHistoryTo(f *os.File) error {
 		}
 		if completed != "" {
 			// Our own write that lost only its newline: that entry is there.
-			if i := slices.IndexFunc(j.unhistoried, func(h HistoryEntry) bool { return h.RequestID == completed }); i >= 0 {
+			if i := slices.IndexFunc(j.unhistoried, func(h history.Entry) bool { return h.RequestID == completed }); i >= 0 {
 				j.unhistoried = slices.Delete(j.unhistoried, i, i+1)
 			}
 		}
