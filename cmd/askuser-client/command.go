@@ -7,7 +7,7 @@ import (
 	"io"
 
 	"askuser/cmd/internal/clientflags"
-	"askuser/daemon/config"
+	"askuser/internal/config"
 	"askuser/socketproto/askclient"
 )
 

@@ -87,7 +87,7 @@ func TestConnLimitClosesTheOldestIdle(t *testing.T) {
 	defer b.Close()
 	pl.conns <- a
 	done := make(chan struct{})
-	go func() { defer close(done); _, _ = l.Accept() }() // waits for a connection it can take
+	go func() { defer close(done); _, _ = l.Accept() }()    // waits for a connection it can take
 	_ = b.SetReadDeadline(time.Now().Add(10 * time.Second)) // refused on Accept's goroutine
 	if _, err := b.Read(make([]byte, 1)); err != io.EOF {
 		t.Fatal("a newcomer was taken in while every connection serves a logged-in request")

@@ -11,7 +11,7 @@ import (
 	"io"
 	"strings"
 
-	"askuser/daemon/config"
+	"askuser/internal/config"
 	"askuser/internal/didyoumean"
 	"askuser/socketproto/askclient"
 )
