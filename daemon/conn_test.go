@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"askuser/daemon/config"
+	"askuser/internal/config"
 	"askuser/tests/testdaemon"
 )
 

@@ -19,7 +19,7 @@ import (
 	"sync"
 	"time"
 
-	"askuser/daemon/config"
+	"askuser/internal/config"
 	"askuser/socketproto"
 	"askuser/socketproto/peertrust"
 )

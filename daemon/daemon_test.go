@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"askuser/daemon/config"
+	"askuser/internal/config"
 	"askuser/tests/testdaemon"
 )
 

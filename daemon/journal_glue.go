@@ -10,8 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"askuser/daemon/config"
 	"askuser/daemon/journal"
+	"askuser/internal/config"
+	"askuser/internal/history"
 	"askuser/socketproto"
 )
 
@@ -87,7 +88,7 @@ func (d *server) startJournal(ctx context.Context) error {
 // record writes rec (and its history line) to the journal before a change
 // is made. During restore there is no journal: the records are already there.
 // While the state dir is in trouble, each change first tries to end it.
-func (s *state) record(rec journal.Record, history ...journal.HistoryEntry) error {
+func (s *state) record(rec journal.Record, history ...history.Entry) error {
 	if s.journal == nil {
 		return nil
 	}

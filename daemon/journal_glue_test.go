@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"askuser/daemon/config"
 	"askuser/daemon/journal"
+	"askuser/internal/config"
+	"askuser/internal/history"
 	"askuser/tests/testdaemon"
 )
 
@@ -181,7 +182,7 @@ func TestSameAgentSameQuestionsGetsTheKeptAnswer(t *testing.T) {
 	}
 
 	// history.jsonl has r1 (answered) and r9 (answered from r1).
-	hist := eventually(t, filepath.Join(root, "state", journal.HistoryFile),
+	hist := eventually(t, filepath.Join(root, "state", history.File),
 		func(s string) bool { return strings.Count(s, "\n") >= 2 })
 	if !strings.Contains(hist, `"requestId":"r1"`) || !strings.Contains(hist, `"requestId":"r9"`) ||
 		!strings.Contains(hist, `"agent":{"id":"agent-7","name":"claude"}`) || !strings.Contains(hist, `"metadata":{"repo":"askuser"}`) {

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"askuser/daemon/config"
 	"askuser/daemon/notify/ntfy"
 	"askuser/daemon/notify/webpush"
 	"askuser/daemon/notify/webpush/pushtest"
+	"askuser/internal/config"
 	"askuser/tests/testdaemon"
 )
 

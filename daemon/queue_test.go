@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"askuser/daemon/config"
+	"askuser/internal/config"
 	"askuser/socketproto"
 	"askuser/tests/testdaemon"
 )

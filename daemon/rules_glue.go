@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"askuser/daemon/journal"
 	"askuser/daemon/rules"
+	"askuser/internal/history"
 	"askuser/socketproto"
 )
 
@@ -49,7 +49,7 @@ func (s *state) openRules() {
 		s.log.Warn("rules file refused", "problem", p)
 	}
 	s.remembered.allowed = map[string]int{}
-	s.readRuleHistory(filepath.Join(s.opts.Config.StateDir(), journal.HistoryFile))
+	s.readRuleHistory(filepath.Join(s.opts.Config.StateDir(), history.File))
 	for _, r := range s.pending {
 		s.recallProposal(r)
 	}
@@ -70,7 +70,7 @@ func (s *state) readRuleHistory(path string) {
 		if !strings.Contains(string(line), `"permission"`) {
 			continue // the cheap test first: most lines are no permission prompt
 		}
-		var h journal.HistoryEntry
+		var h history.Entry
 		if json.Unmarshal(line, &h) != nil || h.Permission == nil || h.Outcome != socketproto.OutcomeAnswered {
 			continue
 		}

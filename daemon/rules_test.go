@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"askuser/daemon/config"
 	"askuser/daemon/rules"
+	"askuser/internal/config"
 	"askuser/socketproto"
 	"askuser/tests/testdaemon"
 )

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"askuser/daemon/config"
+	"askuser/internal/config"
 	"askuser/tests/skips"
 	"askuser/tests/testdaemon"
 )

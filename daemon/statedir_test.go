@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"askuser/daemon/config"
 	"askuser/daemon/journal"
+	"askuser/internal/config"
 	"askuser/tests/skips"
 	"askuser/tests/testdaemon"
 )

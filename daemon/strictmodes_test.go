@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"askuser/daemon/config"
+	"askuser/internal/config"
 	"askuser/socketproto/peertrust"
 	"askuser/tests/skips"
 	"askuser/tests/testdaemon"

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"askuser/daemon/journal"
+	"askuser/internal/history"
 	"askuser/socketproto"
 	"askuser/socketproto/agenttext"
 )
@@ -37,8 +35,8 @@ var historyCommand = command{
 			if err != nil {
 				return err
 			}
-			path := filepath.Join(cfg.StateDir(), journal.HistoryFile)
-			lines, skipped, err := lastLines(path, *n)
+			path := filepath.Join(cfg.StateDir(), history.File)
+			lines, skipped, err := history.Last(path, *n)
 			if errors.Is(err, os.ErrNotExist) || (err == nil && len(lines) == 0 && skipped == 0) {
 				fmt.Fprintln(x.stdout, "No history yet.")
 				return nil
@@ -52,59 +50,18 @@ var historyCommand = command{
 			w := bufio.NewWriter(x.stdout)
 			for i, e := range lines {
 				if *asJSON {
-					w.Write(agenttext.EscapeJSON(e.raw))
+					w.Write(agenttext.EscapeJSON(e.Raw))
 					w.WriteByte('\n')
 					continue
 				}
 				if i > 0 {
 					w.WriteByte('\n')
 				}
-				writeHistoryEntry(w, e.HistoryEntry)
+				writeHistoryEntry(w, e.Entry)
 			}
 			return w.Flush()
 		}
 	},
-}
-
-type historyLine struct {
-	journal.HistoryEntry
-	raw []byte
-}
-
-// lastLines reads the last n entries of the history (all when n is 0); lines
-// that are not entries (a torn last line, garbage) are counted, not fatal.
-func lastLines(path string, n int) (out []historyLine, skipped int, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
-	for {
-		line, rerr := br.ReadBytes('\n')
-		if line = bytes.TrimSpace(line); len(line) > 0 {
-			var e historyLine
-			if json.Unmarshal(line, &e.HistoryEntry) != nil || e.RequestID == "" {
-				skipped++
-			} else {
-				e.raw = line
-				out = append(out, e)
-				if n > 0 && len(out) > 2*n {
-					out = append(out[:0], out[len(out)-n:]...) // keep memory bounded on a long history
-				}
-			}
-		}
-		if rerr == io.EOF {
-			break
-		}
-		if rerr != nil {
-			return nil, skipped, fmt.Errorf("reading %s: %w", path, rerr)
-		}
-	}
-	if n > 0 && len(out) > n {
-		out = out[len(out)-n:]
-	}
-	return out, skipped, nil
 }
 
 // historyWidth is where history wraps a long question or answer: a
@@ -115,7 +72,7 @@ const historyWidth = 100
 // writeHistoryEntry prints one request: "time  via  agent  id", then one
 // "  question: answer" line per question, wrapped at historyWidth with the
 // rest indented.
-func writeHistoryEntry(w io.Writer, e journal.HistoryEntry) {
+func writeHistoryEntry(w io.Writer, e history.Entry) {
 	via := string(e.Via)
 	switch e.Outcome {
 	case socketproto.OutcomeAnswered:

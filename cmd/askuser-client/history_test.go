@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"askuser/daemon/journal"
+	"askuser/internal/history"
 	"askuser/socketproto"
 )
 
@@ -23,11 +23,11 @@ func historyDir(t *testing.T) string {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	return filepath.Join(dir, journal.HistoryFile)
+	return filepath.Join(dir, history.File)
 }
 
 func entry(id, q, a string, outcome socketproto.Outcome, at time.Time) string {
-	e := journal.HistoryEntry{RequestID: id, Questions: []socketproto.Question{{Question: q}},
+	e := history.Entry{RequestID: id, Questions: []socketproto.Question{{Question: q}},
 		Answers: []socketproto.Answer{}, Outcome: outcome, Via: "pane", Time: at,
 		Agent: &socketproto.Agent{ID: "a-1", Name: "claude"}}
 	if outcome == socketproto.OutcomeAnswered {

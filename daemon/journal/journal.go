@@ -16,13 +16,11 @@ import (
 
 	"askuser/daemon/internal/statefile"
 	"askuser/internal/atomicfile"
+	"askuser/internal/history"
 )
 
-// File names in the state dir.
-const (
-	StateFile   = "state.jsonl"
-	HistoryFile = "history.jsonl"
-)
+// StateFile is state.jsonl's name in the state dir; history.jsonl's is history.File.
+const StateFile = "state.jsonl"
 
 // Options configure Open.
 type Options struct {
@@ -57,8 +55,9 @@ type Journal struct {
 	history string
 
 	// f is state.jsonl while a group of writes is under way; Commit closes
-	// it. No file stays open between groups: an open file pins its
-	// directory, and a user who deletes the state dir must see it go.
+	// it. It stays open between groups while its path still names it
+	// (stillAtPath): a file replaced or removed, or a state dir deleted,
+	// is let go of at the next write.
 	f        *os.File
 	appended int64 // bytes since the last compaction
 	liveSize int64 // bytes the last compaction wrote
@@ -67,7 +66,7 @@ type Journal struct {
 	broken bool
 	// unhistoried holds history entries whose append failed, retried at
 	// each write; their ids, so that compaction can say so.
-	unhistoried []HistoryEntry
+	unhistoried []history.Entry
 	// histFile is history.jsonl kept open for appending, and what it was
 	// when opened (historyFile): unlike state.jsonl it is appended to on
 	// every answer, and it is checked against its path before each use, so
@@ -119,7 +118,7 @@ func Open(opts Options) (*Journal, State) {
 	j := &Journal{
 		opts:     opts,
 		path:     filepath.Join(opts.Dir, StateFile),
-		history:  filepath.Join(opts.Dir, HistoryFile),
+		history:  filepath.Join(opts.Dir, history.File),
 		broken:   true, // compact at the first chance: replay may have skipped damage
 		size:     -1,
 		histSize: -1,
@@ -158,7 +157,7 @@ const tmpSuffix = ".tmp"
 // ErrUnavailable) means none of them was kept: the change they describe must
 // not happen. history entries are appended to history.jsonl after them; a
 // failure there is logged and retried, never lost.
-func (j *Journal) Write(recs []Record, history ...HistoryEntry) error {
+func (j *Journal) Write(recs []Record, entries ...history.Entry) error {
 	var buf bytes.Buffer
 	for _, r := range recs {
 		if err := writeRecord(&buf, r); err != nil {
@@ -168,7 +167,7 @@ func (j *Journal) Write(recs []Record, history ...HistoryEntry) error {
 	if err := j.writeState(buf.Bytes()); err != nil {
 		return err
 	}
-	j.appendHistory(history)
+	j.appendHistory(entries)
 	return nil
 }
 
@@ -180,6 +179,9 @@ func (j *Journal) writeState(b []byte) error {
 		if err := j.Compact(); err != nil {
 			return err
 		}
+	}
+	if j.f != nil && !j.stillAtPath() {
+		j.closeFile()
 	}
 	if j.f == nil {
 		f, err := openRegular(j.path, unix.O_RDWR|unix.O_APPEND, false)
@@ -247,7 +249,7 @@ func (j *Journal) unavailable(err error) error {
 // appendHistory appends entries (after any that failed before) to
 // history.jsonl. It never fails: what cannot be written now is tried again at
 // the next write, and compaction marks it so that a restart writes it.
-func (j *Journal) appendHistory(entries []HistoryEntry) {
+func (j *Journal) appendHistory(entries []history.Entry) {
 	j.unhistoried = append(j.unhistoried, entries...)
 	if len(j.unhistoried) == 0 {
 		return
@@ -317,7 +319,7 @@ func (j *Journal) appendHistoryTo(f *os.File) error {
 		}
 		if completed != "" {
 			// Our own write that lost only its newline: that entry is there.
-			if i := slices.IndexFunc(j.unhistoried, func(h HistoryEntry) bool { return h.RequestID == completed }); i >= 0 {
+			if i := slices.IndexFunc(j.unhistoried, func(h history.Entry) bool { return h.RequestID == completed }); i >= 0 {
 				j.unhistoried = slices.Delete(j.unhistoried, i, i+1)
 			}
 		}
@@ -389,13 +391,28 @@ func (j *Journal) Commit() error {
 			}
 		}
 	}
-	j.closeFile()
 	if j.appended > j.opts.CompactBytes && j.appended > 2*j.liveSize {
 		if cerr := j.Compact(); cerr != nil {
 			j.opts.Logf("state journal: %v", cerr)
 		}
 	}
 	return err
+}
+
+// stillAtPath reports whether the open state.jsonl is still the file its
+// path names: not replaced (a compaction, someone's editor), removed, or
+// gone with the state dir. The file stays open between groups of writes —
+// opening it the careful way (statefile.Open) for every group cost a good
+// part of each ask's and answer's trip through the daemon — and this check
+// is what makes that safe: a file the path no longer names is closed, and
+// the write goes where the path leads (compacting when it leads nowhere).
+func (j *Journal) stillAtPath() bool {
+	at, err := os.Lstat(j.path)
+	if err != nil {
+		return false
+	}
+	held, err := j.f.Stat()
+	return err == nil && os.SameFile(at, held)
 }
 
 func (j *Journal) closeFile() {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"askuser/internal/history"
 	"askuser/socketproto"
 	"askuser/tests/skips"
 )
@@ -106,7 +107,7 @@ func (r *rig) snapshot() []Record {
 // write is what the queue does: journal first, then the change.
 func (r *rig) write(t *testing.T, recs ...Record) {
 	t.Helper()
-	var hist []HistoryEntry
+	var hist []history.Entry
 	for _, rec := range recs {
 		if rec.Op == OpResolve {
 			if p := r.live.pending[rec.ID]; p != nil {
@@ -238,7 +239,7 @@ func TestCompactionWhileRunning(t *testing.T) {
 	if p, r := ids(st); strings.Join(p, ",") != "stays" || len(r) != 0 {
 		t.Fatalf("pending %v results %v", p, r)
 	}
-	if n := strings.Count(read(t, filepath.Join(dir, HistoryFile)), "\n"); n != 200 {
+	if n := strings.Count(read(t, filepath.Join(dir, history.File)), "\n"); n != 200 {
 		t.Errorf("history has %d lines, want 200", n)
 	}
 }
@@ -297,8 +298,8 @@ func TestHistoryLines(t *testing.T) {
 	j.write(t, Record{Op: OpAdd, ID: "a", At: t0, Pending: pending("a", "Which DB?")})
 	j.write(t, Record{Op: OpResolve, ID: "a", At: t0.Add(time.Minute), Outcome: "answered", Via: "pane",
 		Response: answered("a", "Which DB?", "SQLite"), Expires: t0.Add(time.Hour)})
-	var h HistoryEntry
-	if err := json.Unmarshal([]byte(read(t, filepath.Join(dir, HistoryFile))), &h); err != nil {
+	var h history.Entry
+	if err := json.Unmarshal([]byte(read(t, filepath.Join(dir, history.File))), &h); err != nil {
 		t.Fatal(err)
 	}
 	if h.RequestID != "a" || h.Outcome != "answered" || h.Via != "pane" || h.Answers[0].Answer.Text != "SQLite" ||
@@ -325,7 +326,7 @@ func TestHistoryIsRebuiltAfterACrashBetweenTheAppends(t *testing.T) {
 		j, _ := open(t, dir, t0)
 		j.Close()
 	}
-	hist := read(t, filepath.Join(dir, HistoryFile))
+	hist := read(t, filepath.Join(dir, history.File))
 	if strings.Count(hist, `"requestId":"a"`) != 1 || strings.Count(hist, `"requestId":"b"`) != 1 {
 		t.Fatalf("history:\n%s", hist)
 	}
@@ -460,7 +461,7 @@ func TestReadOnlyStateDirStillRestores(t *testing.T) {
 	if p, r := ids(st); len(p) != 0 || strings.Join(r, ",") != "a" {
 		t.Fatalf("after a restart: pending %v results %v", p, r)
 	}
-	if n := strings.Count(read(t, filepath.Join(dir, HistoryFile)), `"requestId":"a"`); n != 1 {
+	if n := strings.Count(read(t, filepath.Join(dir, history.File)), `"requestId":"a"`); n != 1 {
 		t.Errorf("history has a %d times", n)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"askuser/internal/history"
 	"askuser/socketproto"
 )
 
@@ -18,16 +19,16 @@ type model struct {
 	// resolved lists the history entries that resolutions since the last
 	// mark (and results marked NoHistory) make: what history.jsonl must hold
 	// after the mark's offset.
-	resolved []HistoryEntry
+	resolved []history.Entry
 	// mark is history.jsonl's size at the last compaction.
 	mark int64
 	// histories holds each result's history line, for a history cut
 	// shorter than the mark (allResolved).
-	histories map[string]HistoryEntry
+	histories map[string]history.Entry
 }
 
 func newModel() *model {
-	return &model{pending: map[string]*Request{}, results: map[string]*Result{}, histories: map[string]HistoryEntry{}}
+	return &model{pending: map[string]*Request{}, results: map[string]*Result{}, histories: map[string]history.Entry{}}
 }
 
 // apply takes one record in. It returns false when the record makes no sense
@@ -94,7 +95,7 @@ func validAsked(r Record) bool {
 		len(r.Pending.Draft) <= len(r.Pending.Questions)
 }
 
-func (m *model) keep(res *Result, h HistoryEntry) {
+func (m *model) keep(res *Result, h history.Entry) {
 	if _, had := m.results[res.ID]; !had {
 		m.resOrd = append(m.resOrd, res.ID)
 	}
@@ -105,8 +106,8 @@ func (m *model) keep(res *Result, h HistoryEntry) {
 // allResolved is the history line of every result the journal holds,
 // expired or not, oldest first: what history.jsonl must hold somewhere when
 // it was cut shorter than the mark and the lines before the mark are gone.
-func (m *model) allResolved() []HistoryEntry {
-	var out []HistoryEntry
+func (m *model) allResolved() []history.Entry {
+	var out []history.Entry
 	for _, id := range m.resOrd {
 		if _, ok := m.results[id]; ok {
 			out = append(out, m.histories[id])
@@ -136,8 +137,8 @@ func (m *model) state(now time.Time) State {
 }
 
 // HistoryOf is the history.jsonl line for a request resolved as r says.
-func HistoryOf(asked *socketproto.Pending, r Record) HistoryEntry {
-	h := HistoryEntry{
+func HistoryOf(asked *socketproto.Pending, r Record) history.Entry {
+	h := history.Entry{
 		RequestID: r.ID,
 		Tool:      asked.Tool,
 		Questions: asked.Questions,

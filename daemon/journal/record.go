@@ -87,25 +87,3 @@ type State struct {
 	Pending []Request
 	Results []Result
 }
-
-// HistoryEntry is one line of history.jsonl.
-type HistoryEntry struct {
-	RequestID         string                 `json:"requestId"`
-	Tool              string                 `json:"tool,omitempty"`
-	Questions         []socketproto.Question `json:"questions"`
-	Answers           []socketproto.Answer   `json:"answers"`
-	AnswersByQuestion map[string]string      `json:"answersByQuestion,omitempty"`
-	Outcome           socketproto.Outcome    `json:"outcome"`
-	Via               socketproto.Via        `json:"via,omitempty"`
-	Time              time.Time              `json:"time"`
-	CreatedAt         time.Time              `json:"createdAt"`
-	Agent             *socketproto.Agent     `json:"agent,omitempty"`
-	Metadata          json.RawMessage        `json:"metadata,omitempty"`
-	// Settled: how the user settled a withdrawn request in the agent's own
-	// prompt ("allowed in Claude Code's own dialog").
-	Settled string `json:"settled,omitempty"`
-	// Permission and RuleID: a permission prompt's marker, and the rule
-	// that answered it (via "rule") or that the user's answer made.
-	Permission *socketproto.PermissionPrompt `json:"permission,omitempty"`
-	RuleID     int                           `json:"ruleId,omitempty"`
-}

@@ -10,6 +10,8 @@ import (
 	"io/fs"
 
 	"golang.org/x/sys/unix"
+
+	"askuser/internal/history"
 )
 
 // replay reads the journal at path into m. Damage never stops the daemon: a
@@ -135,7 +137,7 @@ func eachLine(r io.Reader, max int, fn func(lineNo int, line []byte, tooLong, la
 // shorter than the mark (or gone) was cut or replaced: the lines before the
 // mark may be gone too, so it is read from its start for every result the
 // journal still holds (all), which are the ones that can be written again.
-func missingHistory(path string, mark int64, resolved, all []HistoryEntry, logf func(string, ...any)) []HistoryEntry {
+func missingHistory(path string, mark int64, resolved, all []history.Entry, logf func(string, ...any)) []history.Entry {
 	seen := map[string]int{}
 	f, err := openRegular(path, unix.O_RDONLY, false)
 	cut := mark > 0 && errors.Is(err, fs.ErrNotExist)
@@ -167,7 +169,7 @@ func missingHistory(path string, mark int64, resolved, all []HistoryEntry, logf 
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		logf("history: cannot read it to check it is whole: %v", err)
 	}
-	var missing []HistoryEntry
+	var missing []history.Entry
 	for _, h := range resolved {
 		if seen[h.RequestID] > 0 {
 			seen[h.RequestID]--

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"askuser/internal/history"
 )
 
 // resolveN adds and answers requests ids, each with its history line.
@@ -26,11 +28,11 @@ func (r *rig) resolveN(t *testing.T, ids ...string) {
 func historyCounts(t *testing.T, dir string) map[string]int {
 	t.Helper()
 	counts := map[string]int{}
-	for _, line := range strings.Split(read(t, filepath.Join(dir, HistoryFile)), "\n") {
+	for _, line := range strings.Split(read(t, filepath.Join(dir, history.File)), "\n") {
 		if line == "" {
 			continue
 		}
-		var h HistoryEntry
+		var h history.Entry
 		if json.Unmarshal([]byte(line), &h) != nil || h.RequestID == "" {
 			counts[""]++
 			continue
@@ -52,7 +54,7 @@ func wantOnce(t *testing.T, dir string, ids ...string) {
 		delete(counts, id)
 	}
 	if len(counts) > 0 {
-		t.Errorf("history.jsonl has more than it should (\"\": unreadable lines): %v\n%s", counts, read(t, filepath.Join(dir, HistoryFile)))
+		t.Errorf("history.jsonl has more than it should (\"\": unreadable lines): %v\n%s", counts, read(t, filepath.Join(dir, history.File)))
 	}
 }
 
@@ -98,7 +100,7 @@ func TestHistoryTornTail(t *testing.T) {
 			j, _ := open(t, dir, t0)
 			j.resolveN(t, "a", "b", "c")
 			j.Close() // as a crash: nothing is done at Close but an fsync
-			c.tear(t, filepath.Join(dir, HistoryFile))
+			c.tear(t, filepath.Join(dir, history.File))
 
 			j, _ = open(t, dir, t0)
 			j.resolveN(t, "d", "e")
@@ -119,7 +121,7 @@ func TestHistoryFragmentWhileRunning(t *testing.T) {
 	dir := t.TempDir()
 	j, _ := open(t, dir, t0)
 	j.resolveN(t, "a")
-	appendTo(t, filepath.Join(dir, HistoryFile), `{"requestId":"ghost","quest`)
+	appendTo(t, filepath.Join(dir, history.File), `{"requestId":"ghost","quest`)
 	j.resolveN(t, "b")
 	j.Close()
 	wantOnce(t, dir, "a", "b")
@@ -141,7 +143,7 @@ func TestHistoryCutBeforeTheMark(t *testing.T) {
 			j, _ = open(t, dir, t0) // compacts: the mark is after a and b
 			j.resolveN(t, "c")
 			j.Close()
-			path := filepath.Join(dir, HistoryFile)
+			path := filepath.Join(dir, history.File)
 			if how == "cut" {
 				data := read(t, path)
 				if err := os.WriteFile(path, []byte(data[:strings.Index(data, "\n")+10]), 0o600); err != nil {

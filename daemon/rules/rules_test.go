@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"askuser/daemon/config"
+	"askuser/internal/config"
 	"askuser/socketproto"
 )
 

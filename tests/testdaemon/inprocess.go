@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"askuser/daemon/config"
+	"askuser/internal/config"
 )
 
 // Setup is what a Runner needs to run a daemon for a test.

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"askuser/daemon"
-	"askuser/daemon/config"
+	"askuser/internal/config"
 	"askuser/tests/testdaemon"
 )
 
