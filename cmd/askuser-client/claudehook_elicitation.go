@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"askuser/cmd/internal/agentinput"
+	"askuser/cmd/internal/agents/claudecode"
 	"askuser/cmd/internal/elicit"
 	"askuser/socketproto"
 )
@@ -19,7 +20,7 @@ import (
 // A form askuser cannot ask (a field of a kind it has no question for), or
 // no daemon, prints nothing: Claude Code then does what it does without a
 // hook (its own dialog; a cancel in claude -p).
-func runElicitationHook(x *invocation, in claudeHookInput) int {
+func runElicitationHook(x *invocation, in claudecode.HookInput) int {
 	form, req, ok := elicitationRequest(x, in)
 	if !ok {
 		return exitOK
@@ -39,7 +40,7 @@ func runElicitationHook(x *invocation, in claudeHookInput) int {
 // elicitationRequest is the elicitation as askuser questions, checked as
 // the daemon will check them; ok false (said on stderr) means askuser cannot
 // ask it.
-func elicitationRequest(x *invocation, in claudeHookInput) (*elicit.Form, socketproto.AskUserRequest, bool) {
+func elicitationRequest(x *invocation, in claudecode.HookInput) (*elicit.Form, socketproto.AskUserRequest, bool) {
 	fail := func(format string, args ...any) (*elicit.Form, socketproto.AskUserRequest, bool) {
 		fmt.Fprintf(x.stderr, "askuser-client claude-hook: "+format+"; Claude Code asks in its own dialog\n", args...)
 		return nil, socketproto.AskUserRequest{}, false

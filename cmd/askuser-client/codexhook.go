@@ -7,7 +7,7 @@ import (
 	"io"
 
 	"askuser/cmd/internal/agentinput"
-	"askuser/cmd/internal/claudecode"
+	"askuser/cmd/internal/agents/claudecode"
 )
 
 const codexHookSynopsis = `codex-hook [--socket PATH] [--config PATH]

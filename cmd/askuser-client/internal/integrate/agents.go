@@ -15,7 +15,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"askuser/cmd/askuser-client/internal/shell"
-	"askuser/cmd/internal/claudecode"
+	"askuser/cmd/internal/agents/claudecode"
 	"askuser/integrations"
 )
 
