@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"askuser/cmd/askuser-client/internal/integrate"
+	"askuser/cmd/internal/integrate"
 	"askuser/socketproto/askclient"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"askuser/cmd/askuser-client/internal/shell"
+	"askuser/cmd/internal/shell"
 )
 
 // Codex's approval prompts in askuser (integrate codex --permissions): its

@@ -14,8 +14,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"askuser/cmd/askuser-client/internal/shell"
 	"askuser/cmd/internal/agents/claudecode"
+	"askuser/cmd/internal/shell"
 	"askuser/integrations"
 )
 
