@@ -1,7 +1,6 @@
 package views
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -173,17 +172,4 @@ func fill(screen tcell.Screen, x, y, w int, style tcell.Style) {
 	for i := 0; i < w; i++ {
 		screen.SetContent(x+i, y, ' ', nil, style)
 	}
-}
-
-// thousands formats n as 2,847.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	var out []byte
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
-	}
-	return string(out)
 }

@@ -188,7 +188,7 @@ func runProxy(x *invocation, res resolved, agent socketproto.Agent, argv []strin
 	r.withdrawAll()
 	serverIn.Close()
 	if !ended {
-		serverEnded, ended = stopServer(cmd, exited)
+		serverEnded = stopServer(cmd, exited)
 	}
 	// What the server wrote last still reaches the client, unless a
 	// process it left behind holds its stdout open.
@@ -204,18 +204,18 @@ func runProxy(x *invocation, res resolved, agent socketproto.Agent, argv []strin
 
 // stopServer lets the server exit on the end of its stdin, then sends
 // SIGTERM, then SIGKILL, each after proxyStopGrace.
-func stopServer(cmd *exec.Cmd, exited <-chan error) (error, bool) {
+func stopServer(cmd *exec.Cmd, exited <-chan error) error {
 	for _, sig := range []os.Signal{nil, syscall.SIGTERM, os.Kill} {
 		if sig != nil {
 			_ = cmd.Process.Signal(sig)
 		}
 		select {
 		case err := <-exited:
-			return err, true
+			return err
 		case <-time.After(proxyStopGrace):
 		}
 	}
-	return <-exited, true
+	return <-exited
 }
 
 // proxyExit is the proxy's exit status: 0 when the client ended the

@@ -48,6 +48,11 @@ type Action struct {
 	Draft []json.RawMessage
 	// Error, for Report: a sentence that says where in the file.
 	Error string
+	// Waiting, for Report: the problem is about request RequestID, which
+	// was waiting when the save was merged, so the problem goes when that
+	// request does (answered elsewhere, cancelled, withdrawn). False for a
+	// problem about the save itself, or an id that was not waiting.
+	Waiting bool
 }
 
 // Merge is MergeFrom against the newest state: for a save whose revision
@@ -155,7 +160,7 @@ func mergeRequest(at string, r Request, p *socketproto.Pending, was []json.RawMe
 	var acts []Action
 	raws, digests, inFile, unmatched := fileAnswers(r, p)
 	for _, text := range unmatched {
-		acts = append(acts, report(p.RequestID, "%s: request %q has no question %q (was its text edited?); its answer is ignored", at, p.RequestID, text))
+		acts = append(acts, reportWaiting(p.RequestID, "%s: request %q has no question %q (was its text edited?); its answer is ignored", at, p.RequestID, text))
 	}
 	draft := make([]json.RawMessage, len(p.Questions))
 	edited := false
@@ -192,7 +197,7 @@ func mergeRequest(at string, r Request, p *socketproto.Pending, was []json.RawMe
 		_, answered, err := socketproto.NormalizeAnswer(q, draft[i])
 		switch {
 		case err != nil:
-			acts = append(acts, report(p.RequestID, "%s: request %q, questions[%d].answer: %v", at, p.RequestID, i, err))
+			acts = append(acts, reportWaiting(p.RequestID, "%s: request %q, questions[%d].answer: %v", at, p.RequestID, i, err))
 			valid = false
 		case !answered:
 			// "" or "  " means "not yet": it is written back as null.
@@ -203,7 +208,7 @@ func mergeRequest(at string, r Request, p *socketproto.Pending, was []json.RawMe
 	if complete && valid {
 		sent, problems := approved(p, draft, digests)
 		for _, msg := range problems {
-			acts = append(acts, report(p.RequestID, "%s: request %q, %s", at, p.RequestID, msg))
+			acts = append(acts, reportWaiting(p.RequestID, "%s: request %q, %s", at, p.RequestID, msg))
 		}
 		if len(problems) == 0 {
 			answers, perr := socketproto.NormalizeAnswers(p.Questions, sent)
@@ -211,7 +216,7 @@ func mergeRequest(at string, r Request, p *socketproto.Pending, was []json.RawMe
 				return append(acts, Action{Kind: Resolve, RequestID: p.RequestID, Answers: answers})
 			}
 			if perr != nil {
-				acts = append(acts, report(p.RequestID, "%s: request %q: %s", at, p.RequestID, perr.Error()))
+				acts = append(acts, reportWaiting(p.RequestID, "%s: request %q: %s", at, p.RequestID, perr.Error()))
 			}
 		}
 	}
@@ -312,4 +317,11 @@ func compact(raw json.RawMessage) json.RawMessage {
 
 func report(id, format string, args ...any) Action {
 	return Action{Kind: Report, RequestID: id, Error: fmt.Sprintf(format, args...)}
+}
+
+// reportWaiting is report for a problem about a request that is waiting.
+func reportWaiting(id, format string, args ...any) Action {
+	a := report(id, format, args...)
+	a.Waiting = true
+	return a
 }

@@ -34,6 +34,7 @@ func (s *Syncer) write() {
 	if !ok {
 		return // the daemon is stopping; its state dir keeps the requests
 	}
+	s.dropResolved(pending)
 	// The same requests and drafts as the file on disk, in the revision it
 	// has: nothing to write.
 	if cur := s.render.render(s.id.rev, pending); sha256.Sum256(cur) == s.onDisk {

@@ -99,6 +99,7 @@ type Syncer struct {
 
 	// Owned by the loop goroutine.
 	render      renderer
+	problems    []problem // what render.problems says, with what each is about
 	watch       *dirWatch
 	wantWrite   bool
 	wantRead    bool

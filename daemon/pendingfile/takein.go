@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"slices"
 	"time"
 
 	"askuser/daemon/internal/statefile"
@@ -187,18 +186,7 @@ func (s *Syncer) unblock() {
 func (s *Syncer) fileProblem(msg string) {
 	s.become(s.status.problem())
 	s.report(msg)
-	s.showProblems([]string{msg})
-}
-
-// showProblems puts what was wrong with the last save at the top of the
-// file (read-only "problems"), rewriting it when that changes: someone who
-// answers only in an editor sees their file revert, and this says why.
-func (s *Syncer) showProblems(problems []string) {
-	if slices.Equal(problems, s.render.problems) {
-		return
-	}
-	s.render.problems = problems
-	s.wantWrite = true
+	s.showProblems([]problem{{text: msg, told: true}})
 }
 
 // fileFine says a reported problem with the file is over: a save parsed.
@@ -257,35 +245,36 @@ func (s *Syncer) takeIn(f *File, h [32]byte, data []byte) {
 		s.logf("pending file: a save edited from revision %d, which the daemon no longer knows: merged against the newest state, where only answers the daemon never wrote into the file count as edits", f.Revision)
 	}
 	acts, _ := s.q.Apply(Save{File: f, Base: base, Wrote: s.id.wroteAnswer, Taken: func() { s.id.take(h) }})
-	reported := 0
-	var problems []string
 	for _, a := range acts {
 		switch a.Kind {
 		case Resolve:
 			s.logf("pending file: request %s answered", a.RequestID)
 		case Cancel:
 			s.logf("pending file: request %s cancelled by the user", a.RequestID)
-		case Report:
-			reported++
-			if reported <= maxReports {
-				s.report(a.Error)
-				problems = append(problems, a.Error)
-			} else {
-				s.logf("pending file: %s", a.Error)
-			}
 		}
 	}
-	if more := reported - maxReports; more > 0 {
+	all := saveProblems(acts)
+	var problems []problem
+	for i, p := range all {
+		if i >= maxReports {
+			s.logf("pending file: %s", p.text)
+			continue
+		}
+		s.report(p.text)
+		p.told = true
+		problems = append(problems, p)
+	}
+	if more := len(all) - maxReports; more > 0 {
 		msg := fmt.Sprintf("%d more problems in this save were ignored; the daemon log lists each", more)
 		s.report(msg)
-		problems = append(problems, msg)
+		problems = append(problems, problem{text: msg, about: aboutAll(all[maxReports:]), told: true})
 	}
 	if len(problems) > 0 {
 		kept := s.RejectedPath()
 		if err := writeAtomic(kept, data); err != nil && !errors.Is(err, errNotSynced) {
 			s.logf("pending file: keeping a save with problems as %s failed: %v", kept, err)
 		} else {
-			problems = append(problems, "your version of the file is kept as "+kept)
+			problems = append(problems, problem{text: "your version of the file is kept as " + kept, about: aboutAll(all)})
 		}
 	}
 	s.showProblems(problems)

@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"askuser/internal/atomicfile"
 	"askuser/socketproto"
 )
 
@@ -253,7 +254,7 @@ func (b *Book) nextID() int {
 }
 
 // save writes the rules as revision b.rev: a new file renamed into place,
-// the user's alone.
+// the user's alone (atomicfile).
 func (b *Book) save() error {
 	data, err := json.MarshalIndent(fileForm{Revision: b.rev, Rules: b.rules}, "", "  ")
 	if err != nil {
@@ -263,22 +264,11 @@ func (b *Book) save() error {
 	if b.rules == nil {
 		data = bytes.Replace(data, []byte(`"rules": null`), []byte(`"rules": []`), 1)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(b.path), FileName+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", b.path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), b.path)
-	}
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", b.path, err)
+	// Through the one atomic writer of the state dir: temporary file,
+	// fsync, rename, directory fsync; anything but a regular file at the
+	// path is refused and left alone.
+	if err := atomicfile.Write(b.path, data, 0o600); err != nil && !errors.Is(err, atomicfile.ErrNotSynced) {
+		return err
 	}
 	b.last = data
 	return nil

@@ -27,6 +27,7 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("GET /api/events", s.authed(s.handleEvents))
 	mux.HandleFunc("GET /api/session", s.authed(func(w http.ResponseWriter, r *http.Request, _ string) { writeJSON(w, 200, map[string]any{"ok": true}) }))
 	mux.HandleFunc("POST /api/action", s.authed(s.change(s.handleAction)))
+	s.pushRoutes(mux)
 	return s.guard(mux)
 }
 

@@ -14,9 +14,13 @@
 // must pass (docs/contract.md §12: its Host, its session, a change's
 // Origin, the headers of every response); api.go is the page's side (the
 // page, the login, the event stream of views, the actions); sessions.go
-// runs one core per session on one goroutine; view.go cleans the view's
+// runs one core per session on one goroutine; push.go makes the page an app
+// that notifies (its service worker, Web Push subscriptions relayed to the
+// daemon, a notification's action taken through the session's core); view.go cleans the view's
 // agent text for the page; secret.go holds the secret and the session
 // tokens made from it; static/ is the page itself, embedded: plain HTML, CSS
 // and JavaScript, no build step (session.js keeps the session token in the
-// origin's storage and presents it; app.js draws the view).
+// origin's storage and presents it; app.js draws the view; push.js
+// registers sw.js and subscribes; manifest.json and the icons make it
+// installable).
 package web

@@ -10,6 +10,7 @@
 // ever put into the page with textContent: nothing an agent sends is markup.
 (function () {
   const session = window.askuserSession;
+  const push = window.askuserPush;
   const $ = id => document.getElementById(id);
 
   const st = {
@@ -84,6 +85,7 @@
       if (m.type !== 'view') return;
       st.skew = Date.parse(m.now) - Date.now();
       st.view = m.view;
+      openWanted();
       st.link = 'open';
       render();
     }, ctl.signal).then(status => {
@@ -187,7 +189,7 @@
     const notes = (v && v.notices ? v.notices.map(x => x.text) : []).concat(st.sendError ? [st.sendError] : []);
     $('notice').textContent = notes.join(' ');
     $('notice').hidden = !notes.length;
-    $('notify').hidden = !('Notification' in window) || Notification.permission !== 'default';
+    renderNotify();
   }
 
   // --- a request ---------------------------------------------------------------------
@@ -497,18 +499,56 @@
 
   // --- in the background ---------------------------------------------------------------------
 
+  // renderNotify shows what "Notify me on this device" can do here: Web
+  // Push where the browser has it on a secure origin (askuserd notifies this
+  // device even with the page closed); else, with notifications allowed, a
+  // notification from this tab while it is open in the background.
+  function renderNotify() {
+    const b = $('notify');
+    const how = push.state();
+    b.dataset.state = how;
+    if (how === 'on') {
+      b.hidden = false;
+      b.textContent = 'Notifying this device';
+      b.title = 'askuserd pushes new questions to this device; tap to stop';
+    } else if (how === 'off') {
+      b.hidden = false;
+      b.textContent = 'Notify me on this device';
+      b.title = 'Questions reach this device even with the page closed';
+    } else {
+      b.hidden = !('Notification' in window) || Notification.permission !== 'default';
+      b.textContent = 'Notify me';
+      b.title = how === 'insecure' ? 'Only while this page is open: notifications with the page closed need https (askuserd web --tailscale)' : 'Only while this page is open';
+    }
+  }
+
+  async function toggleNotify() {
+    const how = push.state();
+    if (how === 'on' || how === 'off') {
+      const err = how === 'on' ? await push.unsubscribe() : await push.subscribe();
+      st.sendError = err;
+      renderHeader();
+      return;
+    }
+    Notification.requestPermission().then(() => renderHeader());
+  }
+
   // notifyNew raises a notification when the core counts a new request and
-  // the page is not looked at.
+  // the page is not looked at, unless askuserd pushes to this device (its
+  // notification comes then, by its rules: grace, bursts, reminders). Its
+  // tag is not the pushed one's, which it would replace and leave open
+  // when the request is answered.
   function notifyNew() {
     const v = st.view;
     if (!v) return;
+    push.badge(v.requests.length);
     const grew = st.bells >= 0 && v.bells > st.bells;
     st.bells = v.bells;
-    if (!grew || !document.hidden || !('Notification' in window) || Notification.permission !== 'granted') return;
+    if (!grew || !document.hidden || push.state() === 'on' || !('Notification' in window) || Notification.permission !== 'granted') return;
     const p = v.requests.slice().sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))[0];
     if (!p) return;
     try {
-      new Notification('askuser: ' + p.agent + ' asks', { body: p.questions.length ? p.questions[0].question.slice(0, 300) : '', tag: p.id });
+      new Notification('askuser: ' + p.agent + ' asks', { body: p.questions.length ? p.questions[0].question.slice(0, 300) : '', tag: 'tab:' + p.id });
     } catch (e) { /* some browsers only notify from a service worker */ }
   }
 
@@ -521,12 +561,21 @@
   $('rules').addEventListener('click', ev => { ev.preventDefault(); act(st.view && st.view.rulesView ? 'closeRules' : 'rules'); });
   $('prev').addEventListener('click', on('step', { delta: -1 }));
   $('next').addEventListener('click', on('step', { delta: 1 }));
-  $('notify').addEventListener('click', () => { Notification.requestPermission().then(() => renderHeader()); });
+  $('notify').addEventListener('click', toggleNotify);
   // Ages stay current.
   setInterval(() => { if (focusedReq()) renderHeader(); }, 15000);
 
+  // wanted is the request a notification's link names (?request=ID): the
+  // page opens it once it is among the requests (the user's own move).
+  let wanted = push.requested();
+  function openWanted() {
+    if (!wanted || !st.view) return;
+    if (st.view.requests.some(r => r.id === wanted)) act('open', { request: wanted });
+    wanted = '';
+  }
+
   session.start().then(how => {
-    if (how === 'ok') { render(); connect(); return; }
+    if (how === 'ok') { render(); connect(); push.start(renderHeader); return; }
     if (how === 'refused') showLogin('That secret is not valid', 'It may have been rotated with askuserd web --rotate: open the address that askuserd web --url prints now.');
     else if (how === 'unreachable') showLogin('askuserd web cannot be reached', 'Is it running? Reload this page once it is.');
     else showLogin('This page needs the address with its secret', 'On the machine that runs askuser, askuserd web --url prints it, with a QR code for a phone.');

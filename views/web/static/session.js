@@ -52,16 +52,14 @@ window.askuserSession = (function () {
     return Object.assign({ Authorization: 'Bearer ' + load() }, extra || {});
   }
 
-  // post sends a change; the reply's JSON with ok and status added. A 401
-  // forgets the token: it will never be valid again.
-  async function post(path, body) {
+  // send makes a call (a change, or a GET); the reply's JSON with ok and
+  // status added. A 401 forgets the token: it will never be valid again.
+  async function send(method, path, body) {
     let res;
     try {
-      res = await fetch(path, {
-        method: 'POST', cache: 'no-store', credentials: 'omit',
-        headers: headers({ 'Content-Type': 'application/json' }),
-        body: JSON.stringify(body),
-      });
+      const init = { method, cache: 'no-store', credentials: 'omit', headers: headers(body === undefined ? {} : { 'Content-Type': 'application/json' }) };
+      if (body !== undefined) init.body = JSON.stringify(body);
+      res = await fetch(path, init);
     } catch (e) {
       return { ok: false, status: 0, error: 'askuserd web could not be reached' };
     }
@@ -70,6 +68,7 @@ window.askuserSession = (function () {
     if (res.status === 401) save('');
     return Object.assign({ ok: res.ok, status: res.status }, j);
   }
+  const post = (path, body) => send('POST', path, body);
 
   // stream reads the server's event stream (fetch, since EventSource cannot
   // send a header) and calls onMessage with each message's event name and
@@ -111,5 +110,5 @@ window.askuserSession = (function () {
     return res.status;
   }
 
-  return { start, post, stream, loggedIn: () => !!load(), forget: () => save('') };
+  return { start, post, send, get: path => send('GET', path), stream, token: load, loggedIn: () => !!load(), forget: () => save('') };
 })();

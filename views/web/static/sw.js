@@ -36,7 +36,7 @@ async function handlePush(p) {
   if (p.type !== 'show') return;
   const labels = Array.isArray(p.actions) ? p.actions.map(String) : [];
   const max = (self.Notification && Notification.maxActions) || 2;
-  await self.registration.showNotification(String(p.title || 'askuser'), {
+  const options = {
     body: String(p.body || ''),
     tag: p.tag,
     renotify: !!p.renotify,
@@ -44,7 +44,16 @@ async function handlePush(p) {
     timestamp: Date.now(),
     actions: labels.slice(0, max).map((label, i) => ({ action: 'pick:' + i, title: label })),
     data: { url: pageURL(p.url, p.tag), requestId: p.requestId || '', labels: labels, shownAt: Date.now() },
-  });
+  };
+  // A notification shown is checked for: Chromium sometimes drops the
+  // first one an origin shows. Shown again quietly (it replaces its own
+  // tag), at most twice, so that a browser that lists none rings once.
+  for (let i = 0; i < 3; i++) {
+    await self.registration.showNotification(String(p.title || 'askuser'), options);
+    if ((await self.registration.getNotifications({ tag: p.tag })).length) return;
+    options.renotify = false;
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 function setBadge(n) {

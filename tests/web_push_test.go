@@ -1,0 +1,244 @@
+package tests
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/serviceworker"
+	"github.com/chromedp/chromedp"
+
+	"askuser/daemon/notify/webpush/pushtest"
+	"askuser/tests/testdaemon"
+)
+
+// pushPage is the web page in a browser whose service worker receives what
+// askuserd pushes: askuserd sends to a push service on loopback
+// (pushtest), which decrypts it with the device's keys, and the test hands
+// the plaintext to the page's worker through the DevTools protocol
+// (ServiceWorker.deliverPushMessage), as the browser's push service would.
+type pushPage struct {
+	t      *testing.T
+	e      *Env
+	w      *webPane
+	b      *browser
+	srv    *pushtest.Server
+	dev    *pushtest.Device
+	regID  serviceworker.RegistrationID
+	client *http.Client
+}
+
+func newPushPage(t *testing.T) *pushPage {
+	t.Helper()
+	e := NewEnv(t)
+	// No grace and no idle: every question is pushed at once; the policy
+	// has its own tests (daemon/notify).
+	e.WriteConfig("[notify]\ngrace = \"0s\"\nidle = \"0s\"\n[web]\npush_insecure_loopback = true\n")
+	e.StartDaemon()
+	w := startWeb(t, e)
+	b := newBrowser(t, 390, 844)
+	p := &pushPage{t: t, e: e, w: w, b: b, srv: pushtest.NewServer()}
+	t.Cleanup(p.srv.Close)
+
+	regs := chromedp.Events(b.ctx, serviceworker.WorkerRegistrationUpdated)
+	found := make(chan serviceworker.RegistrationID, 8)
+	go func() {
+		for ev, err := range regs {
+			if err != nil {
+				return
+			}
+			for _, r := range ev.Registrations {
+				if !r.IsDeleted && strings.HasPrefix(r.ScopeURL, w.base) {
+					select {
+					case found <- r.RegistrationID:
+					default:
+					}
+				}
+			}
+		}
+	}()
+	if _, err := chromedp.Call(b.ctx, serviceworker.Enable, struct{}{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.CallBrowser(b.ctx, cdpbrowser.SetPermission, cdpbrowser.SetPermissionParams{
+		Permission: &cdpbrowser.PermissionDescriptor{Name: "notifications"}, Setting: cdpbrowser.PermissionSettingGranted, Origin: strings.TrimSuffix(w.base, "/"),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b.open(w)
+	// The page registered its worker, which controls the page's scope.
+	if !jsValue[bool](b, `navigator.serviceWorker.ready.then(r => !!r.active && r.scope === location.origin + '/')`) {
+		t.Fatal("the service worker is not active at the page's scope")
+	}
+	select {
+	case p.regID = <-found:
+	case <-time.After(testdaemon.Wait):
+		t.Fatal("no service worker registration was reported")
+	}
+
+	// This browser cannot reach a real push service: a device of the
+	// fake one subscribes through the page's own API instead, with the
+	// page's session.
+	p.client, _ = w.httpClient()
+	p.dev = p.srv.NewDevice("phone")
+	resp := p.post("/api/push/subscribe", p.srv.Subscription(p.dev))
+	if resp.StatusCode != 200 {
+		t.Fatalf("subscribing: %s", resp.Status)
+	}
+	return p
+}
+
+func (p *pushPage) post(path, body string) *http.Response {
+	p.t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, p.w.base+strings.TrimPrefix(path, "/"), strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Origin", strings.TrimSuffix(p.w.base, "/"))
+	resp, err := p.client.Do(req)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp
+}
+
+// relay waits for the n-th push askuserd sent, and delivers it to the page's
+// worker; it returns the payload.
+func (p *pushPage) relay(n int) map[string]any {
+	p.t.Helper()
+	got, err := p.srv.WaitFor(n, testdaemon.Wait)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	m := got[n-1]
+	if m.Err != nil {
+		p.t.Fatalf("push %d did not decrypt: %v", n, m.Err)
+	}
+	if _, err := chromedp.Call(p.b.ctx, serviceworker.DeliverPushMessage, serviceworker.DeliverPushMessageParams{
+		Origin: strings.TrimSuffix(p.w.base, "/"), RegistrationID: p.regID, Data: string(m.Plaintext),
+	}); err != nil {
+		p.t.Fatal(err)
+	}
+	var payload map[string]any
+	_ = json.Unmarshal(m.Plaintext, &payload)
+	return payload
+}
+
+// notifications is what the worker shows now: tag, body and actions.
+func (p *pushPage) notifications() string {
+	return jsValue[string](p.b, `navigator.serviceWorker.ready.then(r => r.getNotifications()).then(ns =>
+		ns.map(n => n.tag + ': ' + n.body + ' [' + n.actions.map(a => a.title).join(', ') + ']').sort().join('\n'))`)
+}
+
+func (p *pushPage) waitNotifications(want string) {
+	p.t.Helper()
+	deadline := time.Now().Add(testdaemon.Wait)
+	for {
+		got := p.notifications()
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("the worker shows\n%s\nwant\n%s", got, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// tap is a tap on the notification tagged tag, or on its action: the
+// DevTools protocol cannot tap a system notification, so the page asks its
+// worker to run the same handler.
+func (p *pushPage) tap(tag, action string) {
+	p.b.eval0(fmt.Sprintf(`navigator.serviceWorker.ready.then(r => r.active.postMessage({type: 'click', tag: %q, action: %q}))`, tag, action))
+}
+
+// ask sends a waiting request on its own connection; the answer comes on it.
+func (p *pushPage) ask(id, questions string) *testdaemon.Raw {
+	r := testdaemon.DialRaw(p.t, p.e.Socket)
+	r.Send(`{"type":"ask_user_request","requestId":"` + id + `","agent":{"name":"claude"},` + questions + "}\n")
+	r.Expect("ask_user_queued")
+	return r
+}
+
+const (
+	pushDBQuestion    = `"questions":[{"question":"Which database?","options":[{"label":"PostgreSQL"},{"label":"SQLite"}]}]`
+	pushAllowQuestion = `"questions":[{"question":"Run make test?","options":[{"label":"Allow","preview":"make test","approvesPreview":true},{"label":"Deny"}]}]`
+)
+
+// The page is an installable app: a manifest the browser reads without
+// error, its icons, and its worker.
+func TestWebAppManifestAndWorker(t *testing.T) {
+	t.Parallel()
+	p := newPushPage(t)
+	m, err := chromedp.Call(p.b.ctx, page.GetAppManifest, page.GetAppManifestParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Errors) > 0 || !strings.HasSuffix(m.URL, "/static/manifest.json") || !strings.Contains(m.Data, `"display": "standalone"`) {
+		t.Errorf("manifest %s: errors %v\n%s", m.URL, m.Errors, m.Data)
+	}
+	for _, icon := range []string{"icon-192.png", "icon-512.png"} {
+		resp, err := http.Get(p.w.base + "static/" + icon)
+		if err != nil || resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/png" {
+			t.Errorf("%s: %v %v", icon, resp, err)
+		}
+		if resp != nil {
+			resp.Body.Close()
+		}
+	}
+}
+
+// A question pushed by askuserd shows as a notification with its text and
+// its options as actions; answered elsewhere, the closing push closes it.
+func TestWebPushShowsAndCloses(t *testing.T) {
+	t.Parallel()
+	p := newPushPage(t)
+	agent := p.ask("r1", pushDBQuestion)
+	if pl := p.relay(1); pl["type"] != "show" {
+		t.Fatalf("first push %v", pl)
+	}
+	p.waitNotifications("r1: Which database? [PostgreSQL, SQLite]")
+	answer := testdaemon.DialRaw(t, p.e.Socket)
+	answer.Send(`{"type":"answer","requestId":"r1","answers":["SQLite"],"via":"cli"}` + "\n")
+	answer.Expect("ok")
+	agent.Expect("ask_user_response answered=true")
+	if pl := p.relay(2); pl["type"] != "close" {
+		t.Fatalf("second push %v", pl)
+	}
+	p.waitNotifications("")
+}
+
+// An action answers a single-select question through the page's core: the
+// agent gets the option. A permission prompt offers no action, and a tap
+// opens the page at that request.
+func TestWebPushActionAnswersAndTapOpens(t *testing.T) {
+	t.Parallel()
+	p := newPushPage(t)
+	agent := p.ask("r1", pushDBQuestion)
+	p.relay(1)
+	p.waitNotifications("r1: Which database? [PostgreSQL, SQLite]")
+	p.b.settled()
+	p.tap("r1", "pick:1")
+	m := agent.Expect("ask_user_response answered=true")
+	if got := fmt.Sprint(m["answersByQuestion"]); !strings.Contains(got, "SQLite") {
+		t.Errorf("the agent got %s, want SQLite", got)
+	}
+	p.relay(2) // the closing push
+	p.waitNotifications("")
+
+	p.ask("p1", pushAllowQuestion)
+	p.relay(3)
+	p.ask("r2", strings.Replace(pushDBQuestion, "Which database?", "Which cache?", 1))
+	p.relay(4)
+	p.waitNotifications("p1: Run make test? []\nr2: Which cache? [PostgreSQL, SQLite]")
+	// A tap opens the page at the request it names.
+	p.tap("p1", "")
+	p.b.waitJS(`window.askuserState.view && window.askuserState.view.focus >= 0 && window.askuserState.view.requests[window.askuserState.view.focus].id === 'p1'`)
+	if strings.Contains(p.notifications(), "p1:") {
+		t.Error("the tapped notification is still shown")
+	}
+}
