@@ -155,7 +155,7 @@ func runPermissionHook(x *invocation, in claudecode.HookInput) int {
 		if !ok {
 			return code
 		}
-		return writeHookOutput(x, claudeHook.command, permissionOutput(map[string]any{"behavior": "allow", "updatedInput": updated}))
+		return writeHookOutput(x, claudeHook.command, claudecode.PermissionOutput(map[string]any{"behavior": "allow", "updatedInput": updated}))
 	}
 	input := agentinput.UnquoteJSON(in.ToolInput)
 	if len(input) == 0 || string(input) == "null" {
@@ -175,11 +175,7 @@ func runPermissionHook(x *invocation, in claudecode.HookInput) int {
 			decision["updatedPermissions"] = []json.RawMessage{d.Suggestion}
 		}
 	}
-	return writeHookOutput(x, claudeHook.command, permissionOutput(decision))
-}
-
-func permissionOutput(decision map[string]any) map[string]any {
-	return map[string]any{"hookEventName": "PermissionRequest", "decision": decision}
+	return writeHookOutput(x, claudeHook.command, claudecode.PermissionOutput(decision))
 }
 
 // hookAsk asks req through the daemon as Claude Code's session and waits

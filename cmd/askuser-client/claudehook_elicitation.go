@@ -30,11 +30,11 @@ func runElicitationHook(x *invocation, in claudecode.HookInput) int {
 		if code != exitOK {
 			// Withdrawn: whoever still reads the output learns the
 			// user never answered.
-			writeHookOutput(x, claudeHook.command, elicitationOutput(elicit.Cancel()))
+			writeHookOutput(x, claudeHook.command, claudecode.ElicitationOutput(elicit.Cancel()))
 		}
 		return code
 	}
-	return writeHookOutput(x, claudeHook.command, elicitationOutput(form.Result(resp)))
+	return writeHookOutput(x, claudeHook.command, claudecode.ElicitationOutput(form.Result(resp)))
 }
 
 // elicitationRequest is the elicitation as askuser questions, checked as
@@ -71,14 +71,4 @@ func elicitationRequest(x *invocation, in claudecode.HookInput) (*elicit.Form, s
 		return fail("cannot ask %s's form in askuser: %v", in.MCPServerName, perr)
 	}
 	return form, req, true
-}
-
-// elicitationOutput is the hook's answer for Claude Code: the action, and
-// for an accepted form its content.
-func elicitationOutput(r elicit.Result) map[string]any {
-	out := map[string]any{"hookEventName": "Elicitation", "action": r.Action}
-	if r.Action == elicit.ActionAccept && r.Content != nil {
-		out["content"] = r.Content
-	}
-	return out
 }

@@ -3,6 +3,8 @@ package claudecode
 import (
 	"encoding/json"
 	"time"
+
+	"askuser/cmd/internal/elicit"
 )
 
 // HookInput is the part of Claude Code's hook input (PreToolUse,
@@ -31,4 +33,20 @@ type HookInput struct {
 	// Began is when the hook started: a result in the transcript written
 	// before it is not this prompt's.
 	Began time.Time `json:"-"`
+}
+
+// PermissionOutput is the PermissionRequest hook's answer (its
+// hookSpecificOutput) carrying decision.
+func PermissionOutput(decision map[string]any) map[string]any {
+	return map[string]any{"hookEventName": "PermissionRequest", "decision": decision}
+}
+
+// ElicitationOutput is the Elicitation hook's answer for Claude Code: the action, and
+// for an accepted form its content.
+func ElicitationOutput(r elicit.Result) map[string]any {
+	out := map[string]any{"hookEventName": "Elicitation", "action": r.Action}
+	if r.Action == elicit.ActionAccept && r.Content != nil {
+		out["content"] = r.Content
+	}
+	return out
 }
