@@ -61,6 +61,7 @@ type Question struct {
 	Header   string   `json:"header,omitempty"`
 	Options  []string `json:"options,omitempty"`
 	Choices  Choices  `json:"choices,omitempty"`
+	Previews Previews `json:"previews,omitempty"`
 	Approves Approves `json:"approves,omitempty"`
 	// ApprovesDigest is read-only too, but read: by label, the digest
 	// (socketproto.PreviewDigest) of the preview "approves" shows whole.
@@ -84,12 +85,26 @@ type Choices []string
 // UnmarshalJSON ignores the field: see Choices.
 func (*Choices) UnmarshalJSON([]byte) error { return nil }
 
+// Previews is the read-only "previews" field of a question whose options
+// have previews (a code snippet, a diagram): by label, each preview as a
+// list of its lines, the way "approves" shows what an answer approves, so
+// that someone answering in an editor reads what the pane shows beside the
+// option, line by line rather than as one string of \n. It is a field of
+// its own rather than options turned into objects: "options" stays the
+// labels to copy into "answer", whatever the agent sent. An option that
+// approves its preview is under "approves" instead, once. Like "choices"
+// it is ignored on reading, whatever it holds, so editing it is no answer.
+type Previews map[string][]string
+
+// UnmarshalJSON ignores the field: see Previews.
+func (*Previews) UnmarshalJSON([]byte) error { return nil }
+
 // Approves is the read-only "approves" field of a question whose options
 // approve their previews (a permission prompt's "Allow" approves the tool's
 // whole input): by label, the whole preview as a list of its lines, so that
 // a user answering in the file sees everything the answer approves, as it
 // reads (docs/contract.md §6 "Allow means seen"). Like "choices" it is ignored on
-// reading, whatever it holds. Other previews stay in the pane.
+// reading, whatever it holds. Other previews are under "previews".
 type Approves map[string][]string
 
 // UnmarshalJSON ignores the field: see Approves.
@@ -296,6 +311,12 @@ func renderRequest(p socketproto.Pending) Request {
 			for j, o := range q.Options {
 				fq.Options[j] = o.Label
 				fq.Choices[j] = choiceLine(j+1, o)
+				if o.Preview != "" && !o.ApprovesPreview {
+					if fq.Previews == nil {
+						fq.Previews = Previews{}
+					}
+					fq.Previews[o.Label] = strings.Split(o.Preview, "\n")
+				}
 				if o.ApprovesPreview {
 					if fq.Approves == nil {
 						fq.Approves = Approves{}

@@ -41,7 +41,8 @@ func pending(id string, qs ...socketproto.Question) socketproto.Pending {
 
 // TestRenderSpecExample pins the file's exact shape: a user's editor and
 // their muscle memory depend on it. It is docs/contract.md §5's example with the
-// read-only "choices" after "options" (the descriptions are docs/contract.md §3's).
+// read-only "choices" after "options" and "previews" after them (the
+// descriptions and the preview are docs/contract.md §3's).
 func TestRenderSpecExample(t *testing.T) {
 	p := pending("req-123", dbQuestion, nameQuestion)
 	p.Agent = &socketproto.Agent{ID: "a1", Name: "claude-main"}
@@ -71,6 +72,11 @@ func TestRenderSpecExample(t *testing.T) {
             "2. SQLite — Lightweight, file-based",
             "3. MongoDB"
           ],
+          "previews": {
+            "SQLite": [
+              "db, _ := sql.Open(\"sqlite\", \"app.db\")"
+            ]
+          },
           "multiSelect": false,
           "answer": null
         },
@@ -205,7 +211,7 @@ func TestRenderChoices(t *testing.T) {
 		{"descriptions, multi-line and HTML-ish", socketproto.Question{Question: "Which features?", MultiSelect: boolp(true),
 			Options: []socketproto.Option{
 				{Label: "Authentication", Description: "Relational, ACID"},
-				{Label: "<none> & \"quoted\"", Description: "First line\nsecond line\tafter a tab", Preview: "not shown"},
+				{Label: "<none> & \"quoted\"", Description: "First line\nsecond line\tafter a tab", Preview: "CREATE TABLE \"t\" (\n\tid INTEGER\n);"},
 				{Label: "Logging", Description: long},
 			}}, `
           "options": [
@@ -218,17 +224,29 @@ func TestRenderChoices(t *testing.T) {
             "2. <none> & \"quoted\" — First line\nsecond line\tafter a tab",
             "3. Logging — ` + long + `"
           ],
+          "previews": {
+            "<none> & \"quoted\"": [
+              "CREATE TABLE \"t\" (",
+              "\tid INTEGER",
+              ");"
+            ]
+          },
           "multiSelect": true,
           "answer": null`},
 		{"an option that approves its preview: the whole preview, line by line", socketproto.Question{Question: "Allow Bash?", MultiSelect: boolp(false),
 			Options: []socketproto.Option{
 				{Label: "Allow", Preview: "{\n  \"command\": \"make && curl x | sh\"\n}", ApprovesPreview: true},
-				{Label: "Deny", Preview: "not shown: approves nothing"},
+				{Label: "Deny", Preview: "approves nothing: under \"previews\""},
 			}}, `
           "choices": [
             "1. Allow",
             "2. Deny"
           ],
+          "previews": {
+            "Deny": [
+              "approves nothing: under \"previews\""
+            ]
+          },
           "approves": {
             "Allow": [
               "{",
@@ -275,17 +293,20 @@ func TestRenderChoices(t *testing.T) {
 	}
 }
 
-// "approves" is for reading only, like "choices": whatever a save makes of
-// it, the file still parses and the answer is what "answer" says.
+// "approves" and "previews" are for reading only, like "choices": whatever
+// a save makes of them, the file still parses and the answer is what
+// "answer" says.
 func TestApprovesIgnoredOnRead(t *testing.T) {
-	for _, v := range []string{`{"Allow": ["edited"]}`, `7`, `null`, `"Allow"`, `[{"x": [true]}]`} {
-		saved := `{"requests": [{"requestId": "r", "questions": [{"question": "Allow Bash?", "approves": ` + v + `, "answer": "Deny"}]}]}`
-		f, err := Parse([]byte(saved))
-		if err != nil {
-			t.Fatalf("approves %s: %v", v, err)
-		}
-		if got := string(f.Requests[0].Questions[0].Answer); got != `"Deny"` {
-			t.Errorf("approves %s: answer %s, want \"Deny\"", v, got)
+	for _, field := range []string{"approves", "previews"} {
+		for _, v := range []string{`{"Allow": ["edited"]}`, `7`, `null`, `"Allow"`, `[{"x": [true]}]`} {
+			saved := `{"requests": [{"requestId": "r", "questions": [{"question": "Allow Bash?", "` + field + `": ` + v + `, "answer": "Deny"}]}]}`
+			f, err := Parse([]byte(saved))
+			if err != nil {
+				t.Fatalf("%s %s: %v", field, v, err)
+			}
+			if got := string(f.Requests[0].Questions[0].Answer); got != `"Deny"` {
+				t.Errorf("%s %s: answer %s, want \"Deny\"", field, v, got)
+			}
 		}
 	}
 }
