@@ -415,7 +415,7 @@ func TestPaneTmuxRestartsACrashedDaemon(t *testing.T) {
 	if msg, err := stop.CombinedOutput(); err != nil {
 		t.Fatalf("askuserd stop: %v\n%s", err, msg)
 	}
-	p.waitFor("retrying every second")
+	p.waitFor("it was stopped (askuserd stop", "`askuserd serve`")
 	// Three of the pane's dials later, still nobody on the socket.
 	time.Sleep(3 * time.Second)
 	if pid, _ := testdaemon.LockHolder(e.Socket); pid != 0 {

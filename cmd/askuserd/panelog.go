@@ -1,0 +1,23 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+)
+
+// paneLog appends the pane's own log lines (the raw errors behind a "Not
+// connected" notice) to path, the daemon's log: the terminal is the pane's
+// screen, and askuserd.log is where every error of askuserd is looked for.
+// A line that cannot be written is dropped: it is only the detail behind a
+// notice the user already sees.
+func paneLog(path string) func(format string, args ...any) {
+	return func(format string, args ...any) {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		slog.New(slog.NewTextHandler(f, nil)).Info("pane: "+fmt.Sprintf(format, args...), "pid", os.Getpid())
+	}
+}
