@@ -31,9 +31,9 @@ type Options struct {
 	// pane calls it when the daemon died without cleaning up (see
 	// Link.Restart). nil: never.
 	RestartDaemon func() error
-	// Logf, when set, receives the raw errors behind the pane's notices
+	// Log, when set, receives the raw errors behind the pane's notices
 	// (why it is not connected), which the screen says in words.
-	Logf func(format string, args ...any)
+	Log func(line string)
 	// Warnings are said once, as a notice, when the pane opens: the
 	// config's unknown keys, say.
 	Warnings []string

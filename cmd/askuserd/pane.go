@@ -70,7 +70,7 @@ func runPane(args []string) int {
 	// A daemon that crashes is started again, the way it was started here;
 	// one stopped on purpose stays stopped.
 	opt.RestartDaemon = func() error { return ensureDaemon(opt.Socket, *configPath, cfg) }
-	opt.Logf = paneLog(cfg.DaemonLogPath())
+	opt.Log = paneLog(cfg.DaemonLogPath())
 	if err := views.Run(opt, cfg.Limits.MaxMessageBytes); err != nil {
 		fmt.Fprintf(os.Stderr, "askuserd: %v\n", err)
 		return 1

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"log/slog"
 	"os"
 )
@@ -11,13 +10,13 @@ import (
 // screen, and askuserd.log is where every error of askuserd is looked for.
 // A line that cannot be written is dropped: it is only the detail behind a
 // notice the user already sees.
-func paneLog(path string) func(format string, args ...any) {
-	return func(format string, args ...any) {
+func paneLog(path string) func(line string) {
+	return func(line string) {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
 			return
 		}
 		defer f.Close()
-		slog.New(slog.NewTextHandler(f, nil)).Info("pane: "+fmt.Sprintf(format, args...), "pid", os.Getpid())
+		slog.New(slog.NewTextHandler(f, nil)).Info("pane: "+line, "pid", os.Getpid())
 	}
 }

@@ -29,10 +29,11 @@ type Link struct {
 	// is called, so that a supervisor (systemd's Restart=) brings back the
 	// daemon it runs before the pane starts another.
 	RestartDelay time.Duration
-	// Logf, when set, receives the raw error behind each change of the
+	// Log, when set, receives the raw error behind each change of the
 	// notice (a dial's "connect: no such file or directory", why a restart
-	// failed): the notice says what happened in the user's words.
-	Logf func(format string, args ...any)
+	// failed), one line each: the notice says what happened in the user's
+	// words.
+	Log func(line string)
 
 	sendMu       sync.Mutex // one message at a time: a closing pane may send from another goroutine
 	mu           sync.Mutex
@@ -112,12 +113,12 @@ func (l *Link) Run(stop <-chan struct{}, deliver func(socketproto.Message)) {
 
 // logf logs a raw error once, not at every retry.
 func (l *Link) logf(format string, args ...any) {
-	if l.Logf == nil {
+	if l.Log == nil {
 		return
 	}
 	if msg := fmt.Sprintf(format, args...); msg != l.lastLogged {
 		l.lastLogged = msg
-		l.Logf("%s", msg)
+		l.Log(msg)
 	}
 }
 

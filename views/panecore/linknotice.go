@@ -12,7 +12,7 @@ import (
 // A lost connection is told as what happened and what to do about it, by
 // cause, in words a user can act on; the dial error itself ("dial unix …:
 // connect: no such file or directory") says the same to nobody but a
-// programmer, and goes to the log (Link.Logf). Every notice starts with
+// programmer, and goes to the log (Link.Log). Every notice starts with
 // notConnected, so that a face and its tests can tell it from any other.
 
 // notConnected begins every notice of a lost connection.

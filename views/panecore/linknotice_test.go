@@ -2,7 +2,6 @@ package panecore
 
 import (
 	"errors"
-	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -25,16 +24,16 @@ func linkRun(t *testing.T, link *Link) <-chan socketproto.Message {
 	return got
 }
 
-// linkLog is a Link's Logf, kept for the test to read.
+// linkLog is a Link's Log, kept for the test to read.
 type linkLog struct {
 	mu    sync.Mutex
 	lines []string
 }
 
-func (l *linkLog) logf(format string, args ...any) {
+func (l *linkLog) log(line string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.lines = append(l.lines, fmt.Sprintf(format, args...))
+	l.lines = append(l.lines, line)
 }
 
 func (l *linkLog) text() string {
@@ -77,7 +76,7 @@ func TestLinkNoticeSaysWhatToDo(t *testing.T) {
 		t.Parallel()
 		sock := filepath.Join(testdir.Private(t), "d.sock")
 		log := &linkLog{}
-		got := linkRun(t, &Link{Socket: sock, Logf: log.logf})
+		got := linkRun(t, &Link{Socket: sock, Log: log.log})
 		wantNotice(t, got, "no daemon is running", "`askuserd serve`", "quit and run `askuserd`", sock)
 		if !strings.Contains(log.text(), "no such file or directory") {
 			t.Errorf("the raw error is not in the log:\n%s", log.text())
@@ -147,7 +146,7 @@ func TestLinkNoticeSaysWhatToDo(t *testing.T) {
 		t.Parallel()
 		sock := stale(t)
 		log := &linkLog{}
-		got := linkRun(t, &Link{Socket: sock, Logf: log.logf, RestartDelay: time.Hour,
+		got := linkRun(t, &Link{Socket: sock, Log: log.log, RestartDelay: time.Hour,
 			Restart: func() error { return nil }})
 		wantNotice(t, got, "it died; it is started again in a few seconds")
 		if !strings.Contains(log.text(), "connection refused") {
@@ -159,7 +158,7 @@ func TestLinkNoticeSaysWhatToDo(t *testing.T) {
 		t.Parallel()
 		sock := stale(t)
 		log := &linkLog{}
-		got := linkRun(t, &Link{Socket: sock, Logf: log.logf,
+		got := linkRun(t, &Link{Socket: sock, Log: log.log,
 			Restart: func() error { return errors.New("config.toml line 3: unknown key") }})
 		wantNotice(t, got, "it died; starting it again now")
 		wantNotice(t, got, "starting it again failed", "run `askuserd serve` in a terminal to see why")
