@@ -181,6 +181,21 @@ func TestWebAppManifestAndWorker(t *testing.T) {
 	if len(m.Errors) > 0 || !strings.HasSuffix(m.URL, "/static/manifest.json") || !strings.Contains(m.Data, `"display": "standalone"`) {
 		t.Errorf("manifest %s: errors %v\n%s", m.URL, m.Errors, m.Data)
 	}
+	// Subscribing is a change like any other: the session, this page's
+	// Origin, and the daemon's checks of the subscription.
+	sub := `{"endpoint":"https://push.example/x","keys":{"p256dh":"BAAA","auth":"AAAAAAAAAAAAAAAAAAAAAA"}}`
+	if resp := p.post("/api/push/subscribe", sub); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("a subscription with a bad key: %s, want 400", resp.Status)
+	}
+	req, _ := http.NewRequest(http.MethodPost, p.w.base+"api/push/subscribe", strings.NewReader(p.srv.Subscription(p.dev)))
+	if resp, err := p.client.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a subscription without this page's Origin: %v %v, want 403", resp, err)
+	}
+	req, _ = http.NewRequest(http.MethodPost, p.w.base+"api/push/subscribe", strings.NewReader(p.srv.Subscription(p.dev)))
+	req.Header.Set("Origin", strings.TrimSuffix(p.w.base, "/"))
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a subscription without a session: %v %v, want 401", resp, err)
+	}
 	for _, icon := range []string{"icon-192.png", "icon-512.png"} {
 		resp, err := http.Get(p.w.base + "static/" + icon)
 		if err != nil || resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/png" {

@@ -3,19 +3,20 @@ package main
 import (
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 
 	"askuser/cmd/internal/clientflags"
+	runner "askuser/cmd/internal/command"
 	"askuser/internal/config"
 	"askuser/socketproto/askclient"
 )
 
 // command is one subcommand. Its setup registers its own flags and returns
-// what runs once they are parsed; the runner does the rest once for every
-// command: the connection flags, parsing, the number of arguments, reading
-// config.toml, the daemon's client, and turning the error returned into a
-// message and an exit code (docs/contract.md §7).
+// what runs once they are parsed. What is askuser-client's own is done here
+// once for every command: the connection flags, reading config.toml, the
+// daemon's client. The shared runner (cmd/internal/command) does the rest:
+// dispatch, parsing, the number of arguments, and turning the error
+// returned into a message and an exit code (docs/contract.md §7).
 type command struct {
 	name    string
 	summary string // one line, for askuser-client --help
@@ -111,77 +112,42 @@ func (x *invocation) client() (*askclient.Client, error) {
 	return askclient.New(r.Client), nil
 }
 
-// usageError is a mistake in how the command was called: said in one line
+// usagef is a mistake in how the command was called: said in one line
 // with where help is, exit 2.
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+func usagef(format string, args ...any) error { return runner.Usagef(format, args...) }
 
 // exitStatus ends a command that has said all it had to say (a result on
 // stdout, a refusal it explained) with its own exit code.
-type exitStatus int
+type exitStatus = runner.Exit
 
-func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+// shared is the command as the shared runner runs it: the connection flags
+// its daemonUse asks for beside its own, and an invocation to run it with.
+func (c *command) shared() *runner.Command {
+	return &runner.Command{
+		Name:     c.name,
+		Summary:  c.summary,
+		Synopsis: c.synopsis,
+		Args:     runner.Args{Min: c.args.min, Max: c.args.max, What: c.args.what},
+		Raw:      c.raw,
+		Setup: func(fs *flag.FlagSet) runner.Run {
+			x := &invocation{name: c.name, use: c.daemon}
+			switch c.daemon {
+			case configOnly:
+				fs.StringVar(&x.conn.Config, "config", "", "config.toml to read (default: $XDG_CONFIG_HOME/askuser/config.toml)")
+			case reachDaemon, startDaemon:
+				x.conn.Register(fs, c.daemon == startDaemon)
+			}
+			exec := c.setup(fs)
+			return func(args []string, s runner.Streams) error {
+				x.args, x.stdin, x.stdout, x.stderr = args, s.In, s.Out, s.Err
+				return exec(x)
+			}
+		},
+	}
+}
 
-// run runs the command with args and returns its exit code.
+// run runs the command with args, as `askuser-client NAME args…` would,
+// and returns its exit code.
 func (c *command) run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags(c.name, c.synopsis, stderr)
-	x := &invocation{name: c.name, stdin: stdin, stdout: stdout, stderr: stderr, use: c.daemon}
-	switch c.daemon {
-	case configOnly:
-		fs.StringVar(&x.conn.Config, "config", "", "config.toml to read (default: $XDG_CONFIG_HOME/askuser/config.toml)")
-	case reachDaemon, startDaemon:
-		x.conn.Register(fs, c.daemon == startDaemon)
-	}
-	exec := c.setup(fs)
-	if c.raw {
-		x.args = args
-	} else {
-		pos, code := parseArgs(fs, args, stdout)
-		if code != nil {
-			return *code
-		}
-		if err := c.args.check(c.name, pos); err != nil {
-			return c.exitFor(stderr, err)
-		}
-		x.args = pos
-	}
-	return c.exitFor(stderr, exec(x))
-}
-
-// check refuses a number of arguments the command does not take.
-func (a argCount) check(name string, pos []string) error {
-	n := len(pos)
-	switch {
-	case a.max == 0 && n > 0:
-		return usagef("%s takes no arguments", name)
-	case a.max == 1 && n > 1 && a.min == 0:
-		return usagef("want at most one %s, got %d arguments", a.what, n)
-	case a.min == 1 && a.max == 1 && n != 1:
-		return usagef("want one %s, got %d arguments", a.what, n)
-	case n < a.min:
-		return usagef("want a %s", a.what)
-	}
-	return nil
-}
-
-// exitFor says err on stderr as the command's and maps it to an exit code:
-// 2 for a usage mistake, the code an exitStatus carries, 4 for a daemon
-// unreachable or a connection lost, 1 for the rest (refusals included).
-func (c *command) exitFor(stderr io.Writer, err error) int {
-	var ue usageError
-	var es exitStatus
-	switch {
-	case err == nil:
-		return exitOK
-	case errors.As(err, &es):
-		return int(es)
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "askuser-client %s: %s\n", c.name, ue.msg)
-		clientflags.HelpHint(stderr, "askuser-client "+c.name)
-		return exitUsage
-	}
-	return failure(stderr, c.name, err)
+	return dispatch(append([]string{c.name}, args...), stdin, stdout, stderr)
 }

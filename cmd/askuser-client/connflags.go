@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"askuser/cmd/internal/clientflags"
+	runner "askuser/cmd/internal/command"
 	"askuser/socketproto"
 	"askuser/socketproto/agenttext"
 	"askuser/socketproto/askclient"
@@ -46,17 +47,18 @@ func signalContext() (ctx context.Context, sig func() os.Signal, stop func()) {
 }
 
 // signalExit is the conventional status of a command ended by a signal.
-func signalExit(s os.Signal) int {
-	if n, ok := s.(syscall.Signal); ok {
-		return 128 + int(n)
-	}
-	return exitFailed
-}
+func signalExit(s os.Signal) int { return runner.SignalExit(s) }
 
-// failure reports err on stderr and maps it to an exit code: unreachable or
-// lost connections are 4, everything else (refusals included) 1.
+// failure reports err on stderr and maps it to an exit code, as the runner
+// does for an error a command returns.
 func failure(stderr io.Writer, cmd string, err error) int {
 	fmt.Fprintf(stderr, "askuser-client %s: %v\n", cmd, err)
+	return exitCode(err)
+}
+
+// exitCode is a failure's exit code: unreachable or lost connections are
+// 4, everything else (refusals included) 1.
+func exitCode(err error) int {
 	if errors.Is(err, askclient.ErrUnreachable) || errors.Is(err, askclient.ErrConnectionLost) {
 		return exitUnreachable
 	}

@@ -1,58 +1,39 @@
 package main
 
 import (
-	"io"
-	"slices"
 	"strings"
 	"testing"
 )
 
-func TestParseArgsInterleaved(t *testing.T) {
-	cases := []struct {
-		args []string
-		pos  []string
-		fmt  string
-		yes  bool
+// A command's help and its usage mistakes, through the shared runner: help
+// on stdout with the synopsis and the flags, shared ones included; a
+// mistake on stderr in one line with where help is, exit 2.
+func TestCommandHelpAndUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args           []string
+		code           int
+		stdout, stderr string
 	}{
-		{[]string{"a", "--format", "text", "b"}, []string{"a", "b"}, "text", false},
-		{[]string{"--yes", "clear"}, []string{"clear"}, "json", true},
-		{[]string{"clear", "--yes"}, []string{"clear"}, "json", true},
-		{[]string{"-", "--format=pi"}, []string{"-"}, "pi", false},
-		{[]string{"id", "--", "--format", "-x"}, []string{"id", "--format", "-x"}, "json", false},
-		{[]string{}, nil, "json", false},
-	}
-	for _, c := range cases {
-		fs := newFlags("t", "t", io.Discard)
-		format := fs.String("format", "json", "")
-		yes := fs.Bool("yes", false, "")
-		pos, code := parseArgs(fs, c.args, io.Discard)
-		if code != nil {
-			t.Fatalf("%v: exit %d", c.args, *code)
-		}
-		if !slices.Equal(pos, c.pos) || *format != c.fmt || *yes != c.yes {
-			t.Errorf("%v: positionals %q format %q yes %v", c.args, pos, *format, *yes)
+		{[]string{"status", "-h"}, exitOK, "usage: askuser-client status [--json] [flags]\n\nExit 4 when no daemon answers.\n\nflags:\n", ""},
+		{[]string{"history", "--help"}, exitOK, "usage: askuser-client history", ""},
+		{[]string{"status", "--nope"}, exitUsage, "", "flag provided but not defined: -nope\nRun 'askuser-client status --help' for usage.\n"},
+		{[]string{"status", "--jsno"}, exitUsage, "", "flag provided but not defined: -jsno\ndid you mean --json?\nRun 'askuser-client status --help' for usage.\n"},
+		{[]string{"status", "extra"}, exitUsage, "", "askuser-client status: status takes no arguments\nRun 'askuser-client status --help' for usage.\n"},
+		{[]string{"cancel"}, exitUsage, "", "askuser-client cancel: want one request ID, got 0 arguments\nRun 'askuser-client cancel --help' for usage.\n"},
+		{[]string{"schema", "a", "b"}, exitUsage, "", "askuser-client schema: want at most one tool name, got 2 arguments\nRun 'askuser-client schema --help' for usage.\n"},
+	} {
+		var stdout, stderr strings.Builder
+		code := dispatch(c.args, strings.NewReader(""), &stdout, &stderr)
+		if code != c.code || !strings.HasPrefix(stdout.String(), c.stdout) || (c.stdout == "") != (stdout.Len() == 0) || stderr.String() != c.stderr {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d, stdout beginning %q, stderr %q", c.args, code, stdout.String(), stderr.String(), c.code, c.stdout, c.stderr)
 		}
 	}
-}
-
-// Help asked for goes to stdout with exit 0; a usage error to stderr, exit 2.
-func TestParseArgsHelpAndUsageErrors(t *testing.T) {
-	var stdout, stderr strings.Builder
-	fs := newFlags("t", "t SYNOPSIS", &stderr)
-	fs.Bool("yes", false, "")
-	if _, code := parseArgs(fs, []string{"-h"}, &stdout); code == nil || *code != exitOK {
-		t.Errorf("-h should end with exit 0")
-	}
-	if !strings.Contains(stdout.String(), "usage: askuser-client t SYNOPSIS") || !strings.Contains(stdout.String(), "-yes") || stderr.Len() != 0 {
-		t.Errorf("-h: stdout %q, stderr %q; want the usage on stdout", stdout.String(), stderr.String())
-	}
-	stdout.Reset()
-	if _, code := parseArgs(fs, []string{"--nope"}, &stdout); code == nil || *code != exitUsage {
-		t.Errorf("an unknown flag should end with exit 2")
-	}
-	// The one line that says what is wrong, and where help is: not the
-	// whole usage, which would bury the line.
-	if want := "flag provided but not defined: -nope\nRun 'askuser-client t --help' for usage.\n"; stdout.Len() != 0 || stderr.String() != want {
-		t.Errorf("--nope: stdout %q, stderr %q; want stderr %q", stdout.String(), stderr.String(), want)
+	// The connection flags are the shared ones, listed with the command's.
+	var stdout strings.Builder
+	dispatch([]string{"ask", "-h"}, strings.NewReader(""), &stdout, &stdout)
+	for _, flag := range []string{"-socket", "-config", "-no-autostart", "-multi"} {
+		if !strings.Contains(stdout.String(), flag) {
+			t.Errorf("ask -h lacks %s:\n%s", flag, stdout.String())
+		}
 	}
 }

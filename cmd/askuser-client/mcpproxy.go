@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"askuser/cmd/internal/clientflags"
+	runner "askuser/cmd/internal/command"
 	"askuser/socketproto"
 	"askuser/socketproto/askclient"
 )
@@ -43,7 +43,7 @@ var mcpProxyCommand = command{
 			fmt.Fprint(fs.Output(), mcpProxyHelp)
 		}
 		return func(x *invocation) error {
-			if err := clientflags.Parse(fs, x.args, x.stdout, "askuser-client mcp-proxy"); err != nil {
+			if err := runner.Parse(fs, x.args, x.stdout, "askuser-client mcp-proxy"); err != nil {
 				if errors.Is(err, flag.ErrHelp) {
 					return exitStatus(exitOK)
 				}

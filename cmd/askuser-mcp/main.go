@@ -8,23 +8,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
-	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"askuser/cmd/internal/clientflags"
+	"askuser/cmd/internal/command"
 	"askuser/cmd/internal/mcpserver"
-)
-
-// Exit codes, as askuser-client's (docs/contract.md §7).
-const (
-	exitOK     = 0
-	exitFailed = 1
-	exitUsage  = 2
 )
 
 func main() {
@@ -34,47 +25,49 @@ func main() {
 	if os.Args[0] == clientflags.MCPViaClient {
 		name = clientflags.MCPViaClient
 	}
-	os.Exit(run(name, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(program(name, serve).Run(os.Args[1:], command.Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
 }
 
-// run serves until the MCP client closes stdin or the process is told to
+// options are the server's flags.
+type options struct {
+	conn     clientflags.Conn
+	subagent bool
+}
+
+// program is askuser-mcp under name: one command, the server, which runF
+// runs.
+func program(name string, runF func(name string, o options, s command.Streams) error) *command.Program {
+	other := "askuser-client mcp"
+	if name == clientflags.MCPViaClient {
+		other = "askuser-mcp"
+	}
+	return &command.Program{Name: name, Default: &command.Command{
+		Synopsis: `[--socket PATH] [--config PATH] [--subagent] [--no-autostart]
+       ` + other + ` [same flags]
+
+An MCP server on stdio with the tools ask_user_question (strict) and ask_user (flexible),
+and permission_prompt for Claude Code's --permission-prompt-tool mcp__askuser__permission_prompt.
+Register it with your agent: askuser-client integrate claude|codex|gemini --write`,
+		Setup: func(fs *flag.FlagSet) command.Run {
+			var o options
+			o.conn.Register(fs, true)
+			// Here an unreachable daemon is a tool error, not an exit code.
+			fs.Lookup("no-autostart").Usage = "do not start askuserd when none answers: calls then fail with a tool error saying how to start it"
+			fs.BoolVar(&o.subagent, "subagent", false, "this server serves a sub-agent: refuse every call (also ASKUSER_SUBAGENT=1)")
+			return func(_ []string, s command.Streams) error { return runF(name, o, s) }
+		},
+	}}
+}
+
+// serve serves until the MCP client closes stdin or the process is told to
 // stop.
-func run(name string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var cf clientflags.Conn
-	cf.Register(fs, true)
-	// Here an unreachable daemon is a tool error, not an exit code.
-	fs.Lookup("no-autostart").Usage = "do not start askuserd when none answers: calls then fail with a tool error saying how to start it"
-	subagent := fs.Bool("subagent", false, "this server serves a sub-agent: refuse every call (also ASKUSER_SUBAGENT=1)")
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintln(w, "usage: askuser-client mcp [--socket PATH] [--config PATH] [--subagent] [--no-autostart]")
-		fmt.Fprintln(w, "       askuser-mcp [same flags]")
-		fmt.Fprintln(w, "\nAn MCP server on stdio with the tools ask_user_question (strict) and ask_user (flexible),")
-		fmt.Fprintln(w, "and permission_prompt for Claude Code's --permission-prompt-tool mcp__askuser__permission_prompt.")
-		fmt.Fprintln(w, "Register it with your agent: askuser-client integrate claude|codex|gemini --write")
-		fmt.Fprintln(w, "\nflags:")
-		fs.PrintDefaults()
-	}
-	if err := clientflags.Parse(fs, args, stdout, name); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", name, fs.Arg(0))
-		clientflags.HelpHint(stderr, name)
-		return exitUsage
-	}
+func serve(name string, o options, s command.Streams) error {
 	// A broken config.toml is refused here rather than at the first tool
 	// call: the MCP client shows the server's stderr when it fails to start,
 	// which is where the user looks.
-	conn, err := cf.Resolve(true, stderr, name)
+	conn, err := o.conn.Resolve(true, s.Err, name)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", name, err)
-		return exitFailed
+		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
@@ -90,10 +83,6 @@ func run(name string, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	defer signal.Stop(sigpipe)
 	// Calls in flight are withdrawn when the process is told to stop (the
 	// SDK itself cancels them only when stdin closes).
-	cfg := mcpserver.Config{Client: conn.Client, Limits: conn.Config.Limits, Subagent: *subagent}
-	if err := mcpserver.Serve(ctx, cfg, stdin, stdout); err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", name, err)
-		return exitFailed
-	}
-	return exitOK
+	cfg := mcpserver.Config{Client: conn.Client, Limits: conn.Config.Limits, Subagent: o.subagent}
+	return mcpserver.Serve(ctx, cfg, s.In, s.Out)
 }

@@ -4,92 +4,82 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 
 	"askuser/cmd/internal/clientflags"
+	"askuser/cmd/internal/command"
 	"askuser/internal/config"
 	"askuser/socketproto/askclient"
 	"askuser/views"
 )
 
-const paneUsage = `usage: askuserd [--socket PATH] [--config PATH] [--split] [--demo]
+// paneOptions are the flags of `askuserd` with no command: the pane.
+type paneOptions struct {
+	socket, configPath string
+	split, demo        bool
+}
+
+func newPaneCommand(runF func(paneOptions, command.Streams) error) *command.Command {
+	return &command.Command{
+		Synopsis: `[--socket PATH] [--config PATH] [--split] [--demo]
 
 Opens the pane in this terminal, starting the daemon in the background first
 if none answers on the socket. q (or Ctrl-C) quits the pane; the daemon and
-its questions go on.
-
-  --split   inside tmux: open the pane in a new split beside this one
-  --demo    show fixture questions, without any daemon
-
-       askuserd serve [--socket PATH] [--config PATH]   the daemon alone, in the foreground
-       askuserd stop [--socket PATH] [--config PATH]    stop the running daemon and wait for it
-       askuserd web [--listen ADDR] [--url] [--rotate]  the web pane, for a browser or a phone (askuserd web --help)
-`
-
-// runPane is `askuserd` without "serve" (docs/contract.md §2, §6).
-func runPane(args []string) int {
-	fs := flag.NewFlagSet("askuserd", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	socket := fs.String("socket", "", "the daemon's Unix socket")
-	configPath := fs.String("config", "", "config.toml to read")
-	split := fs.Bool("split", false, "open the pane in a new tmux split")
-	demo := fs.Bool("demo", false, "show fixture questions, without any daemon")
-	if code, ok := parseFlags(fs, args, paneUsage, false); !ok {
-		return code
+its questions go on.`,
+		Setup: func(fs *flag.FlagSet) command.Run {
+			var o paneOptions
+			fs.StringVar(&o.socket, "socket", "", "the daemon's Unix socket")
+			fs.StringVar(&o.configPath, "config", "", "config.toml to read")
+			fs.BoolVar(&o.split, "split", false, "inside tmux: open the pane in a new split beside this one")
+			fs.BoolVar(&o.demo, "demo", false, "show fixture questions, without any daemon")
+			return func(_ []string, s command.Streams) error { return runF(o, s) }
+		},
 	}
-	cfg, err := config.Load(*configPath)
+}
+
+// runPane is `askuserd` without a command (docs/contract.md §2, §6).
+func runPane(o paneOptions, s command.Streams) error {
+	cfg, err := config.Load(o.configPath)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "askuserd: %v\n", err)
-		return 1
+		return err
 	}
 	opt := views.Options{
-		Socket:     cfg.SocketPath(*socket),
+		Socket:     cfg.SocketPath(o.socket),
 		SoftLimit:  cfg.Limits.AnswerSoftLimit,
 		Bell:       cfg.UI.Bell,
 		Editor:     cfg.Editor(),
 		InputGuard: cfg.UI.InputGuard.Duration,
 		Warnings:   cfg.Warnings,
 	}
-	if *split {
-		return splitPane(opt.Socket, *configPath, *demo)
+	if o.split {
+		return splitPane(opt.Socket, o.configPath, o.demo, s)
 	}
-	if *demo {
-		if err := views.RunDemo(opt); err != nil {
-			fmt.Fprintf(os.Stderr, "askuserd: %v\n", err)
-			return 1
-		}
-		return 0
+	if o.demo {
+		return views.RunDemo(opt)
 	}
-	if err := ensureDaemon(opt.Socket, *configPath, cfg); err != nil {
-		fmt.Fprintf(os.Stderr, "askuserd: %v\n", err)
-		return 1
+	if err := ensureDaemon(opt.Socket, o.configPath, cfg); err != nil {
+		return err
 	}
 	// A daemon that crashes is started again, the way it was started here;
 	// one stopped on purpose stays stopped.
-	opt.RestartDaemon = func() error { return ensureDaemon(opt.Socket, *configPath, cfg) }
+	opt.RestartDaemon = func() error { return ensureDaemon(opt.Socket, o.configPath, cfg) }
 	opt.Log = paneLog(cfg.DaemonLogPath())
-	if err := views.Run(opt, cfg.Limits.MaxMessageBytes); err != nil {
-		fmt.Fprintf(os.Stderr, "askuserd: %v\n", err)
-		return 1
-	}
-	return 0
+	return views.Run(opt, cfg.Limits.MaxMessageBytes)
 }
 
 // splitPane runs this same pane in a new tmux split. The socket is passed
 // explicitly: the new pane runs in the tmux server's environment, which may
 // not have this shell's XDG_RUNTIME_DIR or ASKUSER_SOCKET.
-func splitPane(socket, configPath string, demo bool) int {
+func splitPane(socket, configPath string, demo bool, s command.Streams) error {
 	if os.Getenv("TMUX") == "" {
-		fmt.Fprintln(os.Stderr, "askuserd --split needs tmux: run it inside a tmux session")
-		return 2
+		fmt.Fprintln(s.Err, "askuserd --split needs tmux: run it inside a tmux session")
+		return command.Exit(command.ExitUsage)
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "askuserd: %v\n", err)
-		return 1
+		return err
 	}
 	argv := []string{"split-window", "-h"}
 	// tmux's "current pane" is the attached client's; with no client (a
@@ -108,10 +98,9 @@ func splitPane(socket, configPath string, demo bool) int {
 	}
 	out, err := exec.Command("tmux", argv...).CombinedOutput()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "askuserd: tmux split-window: %v: %s\n", err, out)
-		return 1
+		return fmt.Errorf("tmux split-window: %v: %s", err, out)
 	}
-	return 0
+	return nil
 }
 
 // ensureDaemon starts `askuserd serve` (this same binary) in the background

@@ -13,42 +13,55 @@ import (
 	"strings"
 	"syscall"
 
+	"askuser/cmd/internal/command"
 	"askuser/daemon"
 	"askuser/internal/config"
 	"askuser/socketproto"
 )
 
-const serveUsage = `usage: askuserd serve [--socket PATH] [--config FILE] [--log-level debug|info|warn|error]
+// serveOptions are `askuserd serve`'s flags.
+type serveOptions struct {
+	socket, configPath string
+	logLevel           slog.Level
+}
+
+func newServeCommand(runF func(serveOptions, command.Streams) error) *command.Command {
+	return &command.Command{
+		Name:    "serve",
+		Summary: "the daemon alone, in the foreground",
+		Synopsis: `serve [--socket PATH] [--config FILE] [--log-level debug|info|warn|error]
 
 Runs the askuser daemon in the foreground, without a pane, until SIGINT,
-SIGTERM or SIGHUP (each a clean stop). Logs go to stderr.
-`
+SIGTERM or SIGHUP (each a clean stop). Logs go to stderr.`,
+		Setup: func(fs *flag.FlagSet) command.Run {
+			var o serveOptions
+			fs.StringVar(&o.socket, "socket", "", "the Unix socket to listen on")
+			fs.StringVar(&o.configPath, "config", "", "config.toml to read instead of $XDG_CONFIG_HOME/askuser/config.toml")
+			logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+			return func(_ []string, s command.Streams) error {
+				if err := o.logLevel.UnmarshalText([]byte(*logLevel)); err != nil {
+					why := fmt.Sprintf("--log-level: want debug, info, warn or error, got %q", *logLevel)
+					openStartStatus().refused(errors.New(why))
+					return command.UsageError{Msg: why}
+				}
+				return runF(o, s)
+			}
+		},
+		// The program that started this daemon waits to hear that it will
+		// not run.
+		NotRun: func(error) { openStartStatus().refused(errors.New("usage: see askuserd serve --help")) },
+	}
+}
 
-// runServe is `askuserd serve`: flags and config, then daemon.Run until a signal.
-func runServe(args []string) int {
-	fs := flag.NewFlagSet("askuserd serve", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	socket := fs.String("socket", "", "the Unix socket to listen on")
-	configPath := fs.String("config", "", "config.toml to read instead of $XDG_CONFIG_HOME/askuser/config.toml")
-	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+// runServe is `askuserd serve`: config, then daemon.Run until a signal.
+func runServe(o serveOptions, s command.Streams) error {
 	status := openStartStatus()
-	if code, ok := parseFlags(fs, args, serveUsage, true); !ok {
-		status.refused(errors.New("usage: see askuserd serve --help"))
-		return code
-	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
-		fmt.Fprintf(os.Stderr, "askuserd serve: --log-level: want debug, info, warn or error, got %q\n", *logLevel)
-		status.refused(fmt.Errorf("--log-level: want debug, info, warn or error, got %q", *logLevel))
-		return 2
-	}
-
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	cfg, err := config.Load(*configPath)
+	logger := slog.New(slog.NewTextHandler(s.Err, &slog.HandlerOptions{Level: o.logLevel}))
+	cfg, err := config.Load(o.configPath)
 	if err != nil {
-		refuse("refusing to start: " + err.Error())
+		refuse(s.Err, "refusing to start: "+err.Error())
 		status.refused(err)
-		return 1
+		return command.Exit(command.ExitFailed)
 	}
 	for _, w := range cfg.Warnings {
 		logger.Warn(w)
@@ -63,26 +76,27 @@ func runServe(args []string) int {
 	go func() { <-ctx.Done(); stop() }()
 	err = daemon.Run(ctx, daemon.Options{
 		Config:          cfg,
-		SocketPath:      cfg.SocketPath(*socket),
+		SocketPath:      cfg.SocketPath(o.socket),
 		PendingFilePath: cfg.PendingFilePath(),
 		Logger:          logger,
 		Version:         daemon.Version,
 		Ready:           status.ready,
 	})
 	if err != nil {
-		refuse(strings.TrimPrefix(err.Error(), "askuserd: "))
+		refuse(s.Err, strings.TrimPrefix(err.Error(), "askuserd: "))
 		status.refused(err)
-		return 1
+		return command.Exit(command.ExitFailed)
 	}
-	return 0
+	return nil
 }
 
-// refuse says why the daemon will not run, as a sentence for the person
+// refuse says why the daemon will not run (as "askuserd:", the daemon's
+// own voice, not "askuserd serve:"), as a sentence for the person
 // who typed the command (or who reads an autostarted daemon's log). A
 // program that started the daemon learns it from the start-status pipe,
 // typed, never by reading this.
-func refuse(why string) {
-	fmt.Fprintf(os.Stderr, "askuserd: %s\n", why)
+func refuse(stderr io.Writer, why string) {
+	fmt.Fprintf(stderr, "askuserd: %s\n", why)
 }
 
 // startStatus is the start-status pipe of docs/contract.md §2, when the

@@ -6,10 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
 	"strings"
 	"time"
+
+	"askuser/cmd/internal/command"
 )
 
 // A phone reaches the page with a secure origin (https, so that the page
@@ -59,29 +60,29 @@ func serveCommand(listen string) []string {
 
 // runTailscale is `askuserd web --tailscale`: it runs tailscale serve (or
 // prints it, when it cannot) and prints the https address with its secret.
-func runTailscale(listen, secretPath string) int {
+func runTailscale(listen, secretPath string, s command.Streams) error {
 	name, err := tailnetName()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "askuserd web: %v\n", err)
-		fmt.Fprintln(os.Stderr, "askuserd web: without Tailscale, see the README's \"The web pane\" for an SSH forward or your own certificate.")
-		return 1
+		fmt.Fprintf(s.Err, "askuserd web: %v\n", err)
+		fmt.Fprintln(s.Err, "askuserd web: without Tailscale, see the README's \"The web pane\" for an SSH forward or your own certificate.")
+		return command.Exit(command.ExitFailed)
 	}
 	if !isLoopbackListen(listen) {
-		fmt.Fprintf(os.Stderr, "askuserd web: --tailscale proxies a loopback address; web.listen is %s\n", listen)
-		return 2
+		fmt.Fprintf(s.Err, "askuserd web: --tailscale proxies a loopback address; web.listen is %s\n", listen)
+		return command.Exit(command.ExitUsage)
 	}
 	argv := serveCommand(listen)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "askuserd web: could not run `%s`: %v\n%s", strings.Join(argv, " "), err, out)
-		fmt.Fprintf(os.Stderr, "askuserd web: run it yourself (as root, or after `sudo tailscale set --operator=$USER`):\n  %s\n", strings.Join(argv, " "))
+		fmt.Fprintf(s.Err, "askuserd web: could not run `%s`: %v\n%s", strings.Join(argv, " "), err, out)
+		fmt.Fprintf(s.Err, "askuserd web: run it yourself (as root, or after `sudo tailscale set --operator=$USER`):\n  %s\n", strings.Join(argv, " "))
 	} else {
-		fmt.Fprintf(os.Stderr, "askuserd web: ran `%s`: https://%s/ now reaches the page on this machine's tailnet.\n", strings.Join(argv, " "), name)
+		fmt.Fprintf(s.Err, "askuserd web: ran `%s`: https://%s/ now reaches the page on this machine's tailnet.\n", strings.Join(argv, " "), name)
 	}
-	fmt.Fprintln(os.Stderr, "askuserd web: keep `askuserd web` running; it serves this name too. Set web.public_url = \"https://"+name+"\" for ntfy's links.")
-	return printWebURL("https://"+name+"/", secretPath)
+	fmt.Fprintln(s.Err, "askuserd web: keep `askuserd web` running; it serves this name too. Set web.public_url = \"https://"+name+"\" for ntfy's links.")
+	return printWebURL("https://"+name+"/", secretPath, s)
 }
 
 func isLoopbackListen(listen string) bool {

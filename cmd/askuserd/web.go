@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/url"
@@ -18,84 +17,96 @@ import (
 	qrcode "github.com/skip2/go-qrcode"
 	"golang.org/x/term"
 
+	"askuser/cmd/internal/command"
 	"askuser/internal/config"
 	"askuser/views/web"
 )
-
-const webUsage = `usage: askuserd web [--listen HOST:PORT] [--tls-cert FILE --tls-key FILE] [--host NAME]... [--public-url URL]
-       askuserd web --url [--public-url URL]   print the page's address with its secret (and a QR code on a terminal)
-       askuserd web --tailscale   run tailscale serve for the page, print its https address (and a QR code)
-       askuserd web --rotate   make a new secret: every device is logged out
-
-Serves the web pane (the questions waiting in askuserd, for a browser or a
-phone) on 127.0.0.1:7341 unless told otherwise, starting the daemon first if
-none answers. Any address but a loopback one needs TLS.
-
-`
 
 type hostList []string
 
 func (h *hostList) String() string     { return strings.Join(*h, ",") }
 func (h *hostList) Set(v string) error { *h = append(*h, v); return nil }
 
-// runWeb is `askuserd web`.
-func runWeb(args []string) int {
-	fs := flag.NewFlagSet("askuserd web", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	socket := fs.String("socket", "", "the daemon's Unix socket")
-	configPath := fs.String("config", "", "config.toml to read")
-	listen := fs.String("listen", "", "host:port to serve on (config web.listen; default "+web.DefaultListen+")")
-	tlsCert := fs.String("tls-cert", "", "TLS certificate (PEM), needed for any address but loopback (config web.tls_cert)")
-	tlsKey := fs.String("tls-key", "", "its private key (config web.tls_key)")
-	var hosts hostList
-	fs.Var(&hosts, "host", "a further host name the page is reached by (tailscale serve, a proxy); repeatable")
-	publicURL := fs.String("public-url", "", "the address a phone opens when a proxy serves the page (tailscale serve): --url prints it, and its host name is served")
-	printURL := fs.Bool("url", false, "print the address with its secret, and a QR code on a terminal, then exit")
-	rotate := fs.Bool("rotate", false, "make a new secret, logging out every device, then exit")
-	tailscale := fs.Bool("tailscale", false, "run (or print) tailscale serve for the page and print its https address with the secret, then exit")
-	if code, ok := parseFlags(fs, args, webUsage, true); !ok {
-		return code
+// webOptions are `askuserd web`'s flags.
+type webOptions struct {
+	socket, configPath      string
+	listen, tlsCert, tlsKey string
+	hosts                   hostList
+	publicURL               string
+	printURL, rotate        bool
+	tailscale               bool
+}
+
+func newWebCommand(runF func(webOptions, command.Streams) error) *command.Command {
+	return &command.Command{
+		Name:    "web",
+		Summary: "the web pane, for a browser or a phone",
+		Synopsis: `web [--listen HOST:PORT] [--tls-cert FILE --tls-key FILE] [--host NAME]... [--public-url URL]
+       askuserd web --url [--public-url URL]   print the page's address with its secret (and a QR code on a terminal)
+       askuserd web --tailscale   run tailscale serve for the page, print its https address (and a QR code)
+       askuserd web --rotate   make a new secret: every device is logged out
+
+Serves the web pane (the questions waiting in askuserd, for a browser or a
+phone) on 127.0.0.1:7341 unless told otherwise, starting the daemon first if
+none answers. Any address but a loopback one needs TLS.`,
+		Setup: func(fs *flag.FlagSet) command.Run {
+			var o webOptions
+			fs.StringVar(&o.socket, "socket", "", "the daemon's Unix socket")
+			fs.StringVar(&o.configPath, "config", "", "config.toml to read")
+			fs.StringVar(&o.listen, "listen", "", "host:port to serve on (config web.listen; default "+web.DefaultListen+")")
+			fs.StringVar(&o.tlsCert, "tls-cert", "", "TLS certificate (PEM), needed for any address but loopback (config web.tls_cert)")
+			fs.StringVar(&o.tlsKey, "tls-key", "", "its private key (config web.tls_key)")
+			fs.Var(&o.hosts, "host", "a further host name the page is reached by (tailscale serve, a proxy); repeatable")
+			fs.StringVar(&o.publicURL, "public-url", "", "the address a phone opens when a proxy serves the page (tailscale serve): --url prints it, and its host name is served")
+			fs.BoolVar(&o.printURL, "url", false, "print the address with its secret, and a QR code on a terminal, then exit")
+			fs.BoolVar(&o.rotate, "rotate", false, "make a new secret, logging out every device, then exit")
+			fs.BoolVar(&o.tailscale, "tailscale", false, "run (or print) tailscale serve for the page and print its https address with the secret, then exit")
+			return func(_ []string, s command.Streams) error { return runF(o, s) }
+		},
 	}
-	cfg, err := config.Load(*configPath)
+}
+
+// runWeb is `askuserd web`.
+func runWeb(o webOptions, s command.Streams) error {
+	cfg, err := config.Load(o.configPath)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "askuserd web: %v\n", err)
-		return 1
+		return err
 	}
 	for _, w := range cfg.Warnings {
-		fmt.Fprintln(os.Stderr, "askuserd web: "+w)
+		fmt.Fprintln(s.Err, "askuserd web: "+w)
 	}
-	addr := first(*listen, cfg.Web.Listen, web.DefaultListen)
-	cert, key := first(*tlsCert, cfg.Web.TLSCert), first(*tlsKey, cfg.Web.TLSKey)
+	hosts := o.hosts
+	addr := first(o.listen, cfg.Web.Listen, web.DefaultListen)
+	cert, key := first(o.tlsCert, cfg.Web.TLSCert), first(o.tlsKey, cfg.Web.TLSKey)
 	secretPath := filepath.Join(cfg.StateDir(), web.SecretFile)
 
-	*publicURL = first(*publicURL, cfg.Web.PublicURL)
-	if *publicURL != "" {
-		u, err := url.Parse(*publicURL)
+	publicURL := first(o.publicURL, cfg.Web.PublicURL)
+	if publicURL != "" {
+		u, err := url.Parse(publicURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			fmt.Fprintf(os.Stderr, "askuserd web: --public-url %q: want an address like https://box.tailnet.ts.net/\n", *publicURL)
-			return 2
+			fmt.Fprintf(s.Err, "askuserd web: --public-url %q: want an address like https://box.tailnet.ts.net/\n", publicURL)
+			return command.Exit(command.ExitUsage)
 		}
 		hosts = append(hosts, u.Hostname())
 	}
 
 	switch {
-	case *rotate:
+	case o.rotate:
 		if _, err := web.RotateSecret(secretPath); err != nil {
-			fmt.Fprintf(os.Stderr, "askuserd web: %v\n", err)
-			return 1
+			return err
 		}
-		fmt.Println("New secret made: every device is logged out. `askuserd web --url` prints the new address.")
-		return 0
-	case *tailscale:
-		return runTailscale(addr, secretPath)
-	case *printURL:
-		base := first(*publicURL, baseURL(addr, cert != "", hosts))
-		if *publicURL == "" && isLoopbackListen(addr) {
+		fmt.Fprintln(s.Out, "New secret made: every device is logged out. `askuserd web --url` prints the new address.")
+		return nil
+	case o.tailscale:
+		return runTailscale(addr, secretPath, s)
+	case o.printURL:
+		base := first(publicURL, baseURL(addr, cert != "", hosts))
+		if publicURL == "" && isLoopbackListen(addr) {
 			_, port, _ := net.SplitHostPort(addr)
 			host, _ := os.Hostname()
-			fmt.Fprintf(os.Stderr, loopbackNote, port, port, first(host, "this-machine"), port)
+			fmt.Fprintf(s.Err, loopbackNote, port, port, first(host, "this-machine"), port)
 		}
-		return printWebURL(base, secretPath)
+		return printWebURL(base, secretPath, s)
 	}
 	if isLoopbackListen(addr) {
 		// A page proxied by tailscale serve arrives with the tailnet name.
@@ -105,17 +116,15 @@ func runWeb(args []string) int {
 	}
 
 	if err := web.CheckListen(addr, cert != ""); err != nil {
-		fmt.Fprintf(os.Stderr, "askuserd web: %v\n", err)
-		return 1
+		return err
 	}
-	sock := cfg.SocketPath(*socket)
-	if err := ensureDaemon(sock, *configPath, cfg); err != nil {
-		fmt.Fprintf(os.Stderr, "askuserd web: %v\n", err)
-		return 1
+	sock := cfg.SocketPath(o.socket)
+	if err := ensureDaemon(sock, o.configPath, cfg); err != nil {
+		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	logger := slog.New(slog.NewTextHandler(s.Err, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	err = web.Serve(ctx, web.Options{
 		Socket:          sock,
 		MaxMessageBytes: cfg.Limits.MaxMessageBytes,
@@ -126,24 +135,24 @@ func runWeb(args []string) int {
 		SecretPath:      secretPath,
 		InputGuard:      cfg.UI.InputGuard.Duration,
 		SoftLimit:       cfg.Limits.AnswerSoftLimit,
-		RestartDaemon:   func() error { return ensureDaemon(sock, *configPath, cfg) },
+		RestartDaemon:   func() error { return ensureDaemon(sock, o.configPath, cfg) },
 		Logger:          logger,
 		Ready: func(a net.Addr) {
 			// The address without its secret: `--url` prints that, on
 			// purpose, rather than a log that may be kept.
-			fmt.Fprintf(os.Stderr, "askuserd web: serving %s (askuserd web --url prints the address to open, with its secret)\n", baseURL(a.String(), cert != "", hosts))
+			fmt.Fprintf(s.Err, "askuserd web: serving %s (askuserd web --url prints the address to open, with its secret)\n", baseURL(a.String(), cert != "", hosts))
 		},
 	})
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "askuserd web: %v\n", err)
+		fmt.Fprintf(s.Err, "askuserd web: %v\n", err)
 		if errors.Is(err, syscall.EADDRINUSE) {
 			if who := portHolder(addr); who != "" {
-				fmt.Fprintf(os.Stderr, "askuserd web: %s is held by %s; stop it, or serve elsewhere with --listen 127.0.0.1:PORT\n", addr, who)
+				fmt.Fprintf(s.Err, "askuserd web: %s is held by %s; stop it, or serve elsewhere with --listen 127.0.0.1:PORT\n", addr, who)
 			}
 		}
-		return 1
+		return command.Exit(command.ExitFailed)
 	}
-	return 0
+	return nil
 }
 
 func first(vs ...string) string {
@@ -184,23 +193,22 @@ func baseURL(addr string, tls bool, hosts []string) string {
 // printWebURL prints the address with the secret in its fragment (never
 // sent to a server or kept in its logs), and a QR code of it for a phone
 // when stdout is a terminal.
-func printWebURL(base, secretPath string) int {
+func printWebURL(base, secretPath string, s command.Streams) error {
 	secret, err := web.LoadSecret(secretPath)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "askuserd web: %v\n", err)
-		return 1
+		return err
 	}
 	if !strings.HasSuffix(base, "/") {
 		base += "/"
 	}
 	u := base + "#s=" + secret
-	fmt.Println(u)
-	if term.IsTerminal(int(os.Stdout.Fd())) {
+	fmt.Fprintln(s.Out, u)
+	if f, ok := s.Out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		qr, err := qrcode.New(u, qrcode.Medium)
 		if err == nil {
-			fmt.Print(qr.ToSmallString(false))
+			fmt.Fprint(s.Out, qr.ToSmallString(false))
 		}
-		fmt.Println("Anyone with this address can answer your agents' questions; `askuserd web --rotate` makes a new one.")
+		fmt.Fprintln(s.Out, "Anyone with this address can answer your agents' questions; `askuserd web --rotate` makes a new one.")
 	}
-	return 0
+	return nil
 }

@@ -55,8 +55,9 @@ type Journal struct {
 	history string
 
 	// f is state.jsonl while a group of writes is under way; Commit closes
-	// it. No file stays open between groups: an open file pins its
-	// directory, and a user who deletes the state dir must see it go.
+	// it. It stays open between groups while its path still names it
+	// (stillAtPath): a file replaced or removed, or a state dir deleted,
+	// is let go of at the next write.
 	f        *os.File
 	appended int64 // bytes since the last compaction
 	liveSize int64 // bytes the last compaction wrote
@@ -178,6 +179,9 @@ func (j *Journal) writeState(b []byte) error {
 		if err := j.Compact(); err != nil {
 			return err
 		}
+	}
+	if j.f != nil && !j.stillAtPath() {
+		j.closeFile()
 	}
 	if j.f == nil {
 		f, err := openRegular(j.path, unix.O_RDWR|unix.O_APPEND, false)
@@ -387,13 +391,28 @@ func (j *Journal) Commit() error {
 			}
 		}
 	}
-	j.closeFile()
 	if j.appended > j.opts.CompactBytes && j.appended > 2*j.liveSize {
 		if cerr := j.Compact(); cerr != nil {
 			j.opts.Logf("state journal: %v", cerr)
 		}
 	}
 	return err
+}
+
+// stillAtPath reports whether the open state.jsonl is still the file its
+// path names: not replaced (a compaction, someone's editor), removed, or
+// gone with the state dir. The file stays open between groups of writes —
+// opening it the careful way (statefile.Open) for every group cost a good
+// part of each ask's and answer's trip through the daemon — and this check
+// is what makes that safe: a file the path no longer names is closed, and
+// the write goes where the path leads (compacting when it leads nowhere).
+func (j *Journal) stillAtPath() bool {
+	at, err := os.Lstat(j.path)
+	if err != nil {
+		return false
+	}
+	held, err := j.f.Stat()
+	return err == nil && os.SameFile(at, held)
 }
 
 func (j *Journal) closeFile() {

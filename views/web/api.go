@@ -28,7 +28,7 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("GET /api/session", s.authed(func(w http.ResponseWriter, r *http.Request, _ string) { writeJSON(w, 200, map[string]any{"ok": true}) }))
 	mux.HandleFunc("POST /api/action", s.authed(s.change(s.handleAction)))
 	s.pushRoutes(mux)
-	return s.guard(mux)
+	return bounded(s.guard(mux))
 }
 
 func noIndex(h http.Handler) http.Handler {
@@ -78,9 +78,10 @@ const keepAlive = 50 * time.Second
 // read by the page with fetch so that it carries the session): the
 // session's view (view.go) each time it changes.
 func (s *server) handleEvents(w http.ResponseWriter, r *http.Request, id string) {
-	fl, ok := w.(http.Flusher)
-	if !ok {
-		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+	if r.ContentLength != 0 {
+		// It would be read by no one, and its deadline (bounded) would
+		// end the stream.
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "bad request: GET /api/events takes no body"})
 		return
 	}
 	se := s.sessionFor(id)
@@ -96,18 +97,21 @@ func (s *server) handleEvents(w http.ResponseWriter, r *http.Request, id string)
 	h.Set("X-Accel-Buffering", "no")
 	rc := http.NewResponseController(w)
 	_, _ = io.WriteString(w, ": askuserd web\n\n")
-	fl.Flush()
+	if rc.Flush() != nil {
+		return
+	}
 	ping := time.NewTimer(keepAlive)
 	defer ping.Stop()
 	for {
 		var err error
 		select {
 		case b := <-st.ch:
-			_ = rc.SetWriteDeadline(time.Now().Add(10 * time.Second))
-			_, err = fmt.Fprintf(w, "data: %s\n\n", frame(b))
+			err = writeView(w, rc, st, b)
 		case <-ping.C:
-			_ = rc.SetWriteDeadline(time.Now().Add(10 * time.Second))
+			_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
 			_, err = io.WriteString(w, "event: ping\ndata: {}\n\n")
+		case <-st.gone:
+			return // too many streams, or one not read
 		case <-se.done:
 			return // the session ended: the secret changed, or the server stops
 		case <-s.stop:
@@ -115,17 +119,42 @@ func (s *server) handleEvents(w http.ResponseWriter, r *http.Request, id string)
 		case <-r.Context().Done():
 			return
 		}
+		if err == nil {
+			err = rc.Flush()
+		}
 		if err != nil {
 			return
 		}
-		fl.Flush()
 		ping.Reset(keepAlive)
 	}
 }
 
-// maxBody bounds what one call may send: a batch of actions, text typed
-// included (an answer may be long).
-const maxBody = 4 << 20
+// writePiece is how much of a view goes in one write: the stream's count
+// of bytes not yet written (its budget) moves with each.
+const writePiece = 64 << 10
+
+// writeView writes one view as a stream message, each piece within
+// streamWriteTimeout, keeping st.unwritten current for the session's
+// slow-reader rule.
+func writeView(w http.ResponseWriter, rc *http.ResponseController, st *stream, view []byte) error {
+	defer st.unwritten.Store(0)
+	st.unwritten.Store(int64(len(view)))
+	_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+	if _, err := w.Write(frameHead(time.Now())); err != nil {
+		return err
+	}
+	for len(view) > 0 {
+		n := min(len(view), writePiece)
+		_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+		if _, err := w.Write(view[:n]); err != nil {
+			return err
+		}
+		view = view[n:]
+		st.unwritten.Store(int64(len(view)))
+	}
+	_, err := io.WriteString(w, frameTail)
+	return err
+}
 
 // maxActions bounds one batch.
 const maxActions = 512

@@ -68,6 +68,9 @@ func (s *server) authed(next func(http.ResponseWriter, *http.Request, string)) h
 			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "not logged in: open the address `askuserd web --url` prints"})
 			return
 		}
+		// A connection serving the user is never the one closed to make
+		// room for another (conns.go).
+		defer holdConn(r)()
 		next(w, r, id)
 	}
 }

@@ -126,14 +126,16 @@ func Serve(ctx context.Context, o Options) error {
 	if o.Ready != nil {
 		o.Ready(ln.Addr())
 	}
-	hs := &http.Server{Handler: s.routes(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
-		ErrorLog: slog.NewLogLogger(o.Logger.Handler(), slog.LevelDebug)}
+	limited := newConnLimit(ln, maxConnections(), o.Logger)
+	hs := newHTTPServer(s.routes())
+	hs.ErrorLog = slog.NewLogLogger(o.Logger.Handler(), slog.LevelDebug)
+	limited.track(hs)
 	served := make(chan error, 1)
 	go func() {
 		if useTLS {
-			served <- hs.ServeTLS(ln, o.TLSCert, o.TLSKey)
+			served <- hs.ServeTLS(limited, o.TLSCert, o.TLSKey)
 		} else {
-			served <- hs.Serve(ln)
+			served <- hs.Serve(limited)
 		}
 	}()
 	select {

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"askuser/socketproto"
@@ -26,6 +27,7 @@ type session struct {
 
 	// Owned by the session's goroutine.
 	streams map[*stream]struct{}
+	opened  uint64 // streams opened so far
 	ready   bool   // the daemon (or its absence) has spoken: the view is the truth
 	last    []byte // the latest view sent
 
@@ -34,8 +36,16 @@ type session struct {
 
 // stream is one open page's event stream. It holds at most the latest view:
 // every view is the whole state, so one that was not read yet is replaced.
+// The views are the session's own bytes, shared by all its streams: a
+// stream holds no copy of its own.
 type stream struct {
-	ch chan []byte
+	ch   chan []byte   // the next view
+	gone chan struct{} // closed when the session drops the stream
+	seq  uint64        // the order streams were opened in
+
+	// unwritten is how much of the view being written has not been
+	// written yet: written by the stream's handler, read by the session.
+	unwritten atomic.Int64
 }
 
 // idleEnd is how long a session outlives its last stream: a phone that
@@ -190,14 +200,20 @@ func (se *session) publish() {
 	}
 	se.last = b
 	for st := range se.streams {
-		st.put(b)
+		se.put(st, b)
 	}
 }
 
 // put leaves b as the stream's next message, replacing one not read yet.
-// Only the session's goroutine puts, so the send after draining never
-// blocks.
-func (st *stream) put(b []byte) {
+// A stream that is still writing an earlier view, with more than
+// streamBudget bytes waiting counting this one, is not being read: it is
+// dropped. Only the session's goroutine puts, so the send after draining
+// never blocks.
+func (se *session) put(st *stream, b []byte) {
+	if left := st.unwritten.Load(); left > 0 && left+int64(len(b)) > streamBudget {
+		se.drop(st)
+		return
+	}
 	select {
 	case st.ch <- b:
 	default:
@@ -209,13 +225,34 @@ func (st *stream) put(b []byte) {
 	}
 }
 
-// open adds a stream, with the latest view as its first message.
+// drop ends a stream from the session's side; its handler sees gone and
+// returns, which closes its connection.
+func (se *session) drop(st *stream) {
+	if _, ok := se.streams[st]; ok {
+		delete(se.streams, st)
+		close(st.gone)
+	}
+}
+
+// open adds a stream, with the latest view as its first message. Past
+// maxStreams the oldest of the session's streams is dropped.
 func (se *session) open() (*stream, bool) {
-	st := &stream{ch: make(chan []byte, 1)}
+	st := &stream{ch: make(chan []byte, 1), gone: make(chan struct{})}
 	ok := se.do(func() {
+		for len(se.streams) >= maxStreams {
+			var oldest *stream
+			for o := range se.streams {
+				if oldest == nil || o.seq < oldest.seq {
+					oldest = o
+				}
+			}
+			se.drop(oldest)
+		}
+		se.opened++
+		st.seq = se.opened
 		se.streams[st] = struct{}{}
 		if se.ready && se.last != nil {
-			st.put(se.last)
+			se.put(st, se.last)
 		}
 	})
 	return st, ok

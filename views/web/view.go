@@ -28,14 +28,16 @@ func encodeView(v panecore.View) []byte {
 	return b
 }
 
-// frame wraps an encoded view into a stream message.
-func frame(view []byte) []byte {
-	b, _ := json.Marshal(message{Type: "view", Now: time.Now()})
+// frameHead is what comes before a view in a stream message, and
+// frameTail what comes after: the view itself is written from the
+// session's bytes, shared by every stream, never copied per stream.
+func frameHead(now time.Time) []byte {
+	b, _ := json.Marshal(message{Type: "view", Now: now})
 	// {"type":"view","now":"…","view":null} with the view put in place.
-	b = b[:len(b)-len("null}")]
-	b = append(b, view...)
-	return append(b, '}')
+	return append([]byte("data: "), b[:len(b)-len("null}")]...)
 }
+
+const frameTail = "}\n\n"
 
 // cleanView copies what agents (or the pending file) wrote, cleaned: the
 // view's slices are shared with the core's later views and are not changed.

@@ -1,18 +1,15 @@
-// Package clientflags holds the command-line handling askuser-client and
-// askuser-mcp share: the flags that say how to reach the daemon, and flag
-// parsing that prints the help asked for on stdout. The pane (askuserd)
-// reaches its daemon with the same ClientOptions.
+// Package clientflags holds the flags askuser-client and askuser-mcp share
+// to say how to reach the daemon, and what they resolve to. The pane
+// (askuserd) reaches its daemon with the same ClientOptions. Parsing and
+// dispatch are cmd/internal/command's.
 package clientflags
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"askuser/internal/config"
-	"askuser/internal/didyoumean"
 	"askuser/socketproto/askclient"
 )
 
@@ -80,45 +77,4 @@ func ClientOptions(cfg config.Config, socketFlag, configPath string, autostart b
 		ConfigPath:      configPath,
 		DaemonLog:       cfg.DaemonLogPath(),
 	}
-}
-
-// Parse is fs.Parse with the usage printed on stdout when -h or --help asked
-// for it (help asked for is the command's output). After any other error
-// the flag package's one line is followed by where help is, not by the whole
-// usage: the line is what the user needs to read. command is how the user
-// runs it, e.g. "askuser-client ask".
-func Parse(fs *flag.FlagSet, args []string, stdout io.Writer, command string) error {
-	usage, stderr := fs.Usage, fs.Output()
-	fs.Usage = func() {} // printed below, once the reason is known
-	err := fs.Parse(args)
-	fs.Usage = usage
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		fs.SetOutput(stdout)
-		fs.Usage()
-		fs.SetOutput(stderr)
-	case err != nil:
-		if guess := FlagGuess(fs, err); guess != "" {
-			fmt.Fprintf(stderr, "did you mean --%s?\n", guess)
-		}
-		HelpHint(stderr, command)
-	}
-	return err
-}
-
-// FlagGuess is the flag that an "flag provided but not defined" error most
-// likely meant (--muti: multi); "" for other errors or when none is close.
-func FlagGuess(fs *flag.FlagSet, err error) string {
-	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
-	if !ok {
-		return ""
-	}
-	var names []string
-	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-	return didyoumean.Nearest(strings.TrimLeft(name, "-"), names)
-}
-
-// HelpHint ends a usage error: where the whole usage is.
-func HelpHint(w io.Writer, command string) {
-	fmt.Fprintf(w, "Run '%s --help' for usage.\n", command)
 }

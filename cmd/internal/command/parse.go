@@ -1,0 +1,76 @@
+package command
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"askuser/internal/didyoumean"
+)
+
+// Parse is fs.Parse with the usage printed on stdout when -h or --help asked
+// for it (help asked for is the command's output). After any other error
+// the flag package's one line is followed by the flag most likely meant and
+// where help is, not by the whole usage: the line is what the user needs to
+// read. name is how the user runs the command, e.g. "askuser-client ask".
+func Parse(fs *flag.FlagSet, args []string, stdout io.Writer, name string) error {
+	usage, stderr := fs.Usage, fs.Output()
+	fs.Usage = func() {} // printed below, once the reason is known
+	err := fs.Parse(args)
+	fs.Usage = usage
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.SetOutput(stdout)
+		fs.Usage()
+		fs.SetOutput(stderr)
+	case err != nil:
+		if guess := FlagGuess(fs, err); guess != "" {
+			fmt.Fprintf(stderr, "did you mean --%s?\n", guess)
+		}
+		HelpHint(stderr, name)
+	}
+	return err
+}
+
+// ParseAll parses flags wherever they appear among the positional arguments
+// (`ask FILE --format text` works as well as `ask --format text FILE`);
+// everything after "--" is positional. It returns the positionals, or Parse's
+// error: flag.ErrHelp when help was asked for and printed, another when the
+// mistake was said on fs's output.
+func ParseAll(fs *flag.FlagSet, args []string, stdout io.Writer, name string) ([]string, error) {
+	var pos []string
+	for {
+		if err := Parse(fs, args, stdout, name); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		consumed := len(args) - len(rest)
+		if consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// FlagGuess is the flag that an "flag provided but not defined" error most
+// likely meant (--muti: multi); "" for other errors or when none is close.
+func FlagGuess(fs *flag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+	if !ok {
+		return ""
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	return didyoumean.Nearest(strings.TrimLeft(name, "-"), names)
+}
+
+// HelpHint ends a usage error: where the whole usage is.
+func HelpHint(w io.Writer, name string) {
+	fmt.Fprintf(w, "Run '%s --help' for usage.\n", name)
+}

@@ -1,0 +1,171 @@
+package tests
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"askuser/tests/testdaemon"
+)
+
+// BenchmarkWebAttacks makes the attacks of web_bounds_test.go on a build
+// of askuserd without the race detector, each on a fresh `askuserd web`
+// (run with 256 descriptors), and reports what it held and how long a
+// logged-in request took meanwhile:
+//
+//	go test -run '^$' -bench WebAttacks -benchtime 1x ./tests
+//
+//	idle-rss-KiB          askuserd web logged in, before any attack
+//	headers-grew-KiB      150 connections send 1016 KiB of headers each
+//	bodies-grew-KiB       150 logins send half of a 1 MiB body and stop
+//	flood-grew-KiB        3,000 connections that never finish their headers
+//	streams-grew-KiB      24 unread event streams of one session, 200 views
+//	                      of a 900 KB request
+//	*-authed-ms           GET /api/session (logged in) during that attack;
+//	                      -1 when it failed (10 s)
+//
+// "grew" is the most resident memory during the attack (VmHWM) less the
+// resident memory before it (VmRSS).
+func BenchmarkWebAttacks(b *testing.B) {
+	dir := b.TempDir()
+	if err := testdaemon.Build(dir, false, "../cmd/askuserd"); err != nil {
+		b.Fatal(err)
+	}
+	exe := filepath.Join(dir, "askuserd-lowfd")
+	script := "#!/bin/sh\nulimit -n 256 || exit 97\nexec " + filepath.Join(dir, "askuserd") + " \"$@\"\n"
+	if err := os.WriteFile(exe, []byte(script), 0o700); err != nil {
+		b.Fatal(err)
+	}
+	e := benchEnv(b)
+	daemon := exec.Command(filepath.Join(dir, "askuserd"), "serve")
+	daemon.Env = e.Environ()
+	if err := daemon.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = daemon.Process.Signal(syscall.SIGTERM); _ = daemon.Wait() })
+	waitSocket(b, e.Socket)
+	parkBig(b, e, "req-big")
+
+	attacks := []struct {
+		name string
+		run  func(w *webPane, tok string)
+	}{
+		{"headers", func(w *webPane, _ string) { attackHeaders(b, w, 150) }},
+		{"bodies", func(w *webPane, _ string) { attackBodies(b, w, 150) }},
+		{"flood", func(w *webPane, _ string) { attackFlood(b, w, 3000) }},
+		{"streams", func(w *webPane, tok string) { attackStreams(b, w, tok, 24, 200) }},
+	}
+	for range b.N {
+		for _, a := range attacks {
+			w := startWebWith(b, e, exe, "127.0.0.1:0")
+			client, tok := w.httpClient()
+			if a.name == "headers" {
+				b.ReportMetric(float64(procKiB(b, w.pid, "VmRSS")), "idle-rss-KiB")
+			}
+			before := procKiB(b, w.pid, "VmRSS")
+			a.run(w, tok)
+			b.ReportMetric(authedMS(client, w.base), a.name+"-authed-ms")
+			b.ReportMetric(float64(procKiB(b, w.pid, "VmHWM")-before), a.name+"-grew-KiB")
+			w.stop()
+		}
+	}
+}
+
+// authedMS is how long a logged-in GET /api/session takes; -1 when it fails.
+func authedMS(c *http.Client, base string) float64 {
+	t0 := time.Now()
+	resp, err := c.Get(base + "api/session")
+	if err != nil {
+		return -1
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		return -1
+	}
+	return float64(time.Since(t0).Microseconds()) / 1000
+}
+
+// attackHeaders: n connections each send 1016 KiB of one header line,
+// and are measured once the server has read what it will of them.
+func attackHeaders(b *testing.B, w *webPane, n int) {
+	host := hostOf(b, w.base)
+	var wg sync.WaitGroup
+	chunk := []byte(strings.Repeat("a", 64<<10))
+	for range n {
+		c, err := rawDial(b, w.base)
+		if err != nil {
+			b.Fatal(err)
+		}
+		wg.Go(func() {
+			defer answered(c, 60*time.Second)
+			_ = c.SetWriteDeadline(time.Now().Add(60 * time.Second))
+			fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: %s\r\nX-Pad: ", host)
+			for sent := 0; sent < 1<<20-8<<10; sent += len(chunk) {
+				if _, err := c.Write(chunk); err != nil {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// attackBodies: n logins declare a 1 MiB body, send half, and hold.
+func attackBodies(b *testing.B, w *webPane, n int) {
+	host, origin := hostOf(b, w.base), strings.TrimSuffix(w.base, "/")
+	half := []byte(strings.Repeat("a", 512<<10))
+	for range n {
+		c, err := rawDial(b, w.base)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fmt.Fprintf(c, "POST /login HTTP/1.1\r\nHost: %s\r\nOrigin: %s\r\nContent-Length: %d\r\n\r\n", host, origin, 1<<20)
+		_, _ = c.Write(half)
+	}
+}
+
+// attackFlood: n connections each start a request and never finish its
+// headers.
+func attackFlood(b *testing.B, w *webPane, n int) {
+	host := hostOf(b, w.base)
+	for range n {
+		c, err := rawDial(b, w.base)
+		if err != nil {
+			return // the listen backlog is full
+		}
+		_, _ = fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: %s\r\nX-Slow: ", host)
+	}
+}
+
+// attackStreams: n event streams of one session that never read, while
+// the view of the big request changes views times.
+func attackStreams(b *testing.B, w *webPane, tok string, n, views int) {
+	host, origin := hostOf(b, w.base), strings.TrimSuffix(w.base, "/")
+	for range n {
+		c, err := rawDial(b, w.base)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = c.(*net.TCPConn).SetReadBuffer(4096)
+		fmt.Fprintf(c, "GET /api/events HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n\r\n", host, tok)
+	}
+	client := &http.Client{Timeout: 30 * time.Second, Transport: bearerTransport(tok)}
+	for i := range views {
+		req, _ := http.NewRequest("POST", w.base+"api/action", strings.NewReader(fmt.Sprintf(`{"actions":[{"kind":"move","delta":%d}]}`, 1-2*(i%2))))
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatalf("action %d: %v", i, err)
+		}
+		resp.Body.Close()
+	}
+}
