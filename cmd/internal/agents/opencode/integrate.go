@@ -98,4 +98,4 @@ func plan(env integrate.Env) ([]integrate.Change, []string, error) {
 }
 
 // Integration is what `askuser-client integrate opencode` writes (docs/contract.md §11).
-var Integration = integrate.Agent{Name: "opencode", Plan: plan}
+var Integration = integrate.Agent{Name: "opencode", Plan: plan, MCP: true}
