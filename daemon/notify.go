@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"net"
 	"strings"
 	"time"
@@ -99,12 +100,12 @@ func (s *state) pushSubscribe(c *conn, m socketproto.PushSubscribe) {
 		return
 	}
 	if err := s.push.Subscribe(m.Subscription); err != nil {
-		field, msg, ok := strings.Cut(err.Error(), ": ")
-		if !ok || !strings.HasPrefix(field, "subscription") {
+		var fe *webpush.FieldError
+		if errors.As(err, &fe) {
+			s.send(c, socketproto.Errf(socketproto.CodeInvalidRequest, fe.Field, "%s", fe.Rule))
+		} else {
 			s.send(c, socketproto.Errf(socketproto.CodeStateUnavailable, "", "web push: %v", err))
-			return
 		}
-		s.send(c, socketproto.Errf(socketproto.CodeInvalidRequest, field, "%s", msg))
 		return
 	}
 	s.send(c, socketproto.OK{})

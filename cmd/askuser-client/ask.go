@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"askuser/cmd/askuser-client/internal/shell"
+	"askuser/cmd/internal/shell"
 	"askuser/socketproto"
 	"askuser/socketproto/agenttool"
 	"askuser/socketproto/askclient"

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"askuser/cmd/internal/agentinput"
-	"askuser/cmd/internal/claudecode"
+	"askuser/cmd/internal/agents/claudecode"
 	"askuser/socketproto"
 )
 
@@ -54,33 +54,6 @@ writes it; PermissionRequest only with --permissions):
 // maxHookInput bounds what is read from Claude Code: a tool call is small.
 const maxHookInput = 8 << 20
 
-// claudeHookInput is the part of Claude Code's hook input the hook reads.
-type claudeHookInput struct {
-	HookEventName string          `json:"hook_event_name"`
-	ToolName      string          `json:"tool_name"`
-	ToolInput     json.RawMessage `json:"tool_input"`
-	SessionID     string          `json:"session_id"`
-	Cwd           string          `json:"cwd"`
-	// TranscriptPath is the session's transcript, where a permission
-	// prompt answered in Claude Code's own dialog shows.
-	TranscriptPath string `json:"transcript_path"`
-	// PermissionRequest only: Claude Code's "don't ask again" offers,
-	// each a permission update handed back as given when chosen.
-	PermissionSuggestions []json.RawMessage `json:"permission_suggestions"`
-	// Elicitation only: an MCP server's form or URL, as Claude Code
-	// hands it on.
-	MCPServerName   string          `json:"mcp_server_name"`
-	Message         string          `json:"message"`
-	Mode            string          `json:"mode"`
-	URL             string          `json:"url"`
-	ElicitationID   string          `json:"elicitation_id"`
-	RequestedSchema json.RawMessage `json:"requested_schema"`
-
-	// began is when the hook started: a result in the transcript written
-	// before it is not this prompt's.
-	began time.Time
-}
-
 var claudeHookCommand = command{
 	name:     "claude-hook",
 	summary:  "answer Claude Code's AskUserQuestion, permission prompts and MCP elicitations in askuser (a hook)",
@@ -110,12 +83,12 @@ func runClaudeHook(x *invocation) int {
 		fmt.Fprintf(stderr, "askuser-client claude-hook: stdin: more than %d bytes; not a hook input\n", maxHookInput)
 		return exitOK
 	}
-	var in claudeHookInput
+	var in claudecode.HookInput
 	if err := json.Unmarshal(data, &in); err != nil {
 		fmt.Fprintf(stderr, "askuser-client claude-hook: stdin: not a Claude Code hook input: %v\n", err)
 		return exitOK
 	}
-	in.began = began
+	in.Began = began
 	switch in.HookEventName {
 	case "PermissionRequest":
 		return runPermissionHook(x, in)
@@ -131,7 +104,7 @@ func runClaudeHook(x *invocation) int {
 
 // runAskHook answers AskUserQuestion's call before it runs: the call is
 // allowed with the answers in its input, so Claude Code's dialog never shows.
-func runAskHook(x *invocation, in claudeHookInput) int {
+func runAskHook(x *invocation, in claudecode.HookInput) int {
 	updated, code, ok := askNative(x, in)
 	if !ok {
 		return code
@@ -145,7 +118,7 @@ func runAskHook(x *invocation, in claudeHookInput) int {
 
 // askNative asks AskUserQuestion's questions and returns its input with the
 // answers; ok false means the hook ends now with code and prints nothing.
-func askNative(x *invocation, in claudeHookInput) (updated map[string]json.RawMessage, code int, ok bool) {
+func askNative(x *invocation, in claudecode.HookInput) (updated map[string]json.RawMessage, code int, ok bool) {
 	cfg, err := x.config()
 	if err != nil {
 		fmt.Fprintln(x.stderr, "askuser-client claude-hook:", err)
@@ -173,7 +146,7 @@ func askNative(x *invocation, in claudeHookInput) (updated map[string]json.RawMe
 // "don't ask again" suggestions, handed back as updatedPermissions.
 // AskUserQuestion's own prompt is its questions, answered as the PreToolUse
 // hook answers them.
-func runPermissionHook(x *invocation, in claudeHookInput) int {
+func runPermissionHook(x *invocation, in claudecode.HookInput) int {
 	if in.ToolName == "" {
 		return exitOK
 	}
@@ -182,15 +155,14 @@ func runPermissionHook(x *invocation, in claudeHookInput) int {
 		if !ok {
 			return code
 		}
-		return writeHookOutput(x, claudeHook.command, permissionOutput(map[string]any{"behavior": "allow", "updatedInput": updated}))
+		return writeHookOutput(x, claudeHook.command, claudecode.PermissionOutput(map[string]any{"behavior": "allow", "updatedInput": updated}))
 	}
 	input := agentinput.UnquoteJSON(in.ToolInput)
 	if len(input) == 0 || string(input) == "null" {
 		input = json.RawMessage("{}")
 	}
 	perm := claudecode.Permission{Tool: in.ToolName, Input: input, Suggestions: in.PermissionSuggestions}
-	watch := &settledWatch{session: newSessionWatch(in.TranscriptPath, in.SessionID),
-		transcript: newTranscriptWatch(in.TranscriptPath, in.ToolName, input, in.began)}
+	watch := claudecode.NewSettledWatch(in.TranscriptPath, in.SessionID, in.ToolName, input, in.Began)
 	resp, code, ok := hookAsk(x, in, perm.Request(), watch)
 	if !ok {
 		return code
@@ -203,20 +175,16 @@ func runPermissionHook(x *invocation, in claudeHookInput) int {
 			decision["updatedPermissions"] = []json.RawMessage{d.Suggestion}
 		}
 	}
-	return writeHookOutput(x, claudeHook.command, permissionOutput(decision))
-}
-
-func permissionOutput(decision map[string]any) map[string]any {
-	return map[string]any{"hookEventName": "PermissionRequest", "decision": decision}
+	return writeHookOutput(x, claudeHook.command, claudecode.PermissionOutput(decision))
 }
 
 // hookAsk asks req through the daemon as Claude Code's session and waits
 // (agentHook.ask); watch (nil: none) says when, and how, the user answered
 // in Claude Code's own dialog, which withdraws the question saying so.
-func hookAsk(x *invocation, in claudeHookInput, req socketproto.AskUserRequest, watch *settledWatch) (resp socketproto.Response, code int, ok bool) {
+func hookAsk(x *invocation, in claudecode.HookInput, req socketproto.AskUserRequest, watch *claudecode.SettledWatch) (resp socketproto.Response, code int, ok bool) {
 	var elsewhere func(<-chan struct{}) <-chan string
-	if watch != nil && (watch.session != nil || watch.transcript != nil) {
-		elsewhere = watch.settled
+	if watch != nil {
+		elsewhere = watch.Settled
 	}
 	return claudeHook.ask(x, in.SessionID, in.Cwd, req, elsewhere)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"askuser/cmd/internal/agentinput"
+	"askuser/cmd/internal/agents/claudecode"
 	"askuser/cmd/internal/elicit"
 	"askuser/socketproto"
 )
@@ -19,7 +20,7 @@ import (
 // A form askuser cannot ask (a field of a kind it has no question for), or
 // no daemon, prints nothing: Claude Code then does what it does without a
 // hook (its own dialog; a cancel in claude -p).
-func runElicitationHook(x *invocation, in claudeHookInput) int {
+func runElicitationHook(x *invocation, in claudecode.HookInput) int {
 	form, req, ok := elicitationRequest(x, in)
 	if !ok {
 		return exitOK
@@ -29,17 +30,17 @@ func runElicitationHook(x *invocation, in claudeHookInput) int {
 		if code != exitOK {
 			// Withdrawn: whoever still reads the output learns the
 			// user never answered.
-			writeHookOutput(x, claudeHook.command, elicitationOutput(elicit.Cancel()))
+			writeHookOutput(x, claudeHook.command, claudecode.ElicitationOutput(elicit.Cancel()))
 		}
 		return code
 	}
-	return writeHookOutput(x, claudeHook.command, elicitationOutput(form.Result(resp)))
+	return writeHookOutput(x, claudeHook.command, claudecode.ElicitationOutput(form.Result(resp)))
 }
 
 // elicitationRequest is the elicitation as askuser questions, checked as
 // the daemon will check them; ok false (said on stderr) means askuser cannot
 // ask it.
-func elicitationRequest(x *invocation, in claudeHookInput) (*elicit.Form, socketproto.AskUserRequest, bool) {
+func elicitationRequest(x *invocation, in claudecode.HookInput) (*elicit.Form, socketproto.AskUserRequest, bool) {
 	fail := func(format string, args ...any) (*elicit.Form, socketproto.AskUserRequest, bool) {
 		fmt.Fprintf(x.stderr, "askuser-client claude-hook: "+format+"; Claude Code asks in its own dialog\n", args...)
 		return nil, socketproto.AskUserRequest{}, false
@@ -70,14 +71,4 @@ func elicitationRequest(x *invocation, in claudeHookInput) (*elicit.Form, socket
 		return fail("cannot ask %s's form in askuser: %v", in.MCPServerName, perr)
 	}
 	return form, req, true
-}
-
-// elicitationOutput is the hook's answer for Claude Code: the action, and
-// for an accepted form its content.
-func elicitationOutput(r elicit.Result) map[string]any {
-	out := map[string]any{"hookEventName": "Elicitation", "action": r.Action}
-	if r.Action == elicit.ActionAccept && r.Content != nil {
-		out["content"] = r.Content
-	}
-	return out
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"askuser/cmd/internal/agents/claudecode"
 	"askuser/socketproto"
 	"askuser/tests/testdaemon"
 	"askuser/tests/testdaemon/inproc"
@@ -191,7 +192,7 @@ func TestClaudeHookPermissionSessionRecord(t *testing.T) {
 			input, _ := json.Marshal(in)
 			ch := runHookAsync(sock, input)
 			p := watch("request_added").(socketproto.RequestAdded).Request
-			time.Sleep(3 * settledPoll) // the hook sees the dialog up
+			time.Sleep(3 * claudecode.SettledPoll) // the hook sees the dialog up
 			if err := os.WriteFile(rec, record(c.after, ""), 0o600); err != nil {
 				t.Fatal(err)
 			}

@@ -7,7 +7,8 @@ import (
 	"io"
 
 	"askuser/cmd/internal/agentinput"
-	"askuser/cmd/internal/claudecode"
+	"askuser/cmd/internal/agents/claudecode"
+	"askuser/cmd/internal/agents/codex"
 )
 
 const codexHookSynopsis = `codex-hook [--socket PATH] [--config PATH]
@@ -31,19 +32,6 @@ writes it; Codex runs it once you trust it in /hooks):
   type = "command"
   command = "askuser-client codex-hook"
   timeout = 86400`
-
-// codexHookInput is the part of Codex's PermissionRequest hook input the
-// hook reads. Codex 0.169.0 sends session_id, turn_id, transcript_path, cwd,
-// hook_event_name, model, permission_mode, tool_name ("Bash" for shell
-// commands and network access) and tool_input ({"command", "description"}:
-// the command and the model's justification).
-type codexHookInput struct {
-	HookEventName string          `json:"hook_event_name"`
-	ToolName      string          `json:"tool_name"`
-	ToolInput     json.RawMessage `json:"tool_input"`
-	SessionID     string          `json:"session_id"`
-	Cwd           string          `json:"cwd"`
-}
 
 var codexHookCommand = command{
 	name:     "codex-hook",
@@ -69,7 +57,7 @@ func runCodexHook(x *invocation) int {
 		fmt.Fprintf(x.stderr, "askuser-client codex-hook: stdin: more than %d bytes; not a hook input\n", maxHookInput)
 		return exitOK
 	}
-	var in codexHookInput
+	var in codex.HookInput
 	if err := json.Unmarshal(data, &in); err != nil {
 		fmt.Fprintf(x.stderr, "askuser-client codex-hook: stdin: not a Codex hook input: %v\n", err)
 		return exitOK

@@ -8,11 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
-	"askuser/cmd/askuser-client/internal/integrate"
+	"askuser/cmd/internal/agents"
+	"askuser/cmd/internal/integrate"
 	"askuser/socketproto/askclient"
 )
 
@@ -67,13 +67,14 @@ var integrateCommand = command{
 func runIntegrate(x *invocation, write bool, command string, permissions bool, wrap []string) error {
 	stdout, stderr := x.stdout, x.stderr
 	agent := x.args[0]
-	if !slices.Contains(integrate.Agents(), agent) {
+	a, ok := agents.Named(agent)
+	if !ok {
 		return usagef("unknown agent %q; want claude, codex, gemini, opencode or pi", agent)
 	}
 	if permissions && agent != "claude" && agent != "codex" {
 		return usagef("--permissions: only for claude and codex")
 	}
-	if len(wrap) > 0 && !integrate.CanWrap(agent) {
+	if len(wrap) > 0 && a.MCPSettings == nil {
 		return usagef("--wrap knows Claude Code's and Gemini CLI's settings (claude, gemini), not %s's", agent)
 	}
 	client := command
@@ -92,13 +93,13 @@ func runIntegrate(x *invocation, write bool, command string, permissions bool, w
 		return err
 	}
 	env := integrate.Env{Home: home, Client: client, Permissions: permissions}
-	changes, notes, err := integrate.Plan(agent, env)
+	changes, notes, err := a.Plan(env)
 	if err != nil {
 		return fmt.Errorf("%s: %w", agent, err)
 	}
 	if len(wrap) > 0 {
 		var more []string
-		if changes, more, err = integrate.Wrap(agent, env, changes, wrap); err != nil {
+		if changes, more, err = integrate.Wrap(a, env, changes, wrap); err != nil {
 			return fmt.Errorf("%s: %w", agent, err)
 		}
 		notes = append(notes, more...)

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 
 	"askuser/cmd/internal/agentinput"
-	"askuser/cmd/internal/claudecode"
+	"askuser/cmd/internal/agents/claudecode"
 	"askuser/socketproto"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"

@@ -76,11 +76,11 @@ func (s *Sender) Announce(ctx context.Context, n notify.Notice) {
 	if n.Kind == notify.KindUpdate {
 		urgency = webpush.UrgencyLow
 	}
-	s.sendAll(ctx, fit(p), urgency)
+	s.sendAll(ctx, fit(p), n.Tag, urgency)
 }
 
 func (s *Sender) Withdraw(ctx context.Context, g notify.Gone) {
-	s.sendAll(ctx, fit(Payload{Type: "close", Tag: g.Tag, Badge: g.Waiting}), webpush.UrgencyNormal)
+	s.sendAll(ctx, fit(Payload{Type: "close", Tag: g.Tag, Badge: g.Waiting}), g.Tag, webpush.UrgencyNormal)
 }
 
 // fit keeps the payload within one record: the actions go first, then the
@@ -99,7 +99,7 @@ func fit(p Payload) []byte {
 	return data
 }
 
-func (s *Sender) sendAll(ctx context.Context, payload []byte, urgency webpush.Urgency) {
+func (s *Sender) sendAll(ctx context.Context, payload []byte, tag string, urgency webpush.Urgency) {
 	subs := s.Store.Subscriptions()
 	if len(subs) == 0 {
 		return
@@ -113,22 +113,18 @@ func (s *Sender) sendAll(ctx context.Context, payload []byte, urgency webpush.Ur
 	}
 	var wg sync.WaitGroup
 	for _, sub := range subs {
-		wg.Go(func() { s.send(ctx, sub, keys, payload, urgency) })
+		wg.Go(func() { s.send(ctx, sub, keys, payload, tag, urgency) })
 	}
 	wg.Wait()
 }
 
-func (s *Sender) send(ctx context.Context, sub Subscription, keys *vapidKeys, payload []byte, urgency webpush.Urgency) {
+func (s *Sender) send(ctx context.Context, sub Subscription, keys *vapidKeys, payload []byte, tag string, urgency webpush.Urgency) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	client := s.Client
 	if client == nil {
 		client = http.DefaultClient
 	}
-	var tag struct {
-		Tag string `json:"tag"`
-	}
-	_ = json.Unmarshal(payload, &tag)
 	ws := &webpush.Subscription{Endpoint: sub.Endpoint, Keys: webpush.Keys{Auth: sub.Keys.Auth, P256dh: sub.Keys.P256dh}}
 	resp, err := webpush.SendNotificationWithContext(ctx, payload, ws, &webpush.Options{
 		HTTPClient:      client,
@@ -140,7 +136,7 @@ func (s *Sender) send(ctx context.Context, sub Subscription, keys *vapidKeys, pa
 		// A closing push replaces the undelivered show of the same
 		// notification at the push service: a phone that was off gets
 		// only what is still true.
-		Topic: topic(tag.Tag),
+		Topic: topic(tag),
 	})
 	if err != nil {
 		s.Log.Warn("web push: sending failed", "endpoint", origin(sub.Endpoint), "err", err)

@@ -34,6 +34,16 @@ const (
 // MaxSubscriptions bounds the devices kept; the oldest goes first.
 const MaxSubscriptions = 32
 
+// FieldError is a subscription refused: Field names what is wrong
+// ("subscription.endpoint"), Rule why.
+type FieldError struct{ Field, Rule string }
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Rule }
+
+func refuse(field, format string, args ...any) error {
+	return &FieldError{Field: field, Rule: fmt.Sprintf(format, args...)}
+}
+
 // Subscription is a browser's PushSubscription as its toJSON() gives it.
 type Subscription struct {
 	Endpoint string `json:"endpoint"`
@@ -119,12 +129,13 @@ func (s *Store) loadKeys() (*vapidKeys, error) {
 }
 
 // Subscribe checks raw, a PushSubscription's JSON, and keeps it; the same
-// endpoint again replaces the old keys. Errors name the field and the rule.
+// endpoint again replaces the old keys. A refusal is a *FieldError; any
+// other error is the state dir's.
 func (s *Store) Subscribe(raw []byte) error {
 	var sub Subscription
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
 	if err := dec.Decode(&sub); err != nil {
-		return fmt.Errorf("subscription: not a PushSubscription: %v", err)
+		return refuse("subscription", "not a PushSubscription: %v", err)
 	}
 	if err := s.check(sub); err != nil {
 		return err
@@ -187,27 +198,27 @@ func (s *Store) check(sub Subscription) error {
 	u, err := url.Parse(sub.Endpoint)
 	switch {
 	case sub.Endpoint == "":
-		return errors.New("subscription.endpoint: missing")
+		return refuse("subscription.endpoint", "missing")
 	case err != nil || u.Host == "" || u.User != nil:
-		return fmt.Errorf("subscription.endpoint: not an absolute URL: %q", clip(sub.Endpoint))
+		return refuse("subscription.endpoint", "not an absolute URL: %q", clip(sub.Endpoint))
 	case u.Scheme == "https":
 	case u.Scheme == "http" && s.insecureLoopback && isLoopback(u.Hostname()):
 	default:
-		return fmt.Errorf("subscription.endpoint: must be an https URL (a browser's push service), got %q", clip(sub.Endpoint))
+		return refuse("subscription.endpoint", "must be an https URL (a browser's push service), got %q", clip(sub.Endpoint))
 	}
 	p256dh, err := decodeKey(sub.Keys.P256dh)
 	if err != nil {
-		return fmt.Errorf("subscription.keys.p256dh: not base64url: %v", err)
+		return refuse("subscription.keys.p256dh", "not base64url: %v", err)
 	}
 	if _, err := ecdh.P256().NewPublicKey(p256dh); err != nil {
-		return errors.New("subscription.keys.p256dh: not an uncompressed P-256 public key")
+		return refuse("subscription.keys.p256dh", "not an uncompressed P-256 public key")
 	}
 	auth, err := decodeKey(sub.Keys.Auth)
 	if err != nil {
-		return fmt.Errorf("subscription.keys.auth: not base64url: %v", err)
+		return refuse("subscription.keys.auth", "not base64url: %v", err)
 	}
 	if len(auth) != 16 {
-		return fmt.Errorf("subscription.keys.auth: must be 16 bytes, got %d", len(auth))
+		return refuse("subscription.keys.auth", "must be 16 bytes, got %d", len(auth))
 	}
 	return nil
 }

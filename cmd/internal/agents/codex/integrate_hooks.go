@@ -1,4 +1,4 @@
-package integrate
+package codex
 
 import (
 	"fmt"
@@ -7,7 +7,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"askuser/cmd/askuser-client/internal/shell"
+	"askuser/cmd/internal/integrate"
+	"askuser/cmd/internal/shell"
 )
 
 // Codex's approval prompts in askuser (integrate codex --permissions): its
@@ -29,7 +30,7 @@ type = "command"
 command = %s
 timeout = %d
 statusMessage = "Waiting for your answer in askuser"
-`, strconv.Quote(codexHookCommand(client)), integrateTimeoutSec)
+`, strconv.Quote(codexHookCommand(client)), integrate.TimeoutSec)
 }
 
 // codexPermissionNotes say what the user still has to do: Codex runs a new

@@ -1,10 +1,13 @@
-package main
+package claudecode
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // How the hook learns that a permission prompt was settled in Claude Code's
-// own dialog, and how: the session record says when (claudehook_session.go),
-// the call's result in the transcript says how (claudehook_transcript.go).
+// own dialog, and how: the session record says when (session.go),
+// the call's result in the transcript says how (transcript.go).
 // The outcome goes to askuser with the withdrawal, so a later answer there
 // is refused and history records what the user chose in Claude Code.
 
@@ -16,28 +19,40 @@ const (
 	settledUnknown = "answered in Claude Code's own dialog"
 )
 
-// settledPoll is how often the record and the transcript are read: both
+// SettledPoll is how often the record and the transcript are read: both
 // are small reads (the transcript from where the last read ended).
-const settledPoll = 100 * time.Millisecond
+const SettledPoll = 100 * time.Millisecond
 
 // resultGrace is how long, once the record says the dialog was answered and
 // no tool runs, the hook waits for the call's result to say how: a
 // refusal's result is written at once.
 const resultGrace = 2 * time.Second
 
-// settledWatch follows a session record and a transcript (either may be
+// SettledWatch follows a session record and a transcript (either may be
 // nil) for the end of one permission prompt.
-type settledWatch struct {
+type SettledWatch struct {
 	session    *sessionWatch
 	transcript *transcriptWatch
 }
 
-// settled sends how the prompt was settled in Claude Code's own dialog,
+// NewSettledWatch follows the session record and the transcript beside
+// transcriptPath for the end of the permission prompt for tool with input,
+// shown since began; nil when there is neither to follow.
+func NewSettledWatch(transcriptPath, sessionID, tool string, input json.RawMessage, began time.Time) *SettledWatch {
+	w := &SettledWatch{session: newSessionWatch(transcriptPath, sessionID),
+		transcript: newTranscriptWatch(transcriptPath, tool, input, began)}
+	if w.session == nil && w.transcript == nil {
+		return nil
+	}
+	return w
+}
+
+// Settled sends how the prompt was settled in Claude Code's own dialog,
 // once it was; it stops when stop is closed.
-func (w settledWatch) settled(stop <-chan struct{}) <-chan string {
+func (w SettledWatch) Settled(stop <-chan struct{}) <-chan string {
 	out := make(chan string, 1)
 	go func() {
-		t := time.NewTicker(settledPoll)
+		t := time.NewTicker(SettledPoll)
 		defer t.Stop()
 		var answeredAt time.Time // when the record said the dialog was answered
 		busy := false

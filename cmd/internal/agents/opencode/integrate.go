@@ -1,4 +1,7 @@
-package integrate
+// Package opencode is all askuser knows of OpenCode (docs/contract.md §11): what
+// `askuser-client integrate opencode` writes (its plugin, shipped in
+// integrations/opencode, and the MCP server in opencode.json).
+package opencode
 
 import (
 	"bytes"
@@ -8,10 +11,9 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"askuser/cmd/internal/integrate"
 	"askuser/integrations"
 )
-
-// --- OpenCode ---------------------------------------------------------------
 
 // opencodeDefaultClient is the line of the plugin that names the client; the
 // written copy names the absolute path instead.
@@ -19,7 +21,7 @@ const opencodeDefaultClient = `const defaultClient = "askuser-client";`
 
 // opencodeConfigDir is OpenCode's global config directory: it follows
 // XDG_CONFIG_HOME, as OpenCode does.
-func opencodeConfigDir(env Env) string {
+func opencodeConfigDir(env integrate.Env) string {
 	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
 		return filepath.Join(x, "opencode")
 	}
@@ -53,18 +55,18 @@ func opencodePluginText(client string) ([]byte, error) {
 // opencodeMCPEntry is askuser's entry under "mcp": a local server with a
 // day-long timeout (OpenCode's default, 5 s, applies to every tool call and
 // would cut a person off).
-func opencodeMCPEntry(client string) *jsonObject {
-	return jsonObj("type", "local", "command", []any{client, "mcp"}, "enabled", true,
-		"timeout", json.Number(strconv.Itoa(integrateTimeoutMS)))
+func opencodeMCPEntry(client string) *integrate.JSONObject {
+	return integrate.JSONObj("type", "local", "command", []any{client, "mcp"}, "enabled", true,
+		"timeout", json.Number(strconv.Itoa(integrate.TimeoutMS)))
 }
 
-// planOpencode copies the plugin into OpenCode's plugins directory (OpenCode
+// plan copies the plugin into OpenCode's plugins directory (OpenCode
 // loads every plugins/*.ts there at start) and adds the MCP server to
 // opencode.json.
-func planOpencode(env Env) ([]Change, []string, error) {
+func plan(env integrate.Env) ([]integrate.Change, []string, error) {
 	dir := opencodeConfigDir(env)
 	pluginPath := filepath.Join(dir, "plugins", "askuser.ts")
-	old, err := readConfigFile(pluginPath)
+	old, err := integrate.ReadConfigFile(pluginPath)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -72,12 +74,12 @@ func planOpencode(env Env) ([]Change, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	plugin := Change{Path: pluginPath, Old: old, New: text, Mode: 0o644,
+	plugin := integrate.Change{Path: pluginPath, Old: old, New: text, Mode: 0o644,
 		Snippet: fmt.Sprintf("the askuser plugin (%d lines): OpenCode's questions and permission prompts, asked through %s\n",
 			bytes.Count(text, []byte("\n")), env.Client)}
 
 	entry := opencodeMCPEntry(env.Client)
-	cfg, err := jsonPlan(opencodeConfigFile(dir), jsonObj("mcp", jsonObj("askuser", entry)), func(root *jsonObject) error {
+	cfg, err := integrate.JSONPlan(opencodeConfigFile(dir), integrate.JSONObj("mcp", integrate.JSONObj("askuser", entry)), func(root *integrate.JSONObject) error {
 		servers, err := root.Object("mcp", "mcp")
 		if err != nil {
 			return err
@@ -86,12 +88,15 @@ func planOpencode(env Env) ([]Change, []string, error) {
 		if err != nil {
 			return err
 		}
-		setKeys(cur, entry)
+		integrate.SetKeys(cur, entry)
 		return nil
 	})
 	if err != nil {
 		return nil, nil, err
 	}
 	notes := []string{"OpenCode loads both at its next start."}
-	return []Change{plugin, cfg}, notes, nil
+	return []integrate.Change{plugin, cfg}, notes, nil
 }
+
+// Integration is what `askuser-client integrate opencode` writes (docs/contract.md §11).
+var Integration = integrate.Agent{Name: "opencode", Plan: plan}

@@ -10,23 +10,23 @@ import (
 	"askuser/internal/jsonerr"
 )
 
-// jsonObject is a JSON object that keeps its keys in the order the file had
+// JSONObject is a JSON object that keeps its keys in the order the file had
 // them, so that merging askuser's settings into an agent's file changes
 // nothing else, not even the order a person wrote things in.
-type jsonObject struct {
+type JSONObject struct {
 	keys []string
-	vals map[string]any // *jsonObject, []any, json.Number, string, bool or nil
+	vals map[string]any // *JSONObject, []any, json.Number, string, bool or nil
 }
 
-func newJSONObject() *jsonObject { return &jsonObject{vals: map[string]any{}} }
+func NewJSONObject() *JSONObject { return &JSONObject{vals: map[string]any{}} }
 
-func (o *jsonObject) Get(k string) (any, bool) {
+func (o *JSONObject) Get(k string) (any, bool) {
 	v, ok := o.vals[k]
 	return v, ok
 }
 
 // Set replaces k's value where it stands, or appends k.
-func (o *jsonObject) Set(k string, v any) {
+func (o *JSONObject) Set(k string, v any) {
 	if _, ok := o.vals[k]; !ok {
 		o.keys = append(o.keys, k)
 	}
@@ -35,14 +35,14 @@ func (o *jsonObject) Set(k string, v any) {
 
 // Object is k's value as an object, made (and set) if k is absent. A k that
 // holds something else is an error naming it.
-func (o *jsonObject) Object(k, path string) (*jsonObject, error) {
+func (o *JSONObject) Object(k, path string) (*JSONObject, error) {
 	v, ok := o.vals[k]
 	if !ok || v == nil {
-		c := newJSONObject()
+		c := NewJSONObject()
 		o.Set(k, c)
 		return c, nil
 	}
-	c, ok := v.(*jsonObject)
+	c, ok := v.(*JSONObject)
 	if !ok {
 		return nil, fmt.Errorf("%s: must be an object, got %s", path, jsonKind(v))
 	}
@@ -51,7 +51,7 @@ func (o *jsonObject) Object(k, path string) (*jsonObject, error) {
 
 // List is k's value as a list (nil if absent). A k that holds something else
 // is an error naming it.
-func (o *jsonObject) List(k, path string) ([]any, error) {
+func (o *JSONObject) List(k, path string) ([]any, error) {
 	v, ok := o.vals[k]
 	if !ok || v == nil {
 		return nil, nil
@@ -65,13 +65,13 @@ func (o *jsonObject) List(k, path string) ([]any, error) {
 
 // jsonKind names a value parseJSONObject made, for an error message.
 func jsonKind(v any) string {
-	if _, ok := v.(*jsonObject); ok {
+	if _, ok := v.(*JSONObject); ok {
 		return jsonerr.Object
 	}
 	return jsonerr.KindOf(v)
 }
 
-func (o *jsonObject) MarshalJSON() ([]byte, error) {
+func (o *JSONObject) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for i, k := range o.keys {
@@ -107,7 +107,7 @@ func jsonEncode(v any) ([]byte, error) {
 }
 
 // jsonIndent is the file's new text: two-space indentation, a final newline.
-func jsonIndent(o *jsonObject) ([]byte, error) {
+func jsonIndent(o *JSONObject) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -120,9 +120,9 @@ func jsonIndent(o *jsonObject) ([]byte, error) {
 
 // parseJSONObject reads a whole file holding one JSON object. An empty file
 // is an empty object. Errors say where, as line and column.
-func parseJSONObject(data []byte) (*jsonObject, error) {
+func parseJSONObject(data []byte) (*JSONObject, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
-		return newJSONObject(), nil
+		return NewJSONObject(), nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -135,7 +135,7 @@ func parseJSONObject(data []byte) (*jsonObject, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", jsonerr.Where(data, int(dec.InputOffset())), err)
 	}
-	o, ok := v.(*jsonObject)
+	o, ok := v.(*JSONObject)
 	if !ok {
 		return nil, fmt.Errorf("must hold a JSON object, got %s", jsonKind(v))
 	}
@@ -162,7 +162,7 @@ func jsonValue(dec *json.Decoder, depth int) (any, error) {
 	case json.Delim:
 		switch t {
 		case '{':
-			o := newJSONObject()
+			o := NewJSONObject()
 			for dec.More() {
 				kt, err := dec.Token()
 				if err != nil {
@@ -201,9 +201,9 @@ func jsonValue(dec *json.Decoder, depth int) (any, error) {
 	return tok, nil
 }
 
-// jsonObj is an object with keys and values given in turn, in that order.
-func jsonObj(kv ...any) *jsonObject {
-	o := newJSONObject()
+// JSONObj is an object with keys and values given in turn, in that order.
+func JSONObj(kv ...any) *JSONObject {
+	o := NewJSONObject()
 	for i := 0; i+1 < len(kv); i += 2 {
 		o.Set(kv[i].(string), kv[i+1])
 	}

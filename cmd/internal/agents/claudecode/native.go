@@ -1,11 +1,13 @@
-// Package claudecode translates between Claude Code's own prompts and
-// askuser's questions (docs/contract.md §11). Its AskUserQuestion tool: both ways in —
-// the PreToolUse hook (claude-hook) and the permission_prompt MCP tool — are
-// given the tool's input and hand back the same input with an "answers"
-// object, which Claude Code then shows the model as the answers. Its
-// permission prompts: the PermissionRequest hook and permission_prompt ask
-// the same yes/no question (Permission) and read the same decision from it.
-// This package is that translation, and nothing of either way in.
+// Package claudecode is all askuser knows of Claude Code (docs/contract.md §11): its
+// hooks' input and output (PreToolUse, PermissionRequest, Elicitation); the
+// translation between its own prompts and askuser's questions — its
+// AskUserQuestion tool, whose input comes back with an "answers" object by
+// either way in (the PreToolUse hook and the permission_prompt MCP tool), and
+// its permission prompts, one yes/no question (Permission) with one reading of
+// the decision; the watch on its session record and transcript that tells a
+// prompt settled in its own dialog; and what `askuser-client integrate claude`
+// writes. It knows nothing of the ways in (the hook command, the MCP server)
+// that use it.
 package claudecode
 
 import (

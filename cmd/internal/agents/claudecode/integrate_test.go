@@ -1,20 +1,22 @@
-package integrate
+package claudecode
 
 import (
 	"encoding/json"
 	"path/filepath"
 	"testing"
+
+	"askuser/cmd/internal/integrate"
 )
 
 // claudeSettingsHooks applies the plan for Claude Code in a fresh home and
 // returns the "hooks" of the settings file it writes.
-func claudeSettingsHooks(t *testing.T, env Env) map[string][]struct {
+func claudeSettingsHooks(t *testing.T, env integrate.Env) map[string][]struct {
 	Matcher string
 	Hooks   []map[string]any
 } {
 	t.Helper()
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
-	changes, _, err := Plan("claude", env)
+	changes, _, err := plan(env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +44,7 @@ func claudeSettingsHooks(t *testing.T, env Env) map[string][]struct {
 // every server, with or without --permissions.
 func TestIntegrateClaudeElicitationHook(t *testing.T) {
 	for _, perms := range []bool{false, true} {
-		env := Env{Home: t.TempDir(), Client: "/opt/bin/askuser-client", Permissions: perms}
+		env := integrate.Env{Home: t.TempDir(), Client: "/opt/bin/askuser-client", Permissions: perms}
 		hooks := claudeSettingsHooks(t, env)
 		el := hooks["Elicitation"]
 		if len(el) != 1 || el[0].Matcher != "*" || len(el[0].Hooks) != 1 {

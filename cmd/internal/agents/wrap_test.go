@@ -1,4 +1,4 @@
-package integrate
+package agents
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"askuser/cmd/internal/integrate"
 )
 
 func writeSettings(t *testing.T, path, text string) {
@@ -38,12 +40,12 @@ func TestWrapGemini(t *testing.T) {
 	home := t.TempDir()
 	path := filepath.Join(home, ".gemini", "settings.json")
 	writeSettings(t, path, `{"theme":"dark","mcpServers":{"gh":{"command":"npx","args":["-y","gh-mcp"],"env":{"T":"1"},"trust":true},"web":{"httpUrl":"https://x"}}}`)
-	env := Env{Home: home, Client: "/bin/askuser-client"}
-	changes, _, err := Plan("gemini", env)
+	env := integrate.Env{Home: home, Client: "/bin/askuser-client"}
+	changes, _, err := agent(t, "gemini").Plan(env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	changes, notes, err := Wrap("gemini", env, changes, []string{"gh"})
+	changes, notes, err := integrate.Wrap(agent(t, "gemini"), env, changes, []string{"gh"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,9 +71,9 @@ func TestWrapGemini(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	again, _, err := Plan("gemini", env)
+	again, _, err := agent(t, "gemini").Plan(env)
 	if err == nil {
-		again, _, err = Wrap("gemini", env, again, []string{"gh"})
+		again, _, err = integrate.Wrap(agent(t, "gemini"), env, again, []string{"gh"})
 	}
 	for _, c := range again {
 		if err != nil || !c.Unchanged() {
@@ -83,11 +85,11 @@ func TestWrapGemini(t *testing.T) {
 		{"web", "no command"},
 		{"nope", `no MCP server "nope"`},
 	} {
-		if _, _, err := Wrap("gemini", env, nil, []string{c.name}); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, _, err := integrate.Wrap(agent(t, "gemini"), env, nil, []string{c.name}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("--wrap %s: %v, want %q", c.name, err, c.want)
 		}
 	}
-	if _, _, err := Wrap("codex", env, nil, []string{"gh"}); err == nil {
+	if _, _, err := integrate.Wrap(agent(t, "codex"), env, nil, []string{"gh"}); err == nil {
 		t.Error("codex was wrapped")
 	}
 }
@@ -99,7 +101,7 @@ func TestWrapClaude(t *testing.T) {
 	home := t.TempDir()
 	path := filepath.Join(home, ".claude.json")
 	writeSettings(t, path, `{"numStartups":3,"mcpServers":{"probe":{"type":"stdio","command":"/opt/probe","args":[],"env":{}}}}`)
-	changes, _, err := Wrap("claude", Env{Home: home, Client: "askuser-client"}, nil, []string{"probe"})
+	changes, _, err := integrate.Wrap(agent(t, "claude"), integrate.Env{Home: home, Client: "askuser-client"}, nil, []string{"probe"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,4 +110,13 @@ func TestWrapClaude(t *testing.T) {
 	if !reflect.DeepEqual(probe, want) {
 		t.Errorf("probe = %v\nwant %v", probe, want)
 	}
+}
+
+func agent(t *testing.T, name string) integrate.Agent {
+	t.Helper()
+	a, ok := Named(name)
+	if !ok {
+		t.Fatalf("no agent %q", name)
+	}
+	return a
 }

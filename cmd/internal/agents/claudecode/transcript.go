@@ -1,4 +1,4 @@
-package main
+package claudecode
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 // (the hook input's transcript_path, a JSON line per entry) says nothing of
 // the decision until the call's tool_result: at once for a refusal, only
 // once the command ended for an allowed one. Claude Code's own session
-// record says it sooner (claudehook_session.go); the transcript says how
+// record says it sooner (session.go); the transcript says how
 // it went, and is all there is where that record is missing.
 
 // transcriptTail bounds the part of the transcript read at the start for

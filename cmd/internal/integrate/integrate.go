@@ -1,8 +1,10 @@
 // Package integrate plans and writes what connects an agent to askuser
-// (docs/contract.md §11): Claude Code's MCP server entry, hook and permissions, Codex's
-// and Gemini CLI's MCP server, pi's extension. A plan is the files it would
-// change, before and after, merged into whatever the user already has; the
-// command's main decides whether to print it or write it.
+// (docs/contract.md §11), knowing no agent: each agent's folder under cmd/internal/agents
+// says what to merge into its files, with this package's merging of JSON
+// objects kept in the user's order, and --wrap's putting MCP servers behind
+// mcp-proxy. A plan is the files it would change, before and after, merged
+// into whatever the user already has; the command's main decides whether to
+// print it or write it.
 package integrate
 
 import (
@@ -13,31 +15,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"syscall"
 
 	"askuser/internal/atomicfile"
 )
-
-// Agents are the agents Plan knows, in order.
-func Agents() []string {
-	names := make([]string, 0, len(agentPlans))
-	for n := range agentPlans {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
-
-// Plan is what connecting agent takes: the files to change and what else the
-// user should know.
-func Plan(agent string, env Env) ([]Change, []string, error) {
-	plan, ok := agentPlans[agent]
-	if !ok {
-		return nil, nil, fmt.Errorf("unknown agent %q", agent)
-	}
-	return plan(env)
-}
 
 // Env is what a plan depends on, so tests can point it anywhere.
 type Env struct {
@@ -130,10 +111,10 @@ func writeTarget(path string) (string, error) {
 // than read into memory.
 const maxConfigBytes = 16 << 20
 
-// readConfigFile reads a config file; a missing one is nil, not an error.
+// ReadConfigFile reads a config file; a missing one is nil, not an error.
 // Only a regular file is read: a FIFO or a device at the path is refused at
 // once (opened without blocking), never waited on.
-func readConfigFile(path string) ([]byte, error) {
+func ReadConfigFile(path string) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil // also a dangling link: the file it names is created

@@ -1,4 +1,4 @@
-package integrate
+package codex
 
 import (
 	"os"
@@ -6,12 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"askuser/cmd/internal/integrate"
+
 	"github.com/BurntSushi/toml"
 )
 
 // planCodexIn plans `integrate codex --permissions` with config.toml
 // holding text ("" = no file) and returns the planned change.
-func planCodexIn(t *testing.T, text string) Change {
+func planCodexIn(t *testing.T, text string) integrate.Change {
 	t.Helper()
 	home := t.TempDir()
 	t.Setenv("CODEX_HOME", "")
@@ -24,7 +26,7 @@ func planCodexIn(t *testing.T, text string) Change {
 			t.Fatal(err)
 		}
 	}
-	changes, notes, err := Plan("codex", Env{Home: home, Client: "/opt/my tools/askuser-client", Permissions: true})
+	changes, notes, err := plan(integrate.Env{Home: home, Client: "/opt/my tools/askuser-client", Permissions: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +118,7 @@ command = "play-a-sound"
 		if err := os.WriteFile(filepath.Join(home, "cx", "config.toml"), []byte("hooks = { PermissionRequest = [] }\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		_, _, err := Plan("codex", Env{Home: home, Client: "askuser-client", Permissions: true})
+		_, _, err := plan(integrate.Env{Home: home, Client: "askuser-client", Permissions: true})
 		if err == nil || !strings.Contains(err.Error(), "add this by hand") || !strings.Contains(err.Error(), "askuser-client codex-hook") {
 			t.Errorf("err = %v", err)
 		}
@@ -124,7 +126,7 @@ command = "play-a-sound"
 	t.Run("without --permissions no hook", func(t *testing.T) {
 		home := t.TempDir()
 		t.Setenv("CODEX_HOME", "")
-		changes, _, err := Plan("codex", Env{Home: home, Client: "askuser-client"})
+		changes, _, err := plan(integrate.Env{Home: home, Client: "askuser-client"})
 		if err != nil || strings.Contains(string(changes[0].New), "hooks") {
 			t.Errorf("err %v, config:\n%s", err, changes[0].New)
 		}

@@ -1,4 +1,4 @@
-package integrate
+package codex
 
 import (
 	"os"
@@ -7,18 +7,13 @@ import (
 	"testing"
 )
 
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
+// The README's snippets are what integrate writes.
+func TestIntegrateReadmeSnippets(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(b)
-}
-
-// The README's snippets are what integrate writes.
-func TestIntegrateReadmeSnippets(t *testing.T) {
-	readme := readFile(t, filepath.Join("..", "..", "..", "..", "README.md"))
+	readme := string(b)
 	keys, vals := codexBlock("askuser-client")
 	for _, k := range keys {
 		if line := k + " = " + vals[k]; !strings.Contains(readme, line) {

@@ -3,7 +3,6 @@ package integrate
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -15,33 +14,16 @@ import (
 // server's elicitations are answered in askuser. Everything else of the
 // entry (env, cwd, trust, the user's timeout) stays.
 
-// wrapFiles are the settings files whose mcpServers Wrap can change, per
-// agent: Gemini CLI's settings.json, Claude Code's ~/.claude.json (user
-// scope, where `claude mcp add --scope user` writes).
-var wrapFiles = map[string]func(Env) string{
-	"gemini": func(env Env) string { return filepath.Join(env.Home, ".gemini", "settings.json") },
-	"claude": func(env Env) string {
-		if dir := os.Getenv("CLAUDE_CONFIG_DIR"); dir != "" {
-			return filepath.Join(dir, ".claude.json")
-		}
-		return filepath.Join(env.Home, ".claude.json")
-	},
-}
-
-// CanWrap reports whether Wrap knows agent's settings.
-func CanWrap(agent string) bool { _, ok := wrapFiles[agent]; return ok }
-
-// Wrap adds to a plan the wrapping of the MCP servers names in agent's
+// Wrap adds to a plan the wrapping of the MCP servers names in a's
 // settings: changes is the plan so far (a file it already changes is
 // changed further, not read again). An entry already wrapped is left as it
 // is; a name not configured, or a server that is not started as a command
 // (a URL), is an error naming it.
-func Wrap(agent string, env Env, changes []Change, names []string) ([]Change, []string, error) {
-	file, ok := wrapFiles[agent]
-	if !ok {
-		return nil, nil, fmt.Errorf("--wrap knows Claude Code's and Gemini CLI's settings, not %s's; put %q mcp-proxy -- in front of the server's command by hand", agent, env.Client)
+func Wrap(a Agent, env Env, changes []Change, names []string) ([]Change, []string, error) {
+	if a.MCPSettings == nil {
+		return nil, nil, fmt.Errorf("--wrap knows Claude Code's and Gemini CLI's settings, not %s's; put %q mcp-proxy -- in front of the server's command by hand", a.Name, env.Client)
 	}
-	path := file(env)
+	path := a.MCPSettings(env)
 	at := -1
 	for i, c := range changes {
 		if c.Path == path {
@@ -53,7 +35,7 @@ func Wrap(agent string, env Env, changes []Change, names []string) ([]Change, []
 		old, cur = changes[at].Old, changes[at].New
 	} else {
 		var err error
-		if old, err = readConfigFile(path); err != nil {
+		if old, err = ReadConfigFile(path); err != nil {
 			return nil, nil, err
 		}
 		cur = old
@@ -66,10 +48,10 @@ func Wrap(agent string, env Env, changes []Change, names []string) ([]Change, []
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %v", path, err)
 	}
-	snippet := newJSONObject()
+	snippet := NewJSONObject()
 	var notes []string
 	for _, name := range names {
-		entry, note, err := wrapEntry(agent, servers, name, env.Client)
+		entry, note, err := wrapEntry(a, servers, name, env.Client)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %v", path, err)
 		}
@@ -82,7 +64,7 @@ func Wrap(agent string, env Env, changes []Change, names []string) ([]Change, []
 	if err != nil {
 		return nil, nil, err
 	}
-	show, err := jsonIndent(jsonObj("mcpServers", snippet))
+	show, err := jsonIndent(JSONObj("mcpServers", snippet))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -109,7 +91,7 @@ func Wrap(agent string, env Env, changes []Change, names []string) ([]Change, []
 
 // mergeServersSnippet adds the servers of wrapped to the mcpServers of the
 // JSON document shown, and shows the result.
-func mergeServersSnippet(shown string, wrapped *jsonObject) (string, error) {
+func mergeServersSnippet(shown string, wrapped *JSONObject) (string, error) {
 	doc, err := parseJSONObject([]byte(shown))
 	if err != nil {
 		return "", err
@@ -127,12 +109,12 @@ func mergeServersSnippet(shown string, wrapped *jsonObject) (string, error) {
 }
 
 // wrapEntry rewrites servers[name] to run behind the proxy, and returns it.
-func wrapEntry(agent string, servers *jsonObject, name, client string) (*jsonObject, string, error) {
+func wrapEntry(a Agent, servers *JSONObject, name, client string) (*JSONObject, string, error) {
 	v, ok := servers.Get(name)
 	if !ok {
 		return nil, "", fmt.Errorf("no MCP server %q in mcpServers (configured: %s)", name, serverNames(servers))
 	}
-	entry, ok := v.(*jsonObject)
+	entry, ok := v.(*JSONObject)
 	if !ok {
 		return nil, "", fmt.Errorf("mcpServers.%s is not an object", name)
 	}
@@ -151,10 +133,8 @@ func wrapEntry(agent string, servers *jsonObject, name, client string) (*jsonObj
 	entry.Set("command", client)
 	entry.Set("args", append([]any{"mcp-proxy", "--", cmd}, args...))
 	note := ""
-	if _, has := entry.Get("timeout"); agent == "gemini" && !has {
-		// A tool call of the server now waits for a person: Gemini CLI's
-		// default MCP timeout (10 minutes) would cut them off.
-		entry.Set("timeout", json.Number(strconv.Itoa(integrateTimeoutMS)))
+	if _, has := entry.Get("timeout"); a.WrapTimeoutMS > 0 && !has {
+		entry.Set("timeout", json.Number(strconv.Itoa(a.WrapTimeoutMS)))
 		note = fmt.Sprintf("mcpServers.%s: a day-long timeout, since its tool calls may wait for your answer in askuser.", name)
 	}
 	return entry, note, nil
@@ -172,7 +152,7 @@ func isWrapped(cmd string, args []any) bool {
 	return strings.Contains(filepath.Base(cmd), "askuser-client") && first == "mcp-proxy"
 }
 
-func serverNames(servers *jsonObject) string {
+func serverNames(servers *JSONObject) string {
 	var names []string
 	for _, k := range servers.keys {
 		names = append(names, strconv.Quote(k))

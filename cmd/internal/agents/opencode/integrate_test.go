@@ -1,4 +1,4 @@
-package integrate
+package opencode
 
 import (
 	"encoding/json"
@@ -6,12 +6,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"askuser/cmd/internal/integrate"
 )
 
 // planAndApply plans OpenCode's changes and writes them.
-func planAndApply(t *testing.T, env Env) []Change {
+func planAndApply(t *testing.T, env integrate.Env) []integrate.Change {
 	t.Helper()
-	changes, _, err := Plan("opencode", env)
+	changes, _, err := plan(env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +39,7 @@ func TestPlanOpencodeMergesAndIsIdempotent(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "opencode.json"), []byte(user), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := Env{Home: t.TempDir(), Client: "/opt/askuser/bin/askuser-client"}
+	env := integrate.Env{Home: t.TempDir(), Client: "/opt/askuser/bin/askuser-client"}
 	planAndApply(t, env)
 
 	plugin := readFile(t, filepath.Join(dir, "plugins", "askuser.ts"))
@@ -57,7 +59,7 @@ func TestPlanOpencodeMergesAndIsIdempotent(t *testing.T) {
 		t.Errorf("mcp.askuser = %s, want %s", askuser, want)
 	}
 
-	again, _, err := Plan("opencode", env)
+	again, _, err := plan(env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,11 +83,20 @@ func TestPlanOpencodeTakesTheJSONCFile(t *testing.T) {
 	if err := os.WriteFile(jsonc, []byte(`{"$schema": "https://opencode.ai/config.json"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	changes := planAndApply(t, Env{Home: t.TempDir(), Client: "askuser-client"})
+	changes := planAndApply(t, integrate.Env{Home: t.TempDir(), Client: "askuser-client"})
 	if changes[1].Path != jsonc {
 		t.Errorf("merged into %s, want %s", changes[1].Path, jsonc)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "opencode.json")); err == nil {
 		t.Errorf("an opencode.json was made beside the opencode.jsonc")
 	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

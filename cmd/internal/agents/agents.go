@@ -1,0 +1,44 @@
+// Package agents lists the agents askuser connects to. Each has its folder
+// here, holding all askuser knows of that agent: its hook shapes and
+// permission mapping, what it keeps on disk that askuser watches, and what
+// `askuser-client integrate` writes into its config; a new version of an
+// agent touches its folder. This list is the one place that names them all;
+// it knows nothing of any one of them.
+package agents
+
+import (
+	"askuser/cmd/internal/agents/claudecode"
+	"askuser/cmd/internal/agents/codex"
+	"askuser/cmd/internal/agents/gemini"
+	"askuser/cmd/internal/agents/opencode"
+	"askuser/cmd/internal/agents/pi"
+	"askuser/cmd/internal/integrate"
+)
+
+// all are the agents `askuser-client integrate` knows, by name.
+var all = []integrate.Agent{
+	claudecode.Integration,
+	codex.Integration,
+	gemini.Integration,
+	opencode.Integration,
+	pi.Integration,
+}
+
+// Names are the agents' names, in order.
+func Names() []string {
+	names := make([]string, len(all))
+	for i, a := range all {
+		names[i] = a.Name
+	}
+	return names
+}
+
+// Named is the agent called name.
+func Named(name string) (integrate.Agent, bool) {
+	for _, a := range all {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return integrate.Agent{}, false
+}

@@ -1,0 +1,22 @@
+// Package codex is all askuser knows of Codex (docs/contract.md §11): its
+// PermissionRequest hook's input, and what `askuser-client integrate codex`
+// writes into its config.toml (the MCP server, and with --permissions the
+// hook). Its approval prompts are asked as Claude Code's permission prompts
+// are (claudecode.Permission). It knows nothing of the hook command that
+// reads the input.
+package codex
+
+import "encoding/json"
+
+// HookInput is the part of Codex's PermissionRequest hook input that
+// codex-hook reads. Codex 0.169.0 sends session_id, turn_id, transcript_path, cwd,
+// hook_event_name, model, permission_mode, tool_name ("Bash" for shell
+// commands and network access) and tool_input ({"command", "description"}:
+// the command and the model's justification).
+type HookInput struct {
+	HookEventName string          `json:"hook_event_name"`
+	ToolName      string          `json:"tool_name"`
+	ToolInput     json.RawMessage `json:"tool_input"`
+	SessionID     string          `json:"session_id"`
+	Cwd           string          `json:"cwd"`
+}
