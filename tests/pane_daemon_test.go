@@ -152,7 +152,7 @@ func TestPaneReconnectsAfterDaemonRestart(t *testing.T) {
 	p.typeText("typed while away")
 	p.waitFor("> typed while away")
 	e.StopDaemon()
-	p.waitFor("Not connected to askuserd", "> typed while away")
+	p.waitFor("Not connected to askuserd: it was stopped", "`askuserd serve`", "> typed while away")
 	e.StartDaemon()
 	deadline := time.Now().Add(10 * time.Second)
 	for strings.Contains(p.text(), "Not connected") {

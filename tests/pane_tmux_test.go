@@ -415,7 +415,14 @@ func TestPaneTmuxRestartsACrashedDaemon(t *testing.T) {
 	if msg, err := stop.CombinedOutput(); err != nil {
 		t.Fatalf("askuserd stop: %v\n%s", err, msg)
 	}
-	p.waitFor("retrying every second")
+	p.waitFor("it was stopped (askuserd stop", "`askuserd serve`")
+	// The raw error is for the log, not the screen.
+	if log, _ := os.ReadFile(filepath.Join(e.State, "askuser", "askuserd.log")); !strings.Contains(string(log), "pane: not connected to askuserd at "+e.Socket) {
+		t.Errorf("askuserd.log lacks the pane's raw error:\n%s", log)
+	}
+	if strings.Contains(p.capture(), "dial unix") {
+		t.Errorf("the raw error is on screen:\n%s", p.capture())
+	}
 	// Three of the pane's dials later, still nobody on the socket.
 	time.Sleep(3 * time.Second)
 	if pid, _ := testdaemon.LockHolder(e.Socket); pid != 0 {

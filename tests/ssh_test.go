@@ -28,7 +28,12 @@ type sshServer struct {
 	key  string // the client's private key
 }
 
-var accounts sync.Mutex
+// accounts are the ones the tests made, with how many tests use each: the
+// last one done removes it (an account that was there before stays).
+var accounts = struct {
+	sync.Mutex
+	users map[string]int
+}{users: map[string]int{}}
 
 const (
 	remoteAccount = "askuser-remote"
@@ -134,13 +139,29 @@ func (s *sshServer) account(name string) *user.User {
 	accounts.Lock() // parallel tests: one useradd at a time
 	defer accounts.Unlock()
 	var made []byte
-	if _, err := user.Lookup(name); err != nil {
-		// "*": no password, and not locked (sshd refuses a locked account).
-		made, _ = exec.Command("useradd", "-m", "-p", "*", "-s", "/bin/sh", name).CombinedOutput()
+	if _, ours := accounts.users[name]; !ours {
+		if _, err := user.Lookup(name); err != nil {
+			// "*": no password, and not locked (sshd refuses a locked account).
+			made, _ = exec.Command("useradd", "-m", "-p", "*", "-s", "/bin/sh", name).CombinedOutput()
+			accounts.users[name] = 0
+		}
 	}
 	u, err := user.Lookup(name)
 	if err != nil {
 		s.t.Fatalf("no account %s, and useradd could not make it: %v\n%s", name, err, made)
+	}
+	if _, ours := accounts.users[name]; ours {
+		accounts.users[name]++
+		s.t.Cleanup(func() {
+			accounts.Lock()
+			defer accounts.Unlock()
+			if accounts.users[name]--; accounts.users[name] == 0 {
+				delete(accounts.users, name)
+				// The sessions ended with their ssh clients (cleaned up
+				// first: they were started after this was registered).
+				_ = exec.Command("userdel", "-r", "-f", name).Run()
+			}
+		})
 	}
 	return u
 }

@@ -177,7 +177,7 @@ func (a *App) adapt() {
 // Run opens the pane in this terminal, connected to the daemon's socket
 // (reconnecting whenever the connection drops), until the user quits.
 func Run(opt Options, maxMessageBytes int) error {
-	link := &Link{Socket: opt.Socket, MaxBytes: maxMessageBytes, Restart: opt.RestartDaemon, RestartDelay: 5 * time.Second}
+	link := &Link{Socket: opt.Socket, MaxBytes: maxMessageBytes, Restart: opt.RestartDaemon, RestartDelay: 5 * time.Second, Log: opt.Log}
 	a := NewApp(link, opt, nil)
 	go link.Run(a.Done(), a.Deliver)
 	// A closed terminal (SIGHUP) or a kill quits like q, so that what was

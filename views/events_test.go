@@ -298,6 +298,20 @@ func TestConnectionLostAtFortyByTwelve(t *testing.T) {
 	t.Parallel()
 	h := newH(t, 40, 12)
 	h.Event(snap(pending("req-1", dbQuestion())))
-	h.Event(connLost{Err: "Not connected to askuserd at /run/user/1000/askuser/askuserd.sock (dial unix /run/user/1000/askuser/askuserd.sock: connect: no such file or directory); retrying every second. Nothing you typed is lost."})
+	h.Event(connLost{Err: stoppedNotice})
 	h.Has("⚠ Not connected", "Which database should we use?", "> 1. PostgreSQL")
+}
+
+// stoppedNotice is what panecore.Link says once a daemon it was connected
+// to stopped (askuserd stop).
+const stoppedNotice = "Not connected to askuserd: it was stopped (askuserd stop, or a signal). Start it again with `askuserd serve`, or quit and run `askuserd`. Nothing you typed is lost. (Socket: /run/user/1000/askuser/askuserd.sock)"
+
+// TestConnectionLostSaysWhatToDo: at a common size the notice is shown
+// whole, what to do included.
+func TestConnectionLostSaysWhatToDo(t *testing.T) {
+	t.Parallel()
+	h := newH(t, 80, 24)
+	h.Event(snap(pending("req-1", dbQuestion())))
+	h.Event(connLost{Err: stoppedNotice})
+	h.Has("⚠ Not connected to askuserd: it was stopped", "`askuserd serve`", "is lost.", "askuserd.sock)", "> 1. PostgreSQL")
 }

@@ -31,6 +31,9 @@ type Options struct {
 	// pane calls it when the daemon died without cleaning up (see
 	// Link.Restart). nil: never.
 	RestartDaemon func() error
+	// Log, when set, receives the raw errors behind the pane's notices
+	// (why it is not connected), which the screen says in words.
+	Log func(line string)
 	// Warnings are said once, as a notice, when the pane opens: the
 	// config's unknown keys, say.
 	Warnings []string

@@ -97,7 +97,7 @@ func TestFortyByTwelvePreviewAndDescription(t *testing.T) {
 	}
 	h.Has("preview line 5")
 	// Every banner at once: they give way to the question.
-	h.Event(connLost{Err: "Not connected to askuserd at /run/user/1000/askuser/askuserd.sock (connection refused); retrying every second."})
+	h.Event(connLost{Err: "Not connected to askuserd: it died; it is started again in a few seconds, unless its service manager does it first. Nothing you typed is lost. (Socket: /run/user/1000/askuser/askuserd.sock)"})
 	h.On(func() { h.A.Pane.word = notTaken })
 	h.Has("⚠ Not connected", "Which database", "> 1. PostgreSQL (Recommended)", "Battle-tested", "preview line")
 	// A description taller than the room: a marker says there is more.

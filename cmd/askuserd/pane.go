@@ -65,6 +65,7 @@ func runPane(o paneOptions, s command.Streams) error {
 	// A daemon that crashes is started again, the way it was started here;
 	// one stopped on purpose stays stopped.
 	opt.RestartDaemon = func() error { return ensureDaemon(opt.Socket, o.configPath, cfg) }
+	opt.Log = paneLog(cfg.DaemonLogPath())
 	return views.Run(opt, cfg.Limits.MaxMessageBytes)
 }
 

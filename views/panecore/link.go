@@ -29,12 +29,22 @@ type Link struct {
 	// is called, so that a supervisor (systemd's Restart=) brings back the
 	// daemon it runs before the pane starts another.
 	RestartDelay time.Duration
+	// Log, when set, receives the raw error behind each change of the
+	// notice (a dial's "connect: no such file or directory", why a restart
+	// failed), one line each: the notice says what happened in the user's
+	// words.
+	Log func(line string)
 
 	sendMu       sync.Mutex // one message at a time: a closing pane may send from another goroutine
 	mu           sync.Mutex
 	conn         *socketproto.Conn
 	refusedSince time.Time // when the socket started refusing; zero while it does not
 	lastRestart  time.Time
+
+	// Owned by Run's goroutine.
+	everConnected bool   // a daemon answered here since the pane started: a missing socket was stopped
+	restartFailed bool   // the last restart failed; said until the next one
+	lastLogged    string // the raw error last logged, so a retry every second logs once
 }
 
 // restartEvery spaces the restarts of a daemon that keeps dying, so that a
@@ -68,25 +78,47 @@ func (l *Link) Run(stop <-chan struct{}, deliver func(socketproto.Message)) {
 			return
 		case <-retry.C:
 		}
-		if err := l.session(stop, deliver); err != nil {
+		connected, err := l.session(stop, deliver)
+		if connected {
+			l.everConnected, l.restartFailed = true, false
+		}
+		if err != nil {
 			select {
 			case <-stop:
 				return
 			default:
 			}
-			msg := fmt.Sprintf("Not connected to askuserd at %s (%v); retrying every second. Nothing you typed is lost.", l.Socket, err)
+			cause := lostCauseOf(err, connected, l.everConnected)
+			l.logf("not connected to askuserd at %s: %v", l.Socket, err)
+			msg := lostNotice(cause, l.Socket, err, l.Restart != nil)
 			if l.shouldRestart(err) {
-				deliver(ConnLost{Err: fmt.Sprintf("askuserd at %s stopped without cleaning up; starting it again. Nothing you typed is lost.", l.Socket)})
+				deliver(ConnLost{Err: restartingNotice()})
 				rerr := l.Restart()
 				if rerr == nil {
+					l.restartFailed = false
 					retry.Reset(0)
 					continue
 				}
-				msg = fmt.Sprintf("Not connected to askuserd at %s: starting it again failed: %v. Retrying every second; nothing you typed is lost.", l.Socket, rerr)
+				l.restartFailed = true
+				l.logf("starting askuserd at %s again failed: %v", l.Socket, rerr)
+			}
+			if cause == causeDied && l.restartFailed {
+				msg = restartFailedNotice()
 			}
 			deliver(ConnLost{Err: msg})
 		}
 		retry.Reset(time.Second)
+	}
+}
+
+// logf logs a raw error once, not at every retry.
+func (l *Link) logf(format string, args ...any) {
+	if l.Log == nil {
+		return
+	}
+	if msg := fmt.Sprintf(format, args...); msg != l.lastLogged {
+		l.lastLogged = msg
+		l.Log(msg)
 	}
 }
 
@@ -113,11 +145,12 @@ func (l *Link) shouldRestart(err error) bool {
 }
 
 // session is one connection's life: dial, subscribe, read until it breaks.
-func (l *Link) session(stop <-chan struct{}, deliver func(socketproto.Message)) error {
+// connected says it got as far as subscribing.
+func (l *Link) session(stop <-chan struct{}, deliver func(socketproto.Message)) (connected bool, err error) {
 	c, err := askclient.New(askclient.Options{SocketPath: l.Socket, MaxMessageBytes: l.MaxBytes}).
 		Watch(context.Background(), socketproto.RolePane)
 	if err != nil {
-		return err
+		return false, err
 	}
 	l.mu.Lock()
 	l.conn = c
@@ -141,7 +174,7 @@ func (l *Link) session(stop <-chan struct{}, deliver func(socketproto.Message)) 
 		msg, err := c.Recv()
 		if err != nil {
 			if socketproto.Broken(err) {
-				return err
+				return true, err
 			}
 			continue // a message this pane does not know: not a reason to drop the link
 		}

@@ -133,7 +133,7 @@ func TestLinkRestartsOnlyACrashedDaemon(t *testing.T) {
 	next := func() socketproto.Message { t.Helper(); return nextFromLink(t, got) }
 
 	stop := runLink(&Link{Socket: sock, Restart: restart})
-	if m, ok := next().(ConnLost); !ok || !strings.Contains(m.Err, "stopped without cleaning up; starting it again") {
+	if m, ok := next().(ConnLost); !ok || !strings.Contains(m.Err, "it died; starting it again now") {
 		t.Fatalf("first message %#v, want the restart announced", m)
 	}
 	ln := <-restarts
@@ -156,7 +156,7 @@ func TestLinkRestartsOnlyACrashedDaemon(t *testing.T) {
 	stop = runLink(&Link{Socket: sock, Restart: restart})
 	defer stop()
 	for range 2 {
-		if m, ok := next().(ConnLost); !ok || !strings.Contains(m.Err, "retrying every second") {
+		if m, ok := next().(ConnLost); !ok || !strings.Contains(m.Err, "no daemon is running") {
 			t.Fatalf("got %#v, want a plain retry", m)
 		}
 	}

@@ -54,8 +54,17 @@ type stream struct {
 // as a draft, docs/contract.md §6) and its daemon connection ends.
 const idleEnd = 2 * time.Minute
 
+// logLine logs the raw error behind a session's notice; a server built
+// without a logger (in tests) drops it.
+func (s *server) logLine(line string) {
+	if s.log != nil {
+		s.log.Info(line)
+	}
+}
+
 func (s *server) newSession() *session {
-	link := &panecore.Link{Socket: s.o.Socket, MaxBytes: s.o.MaxMessageBytes, Restart: s.o.RestartDaemon, RestartDelay: 5 * time.Second}
+	link := &panecore.Link{Socket: s.o.Socket, MaxBytes: s.o.MaxMessageBytes, Restart: s.o.RestartDaemon, RestartDelay: 5 * time.Second,
+		Log: s.logLine}
 	se := &session{
 		link:    link,
 		msgs:    make(chan socketproto.Message),
