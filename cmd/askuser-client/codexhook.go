@@ -82,5 +82,5 @@ func runCodexHook(x *invocation) int {
 	if d.Allow {
 		decision = map[string]any{"behavior": "allow"}
 	}
-	return writeHookOutput(x, codexHook.command, map[string]any{"hookEventName": "PermissionRequest", "decision": decision})
+	return writeHookOutput(x, codexHook.command, codex.PermissionOutput(decision))
 }

@@ -71,7 +71,7 @@ func runIntegrate(x *invocation, write bool, command string, permissions bool, w
 	if !ok {
 		return usagef("unknown agent %q; want claude, codex, gemini, opencode or pi", agent)
 	}
-	if permissions && agent != "claude" && agent != "codex" {
+	if permissions && !a.Permissions {
 		return usagef("--permissions: only for claude and codex")
 	}
 	if len(wrap) > 0 && a.MCPSettings == nil {
@@ -107,7 +107,7 @@ func runIntegrate(x *invocation, write bool, command string, permissions bool, w
 	// A config that starts `askuser-client mcp` needs askuser-mcp where that
 	// client will look for it: better said now than by an agent whose MCP
 	// server fails to start.
-	if agent != "pi" {
+	if a.MCP {
 		if err := mcpServerFor(client); err != nil {
 			fmt.Fprintf(stderr, "askuser-client integrate %s: warning: %v, so the agent's MCP server will not start until it is installed ('go install ./cmd/...' from askuser's source installs askuser's three programs together)\n", agent, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"time"
 
+	"askuser/cmd/internal/clientflags"
 	"askuser/cmd/internal/command"
 	"askuser/daemon"
 	"askuser/internal/config"
@@ -43,9 +44,7 @@ func runStop(o stopOptions, s command.Streams) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range cfg.Warnings {
-		fmt.Fprintf(s.Err, "askuserd stop: warning: %s\n", w)
-	}
+	clientflags.WarnAbout(cfg, s.Err, "askuserd stop")
 	sock := cfg.SocketPath(o.socket)
 	pid, held, err := daemon.ReadLock(sock)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	qrcode "github.com/skip2/go-qrcode"
 	"golang.org/x/term"
 
+	"askuser/cmd/internal/clientflags"
 	"askuser/cmd/internal/command"
 	"askuser/internal/config"
 	"askuser/views/web"
@@ -72,9 +73,7 @@ func runWeb(o webOptions, s command.Streams) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range cfg.Warnings {
-		fmt.Fprintln(s.Err, "askuserd web: "+w)
-	}
+	clientflags.WarnAbout(cfg, s.Err, "askuserd web")
 	hosts := o.hosts
 	addr := first(o.listen, cfg.Web.Listen, web.DefaultListen)
 	cert, key := first(o.tlsCert, cfg.Web.TLSCert), first(o.tlsKey, cfg.Web.TLSKey)
@@ -84,8 +83,7 @@ func runWeb(o webOptions, s command.Streams) error {
 	if publicURL != "" {
 		u, err := url.Parse(publicURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			fmt.Fprintf(s.Err, "askuserd web: --public-url %q: want an address like https://box.tailnet.ts.net/\n", publicURL)
-			return command.Exit(command.ExitUsage)
+			return command.Usagef("--public-url %q: want an address like https://box.tailnet.ts.net/", publicURL)
 		}
 		hosts = append(hosts, u.Hostname())
 	}

@@ -12,6 +12,11 @@ type Agent struct {
 	// Plan plans the files connecting the agent changes and says what else
 	// the user should know.
 	Plan func(Env) ([]Change, []string, error)
+	// Permissions: the agent's permission prompts can wait in askuser too
+	// (Env.Permissions, the --permissions flag).
+	Permissions bool
+	// MCP: its config starts `askuser-client mcp`, which needs askuser-mcp.
+	MCP bool
 	// MCPSettings is the settings file whose mcpServers Wrap changes; nil
 	// when Wrap does not know the agent's settings.
 	MCPSettings func(Env) string

@@ -162,7 +162,7 @@ func isAskuserHook(c any) bool {
 }
 
 // Integration is what `askuser-client integrate claude` writes (docs/contract.md §11).
-var Integration = integrate.Agent{Name: "claude", Plan: plan, MCPSettings: mcpSettings}
+var Integration = integrate.Agent{Name: "claude", Plan: plan, Permissions: true, MCP: true, MCPSettings: mcpSettings}
 
 // mcpSettings is Claude Code's ~/.claude.json (user scope, where `claude
 // mcp add --scope user` writes), whose mcpServers --wrap changes.

@@ -20,3 +20,9 @@ type HookInput struct {
 	SessionID     string          `json:"session_id"`
 	Cwd           string          `json:"cwd"`
 }
+
+// PermissionOutput is the PermissionRequest hook's answer (its
+// hookSpecificOutput) carrying decision.
+func PermissionOutput(decision map[string]any) map[string]any {
+	return map[string]any{"hookEventName": "PermissionRequest", "decision": decision}
+}

@@ -162,4 +162,4 @@ func codexHasAskuser(parsed map[string]any, client string) bool {
 }
 
 // Integration is what `askuser-client integrate codex` writes (docs/contract.md §11).
-var Integration = integrate.Agent{Name: "codex", Plan: plan}
+var Integration = integrate.Agent{Name: "codex", Plan: plan, Permissions: true, MCP: true}

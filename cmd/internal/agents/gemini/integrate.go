@@ -60,7 +60,7 @@ func geminiPolicy(env integrate.Env) (integrate.Change, error) {
 // A server wrapped by --wrap gets a day-long timeout: a tool call of the
 // server now waits for a person, and Gemini CLI's default MCP timeout (10
 // minutes) would cut them off.
-var Integration = integrate.Agent{Name: "gemini", Plan: plan, MCPSettings: settingsFile, WrapTimeoutMS: integrate.TimeoutMS}
+var Integration = integrate.Agent{Name: "gemini", Plan: plan, MCP: true, MCPSettings: settingsFile, WrapTimeoutMS: integrate.TimeoutMS}
 
 // settingsFile is Gemini CLI's settings.json, whose mcpServers --wrap changes.
 func settingsFile(env integrate.Env) string {

@@ -1,6 +1,6 @@
-// Package opencode is all askuser knows of OpenCode (docs/contract.md §11): what
-// `askuser-client integrate opencode` writes (its plugin, shipped in
-// integrations/opencode, and the MCP server in opencode.json).
+// Package opencode is all askuser knows of OpenCode (docs/contract.md §11): its
+// plugin (askuser.ts, embedded) and what `askuser-client integrate opencode`
+// writes (the plugin, and the MCP server in opencode.json).
 package opencode
 
 import (
@@ -12,7 +12,6 @@ import (
 	"strconv"
 
 	"askuser/cmd/internal/integrate"
-	"askuser/integrations"
 )
 
 // opencodeDefaultClient is the line of the plugin that names the client; the
@@ -44,7 +43,7 @@ func opencodeConfigFile(dir string) string {
 
 // opencodePluginText is the plugin as written for this client.
 func opencodePluginText(client string) ([]byte, error) {
-	src := integrations.OpencodePlugin
+	src := plugin
 	if !bytes.Contains(src, []byte(opencodeDefaultClient)) {
 		return nil, fmt.Errorf("the embedded OpenCode plugin has no line %q", opencodeDefaultClient)
 	}
@@ -99,4 +98,4 @@ func plan(env integrate.Env) ([]integrate.Change, []string, error) {
 }
 
 // Integration is what `askuser-client integrate opencode` writes (docs/contract.md §11).
-var Integration = integrate.Agent{Name: "opencode", Plan: plan}
+var Integration = integrate.Agent{Name: "opencode", Plan: plan, MCP: true}

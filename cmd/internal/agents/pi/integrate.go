@@ -1,6 +1,5 @@
-// Package pi is all askuser knows of pi (docs/contract.md §11): what
-// `askuser-client integrate pi` writes (its extension, shipped in
-// integrations/pi).
+// Package pi is all askuser knows of pi (docs/contract.md §11): its extension
+// (askuser.ts, embedded) and what `askuser-client integrate pi` writes.
 package pi
 
 import (
@@ -11,7 +10,6 @@ import (
 	"strconv"
 
 	"askuser/cmd/internal/integrate"
-	"askuser/integrations"
 )
 
 // piDefaultClient is the line of the extension that names the client; the
@@ -20,7 +18,7 @@ const piDefaultClient = `const defaultClient = "askuser-client";`
 
 // piExtensionText is the extension as written for this client.
 func piExtensionText(client string) ([]byte, error) {
-	src := integrations.PiExtension
+	src := extension
 	if !bytes.Contains(src, []byte(piDefaultClient)) {
 		return nil, fmt.Errorf("the embedded pi extension has no line %q", piDefaultClient)
 	}
