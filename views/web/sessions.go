@@ -266,10 +266,16 @@ func (se *session) closeStream(st *stream) {
 func (se *session) act(as []panecore.Action) (*panecore.Refusal, bool) {
 	var ref *panecore.Refusal
 	ok := se.do(func() {
+		byUser := false
 		for _, a := range as {
 			ref = se.core.Do(a)
+			// The page reports on its own what a preview put on screen
+			// when a prompt arrives: no sign that anyone is there.
+			byUser = byUser || a.Kind != panecore.Shown
 		}
-		se.active()
+		if byUser {
+			se.active()
+		}
 	})
 	return ref, ok
 }
