@@ -274,3 +274,25 @@ func waitSeen(t *testing.T, seen chan struct{}) {
 		t.Fatal("the ntfy server heard nothing")
 	}
 }
+
+// A prompt the agent settles within the grace (its own cancel, a rule)
+// never notifies: the first push is the next question's.
+func TestWebPushNothingForAPromptSettledWithinTheGrace(t *testing.T) {
+	t.Parallel()
+	d, srv, _, _ := pushDaemon(t, func(c *config.Config) { c.Notify.Grace = config.Duration{Duration: time.Second} })
+	a := testdaemon.DialRaw(t, d.Socket)
+	a.Send(testdaemon.AskLine("r1", ""))
+	a.Expect("ask_user_queued")
+	a.Send(`{"type":"cancel","requestId":"r1"}` + "\n")
+	a.Until("ok")
+	b := testdaemon.DialRaw(t, d.Socket)
+	b.Send(testdaemon.AskLine("r2", ""))
+	b.Expect("ask_user_queued")
+	got, err := srv.WaitFor(1, testdaemon.Wait)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := payload(t, got[0]); p.Tag != "r2" || p.Badge != 1 {
+		t.Errorf("the first push is %+v, want r2's alone", p)
+	}
+}
