@@ -78,6 +78,8 @@ func TestProgramRun(t *testing.T) {
 		{args: []string{"help"}, stdout: "usage: prog COMMAND [ARGS]\n"},
 		{args: []string{"-h"}, stdout: "usage: prog COMMAND [ARGS]\n"},
 		{args: []string{"serve", "-h"}, stdout: "usage: prog serve [--opt X]\n\nflags:\n  -opt string\n"},
+		{args: []string{"help", "serve"}, stdout: "usage: prog serve [--opt X]\n\nflags:\n  -opt string\n"},
+		{args: []string{"help", "sevre"}, code: 2, stderr: "prog: unknown command \"sevre\"; did you mean \"serve\"?\nRun 'prog --help' for usage.\n"},
 		{args: []string{"--help"}, withDefault: true, stdout: "usage: prog [--opt X]\n\nflags:\n  -opt string\n    \tan option\n\ncommands:\n"},
 
 		// Mistakes: on stderr, exit 2.
