@@ -41,7 +41,11 @@ func approveAnswers(p socketproto.Pending, answers []json.RawMessage, given []st
 		switch {
 		case slices.Contains(given, want):
 		case len(given) > 0:
-			return nil, fmt.Errorf("--digest: none given is the digest of the input %q approves (answers[%d]); read it again with askuser-client show %s and answer from what it prints", flatText(o.Label), i, p.RequestID)
+			gave := "--digest " + given[0] + " is not"
+			if len(given) > 1 {
+				gave = "none of the --digest values (" + strings.Join(given, ", ") + ") is"
+			}
+			return nil, fmt.Errorf("%s the digest of the input %q approves (answers[%d]): the input is not the one you read, or the digest was mistyped; read it again with askuser-client show %s and answer with the digest it prints", gave, flatText(o.Label), i, p.RequestID)
 		case confirm == nil:
 			return nil, fmt.Errorf("answers[%d] chooses %q, which approves an input not shown here: read it with askuser-client show %s, then answer with --digest and the digest it prints (on a terminal, answer shows the input and asks)", i, flatText(o.Label), p.RequestID)
 		default:

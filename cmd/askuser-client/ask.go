@@ -29,7 +29,7 @@ question is withdrawn.`
 // askFlags are ask's flags; wait shares the output ones.
 type askFlags struct {
 	format    string
-	question  string
+	question  listFlag // one; a second is refused, not let to replace the first
 	header    string
 	options   listFlag
 	multi     bool
@@ -50,7 +50,7 @@ var askCommand = command{
 	setup: func(fs *flag.FlagSet) func(*invocation) error {
 		var f askFlags
 		fs.StringVar(&f.format, "format", "json", "output: json, claude, pi or text")
-		fs.StringVar(&f.question, "question", "", "one question from flags: its text")
+		fs.Var(&f.question, "question", "`TEXT` of the one question the flags ask (for several, give a request as FILE)")
 		fs.StringVar(&f.header, "header", "", "the question's short header")
 		fs.Var(&f.options, "option", "an option `LABEL[=DESCRIPTION]` (repeatable)")
 		fs.BoolVar(&f.multi, "multi", false, "several options may be chosen")
@@ -118,7 +118,10 @@ func (e usageErr) Error() string { return e.msg }
 // flags that override it. src names the input for error messages.
 func (f *askFlags) request(pos []string, stdin io.Reader) (socketproto.AskUserRequest, string, error) {
 	var req socketproto.AskUserRequest
-	fromFlags := f.question != ""
+	fromFlags := len(f.question) > 0
+	if len(f.question) > 1 {
+		return req, "", usageErr{fmt.Sprintf("--question given %d times: the flags ask one question; for several, give a request as FILE, or - for stdin (askuser-client schema ask_user prints its shape)", len(f.question))}
+	}
 	if !fromFlags && (f.header != "" || len(f.options) > 0 || f.multi) {
 		return req, "", usageErr{"--header, --option and --multi describe a --question; give --question too"}
 	}
@@ -132,7 +135,7 @@ func (f *askFlags) request(pos []string, stdin io.Reader) (socketproto.AskUserRe
 	}
 	src := "flags"
 	if fromFlags {
-		q := socketproto.Question{Question: f.question, Header: f.header, MultiSelect: &f.multi}
+		q := socketproto.Question{Question: f.question[0], Header: f.header, MultiSelect: &f.multi}
 		for _, o := range f.options {
 			label, desc, _ := strings.Cut(o, "=")
 			q.Options = append(q.Options, socketproto.Option{Label: label, Description: desc})

@@ -16,7 +16,7 @@ func TestAskRequestFromFlags(t *testing.T) {
 	t.Setenv("ASKUSER_AGENT_ID", "env-agent")
 	t.Setenv("ASKUSER_PARENT_ID", "")
 	t.Setenv("ASKUSER_SUBAGENT", "")
-	f := askFlags{question: "Which DB?", header: "DB", multi: true, tool: "ask_user_question",
+	f := askFlags{question: listFlag{"Which DB?"}, header: "DB", multi: true, tool: "ask_user_question",
 		options: listFlag{"PostgreSQL (Recommended)=Battle-tested", "SQLite", "a=b=c"}, metadata: listFlag{"k=v", "x=1=2"}}
 	req, _, err := f.request(nil, nil)
 	if err != nil {
@@ -85,6 +85,7 @@ func TestAskUsage(t *testing.T) {
 		{[]string{}, "no questions"},
 		{[]string{"a.json", "b.json"}, "one FILE at most"},
 		{[]string{"--header", "H"}, "give --question too"},
+		{[]string{"--question", "Two?", "--option", "A", "--option", "B", "--question", "Name?"}, "--question given 2 times: the flags ask one question; for several, give a request as FILE"},
 		{[]string{"--question", "q", "-"}, "not both"},
 		{[]string{"--question", "q", "--tool", "nope"}, "--tool"},
 		{[]string{"--question", "q", "--format", "xml"}, "--format"},

@@ -19,6 +19,7 @@ import (
 
 	"askuser/cmd/internal/clientflags"
 	"askuser/cmd/internal/command"
+	"askuser/cmd/internal/shell"
 	"askuser/internal/config"
 	"askuser/views/web"
 )
@@ -138,7 +139,7 @@ func runWeb(o webOptions, s command.Streams) error {
 		Ready: func(a net.Addr) {
 			// The address without its secret: `--url` prints that, on
 			// purpose, rather than a log that may be kept.
-			fmt.Fprintf(s.Err, "askuserd web: serving %s (askuserd web --url prints the address to open, with its secret)\n", baseURL(a.String(), cert != "", hosts))
+			fmt.Fprintf(s.Err, "askuserd web: serving %s (%s prints the address to open, with its secret)\n", baseURL(a.String(), cert != "", hosts), urlCommand(o))
 		},
 	})
 	if err != nil {
@@ -151,6 +152,22 @@ func runWeb(o webOptions, s command.Streams) error {
 		return command.Exit(command.ExitFailed)
 	}
 	return nil
+}
+
+// urlCommand is the `askuserd web --url` that prints the address of a page
+// served with o: the flags that change that address go with it, or it
+// would print the default port's.
+func urlCommand(o webOptions) string {
+	cmd := "askuserd web --url"
+	for _, f := range [][2]string{{"config", o.configPath}, {"listen", o.listen}, {"tls-cert", o.tlsCert}, {"public-url", o.publicURL}} {
+		if f[1] != "" {
+			cmd += " --" + f[0] + " " + shell.Quote(f[1])
+		}
+	}
+	for _, h := range o.hosts {
+		cmd += " --host " + shell.Quote(h)
+	}
+	return cmd
 }
 
 func first(vs ...string) string {

@@ -397,9 +397,40 @@ func nearestKey(k toml.Key) string {
 	}
 	guess := didyoumean.Nearest(k[len(k)-1], known)
 	if guess == "" {
-		return ""
+		return keyElsewhere(k)
 	}
 	return append(k[:len(k)-1:len(k)-1], guess).String()
+}
+
+// keyElsewhere names the one key of another table that an unknown key's
+// last name is, with where it goes: `bell = true` written above every
+// table, or under [web], meant ui.bell. "" when no table, or more than
+// one, has it.
+func keyElsewhere(k toml.Key) string {
+	name := k[len(k)-1]
+	var found []toml.Key
+	var walk func(t reflect.Type, at toml.Key)
+	walk = func(t reflect.Type, at toml.Key) {
+		for i := range t.NumField() {
+			tag, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ",")
+			if tag == "" || tag == "-" {
+				continue
+			}
+			path := append(at[:len(at):len(at)], tag)
+			if strings.EqualFold(tag, name) {
+				found = append(found, path)
+			}
+			if t.Field(i).Type.Kind() == reflect.Struct {
+				walk(t.Field(i).Type, path)
+			}
+		}
+	}
+	walk(reflect.TypeFor[Config](), nil)
+	if len(found) != 1 || len(found[0]) < 2 {
+		return ""
+	}
+	table := found[0][:len(found[0])-1]
+	return fmt.Sprintf("%s, under [%s]", found[0].String(), table.String())
 }
 
 // fieldByTOML is the field of struct t whose toml tag is name.

@@ -111,6 +111,8 @@ func TestUnknownKeysWarn(t *testing.T) {
 	}{
 		{"unknown key", "[daemon]\nsockt = \"x\"\n", []string{"line 2: daemon.sockt: unknown key, ignored; did you mean daemon.socket?"}},
 		{"unknown table", "[daemon]\n\n[foo]\na = 1\nb = 2\n", []string{"line 3: foo: unknown key, ignored"}},
+		{"a key above its table", "bell = false\n\n[ui]\ninput_guard = \"1s\"\n", []string{"line 1: bell: unknown key, ignored; did you mean ui.bell, under [ui]?"}},
+		{"a key under another table", "[web]\nbell = false\n", []string{"line 2: web.bell: unknown key, ignored; did you mean ui.bell, under [ui]?"}},
 		{"a typo in a pane key", "[limits]\nmax_pending = 5\n\n[ui]\ninput_gaurd = \"1s\"\nbell = false\n", []string{"line 5: ui.input_gaurd: unknown key, ignored; did you mean ui.input_guard?"}},
 	}
 	for _, c := range cases {

@@ -62,7 +62,13 @@ func (s *server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Secret string `json:"secret"`
 	}
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&body); err != nil || !s.keys.matches(body.Secret) {
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&body); err != nil || body.Secret == "" {
+		// Someone trying the API by hand: say what the body is, not that
+		// a secret they never sent is wrong.
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": `bad request: POST /login takes {"secret": "…"}, the secret being what follows #s= in the address ` + "`askuserd web --url`" + ` prints`})
+		return
+	}
+	if !s.keys.matches(body.Secret) {
 		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "that secret is not valid (it may have been rotated): open the address `askuserd web --url` prints"})
 		return
 	}
