@@ -367,7 +367,7 @@ func TestWebServesTLSBeyondLoopback(t *testing.T) {
 	if st != 200 || !strings.Contains(body, `"token"`) {
 		t.Fatalf("logging in over TLS: %d %q", st, body)
 	}
-	st, body, hdr := do(t, c, "GET", base, nil, "")
+	st, _, hdr := do(t, c, "GET", base, nil, "")
 	if st != 200 || hdr.Get("Strict-Transport-Security") == "" {
 		t.Fatalf("the page over TLS: %d, Strict-Transport-Security %q", st, hdr.Get("Strict-Transport-Security"))
 	}

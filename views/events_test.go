@@ -256,9 +256,7 @@ func TestTagsNeverTakeEffect(t *testing.T) {
 	h := newH(t, 300, 80)
 	h.Event(snap(p))
 	want := []string{"[::l]hdr", "[:::https://evil.example]agent", "k: [:::https://evil.example]meta"}
-	for _, tg := range tags {
-		want = append(want, tg)
-	}
+	want = append(want, tags...)
 	for _, tg := range tags[:6] { // the list's first window
 		want = append(want, "L"+tg, "D"+tg)
 	}

@@ -611,6 +611,7 @@ func TestPromptsWholeAtFortyColumns(t *testing.T) {
 // paste sends text as a terminal's bracketed paste: start, the keys, end.
 func (h *H) paste(text string) {
 	h.t.Helper()
+	//lint:ignore SA1019 the paste's start must be in the queue before its keys, as a terminal sends them
 	h.Scr.PostEventWait(tcell.NewEventPaste(true))
 	for _, r := range text {
 		if r == '\n' {
@@ -619,6 +620,7 @@ func (h *H) paste(text string) {
 			h.Scr.InjectKey(tcell.KeyRune, r, tcell.ModNone)
 		}
 	}
+	//lint:ignore SA1019 and its end after them
 	h.Scr.PostEventWait(tcell.NewEventPaste(false))
 	select {
 	case <-h.keyed:

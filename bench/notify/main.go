@@ -2,18 +2,18 @@
 // process, against a push service on loopback that decrypts every message
 // (daemon/notify/webpush/pushtest):
 //
-//	go run ./bench/notify [-n 200] [-devices 32]
+//		go run ./bench/notify [-n 200] [-devices 32]
 //
-//   - asked → pushed: from the ask_user_request written to the moment the
-//     push service has the encrypted message, p50 and p99; once with
-//     notify.grace = "0s" (the pipeline itself: policy, encryption, VAPID
-//     signature, HTTP on loopback) and once with the default grace of 1 s
-//     (what a user sees: the grace is on purpose, so that prompts settled at
-//     once never ring).
-//   - answered → closed: from the answer written to the closing push at the
-//     push service.
-//   - RSS per device: the daemon's VmRSS with one device subscribed and with
-//     -devices, after a push to each.
+//	  - asked → pushed: from the ask_user_request written to the moment the
+//	    push service has the encrypted message, p50 and p99; once with
+//	    notify.grace = "0s" (the pipeline itself: policy, encryption, VAPID
+//	    signature, HTTP on loopback) and once with the default grace of 1 s
+//	    (what a user sees: the grace is on purpose, so that prompts settled at
+//	    once never ring).
+//	  - answered → closed: from the answer written to the closing push at the
+//	    push service.
+//	  - RSS per device: the daemon's VmRSS with one device subscribed and with
+//	    -devices, after a push to each.
 package main
 
 import (

@@ -25,9 +25,6 @@ type Client struct {
 // New is a client of the daemon o describes.
 func New(o Options) *Client { return &Client{opts: o} }
 
-// Options are the client's connection options.
-func (c *Client) Options() Options { return c.opts }
-
 // UnexpectedReply is a reply the protocol does not give to what was sent:
 // a daemon of another version, or not a daemon at all.
 type UnexpectedReply struct {
@@ -84,13 +81,6 @@ func (c *Client) Answer(ctx context.Context, id string, answers []json.RawMessag
 // (The asker withdraws its own request by cancelling Ask's context.)
 func (c *Client) Decline(ctx context.Context, id string, via socketproto.Via) error {
 	_, err := call[socketproto.OK](ctx, c, socketproto.Cancel{RequestID: id, Via: via})
-	return err
-}
-
-// Draft records the answer given so far to question index of request id
-// (nil clears it).
-func (c *Client) Draft(ctx context.Context, id string, index int, answer json.RawMessage, via socketproto.Via) error {
-	_, err := call[socketproto.OK](ctx, c, socketproto.DraftRequest{RequestID: id, Index: index, Answer: answer, Via: via})
 	return err
 }
 

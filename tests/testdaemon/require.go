@@ -21,11 +21,5 @@ func Missing(t testing.TB, program, install, detail string) {
 	skips.SkipMissing(t, program, install, detail+" (skipped; under CI=true this fails)")
 }
 
-// Skip skips t and remembers why, for ReportSkips.
-func Skip(t testing.TB, why string) {
-	t.Helper()
-	skips.Skip(t, why)
-}
-
 // ReportSkips ends a package's TestMain: see skips.Report.
 func ReportSkips(pkg string) { skips.Report(pkg) }

@@ -24,15 +24,6 @@ var all = []integrate.Agent{
 	pi.Integration,
 }
 
-// Names are the agents' names, in order.
-func Names() []string {
-	names := make([]string, len(all))
-	for i, a := range all {
-		names[i] = a.Name
-	}
-	return names
-}
-
 // Named is the agent called name.
 func Named(name string) (integrate.Agent, bool) {
 	for _, a := range all {

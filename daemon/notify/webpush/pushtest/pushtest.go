@@ -265,7 +265,10 @@ func CheckVAPID(header, publicKey, origin string) error {
 	if err != nil || len(sig) != 64 {
 		return errors.New("signature is not 64 bytes")
 	}
-	key := &ecdsa.PublicKey{Curve: elliptic.P256(), X: new(big.Int).SetBytes(pub[1:33]), Y: new(big.Int).SetBytes(pub[33:])}
+	key, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), pub)
+	if err != nil {
+		return fmt.Errorf("k is not a P-256 point: %v", err)
+	}
 	digest := sha256.Sum256([]byte(header64 + "." + claims64))
 	if !ecdsa.Verify(key, digest[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])) {
 		return errors.New("the JWT's signature does not verify with k")
