@@ -27,7 +27,8 @@ func TestEveryProgramSaysDidYouMean(t *testing.T) {
 		{"askuserd", []string{"--splt"}, "did you mean --split?"},
 		{"askuserd", []string{"serve", "--sockt", "x"}, "did you mean --socket?"},
 		{"askuser-client", []string{"lsit"}, `did you mean "list"?`},
-		{"askuser-client", []string{"ask", "--muti", "--question", "Q?"}, "did you mean --multi?"},
+		{"askuser-client", []string{"ask", "--muti", "--question", "Q?"}, "askuser-client ask: unknown flag --muti; did you mean --multi?"},
+		{"askuser-client", []string{"ask", "--question", "A?", "--question", "B?"}, "--question given 2 times: the flags ask one question"},
 	} {
 		cmd := exec.Command(bin(c.prog), c.args...)
 		cmd.Env = e.Environ()

@@ -310,11 +310,22 @@ func TestPaneTmuxStartsDaemonAndSplitNeedsTmux(t *testing.T) {
 	}
 }
 
+// At 80 columns too: halved, they would leave the new pane one column short
+// of the pane's least, and it would say only "terminal too small".
 func TestPaneTmuxSplit(t *testing.T) {
 	t.Parallel()
+	for _, width := range []int{160, 80} {
+		t.Run(strconv.Itoa(width), func(t *testing.T) {
+			t.Parallel()
+			testPaneTmuxSplit(t, width)
+		})
+	}
+}
+
+func testPaneTmuxSplit(t *testing.T, width int) {
 	e := NewEnv(t)
 	e.StartDaemon()
-	shell := startTmux(t, e, 160, 30, "sh")
+	shell := startTmux(t, e, width, 24, "sh")
 	shell.typeText(bin("askuserd") + " --split; echo split-exit=$?")
 	shell.keys("Enter")
 	// The new pane takes the focus: read each side by name.

@@ -20,6 +20,10 @@ const (
 	minWidth, minHeight = 40, 12
 )
 
+// MinWidth is the fewest columns the pane draws a question in: `askuserd
+// --split` gives its new pane at least these.
+const MinWidth = minWidth
+
 // Draw renders the whole pane from the core's view. What it keeps is
 // layout (scroll positions it clamps, a page's height, the preview's rows
 // on screen); what the core must know — whether a question shows at all,

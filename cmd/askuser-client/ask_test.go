@@ -90,7 +90,7 @@ func TestAskUsage(t *testing.T) {
 		{[]string{"--question", "q", "--tool", "nope"}, "--tool"},
 		{[]string{"--question", "q", "--format", "xml"}, "--format"},
 		{[]string{"--question", "q", "--metadata", "=v"}, "KEY=VALUE"},
-		{[]string{"--bogus"}, "flag provided but not defined"},
+		{[]string{"--bogus"}, "askuser-client ask: unknown flag --bogus"},
 	}
 	for _, c := range cases {
 		var out, errb bytes.Buffer

@@ -16,8 +16,8 @@ func TestCommandHelpAndUsageErrors(t *testing.T) {
 	}{
 		{[]string{"status", "-h"}, exitOK, "usage: askuser-client status [--json] [flags]\n\nExit 4 when no daemon answers.\n\nflags:\n", ""},
 		{[]string{"history", "--help"}, exitOK, "usage: askuser-client history", ""},
-		{[]string{"status", "--nope"}, exitUsage, "", "flag provided but not defined: -nope\nRun 'askuser-client status --help' for usage.\n"},
-		{[]string{"status", "--jsno"}, exitUsage, "", "flag provided but not defined: -jsno\ndid you mean --json?\nRun 'askuser-client status --help' for usage.\n"},
+		{[]string{"status", "--nope"}, exitUsage, "", "askuser-client status: unknown flag --nope\nRun 'askuser-client status --help' for usage.\n"},
+		{[]string{"status", "--jsno"}, exitUsage, "", "askuser-client status: unknown flag --jsno; did you mean --json?\nRun 'askuser-client status --help' for usage.\n"},
 		{[]string{"status", "extra"}, exitUsage, "", "askuser-client status: status takes no arguments\nRun 'askuser-client status --help' for usage.\n"},
 		{[]string{"cancel"}, exitUsage, "", "askuser-client cancel: want one request ID, got 0 arguments\nRun 'askuser-client cancel --help' for usage.\n"},
 		{[]string{"schema", "a", "b"}, exitUsage, "", "askuser-client schema: want at most one tool name, got 2 arguments\nRun 'askuser-client schema --help' for usage.\n"},

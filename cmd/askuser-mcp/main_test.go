@@ -38,7 +38,7 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{"askuser-mcp", []string{"stray"}, "askuser-mcp: askuser-mcp takes no arguments\nRun 'askuser-mcp --help' for usage.\n"},
 		{clientflags.MCPViaClient, []string{"stray"}, "askuser-client mcp: mcp takes no arguments\nRun 'askuser-client mcp --help' for usage.\n"},
-		{clientflags.MCPViaClient, []string{"--subagnet"}, "flag provided but not defined: -subagnet\ndid you mean --subagent?\nRun 'askuser-client mcp --help' for usage.\n"},
+		{clientflags.MCPViaClient, []string{"--subagnet"}, "askuser-client mcp: unknown flag --subagnet; did you mean --subagent?\nRun 'askuser-client mcp --help' for usage.\n"},
 	} {
 		o, code, stdout, stderr := run(c.name, c.args...)
 		if code != command.ExitUsage || o != nil || stdout != "" || stderr != c.want {

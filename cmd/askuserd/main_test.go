@@ -68,12 +68,12 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"sevre"}, "askuserd: unknown command \"sevre\"; did you mean \"serve\"?\nRun 'askuserd --help' for usage.\n"},
-		{[]string{"--splt"}, "flag provided but not defined: -splt\ndid you mean --split?\nRun 'askuserd --help' for usage.\n"},
+		{[]string{"--splt"}, "askuserd: unknown flag --splt; did you mean --split?\nRun 'askuserd --help' for usage.\n"},
 		{[]string{"--demo", "stray"}, "askuserd: askuserd takes no arguments\nRun 'askuserd --help' for usage.\n"},
-		{[]string{"serve", "--sockt", "x"}, "flag provided but not defined: -sockt\ndid you mean --socket?\nRun 'askuserd serve --help' for usage.\n"},
+		{[]string{"serve", "--sockt", "x"}, "askuserd serve: unknown flag --sockt; did you mean --socket?\nRun 'askuserd serve --help' for usage.\n"},
 		{[]string{"serve", "--log-level", "loud"}, "askuserd serve: --log-level: want debug, info, warn or error, got \"loud\"\nRun 'askuserd serve --help' for usage.\n"},
 		{[]string{"stop", "now"}, "askuserd stop: stop takes no arguments\nRun 'askuserd stop --help' for usage.\n"},
-		{[]string{"web", "--rotat"}, "flag provided but not defined: -rotat\ndid you mean --rotate?\nRun 'askuserd web --help' for usage.\n"},
+		{[]string{"web", "--rotat"}, "askuserd web: unknown flag --rotat; did you mean --rotate?\nRun 'askuserd web --help' for usage.\n"},
 	} {
 		r, code, stdout, stderr := run(t, c.args...)
 		if code != 2 || r.ran != "" || stdout != "" || stderr != c.want {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"askuser/cmd/internal/clientflags"
 	"askuser/cmd/internal/command"
@@ -85,8 +87,16 @@ func splitPane(socket, configPath string, demo bool, s command.Streams) error {
 	// tmux's "current pane" is the attached client's; with no client (a
 	// detached session, a script) it is window 0. TMUX_PANE names the pane
 	// this command runs in, which is the one to split.
+	var target []string
 	if pane := os.Getenv("TMUX_PANE"); pane != "" {
-		argv = append(argv, "-t", pane)
+		target = []string{"-t", pane}
+	}
+	argv = append(argv, target...)
+	// Halved, an 80-column terminal leaves 39: one too few for the pane,
+	// which would only say "terminal too small". Take what it needs then.
+	width, err := exec.Command("tmux", append(append([]string{"display-message", "-p"}, target...), "#{pane_width}")...).Output()
+	if w, werr := strconv.Atoi(strings.TrimSpace(string(width))); err == nil && werr == nil && (w-1)/2 < views.MinWidth {
+		argv = append(argv, "-l", strconv.Itoa(views.MinWidth))
 	}
 	argv = append(argv, exe, "--socket", socket)
 	if configPath != "" {

@@ -17,8 +17,10 @@ import (
 // read. name is how the user runs the command, e.g. "askuser-client ask".
 func Parse(fs *flag.FlagSet, args []string, stdout io.Writer, name string) error {
 	usage, stderr := fs.Usage, fs.Output()
-	fs.Usage = func() {} // printed below, once the reason is known
+	fs.Usage = func() {}     // printed below, once the reason is known
+	fs.SetOutput(io.Discard) // the flag package's line too: said below, as the command's
 	err := fs.Parse(args)
+	fs.SetOutput(stderr)
 	fs.Usage = usage
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -26,12 +28,31 @@ func Parse(fs *flag.FlagSet, args []string, stdout io.Writer, name string) error
 		fs.Usage()
 		fs.SetOutput(stderr)
 	case err != nil:
-		if guess := FlagGuess(fs, err); guess != "" {
-			fmt.Fprintf(stderr, "did you mean --%s?\n", guess)
-		}
+		fmt.Fprintf(stderr, "%s: %s\n", name, mistake(fs, err))
 		HelpHint(stderr, name)
 	}
 	return err
+}
+
+// mistake says a parse error as askuser's programs say things: the command
+// first, flags as they are written (--multi), and the flag most likely
+// meant: "unknown flag --muti; did you mean --multi?".
+func mistake(fs *flag.FlagSet, err error) string {
+	msg := strings.Replace(err.Error(), " for flag -", " for --", 1) // invalid value "x" for flag -n
+	if strings.HasPrefix(msg, "invalid boolean value ") {
+		msg = strings.Replace(msg, " for -", " for --", 1)
+	}
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		msg = "unknown flag -" + name
+		if guess := FlagGuess(fs, err); guess != "" {
+			msg += "; did you mean --" + guess + "?"
+		}
+		return msg
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		return "-" + name + " needs a value"
+	}
+	return msg
 }
 
 // ParseAll parses flags wherever they appear among the positional arguments

@@ -57,8 +57,33 @@ func TestParseHelpAndMistakes(t *testing.T) {
 	if err := Parse(fs, []string{"--muti"}, &stdout, "p t"); err == nil {
 		t.Error("--muti parsed")
 	}
-	want := "flag provided but not defined: -muti\ndid you mean --multi?\nRun 'p t --help' for usage.\n"
+	want := "p t: unknown flag --muti; did you mean --multi?\nRun 'p t --help' for usage.\n"
 	if stdout.Len() != 0 || stderr.String() != want {
 		t.Errorf("--muti: stdout %q, stderr %q; want stderr %q", stdout.String(), stderr.String(), want)
+	}
+}
+
+// Every parse mistake is one line in the command's voice, naming flags as
+// they are written: --format, never the flag package's -format.
+func TestParseMistakeLines(t *testing.T) {
+	for args, want := range map[string]string{
+		"--muti":       "p t: unknown flag --muti; did you mean --multi?\n",
+		"--zzzzzz":     "p t: unknown flag --zzzzzz\n",
+		"--format":     "p t: --format needs a value\n",
+		"-n x":         "p t: invalid value \"x\" for --n: parse error\n",
+		"--multi=mayb": "p t: invalid boolean value \"mayb\" for --multi: parse error\n",
+	} {
+		var stdout, stderr strings.Builder
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(&stderr)
+		fs.Bool("multi", false, "")
+		fs.String("format", "json", "")
+		fs.Int("n", 0, "")
+		if err := Parse(fs, strings.Fields(args), &stdout, "p t"); err == nil {
+			t.Errorf("%s parsed", args)
+		}
+		if want += "Run 'p t --help' for usage.\n"; stderr.String() != want {
+			t.Errorf("%s: stderr %q, want %q", args, stderr.String(), want)
+		}
 	}
 }

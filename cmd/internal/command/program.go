@@ -36,21 +36,42 @@ func (p *Program) Run(args []string, s Streams) int {
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
+		if args[0] == "help" && len(args) > 1 && len(p.Commands) > 0 {
+			// `help serve` as in git and go: that command's help.
+			if c := p.command(args[1]); c != nil {
+				return p.run(c, []string{"--help"}, s)
+			}
+			return p.unknown(args[1], s)
+		}
 		p.Usage(s.Out)
 		return ExitOK
 	}
-	for _, c := range p.Commands {
-		if c.Name == args[0] {
-			return p.run(c, args[1:], s)
-		}
+	if c := p.command(args[0]); c != nil {
+		return p.run(c, args[1:], s)
 	}
 	// A word that is not a flag is a mistyped command, in a program that
 	// has commands; the default command's flags come first.
 	if p.Default != nil && (len(p.Commands) == 0 || strings.HasPrefix(args[0], "-")) {
 		return p.run(p.Default, args, s)
 	}
-	fmt.Fprintf(s.Err, "%s: unknown command %q", p.Name, args[0])
-	if guess := didyoumean.Nearest(args[0], p.names()); guess != "" {
+	return p.unknown(args[0], s)
+}
+
+// command is the command named name, or nil.
+func (p *Program) command(name string) *Command {
+	for _, c := range p.Commands {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// unknown refuses a command name that is none of the program's, with the
+// one most likely meant.
+func (p *Program) unknown(name string, s Streams) int {
+	fmt.Fprintf(s.Err, "%s: unknown command %q", p.Name, name)
+	if guess := didyoumean.Nearest(name, p.names()); guess != "" {
 		fmt.Fprintf(s.Err, "; did you mean %q?", guess)
 	}
 	fmt.Fprintln(s.Err)

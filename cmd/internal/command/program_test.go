@@ -78,13 +78,15 @@ func TestProgramRun(t *testing.T) {
 		{args: []string{"help"}, stdout: "usage: prog COMMAND [ARGS]\n"},
 		{args: []string{"-h"}, stdout: "usage: prog COMMAND [ARGS]\n"},
 		{args: []string{"serve", "-h"}, stdout: "usage: prog serve [--opt X]\n\nflags:\n  -opt string\n"},
+		{args: []string{"help", "serve"}, stdout: "usage: prog serve [--opt X]\n\nflags:\n  -opt string\n"},
+		{args: []string{"help", "sevre"}, code: 2, stderr: "prog: unknown command \"sevre\"; did you mean \"serve\"?\nRun 'prog --help' for usage.\n"},
 		{args: []string{"--help"}, withDefault: true, stdout: "usage: prog [--opt X]\n\nflags:\n  -opt string\n    \tan option\n\ncommands:\n"},
 
 		// Mistakes: on stderr, exit 2.
 		{args: nil, code: 2, stderr: "usage: prog COMMAND [ARGS]\n\ncommands:\n  serve    the serve command\n  show     the show command\n  fail     the fail command\n  lost     the lost command\n  said     the said command\n  misused  the misused command\n\nRun 'prog COMMAND -h' for a command's flags.\n"},
 		{args: []string{"sevre"}, code: 2, stderr: "prog: unknown command \"sevre\"; did you mean \"serve\"?\nRun 'prog --help' for usage.\n"},
 		{args: []string{"nope"}, withDefault: true, code: 2, stderr: "prog: unknown command \"nope\"\nRun 'prog --help' for usage.\n"},
-		{args: []string{"serve", "--otp", "x"}, code: 2, stderr: "flag provided but not defined: -otp\ndid you mean --opt?\nRun 'prog serve --help' for usage.\n"},
+		{args: []string{"serve", "--otp", "x"}, code: 2, stderr: "prog serve: unknown flag --otp; did you mean --opt?\nRun 'prog serve --help' for usage.\n"},
 		{args: []string{"serve", "x"}, code: 2, stderr: "prog serve: serve takes no arguments\nRun 'prog serve --help' for usage.\n"},
 		{args: []string{"show"}, code: 2, stderr: "prog show: want one request ID, got 0 arguments\nRun 'prog show --help' for usage.\n"},
 		{args: []string{"--opt", "z", "stray"}, withDefault: true, code: 2, stderr: "prog: prog takes no arguments\nRun 'prog --help' for usage.\n"},
