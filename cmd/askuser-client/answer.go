@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"askuser/cmd/internal/shell"
 	"askuser/socketproto"
 )
 
@@ -82,6 +83,17 @@ var answerCommand = command{
 			waiting := err == nil
 			if !waiting && !errors.As(err, new(notWaiting)) {
 				return err
+			}
+			if waiting && len(given) > len(p.Questions) {
+				// `answer ID Use Redis`: the shell made two answers of one.
+				n := len(p.Questions)
+				meant := []string{"askuser-client answer", shell.Quote(id)}
+				for _, a := range given[:n-1] {
+					meant = append(meant, shell.Quote(a))
+				}
+				meant = append(meant, shell.Quote(strings.Join(given[n-1:], " ")))
+				return fmt.Errorf("%s has %d %s, and %d answers were given: an answer with spaces goes in quotes (%s)",
+					id, n, plural(n, "question", "questions"), len(given), strings.Join(meant, " "))
 			}
 			if waiting && len(p.Questions) == len(answers) {
 				var confirm confirmFunc

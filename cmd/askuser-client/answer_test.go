@@ -62,6 +62,10 @@ func TestAnswerRefusesSlipsAndTakesTextOnPurpose(t *testing.T) {
 		!strings.Contains(stderr, `answers[0]: "Bleu" names no option of this question, while "Red" does: check the spelling`) {
 		t.Errorf("a misspelt label: exit %d, stderr %q", code, stderr)
 	}
+	if code, _, stderr := run("two-options", "Yes", "Use", "Redis"); code != exitFailed ||
+		!strings.Contains(stderr, `two-options has 2 questions, and 3 answers were given: an answer with spaces goes in quotes (askuser-client answer two-options Yes 'Use Redis')`) {
+		t.Errorf("an answer with spaces, unquoted: exit %d, stderr %q", code, stderr)
+	}
 	if code, _, stderr := run("two-options", "--text", "5", "7"); code != exitOK {
 		t.Fatalf("--text: exit %d, stderr %q", code, stderr)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/url"
@@ -209,6 +210,14 @@ func baseURL(addr string, tls bool, hosts []string) string {
 // sent to a server or kept in its logs), and a QR code of it for a phone
 // when stdout is a terminal.
 func printWebURL(base, secretPath string, s command.Streams) error {
+	f, ok := s.Out.(*os.File)
+	return writeWebURL(s.Out, base, secretPath, ok && term.IsTerminal(int(f.Fd())))
+}
+
+// writeWebURL is printWebURL's output. On a terminal the QR code comes
+// first and the address under it: the code is taller than an 80×24
+// terminal leaves, and would push an address printed above it off screen.
+func writeWebURL(w io.Writer, base, secretPath string, terminal bool) error {
 	secret, err := web.LoadSecret(secretPath)
 	if err != nil {
 		return err
@@ -217,13 +226,14 @@ func printWebURL(base, secretPath string, s command.Streams) error {
 		base += "/"
 	}
 	u := base + "#s=" + secret
-	fmt.Fprintln(s.Out, u)
-	if f, ok := s.Out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		qr, err := qrcode.New(u, qrcode.Medium)
-		if err == nil {
-			fmt.Fprint(s.Out, qr.ToSmallString(false))
-		}
-		fmt.Fprintln(s.Out, "Anyone with this address can answer your agents' questions; `askuserd web --rotate` makes a new one.")
+	if !terminal {
+		fmt.Fprintln(w, u)
+		return nil
 	}
+	if qr, err := qrcode.New(u, qrcode.Medium); err == nil {
+		fmt.Fprint(w, qr.ToSmallString(false))
+	}
+	fmt.Fprintln(w, u)
+	fmt.Fprintln(w, "Anyone with this address can answer your agents' questions; `askuserd web --rotate` makes a new one.")
 	return nil
 }

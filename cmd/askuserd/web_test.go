@@ -1,6 +1,12 @@
 package main
 
-import "testing"
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"askuser/views/web"
+)
 
 // The line `askuserd web` prints once serving names the --url command
 // that prints this page's address: a page served on another port than the
@@ -20,5 +26,29 @@ func TestURLCommand(t *testing.T) {
 		if got := urlCommand(c.o); got != c.want {
 			t.Errorf("urlCommand(%+v) = %q, want %q", c.o, got, c.want)
 		}
+	}
+}
+
+// `askuserd web --url` on a terminal ends with the address, under its QR
+// code: printed above it, the address scrolled off an 80×24 terminal. To a
+// pipe it prints the address alone.
+func TestWriteWebURL(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), web.SecretFile)
+	secret, err := web.LoadSecret(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := "http://127.0.0.1:7341/#s=" + secret
+	var piped, tty strings.Builder
+	if err := writeWebURL(&piped, "http://127.0.0.1:7341", path, false); err != nil || piped.String() != u+"\n" {
+		t.Errorf("piped: %q, %v; want the address alone", piped.String(), err)
+	}
+	if err := writeWebURL(&tty, "http://127.0.0.1:7341/", path, true); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(tty.String(), "\n"), "\n")
+	if len(lines) < 20 || lines[len(lines)-2] != u || !strings.HasPrefix(lines[len(lines)-1], "Anyone with this address") || !strings.Contains(lines[0], "█") {
+		t.Errorf("on a terminal, want the QR code, then the address, then the warning:\n%s", tty.String())
 	}
 }
