@@ -129,8 +129,8 @@ func TestAutostartSaysWhyTheDaemonRefused(t *testing.T) {
 	other := e.Root + "/other.sock"
 	cmd := exec.Command(bin("askuser-client"), "ask", "--socket", other, "--question", "Hello?")
 	cmd.Env = e.Environ()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 4 {
 		t.Fatalf("ask on another socket: %v, stderr %q", err, stderr.String())
@@ -139,6 +139,11 @@ func TestAutostartSaysWhyTheDaemonRefused(t *testing.T) {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 		}
+	}
+	// The agent reads the result: starting askuserd, which it would be
+	// told to do for a daemon that is simply not running, would not help.
+	if !strings.Contains(stdout.String(), `"summary": "The question was not asked: askuserd would not start: another askuserd is running: the state dir`) {
+		t.Errorf("the result's summary does not give the daemon's reason:\n%s", stdout.String())
 	}
 
 	// list and status with no daemon at all say what to do.

@@ -296,9 +296,14 @@ func askFailure(stdout, stderr io.Writer, cmd, format, requestID string, err err
 				lost.Summary = "askuserd could not be reached; no result was collected. " + startHint
 			}
 			var refusal *peertrust.Refusal
-			if errors.As(err, &refusal) {
+			var startRefusal *askclient.StartRefusal
+			switch {
+			case errors.As(err, &refusal):
 				// Starting askuserd would not help: the socket is not the user's.
 				lost.Summary = "The question was not asked: " + refusal.Error()
+			case errors.As(err, &startRefusal):
+				// Nor here: the daemon said why it will not run.
+				lost.Summary = "The question was not asked: askuserd would not start: " + startRefusal.Reason
 			}
 		}
 		_ = writeResult(stdout, format, lost)

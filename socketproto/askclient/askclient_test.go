@@ -492,6 +492,9 @@ func TestConnectAutostartRefusalFromStartStatus(t *testing.T) {
 	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "refused to run: the state dir is held by pid 42 on /elsewhere.sock") {
 		t.Fatalf("want the daemon's own reason, got %v", err)
 	}
+	if sr := new(StartRefusal); !errors.As(err, &sr) || sr.Reason != "the state dir is held by pid 42 on /elsewhere.sock" {
+		t.Errorf("the refusal is not a StartRefusal with its reason: %v", err)
+	}
 	if waited := time.Since(start); waited > autostartWait/2 {
 		t.Errorf("took %v: the refusal should end Connect at once", waited)
 	}

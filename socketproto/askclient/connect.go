@@ -105,7 +105,7 @@ func Connect(ctx context.Context, o Options) (*socketproto.Conn, error) {
 			// Losing to a daemon on this very socket is a start-up race:
 			// that one is about to answer.
 			if out.status.Code == socketproto.StartRefused {
-				return nil, fmt.Errorf("%w on %s: the askuserd started for it refused to run: %s", ErrUnreachable, o.SocketPath, out.status.Message)
+				return nil, fmt.Errorf("%w on %s: %w", ErrUnreachable, o.SocketPath, &StartRefusal{Reason: out.status.Message})
 			}
 			// It lost to a daemon that was still shutting down (its lock
 			// not yet released) or to one starting beside it: if nothing
@@ -134,10 +134,19 @@ func Connect(ctx context.Context, o Options) (*socketproto.Conn, error) {
 	if last != nil && !last.status.Ready {
 		cause = fmt.Errorf("%v; the started askuserd exited: %v%s", err, last.exit, logHint(o))
 		if last.status.Message != "" {
-			cause = fmt.Errorf("the askuserd started for it refused to run: %s", last.status.Message)
+			cause = &StartRefusal{Reason: last.status.Message}
 		}
 	}
 	return nil, fmt.Errorf("%w on %s: %w", ErrUnreachable, o.SocketPath, cause)
+}
+
+// StartRefusal is an askuserd started to answer that said why it would
+// not run (a state dir others may write, a config that does not parse):
+// starting it again would not help, the reason's fix would.
+type StartRefusal struct{ Reason string }
+
+func (e *StartRefusal) Error() string {
+	return "the askuserd started for it refused to run: " + e.Reason
 }
 
 // whatToDo is the advice for a socket nothing answers on, by what dialing
