@@ -3,6 +3,7 @@ package daemon
 import (
 	"net"
 	"sync"
+	"syscall"
 	"time"
 
 	"askuser/socketproto"
@@ -44,6 +45,10 @@ type outbox struct {
 	writing   bool       // a writer goroutine is running
 	closing   bool       // close the connection once the lines are written
 	closed    bool       // nothing more is accepted
+	// partial: lines[0] is the rest of a line push wrote in part
+	// (writeNow); it must go out whole before anything else, and is never
+	// dropped, or the reader would get half a line glued to the next.
+	partial bool
 	drained   *sync.Cond // signalled (on mu) when lines were written, handled, or it closed
 }
 
@@ -111,6 +116,19 @@ func (o *outbox) push(line []byte) bool {
 	}
 	if o.queued+o.inflight == 0 {
 		o.progress = time.Now()
+		if !o.writing {
+			// Nothing waits and no writer runs: try the line straight
+			// into the socket's buffer, which almost always has room.
+			// Handing every line to a writer goroutine started for it
+			// cost a goroutine's start and a wake-up on each hop.
+			n := o.writeNow(line)
+			if n == len(line) {
+				o.mu.Unlock()
+				return true
+			}
+			line = line[n:]
+			o.partial = n > 0
+		}
 	}
 	o.lines = append(o.lines, line)
 	o.queued += len(line)
@@ -131,9 +149,17 @@ func (o *outbox) overflowWithin(last []byte, grace time.Duration) {
 		o.mu.Unlock()
 		return
 	}
-	dropped := o.queued
-	o.lines = append(o.lines[:0], last)
-	o.queued = len(last)
+	keep := o.lines[:0]
+	if o.partial && len(o.lines) > 0 {
+		keep = o.lines[:1] // half written: it goes out whole first
+	}
+	kept := 0
+	for _, l := range keep {
+		kept += len(l)
+	}
+	dropped := o.queued - kept
+	o.lines = append(keep, last)
+	o.queued = kept + len(last)
 	o.closing = true
 	_ = o.nc.SetWriteDeadline(time.Now().Add(grace))
 	o.kick()
@@ -190,6 +216,36 @@ func (o *outbox) closeNow() {
 	_ = o.nc.Close()
 }
 
+// writeNow writes what of line the socket takes without waiting, and says
+// how much that was (0 when it would wait, or on any error: the writer
+// goroutine then meets the error and closes the connection as before).
+// o.mu is held.
+func (o *outbox) writeNow(line []byte) int {
+	sc, ok := o.nc.(syscall.Conn)
+	if !ok {
+		return 0
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	_ = rc.Write(func(fd uintptr) bool {
+		for n < len(line) {
+			m, err := syscall.Write(int(fd), line[n:])
+			if err == syscall.EINTR {
+				continue
+			}
+			if err != nil || m <= 0 {
+				break
+			}
+			n += m
+		}
+		return true // never wait here: what is left goes to the writer
+	})
+	return n
+}
+
 // kick starts the writer if it is not running; o.mu is held.
 func (o *outbox) kick() {
 	if o.writing {
@@ -222,6 +278,7 @@ func (o *outbox) write() {
 		}
 		batch := o.lines
 		o.lines = nil
+		o.partial = false // the writer takes it whole
 		o.inflight, o.queued = o.queued, 0
 		o.mu.Unlock()
 
