@@ -38,18 +38,18 @@ type outbox struct {
 
 	mu        sync.Mutex
 	lines     [][]byte
-	queued    int        // bytes in lines
-	inflight  int        // bytes taken by the writer and not yet written
-	unhandled int        // lines read from the connection, not yet handled
-	progress  time.Time  // when it last had nothing waiting, or last wrote
-	writing   bool       // a writer goroutine is running
-	closing   bool       // close the connection once the lines are written
-	closed    bool       // nothing more is accepted
+	queued    int       // bytes in lines
+	inflight  int       // bytes taken by the writer and not yet written
+	unhandled int       // lines read from the connection, not yet handled
+	progress  time.Time // when it last had nothing waiting, or last wrote
+	writing   bool      // a writer goroutine is running
+	closing   bool      // close the connection once the lines are written
+	closed    bool      // nothing more is accepted
 	// partial: lines[0] is the rest of a line push wrote in part
 	// (writeNow); it must go out whole before anything else, and is never
 	// dropped, or the reader would get half a line glued to the next.
 	partial bool
-	drained   *sync.Cond // signalled (on mu) when lines were written, handled, or it closed
+	drained *sync.Cond // signalled (on mu) when lines were written, handled, or it closed
 }
 
 func newOutbox(nc net.Conn, limit int, all *outputBudget, wg *sync.WaitGroup) *outbox {
