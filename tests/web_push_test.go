@@ -133,9 +133,6 @@ func (p *pushPage) relay(n int) map[string]any {
 const notificationsJS = `navigator.serviceWorker.ready.then(r => r.getNotifications()).then(ns =>
 		ns.map(n => n.tag + ': ' + n.body + ' [' + n.actions.map(a => a.title).join(', ') + ']').sort().join('\n'))`
 
-// notifications is what the worker shows now.
-func (p *pushPage) notifications() string { return jsValue[string](p.b, notificationsJS) }
-
 // notificationsNow is notifications, or ok false while the page cannot be
 // asked (a tapped notification is navigating it to its request).
 func (p *pushPage) notificationsNow() (string, bool) {
