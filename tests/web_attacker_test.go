@@ -2,7 +2,6 @@ package tests
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/url"
@@ -13,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"askuser/socketproto"
+	"askuser/tests/testdaemon"
 )
 
 // What the attacks on `askuserd web` (web_bounds_test.go, and
@@ -82,35 +81,13 @@ func answered(c net.Conn, deadline time.Duration) (status string, closed bool) {
 // preview (some 900 KB). Every view of it that a page is sent is that big.
 func parkBig(t testing.TB, e *Env, id string) {
 	t.Helper()
-	type option struct {
-		Label   string `json:"label"`
-		Preview string `json:"preview"`
-	}
-	type question struct {
-		Question string   `json:"question"`
-		Options  []option `json:"options"`
-	}
-	preview := strings.Repeat("p", socketproto.MaxPreviewChars)
-	qs := make([]question, socketproto.DefaultLimits().MaxQuestionsHard)
-	for i := range qs {
-		qs[i].Question = fmt.Sprintf("Big question %d?", i+1)
-		for j := range 14 {
-			qs[i].Options = append(qs[i].Options, option{Label: fmt.Sprintf("Option %d", j+1), Preview: preview})
-		}
-	}
-	b, _ := json.Marshal(struct {
-		Type      string     `json:"type"`
-		RequestID string     `json:"requestId"`
-		Wait      bool       `json:"wait"`
-		Questions []question `json:"questions"`
-	}{"ask_user_request", id, false, qs})
 	c, err := net.Dial("unix", e.Socket)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
-	if _, err := c.Write(append(b, '\n')); err != nil {
+	if _, err := c.Write(testdaemon.BigRequestLine(id)); err != nil {
 		t.Fatal(err)
 	}
 	line, err := bufio.NewReader(c).ReadString('\n')

@@ -30,6 +30,7 @@ import (
 	"syscall"
 	"time"
 
+	"askuser/bench/internal/benchdaemon"
 	"askuser/bench/internal/proc"
 )
 
@@ -52,56 +53,17 @@ func main() {
 }
 
 // daemonProc is a running askuserd serve on a temporary XDG tree.
-type daemonProc struct {
-	cmd  *exec.Cmd
-	sock string
-}
+type daemonProc struct{ *benchdaemon.Daemon }
 
 // syncMode is daemon.sync for every daemon the benchmark starts.
 var syncMode = "batch"
 
 func startDaemon(bin, root string) (*daemonProc, error) {
-	for _, d := range []string{"run", "state", "config/askuser"} {
-		if err := os.MkdirAll(filepath.Join(root, d), 0o700); err != nil {
-			return nil, err
-		}
-	}
-	cfg := fmt.Sprintf("[daemon]\nsync = %q\n", syncMode)
-	if err := os.WriteFile(filepath.Join(root, "config", "askuser", "config.toml"), []byte(cfg), 0o600); err != nil {
+	d, err := benchdaemon.Start(bin, root, fmt.Sprintf("[daemon]\nsync = %q\n", syncMode))
+	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "serve", "--log-level", "warn")
-	cmd.SysProcAttr = proc.DiesWithUs()
-	cmd.Env = append(os.Environ(),
-		"XDG_RUNTIME_DIR="+filepath.Join(root, "run"),
-		"XDG_STATE_HOME="+filepath.Join(root, "state"),
-		"XDG_CONFIG_HOME="+filepath.Join(root, "config"),
-		"ASKUSER_SOCKET=")
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	d := &daemonProc{cmd: cmd, sock: filepath.Join(root, "run", "askuser", "askuserd.sock")}
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if c, err := net.Dial("unix", d.sock); err == nil {
-			c.Close()
-			return d, nil
-		}
-	}
-	d.stop()
-	return nil, fmt.Errorf("askuserd did not answer on %s", d.sock)
-}
-
-func (d *daemonProc) stop() {
-	_ = d.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { _ = d.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		_ = d.cmd.Process.Kill()
-		<-done
-	}
+	return &daemonProc{d}, nil
 }
 
 func run(hops, agents int, idle time.Duration, only string) error {
@@ -134,7 +96,7 @@ func run(hops, agents int, idle time.Duration, only string) error {
 		default:
 			err = fmt.Errorf("unknown measurement %q", what)
 		}
-		d.stop()
+		d.Stop()
 		if err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
@@ -217,15 +179,15 @@ func benchHop(d *daemonProc, root string, n int) error {
 			return fmt.Errorf("echo server: %w", err)
 		}
 	}
-	sub, err := dial(d.sock)
+	sub, err := dial(d.Sock)
 	if err != nil {
 		return err
 	}
-	asker, err := dial(d.sock)
+	asker, err := dial(d.Sock)
 	if err != nil {
 		return err
 	}
-	answerer, err := dial(d.sock)
+	answerer, err := dial(d.Sock)
 	if err != nil {
 		return err
 	}
@@ -349,19 +311,19 @@ func cpuTicks(pid int) (int, error) {
 }
 
 func benchScale(d *daemonProc, n int) error {
-	pid := d.cmd.Process.Pid
+	pid := d.Cmd.Process.Pid
 	time.Sleep(500 * time.Millisecond)
 	before := vmRSS(pid)
 	conns := make([]*line, n)
 	t0 := time.Now()
 	retries := 0
 	for i := range conns {
-		c, err := dial(d.sock)
+		c, err := dial(d.Sock)
 		for errors.Is(err, syscall.EAGAIN) && retries < 100000 {
 			// The listen backlog is full: the daemon is busy accepting.
 			retries++
 			time.Sleep(time.Millisecond)
-			c, err = dial(d.sock)
+			c, err = dial(d.Sock)
 		}
 		if err != nil {
 			return fmt.Errorf("agent %d: %w", i, err)
@@ -408,7 +370,7 @@ func benchScale(d *daemonProc, n int) error {
 			results <- got{i, err, time.Now()}
 		}()
 	}
-	answerer, err := dial(d.sock)
+	answerer, err := dial(d.Sock)
 	if err != nil {
 		return err
 	}
@@ -453,7 +415,7 @@ func benchScale(d *daemonProc, n int) error {
 }
 
 func benchIdle(d *daemonProc, period time.Duration) error {
-	pid := d.cmd.Process.Pid
+	pid := d.Cmd.Process.Pid
 	time.Sleep(time.Second) // start-up work done
 	t0, err := cpuTicks(pid)
 	if err != nil {

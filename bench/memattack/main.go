@@ -53,6 +53,7 @@ import (
 
 	"askuser/bench/internal/proc"
 	"askuser/socketproto"
+	"askuser/tests/testdaemon"
 )
 
 const (
@@ -98,7 +99,7 @@ func bench() int {
 	// Attack C holds 1,000 connections; the daemon inherits the limit.
 	proc.RaiseFileLimit(4096)
 
-	big := bigRequest(bigID)
+	big := testdaemon.BigRequestLine(bigID)
 	limit := "with no address-space limit"
 	if *asLimit > 0 {
 		limit = fmt.Sprintf("under prlimit --as=%d (%s)", *asLimit, mib(*asLimit/1024))
@@ -243,39 +244,6 @@ func mib(kb int) string {
 }
 
 // --- the big request ------------------------------------------------------
-
-// bigRequest is an ask_user request with wait:false as large as the limits
-// of socketproto/validate.go let it be while staying under
-// max_message_bytes: the most questions, 14 options each, every option with
-// the longest preview.
-func bigRequest(id string) []byte {
-	type option struct {
-		Label   string `json:"label"`
-		Preview string `json:"preview"`
-	}
-	type question struct {
-		Question string   `json:"question"`
-		Options  []option `json:"options"`
-	}
-	preview := strings.Repeat("p", socketproto.MaxPreviewChars)
-	qs := make([]question, socketproto.DefaultLimits().MaxQuestionsHard)
-	for i := range qs {
-		qs[i].Question = fmt.Sprintf("Question %d?", i+1)
-		for j := range 14 {
-			qs[i].Options = append(qs[i].Options, option{Label: fmt.Sprintf("Option %d", j+1), Preview: preview})
-		}
-	}
-	b, err := json.Marshal(struct {
-		Type      string     `json:"type"`
-		RequestID string     `json:"requestId"`
-		Wait      bool       `json:"wait"`
-		Questions []question `json:"questions"`
-	}{"ask_user_request", id, false, qs})
-	if err != nil {
-		panic(err) // plain structs of strings always encode
-	}
-	return append(b, '\n')
-}
 
 // park sends the big request and waits until it is queued.
 func park(sock string, big []byte) error {

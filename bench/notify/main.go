@@ -27,9 +27,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"syscall"
 	"time"
 
+	"askuser/bench/internal/benchdaemon"
 	"askuser/bench/internal/proc"
 	"askuser/daemon/notify/webpush/pushtest"
 )
@@ -44,58 +44,29 @@ func main() {
 	}
 }
 
+// daemonProc is the measured askuserd, and the bench's own connection to it.
 type daemonProc struct {
-	cmd  *exec.Cmd
-	sock string
+	*benchdaemon.Daemon
 	conn net.Conn
 	in   *bufio.Reader
 }
 
 func startDaemon(bin, root, grace string) (*daemonProc, error) {
-	for _, d := range []string{"run", "state", "config/askuser"} {
-		if err := os.MkdirAll(filepath.Join(root, d), 0o700); err != nil {
-			return nil, err
-		}
-	}
-	cfg := fmt.Sprintf("[notify]\ngrace = %q\n[web]\npush_insecure_loopback = true\n", grace)
-	if err := os.WriteFile(filepath.Join(root, "config", "askuser", "config.toml"), []byte(cfg), 0o600); err != nil {
+	bd, err := benchdaemon.Start(bin, root, fmt.Sprintf("[notify]\ngrace = %q\n[web]\npush_insecure_loopback = true\n", grace))
+	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "serve", "--log-level", "warn")
-	cmd.SysProcAttr = proc.DiesWithUs()
-	cmd.Env = append(os.Environ(),
-		"XDG_RUNTIME_DIR="+filepath.Join(root, "run"),
-		"XDG_STATE_HOME="+filepath.Join(root, "state"),
-		"XDG_CONFIG_HOME="+filepath.Join(root, "config"),
-		"ASKUSER_SOCKET=")
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
+	c, err := net.Dial("unix", bd.Sock)
+	if err != nil {
+		bd.Stop()
 		return nil, err
 	}
-	d := &daemonProc{cmd: cmd, sock: filepath.Join(root, "run", "askuser", "askuserd.sock")}
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if c, err := net.Dial("unix", d.sock); err == nil {
-			d.conn, d.in = c, bufio.NewReader(c)
-			return d, nil
-		}
-	}
-	d.stop()
-	return nil, fmt.Errorf("askuserd never listened on %s", d.sock)
+	return &daemonProc{Daemon: bd, conn: c, in: bufio.NewReader(c)}, nil
 }
 
 func (d *daemonProc) stop() {
-	if d.conn != nil {
-		d.conn.Close()
-	}
-	_ = d.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { _ = d.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		_ = d.cmd.Process.Kill()
-		<-done
-	}
+	d.conn.Close()
+	d.Stop()
 }
 
 // call sends one line and reads one reply.
@@ -206,7 +177,7 @@ func rss(bin, root string, devices int) error {
 			return 0, err
 		}
 		time.Sleep(200 * time.Millisecond) // let the senders' goroutines finish
-		return proc.StatusKB(d.cmd.Process.Pid, "VmRSS")
+		return proc.StatusKB(d.Cmd.Process.Pid, "VmRSS")
 	}
 	if err := d.subscribe(srv, "dev0"); err != nil {
 		return err
