@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"askuser/socketproto"
-	"askuser/tests/testdaemon"
-	"askuser/tests/testdaemon/inproc"
 )
 
 // An option number the question does not have is refused with the reason
@@ -15,20 +13,11 @@ import (
 // A misspelt label among labels of a multi-select is refused the same way,
 // and [] is "none of these".
 func TestAnswerRefusesSlipsAndTakesTextOnPurpose(t *testing.T) {
-	sock := inproc.Start(t, nil).Socket
-	watch := testdaemon.WatchNext(t, sock)
-	c, err := socketproto.Dial(sock, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	noWait, multi := false, true
+	sock, park := parkingDaemon(t)
+	multi := true
 	ask := func(id string, qs ...socketproto.Question) {
 		t.Helper()
-		if err := c.Send(socketproto.AskUserRequest{Wait: &noWait, Request: socketproto.Request{RequestID: id, Questions: qs}}); err != nil {
-			t.Fatal(err)
-		}
-		watch("request_added")
+		park(socketproto.Request{RequestID: id, Questions: qs})
 	}
 	proceed := socketproto.Question{Question: "Proceed?", Options: []socketproto.Option{{Label: "Yes"}, {Label: "No"}}}
 	colours := socketproto.Question{Question: "Colours?", MultiSelect: &multi, Options: []socketproto.Option{{Label: "Red"}, {Label: "Blue"}}}
@@ -37,9 +26,7 @@ func TestAnswerRefusesSlipsAndTakesTextOnPurpose(t *testing.T) {
 	ask("none", colours)
 
 	run := func(args ...string) (int, string, string) {
-		var stdout, stderr strings.Builder
-		code := dispatch(append([]string{"answer", "--socket", sock}, args...), strings.NewReader(""), &stdout, &stderr)
-		return code, stdout.String(), stderr.String()
+		return runCommand(append([]string{"answer", "--socket", sock}, args...)...)
 	}
 	result := func(id string) []socketproto.Answer {
 		t.Helper()

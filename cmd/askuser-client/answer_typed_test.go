@@ -6,37 +6,21 @@ import (
 	"testing"
 
 	"askuser/socketproto"
-	"askuser/tests/testdaemon"
-	"askuser/tests/testdaemon/inproc"
 )
 
 // A typed question (docs/contract.md §3 "Typed answers") takes only an answer that
 // keeps its rule: the refusal names the rule, and the answer reaches the
 // agent with its JSON type.
 func TestAnswerTyped(t *testing.T) {
-	sock := inproc.Start(t, nil).Socket
-	watch := testdaemon.WatchNext(t, sock)
-	c, err := socketproto.Dial(sock, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	noWait, lo, no := false, 1024.0, false
+	sock, park := parkingDaemon(t)
+	lo, no := 1024.0, false
 	qs := []socketproto.Question{
 		{Question: "Port?", Input: &socketproto.Input{Type: socketproto.InputInteger, Minimum: &lo}},
 		{Question: "TLS?", Input: &socketproto.Input{Type: socketproto.InputBoolean}},
 		{Question: "Contact?", Input: &socketproto.Input{Type: socketproto.InputString, Format: socketproto.FormatEmail, Required: &no}},
 	}
-	if err := c.Send(socketproto.AskUserRequest{Wait: &noWait, Request: socketproto.Request{RequestID: "typed", Questions: qs}}); err != nil {
-		t.Fatal(err)
-	}
-	watch("request_added")
-
-	run := func(args ...string) (int, string, string) {
-		var stdout, stderr strings.Builder
-		code := dispatch(args, strings.NewReader(""), &stdout, &stderr)
-		return code, stdout.String(), stderr.String()
-	}
+	park(socketproto.Request{RequestID: "typed", Questions: qs})
+	run := runCommand
 	if code, _, stderr := run("answer", "--socket", sock, "typed", "80", "yes", ""); code != exitFailed ||
 		!strings.Contains(stderr, "answers[0]: 80 is less than 1024 (rule: a whole number ≥ 1024)") {
 		t.Errorf("a number below the minimum: exit %d, stderr %q", code, stderr)

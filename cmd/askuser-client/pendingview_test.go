@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"askuser/socketproto"
-	"askuser/tests/testdaemon"
-	"askuser/tests/testdaemon/inproc"
 )
 
 // Every piece of agent text list, pending and show print goes through the
@@ -14,24 +12,14 @@ import (
 // question, a label, a preview or the agent's name is shown as its escape,
 // never obeyed, in the text and in the JSON alike.
 func TestAgentTextSanitisedInEveryListing(t *testing.T) {
-	sock := inproc.Start(t, nil).Socket
-	watch := testdaemon.WatchNext(t, sock)
-	c, err := socketproto.Dial(sock, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	sock, park := parkingDaemon(t)
 	const rlo = "\u202e"
-	noWait := false
 	req := socketproto.Request{RequestID: "bidi-1", Agent: &socketproto.Agent{Name: "agent" + rlo + "gnp"},
 		Questions: []socketproto.Question{{Question: "Run " + rlo + "hs.llatsni?", Options: []socketproto.Option{
 			{Label: "Yes" + rlo, Preview: "rm -rf ./tmp " + rlo + ";", ApprovesPreview: true},
 			{Label: "No"},
 		}}}}
-	if err := c.Send(socketproto.AskUserRequest{Wait: &noWait, Request: req}); err != nil {
-		t.Fatal(err)
-	}
-	watch("request_added")
+	park(req)
 	for _, args := range [][]string{{"list"}, {"list", "--json"}, {"pending"}, {"pending", "--json"}, {"show", "bidi-1"}, {"show", "bidi-1", "--json"}} {
 		var stdout, stderr strings.Builder
 		if code := dispatch(append([]string{args[0], "--socket", sock}, args[1:]...), strings.NewReader(""), &stdout, &stderr); code != exitOK {

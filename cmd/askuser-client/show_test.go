@@ -6,22 +6,14 @@ import (
 	"testing"
 
 	"askuser/socketproto"
-	"askuser/tests/testdaemon"
-	"askuser/tests/testdaemon/inproc"
 )
 
 // show prints the whole request — options, descriptions, every preview
 // whole, a typed question's rule — and the digest of an approving option's
 // preview only after all of it (docs/contract.md §7).
 func TestShow(t *testing.T) {
-	sock := inproc.Start(t, nil).Socket
-	watch := testdaemon.WatchNext(t, sock)
-	c, err := socketproto.Dial(sock, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	noWait, lo, hi := false, 1.0, 10.0
+	sock, park := parkingDaemon(t)
+	lo, hi := 1.0, 10.0
 	input := "{\n  \"command\": \"make\nrm -rf build\"\n}"
 	snippet := "db, _ := sql.Open(\"sqlite\", \"app.db\")\ndefer db.Close()"
 	req := socketproto.Request{RequestID: "show-1", Agent: &socketproto.Agent{Name: "claude-code", ID: "cc-1", Cwd: "/home/u/proj"},
@@ -36,14 +28,9 @@ func TestShow(t *testing.T) {
 			}},
 			{Question: "How many workers?", Input: &socketproto.Input{Type: socketproto.InputInteger, Minimum: &lo, Maximum: &hi}},
 		}}
-	if err := c.Send(socketproto.AskUserRequest{Wait: &noWait, Request: req}); err != nil {
-		t.Fatal(err)
-	}
-	watch("request_added")
+	park(req)
 	run := func(args ...string) (int, string, string) {
-		var stdout, stderr strings.Builder
-		code := dispatch(append([]string{"show", "--socket", sock}, args...), strings.NewReader(""), &stdout, &stderr)
-		return code, stdout.String(), stderr.String()
+		return runCommand(append([]string{"show", "--socket", sock}, args...)...)
 	}
 
 	code, out, stderr := run("show-1")
