@@ -199,7 +199,7 @@ func stateUnavailable(id string, err error) *socketproto.Error {
 // but the (still empty) subscribers listens.
 func (s *state) restore(st journal.State) {
 	for _, jr := range st.Pending {
-		r := &request{p: jr.Pending, parked: jr.Parked}
+		r := &request{p: jr.Pending, parked: jr.Parked, proposal: restoredProposal(jr)}
 		if len(r.p.Draft) != len(r.p.Questions) {
 			d := make([]json.RawMessage, len(r.p.Questions))
 			copy(d, r.p.Draft)
@@ -240,7 +240,7 @@ func (s *state) snapshotRecords() []journal.Record {
 	for e := s.order.Front(); e != nil; e = e.Next() {
 		r := e.Value.(*request)
 		p := r.p
-		recs = append(recs, journal.Record{Op: journal.OpAdd, ID: p.RequestID, At: now, Pending: &p, Parked: r.parked})
+		recs = append(recs, journal.Record{Op: journal.OpAdd, ID: p.RequestID, At: now, Pending: &p, Parked: r.parked, Remember: r.proposal.offered()})
 	}
 	for _, res := range s.expiries {
 		if s.results[res.id] != res {

@@ -3,12 +3,14 @@ package daemon
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
+	"askuser/daemon/journal"
 	"askuser/daemon/rules"
 	"askuser/internal/history"
 	"askuser/socketproto"
@@ -35,9 +37,38 @@ type remembered struct {
 
 // proposal is what the daemon added to one pending permission prompt.
 type proposal struct {
-	subject rules.Subject
-	allow   string                      // the label of Allow
-	saves   map[string]socketproto.Rule // option label → the rule choosing it saves
+	subject rules.Subject // zero when a restored prompt's subject is unknown
+	allow   string        // the label of Allow
+	// saves is, by option label, the rule choosing it saves: journaled
+	// with the request (journal.Record.Remember), so that after a restart
+	// the same choice saves the same rule.
+	saves map[string]socketproto.Rule
+}
+
+// offered is what the journal keeps of p: nil for no proposal.
+func (p *proposal) offered() map[string]socketproto.Rule {
+	if p == nil {
+		return nil
+	}
+	return p.saves
+}
+
+// restoredProposal is the proposal a journaled permission prompt was
+// offered, as the journal kept it.
+func restoredProposal(jr journal.Request) *proposal {
+	if len(jr.Remember) == 0 || jr.Pending.Permission == nil {
+		return nil
+	}
+	p := &proposal{allow: jr.Pending.Permission.Allow, saves: jr.Remember}
+	if subj, err := rules.SubjectOf(jr.Pending.Request); err == nil {
+		p.subject = subj
+	}
+	return p
+}
+
+// ruleLists is the configured forms no rule is offered for or answers.
+func (s *state) ruleLists() rules.Lists {
+	return rules.Lists{Destructive: s.opts.Config.Rules.Destructive, RunsPrograms: s.opts.Config.Rules.RunsPrograms}
 }
 
 // openRules reads the rules file and history; restored permission prompts
@@ -51,7 +82,9 @@ func (s *state) openRules() {
 	s.remembered.allowed = map[string]int{}
 	s.readRuleHistory(filepath.Join(s.opts.Config.StateDir(), history.File))
 	for _, r := range s.pending {
-		s.recallProposal(r)
+		if r.proposal == nil {
+			s.recallProposal(r)
+		}
 	}
 }
 
@@ -77,6 +110,9 @@ func (s *state) readRuleHistory(path string) {
 		if h.Via == socketproto.ViaRule {
 			s.remembered.book.Used(h.RuleID, h.Time)
 			continue
+		}
+		if h.RuleID > 0 {
+			s.remembered.book.Seen(h.RuleID) // made here, perhaps revoked since
 		}
 		subj, err := rules.SubjectOf(socketproto.Request{Questions: h.Questions, Agent: h.Agent, Permission: h.Permission})
 		if err == nil && len(h.Answers) == 1 && h.Answers[0].SelectedOption == h.Permission.Allow {
@@ -110,13 +146,13 @@ func (s *state) permissionPrompt(c *conn, r *request) bool {
 		s.log.Debug("permission prompt: no rule", "requestId", r.p.RequestID, "why", err)
 		return false
 	}
-	destructive := s.opts.Config.Rules.Destructive
-	if rule := s.remembered.book.Match(subj, destructive); rule != nil {
+	lists := s.ruleLists()
+	if rule := s.remembered.book.Match(subj, lists); rule != nil {
 		s.answerByRule(c, r, subj, *rule)
 		return true
 	}
 	q := r.p.Questions[0]
-	props, err := rules.Propose(subj, q.Options[subj.Allow].Preview, rules.Tree(subj.Cwd), s.remembered.home, destructive)
+	props, err := rules.Propose(subj, q.Options[subj.Allow].Preview, rules.Tree(subj.Cwd), s.remembered.home, lists)
 	if err != nil {
 		s.log.Debug("permission prompt: nothing to remember", "requestId", r.p.RequestID, "why", err)
 		return false
@@ -129,14 +165,13 @@ func (s *state) permissionPrompt(c *conn, r *request) bool {
 		}
 		p.saves[pr.Option.Label] = pr.Rule
 	}
-	if n := s.opts.Config.Rules.ProposeAfter; n > 0 && s.remembered.allowed[subj.Key()] >= n {
-		// Allowed as often as rules.propose_after: the rule for this
-		// kind of agent comes first. Nothing else changes.
-		opts = append([]socketproto.Option{props[0].Option}, opts...)
-		opts = append(opts, props[1].Option)
-	} else {
-		opts = append(opts, props[0].Option, props[1].Option)
+	if n, after := s.remembered.allowed[subj.Key()], s.opts.Config.Rules.ProposeAfter; after > 0 && n >= after {
+		// Allowed as often as rules.propose_after: the rule for this kind
+		// of agent says so. It stays where it is, after the agent's own
+		// options: the key that meant Allow yesterday means Allow today.
+		props[0].Option.Description = fmt.Sprintf("You allowed this %d times. ", n) + props[0].Option.Description
 	}
+	opts = append(opts, props[0].Option, props[1].Option)
 	q.Options = opts
 	r.p.Questions = []socketproto.Question{q}
 	if len(opts) > socketproto.StrictMaxOptions {
@@ -146,8 +181,9 @@ func (s *state) permissionPrompt(c *conn, r *request) bool {
 	return false
 }
 
-// recallProposal gives a restored permission prompt back the proposals its
-// "remember" options came from (the daemon added them before it stopped).
+// recallProposal gives a permission prompt restored from a journal written
+// before proposals were journaled back the proposals its "remember" options
+// came from, when they are offered again the same.
 func (s *state) recallProposal(r *request) {
 	if r.p.Permission == nil || len(r.p.Questions) != 1 {
 		return
@@ -157,7 +193,7 @@ func (s *state) recallProposal(r *request) {
 		return
 	}
 	q := r.p.Questions[0]
-	props, err := rules.Propose(subj, q.Options[subj.Allow].Preview, rules.Tree(subj.Cwd), s.remembered.home, s.opts.Config.Rules.Destructive)
+	props, err := rules.Propose(subj, q.Options[subj.Allow].Preview, rules.Tree(subj.Cwd), s.remembered.home, s.ruleLists())
 	if err != nil {
 		return
 	}
@@ -204,33 +240,56 @@ func (s *state) answerByRule(c *conn, r *request, subj rules.Subject, rule socke
 // one of the daemon's own "remember" options saves its rule, and the agent
 // is answered with Allow, as it would have been; a choice of Allow is
 // counted towards proposing the rule. It returns the answers to give and
-// the rule made (0 for none).
-func (s *state) rememberChoice(r *request, answers []socketproto.Answer, via socketproto.Via) ([]socketproto.Answer, int, error) {
+// the rule made (0 for none). A remember option was approved like Allow
+// (its preview is Allow's, and its digest was checked): when its rule
+// cannot be saved, the agent still gets Allow and the surfaces are told
+// that the rule was not saved. It never becomes a Deny.
+func (s *state) rememberChoice(r *request, answers []socketproto.Answer, via socketproto.Via) ([]socketproto.Answer, int) {
+	if r.p.Permission == nil || len(answers) != 1 {
+		return answers, 0
+	}
 	p := r.proposal
-	if p == nil || len(answers) != 1 {
-		return answers, 0, nil
-	}
 	chosen := answers[0].SelectedOption
-	if chosen == p.allow {
-		s.remembered.allowed[p.subject.Key()]++
-		return answers, 0, nil
+	if p != nil && chosen == p.allow {
+		if p.subject.Command != "" {
+			s.remembered.allowed[p.subject.Key()]++
+		}
+		return answers, 0
 	}
-	rule, ok := p.saves[chosen]
+	if !strings.HasPrefix(chosen, socketproto.RememberPrefix) {
+		return answers, 0
+	}
+	allow := r.p.Permission.Allow
+	a := answers[0]
+	a.Answer = socketproto.AnswerValue{Text: allow}
+	a.SelectedOption = allow
+	allowed := []socketproto.Answer{a}
+	var rule socketproto.Rule
+	ok := false
+	if p != nil {
+		rule, ok = p.saves[chosen]
+	}
 	if !ok {
-		return answers, 0, nil
+		s.ruleNotSaved(r, strings.TrimPrefix(chosen, socketproto.RememberPrefix), "askuserd no longer knows which rule this option saves")
+		return allowed, 0
 	}
 	rule.Made = s.now().UTC().Truncate(1e9)
 	rule.MadeVia = string(via)
 	rule.MadeFrom = r.p.RequestID
 	saved, err := s.remembered.book.Add(rule)
 	if err != nil {
-		return nil, 0, err
+		s.ruleNotSaved(r, rule.Sentence(s.remembered.home), err.Error())
+		return allowed, 0
 	}
 	s.log.Info("rule made", "rule", saved.ID, "requestId", r.p.RequestID, "via", via)
-	a := answers[0]
-	a.Answer = socketproto.AnswerValue{Text: p.allow}
-	a.SelectedOption = p.allow
-	return []socketproto.Answer{a}, saved.ID, nil
+	return allowed, saved.ID
+}
+
+// ruleNotSaved tells the log and every surface that r was allowed once but
+// the rule the user chose was not saved, and why.
+func (s *state) ruleNotSaved(r *request, sentence, why string) {
+	s.log.Warn("rule not saved", "requestId", r.p.RequestID, "why", why)
+	s.broadcast(socketproto.RuleNotSaved{RequestID: r.p.RequestID, Sentence: sentence, Reason: why})
 }
 
 // rulesList answers {"type":"rules"}.

@@ -33,7 +33,7 @@ func (s *state) add(r *request) error {
 // question that never waits for the user.
 func (s *state) enqueue(r *request) error {
 	p := r.p // its slices are never changed in place, so the copy stays as it is
-	if err := s.record(journal.Record{Op: journal.OpAdd, ID: p.RequestID, At: p.CreatedAt, Pending: &p, Parked: r.parked}); err != nil {
+	if err := s.record(journal.Record{Op: journal.OpAdd, ID: p.RequestID, At: p.CreatedAt, Pending: &p, Parked: r.parked, Remember: r.proposal.offered()}); err != nil {
 		return err
 	}
 	r.elem = s.order.PushBack(r)
@@ -156,10 +156,7 @@ func (s *state) changeDraft(r *request, draft []json.RawMessage) *socketproto.Er
 
 // answerWith resolves r as answered.
 func (s *state) answerWith(r *request, answers []socketproto.Answer, via socketproto.Via) error {
-	answers, ruleID, err := s.rememberChoice(r, answers, via)
-	if err != nil {
-		return err
-	}
+	answers, ruleID := s.rememberChoice(r, answers, via)
 	resp := socketproto.BuildResponse(r.p.RequestID, r.p.Questions, answers, via, s.now().UTC())
 	resp.RuleID = ruleID
 	return s.resolve(r, socketproto.OutcomeAnswered, via, &resp, nil)

@@ -360,6 +360,7 @@ var fromDaemon = map[string]func(line []byte) (Message, error){
 	"state_dir_error":    decodeAs[StateDirError],
 	"rules":              decodeAs[Rules],
 	"rule_answered":      decodeAs[RuleAnswered],
+	"rule_not_saved":     decodeAs[RuleNotSaved],
 	"push_key":           decodeAs[PushKey],
 	"error":              decodeAs[*Error], // a pointer, as *Error is the Go error
 }

@@ -151,3 +151,14 @@ type RuleAnswered struct {
 }
 
 func (RuleAnswered) MessageType() string { return "rule_answered" }
+
+// RuleNotSaved tells subscribers that the user chose an "Allow, and
+// remember" option and the agent was allowed, but the rule was not saved:
+// the surfaces say so, so that nobody counts on a rule that is not there.
+type RuleNotSaved struct {
+	RequestID string `json:"requestId"`
+	Sentence  string `json:"sentence"`
+	Reason    string `json:"reason"`
+}
+
+func (RuleNotSaved) MessageType() string { return "rule_not_saved" }

@@ -46,7 +46,7 @@ func (m *model) apply(r Record) bool {
 		if _, dup := m.pending[r.ID]; !dup {
 			m.order = append(m.order, r.ID)
 		}
-		m.pending[r.ID] = &Request{Pending: *r.Pending, Parked: r.Parked}
+		m.pending[r.ID] = &Request{Pending: *r.Pending, Parked: r.Parked, Remember: r.Remember}
 	case OpDraft:
 		p := m.pending[r.ID]
 		if p == nil || len(r.Draft) > len(p.Pending.Questions) {

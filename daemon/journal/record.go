@@ -35,6 +35,11 @@ type Record struct {
 	Pending *socketproto.Pending `json:"pending,omitempty"`
 	// Parked: asked with "wait": false, so it comes back parked, not orphaned.
 	Parked bool `json:"parked,omitempty"`
+	// Remember (add): the rule each of the daemon's own "Allow, and
+	// remember" options saves, by the option's label, as offered. A
+	// restart gives the same choice the same rule, whatever changed in
+	// the tree since.
+	Remember map[string]socketproto.Rule `json:"remember,omitempty"`
 
 	Draft []json.RawMessage `json:"draft,omitempty"`
 
@@ -59,8 +64,9 @@ type Record struct {
 
 // Request is a pending request as replayed.
 type Request struct {
-	Pending socketproto.Pending
-	Parked  bool
+	Pending  socketproto.Pending
+	Parked   bool
+	Remember map[string]socketproto.Rule
 }
 
 // Result is a resolved request kept until Expires.

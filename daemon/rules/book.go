@@ -30,8 +30,11 @@ type fileForm struct {
 	// Revision goes up with every change. A save of the file carrying an
 	// older revision than the daemon's was edited from a stale copy, and
 	// is refused: it cannot bring back a rule revoked since.
-	Revision int                `json:"revision"`
-	Rules    []socketproto.Rule `json:"rules"`
+	Revision int `json:"revision"`
+	// NextID is the id the next rule gets: ids are never given twice, so
+	// that history's ruleId and a rule's use count name one rule for good.
+	NextID int                `json:"nextId,omitempty"`
+	Rules  []socketproto.Rule `json:"rules"`
 }
 
 // Book is the rules, as the file holds them.
@@ -40,9 +43,14 @@ type Book struct {
 	uid   int
 	rev   int
 	rules []socketproto.Rule
+	// next is the lowest id never given (fileForm.NextID).
+	next int
 	// last is the file's bytes as last read or written: a file unchanged
-	// since is not read again.
+	// since is not read again. seen is its lstat then: while lstat says
+	// the same file, unchanged, it is not opened at all, so a permission
+	// prompt costs one lstat, not a read of up to 4 MiB.
 	last []byte
+	seen os.FileInfo
 	// refused is set while the file is one that others could have written:
 	// then no rule answers.
 	refused bool
@@ -72,6 +80,11 @@ func (b *Book) Path() string { return b.path }
 // written back from the daemon's rules for the last (the stale copy kept
 // beside it as rules.json.stale).
 func (b *Book) Refresh() bool {
+	fi, err := os.Lstat(b.path)
+	if err == nil && b.seen != nil && sameStat(fi, b.seen) {
+		return false
+	}
+	b.seen = nil
 	data, err := b.read()
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -85,9 +98,11 @@ func (b *Book) Refresh() bool {
 		}
 		b.refused = true
 		b.problem = err.Error()
+		b.seen = fi // refused until it changes
 		return false
 	}
 	b.refused = false
+	b.seen = fi
 	if bytes.Equal(data, b.last) {
 		return false
 	}
@@ -114,6 +129,7 @@ func (b *Book) Refresh() bool {
 	}
 	b.problem = ""
 	b.rev = max(b.rev, f.Revision)
+	b.next = max(b.next, f.NextID)
 	changed := !slices.EqualFunc(rules, b.rules, sameRule)
 	b.rules = rules
 	b.last = data
@@ -126,6 +142,18 @@ func (b *Book) Refresh() bool {
 		}
 	}
 	return changed
+}
+
+// sameStat: a and b, two lstats of the rules file, are the same file with
+// the same size, time, mode and owner. An editor's save (a new file renamed
+// into place) is another file; a write in place moves the time.
+func sameStat(a, b os.FileInfo) bool {
+	if !os.SameFile(a, b) || a.Size() != b.Size() || !a.ModTime().Equal(b.ModTime()) || a.Mode() != b.Mode() {
+		return false
+	}
+	sa, ok1 := a.Sys().(*syscall.Stat_t)
+	sb, ok2 := b.Sys().(*syscall.Stat_t)
+	return ok1 && ok2 && sa.Uid == sb.Uid
 }
 
 func sameRule(a, b socketproto.Rule) bool {
@@ -196,9 +224,15 @@ func (b *Book) checkEdit(in []socketproto.Rule) ([]socketproto.Rule, error) {
 	out := slices.Clone(in)
 	ids := map[int]bool{}
 	next := b.nextID()
+	for _, r := range in {
+		next = max(next, r.ID+1)
+	}
 	for i := range out {
 		r := &out[i]
 		field := fmt.Sprintf("rules[%d]", i)
+		if r.ID != 0 && r.ID < b.next && b.Rule(r.ID) == nil {
+			return nil, fmt.Errorf("%s.id: %d was given to a rule before; ids are never given twice (leave id out and the rule gets a new one)", field, r.ID)
+		}
 		if r.ID == 0 {
 			r.ID = next
 			next++
@@ -216,8 +250,8 @@ func (b *Book) checkEdit(in []socketproto.Rule) ([]socketproto.Rule, error) {
 			return nil, fmt.Errorf("%s.id: %d is taken by an earlier rule", field, r.ID)
 		}
 		ids[r.ID] = true
-		next = max(next, r.ID+1)
 	}
+	b.next = max(b.next, next)
 	return out, nil
 }
 
@@ -245,18 +279,23 @@ func checkRule(r socketproto.Rule) error {
 	return nil
 }
 
+// nextID is the lowest id never given to a rule.
 func (b *Book) nextID() int {
-	n := 1
+	n := max(b.next, 1)
 	for _, r := range b.rules {
 		n = max(n, r.ID+1)
 	}
 	return n
 }
 
+// Seen raises the next id above id, a rule's id found elsewhere (history
+// names rules that were revoked since).
+func (b *Book) Seen(id int) { b.next = max(b.next, id+1) }
+
 // save writes the rules as revision b.rev: a new file renamed into place,
 // the user's alone (atomicfile).
 func (b *Book) save() error {
-	data, err := json.MarshalIndent(fileForm{Revision: b.rev, Rules: b.rules}, "", "  ")
+	data, err := json.MarshalIndent(fileForm{Revision: b.rev, NextID: b.nextID(), Rules: b.rules}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -271,6 +310,10 @@ func (b *Book) save() error {
 		return err
 	}
 	b.last = data
+	b.seen = nil
+	if fi, err := os.Lstat(b.path); err == nil {
+		b.seen = fi
+	}
 	return nil
 }
 
@@ -288,6 +331,7 @@ func (b *Book) Add(r socketproto.Rule) (socketproto.Rule, error) {
 		b.rules, b.rev = before, rev
 		return r, err
 	}
+	b.next = r.ID + 1
 	return r, nil
 }
 
@@ -312,7 +356,7 @@ func (b *Book) Revoke(id int) (bool, error) {
 // all), its tool, a directory tree holding s's, the same command (or its
 // words followed by more, for a prefix rule), not expired; and s itself
 // narrow within that tree (narrow.go), whatever the rule says.
-func (b *Book) Match(s Subject, destructive []string) *socketproto.Rule {
+func (b *Book) Match(s Subject, lists Lists) *socketproto.Rule {
 	b.Refresh()
 	if b.refused {
 		return nil
@@ -327,10 +371,10 @@ func (b *Book) Match(s Subject, destructive []string) *socketproto.Rule {
 			continue
 		}
 		words, err := Words(r.Command)
-		if err != nil || !covers(r.Match, words, s.Words) {
+		if err != nil || !covers(r.Match, words, s.Words, s.Cwd, r.Dir) {
 			continue
 		}
-		if Narrow(s.Words, s.Cwd, r.Dir, destructive) != nil {
+		if Narrow(s.Words, s.Cwd, r.Dir, lists) != nil {
 			return nil
 		}
 		return r
@@ -338,18 +382,9 @@ func (b *Book) Match(s Subject, destructive []string) *socketproto.Rule {
 	return nil
 }
 
-// covers: the same words, or for a prefix rule the rule's words followed
-// by more: a prefix ends only where a word ends ("go test" never covers
-// "go testify").
-func covers(match string, rule, cmd []string) bool {
-	if match == socketproto.MatchExact {
-		return slices.Equal(rule, cmd)
-	}
-	return len(cmd) >= len(rule) && slices.Equal(rule, cmd[:len(rule)])
-}
-
 // Used counts an answer by rule id at when.
 func (b *Book) Used(id int, at time.Time) {
+	b.Seen(id)
 	u := b.use[id]
 	u.Answered++
 	at = at.UTC()

@@ -6,30 +6,25 @@ import (
 	"strings"
 )
 
-// runners run another command given as their arguments or as a string:
-// remembering "sh -c …" or "env X=1 …" would remember whatever they run.
-var runners = map[string]bool{
-	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "fish": true, "csh": true, "tcsh": true,
-	"eval": true, "exec": true, "env": true, "xargs": true, "nohup": true, "timeout": true, "nice": true,
-	"command": true, "builtin": true, "source": true, ".": true, "watch": true, "ssh": true, "script": true,
-	"setsid": true, "stdbuf": true, "unbuffer": true, "time": true, "strace": true, "ltrace": true,
-	"python": true, "python3": true, "perl": true, "ruby": true, "node": true, "osascript": true,
+// Lists are the configured forms (forms.go) that no rule is offered for or
+// answers: rules.destructive and rules.runs_programs.
+type Lists struct {
+	Destructive  []string
+	RunsPrograms []string
 }
 
 // Narrow says why words (a command run in cwd) may not be remembered or
-// answered by a rule for the tree: nil when it may. destructive is the
-// configured list (rules.destructive): each entry a program and words its
-// arguments must include, a short flag also inside a bundle ("rm -r" is
-// "rm -rf x" and "rm x -fr" too), a long flag also as --flag=value.
-func Narrow(words []string, cwd, tree string, destructive []string) error {
-	prog := filepath.Base(words[0])
-	if runners[prog] {
-		return fmt.Errorf("%s runs another command", prog)
+// answered by a rule for the tree: nil when it may. It is checked on the
+// words of the command a rule is offered for, which the user sees whole,
+// and again on every command before a rule answers it, whatever the rule
+// says. Which further words a rule covers is decided by covers (cover.go),
+// by what they are, never by this list of what they must not be.
+func Narrow(words []string, cwd, tree string, lists Lists) error {
+	if e := matchForms(words, lists.RunsPrograms); e != "" {
+		return fmt.Errorf("it runs another program (rules.runs_programs: %s)", e)
 	}
-	for _, d := range destructive {
-		if matchesDestructive(words, strings.Fields(d)) {
-			return fmt.Errorf("it is on the destructive list (%s)", d)
-		}
+	if e := matchForms(words, lists.Destructive); e != "" {
+		return fmt.Errorf("it is on the destructive list (rules.destructive: %s)", e)
 	}
 	for _, w := range words[1:] {
 		for _, p := range pathsIn(w) {
@@ -41,55 +36,35 @@ func Narrow(words []string, cwd, tree string, destructive []string) error {
 	return nil
 }
 
-// matchesDestructive: the program is entry[0] (by its base name) and every
-// further word of the entry is among the arguments.
-func matchesDestructive(words, entry []string) bool {
-	if len(entry) == 0 || filepath.Base(words[0]) != entry[0] {
-		return false
-	}
-	for _, e := range entry[1:] {
-		found := false
-		for _, w := range words[1:] {
-			if argHas(w, e) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
-}
-
-// argHas: w is e, or e's long flag with a value, or a bundle of short
-// flags holding e's letter.
-func argHas(w, e string) bool {
-	switch {
-	case w == e:
-		return true
-	case strings.HasPrefix(e, "--"):
-		return strings.HasPrefix(w, e+"=")
-	case len(e) == 2 && e[0] == '-' && len(w) > 2 && w[0] == '-' && w[1] != '-':
-		return strings.ContainsRune(w[1:], rune(e[1]))
-	}
-	return false
-}
-
-// pathsIn is what in a word may name a file outside the tree: the word, or
-// the value of --flag=value, when it is absolute or climbs with "..".
+// pathsIn is what in a word may name a file outside the tree: the word,
+// the value of --flag=value or of a short option written -ovalue, and each
+// part after a ":" (a search path), when it is absolute or climbs with "..".
 func pathsIn(w string) []string {
-	var out []string
 	cands := []string{w}
-	if i := strings.IndexByte(w, '='); i >= 0 {
-		cands = append(cands, w[i+1:])
+	if _, v, ok := strings.Cut(w, "="); ok {
+		cands = append(cands, v)
 	}
+	if len(w) > 2 && w[0] == '-' && w[1] != '-' {
+		cands = append(cands, w[2:])
+	}
+	cands = append(cands, strings.Split(w, ":")...)
+	var out []string
 	for _, c := range cands {
-		if strings.HasPrefix(c, "/") || c == ".." || strings.HasPrefix(c, "../") || strings.Contains(c, "/../") || strings.HasSuffix(c, "/..") {
+		if strings.HasPrefix(c, "/") || climbs(c) {
 			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// climbs: p has a ".." part.
+func climbs(p string) bool {
+	for part := range strings.SplitSeq(p, "/") {
+		if part == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 func resolve(p, cwd string) string {

@@ -35,8 +35,8 @@ type Proposal struct {
 // it allows now) and the rule, so choosing it is an approval like Allow.
 // None when s may not be remembered (narrow.go) or a rule does not fit a
 // label: a rule is never shown cut.
-func Propose(s Subject, allowPreview, tree, home string, destructive []string) ([]Proposal, error) {
-	if err := Narrow(s.Words, s.Cwd, tree, destructive); err != nil {
+func Propose(s Subject, allowPreview, tree, home string, lists Lists) ([]Proposal, error) {
+	if err := Narrow(s.Words, s.Cwd, tree, lists); err != nil {
 		return nil, fmt.Errorf("the command is not remembered: %w", err)
 	}
 	if n := utf8.RuneCountInString(allowPreview); n > socketproto.MaxPreviewChars {
@@ -50,6 +50,11 @@ func Propose(s Subject, allowPreview, tree, home string, destructive []string) (
 		r := socketproto.Rule{Tool: s.Tool, Command: s.Command, Match: socketproto.MatchPrefix, Dir: tree, Agents: agents}
 		sentence := r.Sentence(home)
 		label := socketproto.RememberPrefix + sentence
+		if err := visible(label); err != nil {
+			// The directory is the agent's word: a label is never
+			// sent with a character that does not show as itself.
+			return nil, fmt.Errorf("the rule cannot be shown as it is: %w", err)
+		}
 		if utf8.RuneCountInString(label) > socketproto.MaxLabelChars {
 			return nil, fmt.Errorf("the rule does not fit a label (%d characters)", utf8.RuneCountInString(label))
 		}
@@ -57,7 +62,8 @@ func Propose(s Subject, allowPreview, tree, home string, destructive []string) (
 			Label:       label,
 			Description: "Run it now, and from now on let this rule answer without asking (askuser-client rules lists and revokes rules)",
 			Preview: allowPreview + "\n\nand from now on, without asking you: " + sentence +
-				"\n(the same command followed by further arguments is covered too; a command that chains, pipes, redirects or is on the destructive list never is)",
+				"\n(covered too: the same command followed by further plain words — names, numbers and paths inside " + socketproto.HomeShort(tree, home) +
+				"; never one with further options, quotes, =, ~, or a path outside it, nor one that chains, pipes or redirects)",
 			ApprovesPreview: true,
 		}})
 	}

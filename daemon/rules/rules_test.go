@@ -8,6 +8,8 @@ import (
 	"askuser/socketproto"
 )
 
+var defaultLists = Lists{Destructive: config.DefaultDestructive, RunsPrograms: config.DefaultRunsPrograms}
+
 // subject is a Claude Code Bash prompt for cmd in cwd, read as the daemon
 // reads it.
 func subject(t *testing.T, cmd, cwd string) (Subject, error) {
@@ -38,41 +40,20 @@ func TestNoRememberOption(t *testing.T) {
 	} {
 		s, err := subject(t, cmd, tree+"/api")
 		if err == nil {
-			_, err = Propose(s, "p", tree, "/home/u", config.DefaultDestructive)
+			_, err = Propose(s, "p", tree, "/home/u", defaultLists)
 		}
 		if err == nil {
 			t.Errorf("%q: a remember option was offered", cmd)
 		}
 	}
-	for _, cmd := range []string{"go test ./...", "make build", "npm run lint -- --fix", "git status", "ls ./api/../api", "cat /home/u/src/shop/go.mod", "go test -run 'Test.*' ./..."} {
+	for _, cmd := range []string{"go test ./...", "make build", "npm run lint -- --fix", "git status", "ls ./api/../api", "cat /home/u/src/shop/go.mod", "go test -run 'Test.*' ./...", "git log HEAD~1"} {
 		s, err := subject(t, cmd, tree+"/api")
 		if err == nil {
-			_, err = Propose(s, "p", tree, "/home/u", config.DefaultDestructive)
+			_, err = Propose(s, "p", tree, "/home/u", defaultLists)
 		}
 		if err != nil {
 			t.Errorf("%q: no remember option: %v", cmd, err)
 		}
-	}
-}
-
-// A prefix ends at an argument boundary.
-func TestCovers(t *testing.T) {
-	rule, _ := Words("go test ./...")
-	for cmd, want := range map[string]bool{
-		"go test ./...": true, "go test ./... -run X": true, "go  test './...'": true,
-		"go testify": false, "go test ./...x": false, "go test": false, "go test ./pkg": false,
-	} {
-		w, err := Words(cmd)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := covers(socketproto.MatchPrefix, rule, w); got != want {
-			t.Errorf("prefix %q covers %q: %v, want %v", "go test ./...", cmd, got, want)
-		}
-	}
-	w, _ := Words("go test ./... -run X")
-	if covers(socketproto.MatchExact, rule, w) {
-		t.Errorf("an exact rule covered more arguments")
 	}
 }
 

@@ -99,27 +99,79 @@ type Web struct {
 // Rules is the [rules] table: remembered decisions (docs/contract.md §13).
 type Rules struct {
 	// ProposeAfter is how many times the user must have allowed the same
-	// input the same way before the next identical prompt shows its
-	// "Allow, and remember" option first; 0 never does.
+	// input the same way before the next identical prompt marks its
+	// "Allow, and remember" option with that count; 0 never does.
 	ProposeAfter int `toml:"propose_after"`
-	// Destructive lists commands never remembered and never answered by
-	// a rule: a program and words its arguments must include.
+	// Destructive lists commands that destroy what they touch: never
+	// offered as a rule and never answered by one, whatever a rule says.
 	Destructive []string `toml:"destructive"`
+	// RunsPrograms lists programs, and options of programs, that run
+	// another program (an interpreter, "find -exec", "git rebase -x"):
+	// never offered and never answered by a rule either.
+	RunsPrograms []string `toml:"runs_programs"`
+}
+
+// The entries of rules.destructive and rules.runs_programs are read as the
+// program reads its arguments (daemon/rules/forms.go): the program (a
+// trailing * matches any name it begins), then words its arguments must all
+// include, each word a set of spellings split by "|". "-x" is that short
+// flag, alone or inside a bundle ("-rf"); "--long" is the long option, with
+// a value ("--long=v") or abbreviated as getopt allows ("--lo"); "-long" is
+// a one-dash long option, also written "--long" (Go's flags); "+*" is any
+// argument that begins with "+"; anything else is that word.
+
+// checkFormEntry is what an entry of those lists must be: a program, then
+// words whose spellings are not empty.
+func checkFormEntry(e string) error {
+	words := strings.Fields(e)
+	if len(words) == 0 {
+		return fmt.Errorf("an entry names a program, got %q", e)
+	}
+	if strings.HasPrefix(words[0], "-") || strings.Contains(words[0], "|") {
+		return fmt.Errorf("an entry begins with the program (one name), got %q", e)
+	}
+	for _, w := range words[1:] {
+		for _, alt := range strings.Split(w, "|") {
+			if alt == "" || alt == "-" || alt == "*" {
+				return fmt.Errorf("%q: %q is no spelling of an argument (split spellings with one |)", e, w)
+			}
+		}
+	}
+	return nil
 }
 
 // DefaultDestructive is rules.destructive when config.toml says nothing.
-// A short flag matches inside a bundle ("rm -r" is "rm -rf x" too), a long
-// flag also with a value ("--force=…").
 var DefaultDestructive = []string{
-	"rm -r", "rm -R", "rm --recursive",
-	"git push --force", "git push -f", "git push --force-with-lease", "git push --mirror", "git push --delete",
-	"git reset --hard", "git clean -f", "git checkout --", "git branch -D",
-	"sudo", "doas", "su", "pkexec",
-	"dd", "mkfs", "shred", "truncate",
-	"chmod -R", "chown -R", "chgrp -R",
+	"rm -r|-R|--recursive", "rm --no-preserve-root",
+	"git push -f|--force|--force-with-lease|--force-if-includes|--mirror|-d|--delete|--prune",
+	"git push +*", "git push :*",
+	"git reset --hard|--merge|--keep", "git clean -f|--force", "git checkout --|-f|--force",
+	"git branch -D", "git branch -d|--delete -f|--force", "git branch -M|-C", "git branch -m|--move|-c|--copy -f|--force",
+	"git stash drop|clear", "git worktree remove|prune", "git update-ref -d|--delete",
+	"sudo", "doas", "su", "pkexec", "runuser",
+	"dd", "mkfs*", "shred", "truncate", "wipefs",
+	"chmod -R|--recursive", "chown -R|--recursive", "chgrp -R|--recursive",
 	"curl", "wget",
 	"kill", "pkill", "killall",
-	"find -delete", "find -exec", "find -execdir",
+	"find -delete",
+}
+
+// DefaultRunsPrograms is rules.runs_programs when config.toml says nothing.
+var DefaultRunsPrograms = []string{
+	"sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "busybox",
+	"eval", "exec", "env", "xargs", "nohup", "timeout", "nice", "ionice", "chrt", "taskset", "command", "builtin",
+	"source", ".", "watch", "entr", "parallel", "ssh", "script", "setsid", "stdbuf", "unbuffer", "time", "flock",
+	"chroot", "unshare", "nsenter", "systemd-run", "at", "batch", "strace", "ltrace", "gdb", "lldb",
+	"python", "python2", "python3", "pypy", "pypy3", "perl", "ruby", "node", "deno", "php", "lua", "Rscript",
+	"tclsh", "ts-node", "tsx", "osascript", "npx", "bunx",
+	"bun -e|--eval|-p|--print|x|exec", "npm exec|x", "pnpm dlx|exec", "yarn dlx|exec",
+	"find -exec|-execdir|-ok|-okdir",
+	"sed -e|--expression|-f|--file", "awk -f|--file", "gawk -f|--file",
+	"git -c|--config-env|--exec-path", "git rebase -x|--exec", "git --upload-pack|--receive-pack|--exec",
+	"git grep -O|--open-files-in-pager", "git difftool -x|--extcmd", "git bisect run", "git submodule foreach",
+	"make -E|--eval", "tar -I|--use-compress-program|--to-command|--checkpoint-action|--info-script|-F|--new-volume-script|--rsh-command",
+	"rg --pre", "rsync -e|--rsh|--rsync-path", "scp -S|-o", "go -exec|-toolexec",
+	"docker run|exec", "podman run|exec", "kubectl exec",
 }
 
 // DefaultWebListen is web.listen when config.toml says nothing.
@@ -154,7 +206,7 @@ func Default() Config {
 		Limits: socketproto.DefaultLimits(),
 		UI:     UI{Bell: true, InputGuard: Duration{400 * time.Millisecond}},
 		Web:    Web{Listen: DefaultWebListen},
-		Rules:  Rules{ProposeAfter: 3, Destructive: DefaultDestructive},
+		Rules:  Rules{ProposeAfter: 3, Destructive: DefaultDestructive, RunsPrograms: DefaultRunsPrograms},
 		Notify: Notify{Idle: Duration{60 * time.Second}, Grace: Duration{time.Second}, Repeat: Duration{10 * time.Minute}},
 	}
 }
@@ -276,6 +328,17 @@ func (c Config) check() error {
 	for _, n := range ints {
 		if n.v < n.lo || n.v > n.hi {
 			return &rangeError{n.key, fmt.Sprintf("must be from %d to %d, got %d", n.lo, n.hi, n.v)}
+		}
+	}
+	lists := []struct {
+		key     string
+		entries []string
+	}{{"rules.destructive", c.Rules.Destructive}, {"rules.runs_programs", c.Rules.RunsPrograms}}
+	for _, l := range lists {
+		for i, e := range l.entries {
+			if err := checkFormEntry(e); err != nil {
+				return &rangeError{fmt.Sprintf("%s[%d]", l.key, i), err.Error()}
+			}
 		}
 	}
 	if c.Daemon.Sync != SyncBatch && c.Daemon.Sync != SyncAlways {

@@ -90,5 +90,7 @@ func (st *state) rulesEvent(msg socketproto.Message) {
 		st.rulesList = v
 	case socketproto.RuleAnswered:
 		st.notice(fmt.Sprintf("allowed by rule %d: %s", ev.RuleID, agenttext.Clean(ev.Sentence, false)), noticeTTL)
+	case socketproto.RuleNotSaved:
+		st.notice(fmt.Sprintf("Allowed once; the rule was NOT saved (%s): %s", agenttext.Clean(ev.Reason, false), agenttext.Clean(ev.Sentence, false)), noticeTTL)
 	}
 }

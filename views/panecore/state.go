@@ -179,7 +179,7 @@ func (st *state) event(msg socketproto.Message) {
 		st.condition("state_dir "+ev.Path, ev.Error, fmt.Sprintf("State dir %s cannot take writes: %s", agenttext.Clean(ev.Path, false), agenttext.Clean(ev.Error, false)))
 	case *socketproto.Error:
 		st.daemonError(ev)
-	case socketproto.Rules, socketproto.RuleAnswered:
+	case socketproto.Rules, socketproto.RuleAnswered, socketproto.RuleNotSaved:
 		st.rulesEvent(ev)
 	case socketproto.OK:
 		// For an answer or a cancel, the request_resolved event that follows
