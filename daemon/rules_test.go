@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,7 +130,7 @@ func TestRuleMadeAnswersAndIsRevoked(t *testing.T) {
 
 	for _, req := range []socketproto.AskUserRequest{
 		permissionAsk("p2", "claude-code", "go test ./...", g.dir),
-		permissionAsk("p3", "claude-code", "go test ./... -run X", filepath.Join(g.dir)),
+		permissionAsk("p3", "claude-code", "go test ./... ./api", filepath.Join(g.dir, "api")),
 		permissionAsk("p4", "codex", "go  test  './...'", g.dir),
 	} {
 		_, r := g.ask(req)
@@ -144,8 +145,8 @@ func TestRuleMadeAnswersAndIsRevoked(t *testing.T) {
 			t.Errorf("rule_answered %+v", ev)
 		}
 	}
-	for _, cmd := range []string{"go testify", "go test ./... && rm x", "go vet ./..."} {
-		if _, r := g.ask(permissionAsk("q-"+strings.Fields(cmd)[1], "claude-code", cmd, g.dir)); r != nil {
+	for i, cmd := range []string{"go testify", "go test ./... && rm x", "go vet ./...", "go test ./... -run X", "go test ./... /elsewhere"} {
+		if _, r := g.ask(permissionAsk(fmt.Sprintf("q%d", i), "claude-code", cmd, g.dir)); r != nil {
 			t.Errorf("%q was answered by %+v; want it asked", cmd, r)
 		}
 		g.added()
@@ -162,8 +163,18 @@ func TestRuleMadeAnswersAndIsRevoked(t *testing.T) {
 	if _, ok := g.send(socketproto.RevokeRule{ID: 1}).(socketproto.OK); !ok {
 		t.Fatal("revoke refused")
 	}
-	if _, r := g.ask(permissionAsk("p5", "claude-code", "go test ./...", g.dir)); r != nil {
-		t.Errorf("after revoke the prompt was answered: %+v", r)
+	c, r := g.ask(permissionAsk("p5", "claude-code", "go test ./...", g.dir))
+	if r != nil {
+		t.Fatalf("after revoke the prompt was answered: %+v", r)
+	}
+	// The rule made now is a new one: id 2, no uses of rule 1's.
+	g.choose(g.added(), want)
+	if resp := testdaemon.RecvType(t, c, "ask_user_response", testdaemon.Wait).(socketproto.Response); resp.RuleID != 2 {
+		t.Errorf("the rule made after revoking 1 is %d, want 2", resp.RuleID)
+	}
+	list = g.send(socketproto.RulesRequest{}).(socketproto.Rules)
+	if len(list.Rules) != 1 || list.Rules[0].ID != 2 || list.Rules[0].Answered != 0 || list.Rules[0].LastAnswered != nil {
+		t.Errorf("after revoke and make: %+v", list.Rules)
 	}
 }
 
@@ -234,16 +245,20 @@ func TestRuleNothingAnAgentSends(t *testing.T) {
 }
 
 // TestRuleProposedAfterAllows: after rules.propose_after Allows of the same
-// input, the identical prompt shows its remember option first; nothing
-// else changes.
+// input, the identical prompt marks its remember option with the count;
+// the agent's options keep their places (option 1 is still Allow), and
+// nothing else changes.
 func TestRuleProposedAfterAllows(t *testing.T) {
 	g := newRulesRig(t, func(c *config.Config) { c.Rules.ProposeAfter = 2 })
 	for i := range 3 {
 		c, _ := g.ask(permissionAsk("p"+string(rune('1'+i)), "codex", "npm run lint", g.dir))
 		p := g.added()
-		first := p.Questions[0].Options[0].Label
-		if wantFirst := i == 2; strings.HasPrefix(first, socketproto.RememberPrefix) != wantFirst {
-			t.Errorf("prompt %d: first option %q", i+1, first)
+		opts := p.Questions[0].Options
+		if opts[0].Label != "Allow" || opts[1].Label != "Deny" || !strings.HasPrefix(opts[2].Label, socketproto.RememberPrefix) {
+			t.Errorf("prompt %d: options %q, %q, %q", i+1, opts[0].Label, opts[1].Label, opts[2].Label)
+		}
+		if marked := strings.HasPrefix(opts[2].Description, "You allowed this 2 times."); marked != (i == 2) {
+			t.Errorf("prompt %d: the remember option says %q", i+1, opts[2].Description)
 		}
 		g.choose(p, "Allow")
 		testdaemon.RecvType(t, c, "ask_user_response", testdaemon.Wait)
@@ -288,9 +303,10 @@ func TestRuleHandEditedAndExpired(t *testing.T) {
 	}
 }
 
-// TestRuleProposalCountedFromHistory: the Allows that bring the offer
-// first are counted from history, across a restart; a prompt that was
-// waiting when the daemon stopped still saves its rule when chosen.
+// TestRuleProposalCountedFromHistory: the Allows that mark the offer are
+// counted from history, across a restart; a prompt that was waiting when
+// the daemon stopped still saves the rule it offered when chosen, though
+// the tree changed meanwhile (a .git appeared above the directory).
 func TestRuleProposalCountedFromHistory(t *testing.T) {
 	root := testdaemon.ShortRoot(t)
 	cfg := func(c *config.Config) { c.Rules.ProposeAfter = 2 }
@@ -305,18 +321,25 @@ func TestRuleProposalCountedFromHistory(t *testing.T) {
 		g.choose(g.added(), "Allow")
 		testdaemon.RecvType(t, c, "ask_user_response", testdaemon.Wait)
 	}
-	req := permissionAsk("p3", "claude-code", "go vet ./...", dir)
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	req := permissionAsk("p3", "claude-code", "go vet ./...", sub)
 	req.Wait = new(bool) // parked: it outlives the daemon
 	g.ask(req)
-	g.added()
+	offered := remembers(g.added())
 	stop()
+	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o700); err != nil {
+		t.Fatal(err)
+	}
 
 	sock, _ = daemonAt(t, root, cfg)
 	g = &rulesRig{t: t, sock: sock, w: testdaemon.Watch(t, sock), dir: dir}
 	c, _ := g.ask(permissionAsk("p4", "claude-code", "go vet ./...", dir))
 	p := g.added()
-	if first := p.Questions[0].Options[0].Label; !strings.HasPrefix(first, socketproto.RememberPrefix) || !strings.HasSuffix(first, "for Claude Code") {
-		t.Errorf("after 2 Allows in history, the first option is %q", first)
+	if o := p.Questions[0].Options[2]; !strings.HasSuffix(o.Label, "for Claude Code") || !strings.HasPrefix(o.Description, "You allowed this 2 times.") {
+		t.Errorf("after 2 Allows in history, the remember option is %q: %q", o.Label, o.Description)
 	}
 	g.choose(p, "Deny")
 	testdaemon.RecvType(t, c, "ask_user_response", testdaemon.Wait)
@@ -327,9 +350,21 @@ func TestRuleProposalCountedFromHistory(t *testing.T) {
 			restored = q
 		}
 	}
-	g.choose(restored, remembers(restored)[1])
+	if got := remembers(restored); len(got) != 2 || got[1] != offered[1] {
+		t.Fatalf("the restored prompt offers %q, it offered %q", got, offered)
+	}
+	waiter := testdaemon.Dial(t, sock)
+	if err := waiter.Send(socketproto.Wait{RequestID: "p3"}); err != nil {
+		t.Fatal(err)
+	}
+	testdaemon.RecvType(t, g.w, "request_updated", testdaemon.Wait) // waiting again
+	g.choose(restored, offered[1])
+	resp := testdaemon.RecvType(t, waiter, "ask_user_response", testdaemon.Wait).(socketproto.Response)
+	if resp.Answers[0].SelectedOption != "Allow" || resp.RuleID == 0 {
+		t.Errorf("the agent got %+v, want Allow and the rule's id", resp.Answers)
+	}
 	rl := g.send(socketproto.RulesRequest{}).(socketproto.Rules)
-	if len(rl.Rules) != 1 || rl.Rules[0].Agents != socketproto.AllAgents || rl.Rules[0].MadeFrom != "p3" {
+	if len(rl.Rules) != 1 || rl.Rules[0].Agents != socketproto.AllAgents || rl.Rules[0].MadeFrom != "p3" || rl.Rules[0].Dir != sub || rl.Rules[0].ID != resp.RuleID {
 		t.Errorf("the restored prompt's choice made %+v", rl.Rules)
 	}
 }
