@@ -253,15 +253,88 @@ func TestAgentRulesClaudeCodeMCP(t *testing.T) {
 		{fakeStep: fakeStep{"Bash", bash("./bump.sh one")}, question: permissionQuestion,
 			do:   chooseInAskuser(socketproto.RememberPrefix+"Bash: ./bump.sh one (and with more arguments) in ", ", for Claude Code"),
 			want: []string{"bumped one"}},
-		{fakeStep: fakeStep{"Bash", bash("./bump.sh one -v")}},
+		{fakeStep: fakeStep{"Bash", bash("./bump.sh one two")}},
+		// An option is no plain operand: asked.
+		{fakeStep: fakeStep{"Bash", bash("./bump.sh one -v")}, question: permissionQuestion, do: chooseInAskuser("Allow", ""), want: []string{"bumped one -v"}},
 	}
 	model := modelPlaying(t, steps)
 	home, mcpConfig, settings := claudeSetup(t, e, false, 0)
 	agent := startAgent(t, e.Root, claudeEnv(e, home, model), claude, claudeArgs(mcpConfig, settings)...)
 	playScript(t, e, w, model, agent, "", steps[:1])
-	ruleAnswers(t, model, w, e, 1, "bumped one -v")
+	ruleAnswers(t, model, w, e, 1, "bumped one two")
+	playAsked(t, e, w, model, agent, steps, 2)
 	agent.wait(t)
-	if got := strings.Join(runs(e), " "); got != "|one |one -v" {
+	if got := strings.Join(runs(e), " "); got != "|one |one two |one -v" {
 		t.Errorf("runs.txt: %q", got)
 	}
+}
+
+// TestAgentRulesClaudeCodeRememberAfterRestart: a permission prompt waits
+// in askuser; the daemon is killed (SIGKILL); the tree changes (a .git
+// appears above the directory, which makes the repository the tree a rule
+// would now be offered for); the daemon starts again and the hook comes
+// back for its prompt; the user chooses "Allow, and remember … for all
+// agents" as it was offered. Claude Code gets Allow (the command runs), and
+// exactly one rule exists: the one the option showed.
+func TestAgentRulesClaudeCodeRememberAfterRestart(t *testing.T) {
+	claude, e, w := agentTest(t, "claude-code")
+	proj := filepath.Join(e.Root, "proj")
+	if err := os.Mkdir(proj, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(proj, "bump.sh"), []byte(bumpScript), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	model := newFakeModel(t, fakeStep{"Bash", bash("./bump.sh one")}, fakeStep{"Bash", bash("./bump.sh one")})
+	home := filepath.Join(e.Root, "home")
+	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	agent := startAgent(t, proj, claudeEnv(e, home, model), claude,
+		"-p", "--settings", claudePermissionSettings(t, e), "--strict-mcp-config",
+		"--permission-mode", "default", "--model", claudeModel, "Bump it.")
+	p := nextAddedWithin(t, w, agent)
+	want := socketproto.RememberPrefix + "Bash: ./bump.sh one (and with more arguments) in " + proj + ", for all agents"
+	if got := remembersOf(p); len(got) != 2 || got[1] != want {
+		t.Fatalf("offered %q; want the second to be %q", got, want)
+	}
+
+	e.killDaemon()
+	if err := os.Mkdir(filepath.Join(e.Root, ".git"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	e.StartDaemon()
+	w = watcher(t, e)
+	restored := listedAs(t, e, p.RequestID, socketproto.StatusWaiting) // the hook is back
+	if got := remembersOf(restored); len(got) != 2 || got[1] != want {
+		t.Fatalf("after the restart the prompt offers %q; want %q as before", got, want)
+	}
+	chooseInAskuser(want, "")(t, e, restored)
+	if r := model.Result(0, agentWait); r.IsError || !strings.Contains(r.Text, "bumped one") {
+		t.Fatalf("Claude Code got (is_error %v) %q; want the command run", r.IsError, r.Text)
+	}
+	ruleAnswers(t, model, w, e, 1, "bumped one")
+	agent.wait(t)
+	c := e.Dial()
+	if err := c.Send(socketproto.RulesRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	rl := testdaemon.RecvType(t, c, "rules", clientWait).(socketproto.Rules)
+	if len(rl.Rules) != 1 || rl.Rules[0].Dir != proj || rl.Rules[0].MadeFrom != p.RequestID || rl.Rules[0].Answered != 1 {
+		t.Errorf("rules: %+v; want the one offered, in %s, answered once", rl.Rules, proj)
+	}
+	if got := strings.Join(runs(&Env{Root: proj}), " "); got != "|one |one" {
+		t.Errorf("runs.txt: %q; want one, one", got)
+	}
+}
+
+// remembersOf is the labels of the daemon's "remember" options on p.
+func remembersOf(p socketproto.Pending) []string {
+	var out []string
+	for _, o := range p.Questions[0].Options {
+		if strings.HasPrefix(o.Label, socketproto.RememberPrefix) {
+			out = append(out, o.Label)
+		}
+	}
+	return out
 }
