@@ -169,7 +169,7 @@ func (s *state) permissionPrompt(c *conn, r *request) bool {
 		// Allowed as often as rules.propose_after: the rule for this kind
 		// of agent says so. It stays where it is, after the agent's own
 		// options: the key that meant Allow yesterday means Allow today.
-		props[0].Option.Description = fmt.Sprintf("You allowed this %d times. ", n) + props[0].Option.Description
+		props[0].Option.Description = allowedMark(n) + props[0].Option.Description
 	}
 	opts = append(opts, props[0].Option, props[1].Option)
 	q.Options = opts
@@ -179,6 +179,14 @@ func (s *state) permissionPrompt(c *conn, r *request) bool {
 	}
 	r.proposal = p
 	return false
+}
+
+// allowedMark is the proposal's mark on the remember option.
+func allowedMark(n int) string {
+	if n == 1 {
+		return "You allowed this once. "
+	}
+	return fmt.Sprintf("You allowed this %d times. ", n)
 }
 
 // recallProposal gives a permission prompt restored from a journal written

@@ -368,3 +368,25 @@ func TestRuleProposalCountedFromHistory(t *testing.T) {
 		t.Errorf("the restored prompt's choice made %+v", rl.Rules)
 	}
 }
+
+// TestRuleNotSavedStillAllows: choosing a remember option when the rule
+// cannot be saved (something else than a file at rules.json) still gives
+// the agent Allow, with no rule id, and every surface hears that the rule
+// was not saved.
+func TestRuleNotSavedStillAllows(t *testing.T) {
+	g := newRulesRig(t, nil)
+	c, _ := g.ask(permissionAsk("p1", "claude-code", "make build", g.dir))
+	p := g.added()
+	if err := os.Mkdir(filepath.Join(g.state, rules.FileName), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	g.choose(p, remembers(p)[1])
+	resp := testdaemon.RecvType(t, c, "ask_user_response", testdaemon.Wait).(socketproto.Response)
+	if !resp.Answered || resp.Answers[0].SelectedOption != "Allow" || resp.RuleID != 0 {
+		t.Fatalf("the agent got %+v; want Allow and no rule", resp)
+	}
+	ev := testdaemon.RecvType(t, g.w, "rule_not_saved", testdaemon.Wait).(socketproto.RuleNotSaved)
+	if ev.RequestID != "p1" || !strings.Contains(ev.Sentence, "make build") || ev.Reason == "" {
+		t.Errorf("rule_not_saved %+v", ev)
+	}
+}

@@ -1,8 +1,10 @@
 package tests
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -118,6 +120,91 @@ func TestWebRulesView(t *testing.T) {
 	b.waitText("No rules.")
 	b.click("#rules")
 	b.waitGone("No rules.")
+	if errs := b.scriptErrors(); len(errs) > 0 {
+		t.Errorf("script errors: %q", errs)
+	}
+}
+
+// codexPrompt is Codex's Bash permission prompt for command in dir, as its
+// hook asks it.
+func codexPrompt(command, dir string) string {
+	preview, _ := json.MarshalIndent(map[string]any{"command": command, "description": "Run the tests"}, "", "  ")
+	req, _ := json.Marshal(map[string]any{
+		"questions": []any{map[string]any{"question": "Allow the agent to use Bash with the input shown?", "header": "Permission", "multiSelect": false,
+			"options": []any{map[string]any{"label": "Allow", "preview": string(preview), "approvesPreview": true}, map[string]any{"label": "Deny"}}}},
+		"agent":      map[string]any{"id": "codex-s1", "name": "codex", "cwd": dir},
+		"permission": map[string]any{"agent": "codex", "tool": "Bash", "allow": "Allow"},
+	})
+	return string(req)
+}
+
+// allowedTwice starts a daemon with rules.propose_after = 2, allows
+// Codex's `make test` twice, and asks it a third time: the prompt that
+// carries the proposal. It returns the waiting client and that prompt.
+func allowedTwice(t *testing.T, e *Env) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer, socketproto.Pending) {
+	t.Helper()
+	w := watcher(t, e)
+	dir := filepath.Join(e.Root, "shop")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		cmd, _, errb := e.StartClient(codexPrompt("make test", dir), "ask", "-")
+		chooseInAskuser("Allow", "")(t, e, nextAdded(t, w))
+		if code := finish(t, cmd); code != 0 {
+			t.Fatalf("ask: exit %d %s", code, errb)
+		}
+	}
+	cmd, out, errb := e.StartClient(codexPrompt("make test", dir), "ask", "-")
+	p := nextAdded(t, w)
+	opts := p.Questions[0].Options
+	if len(opts) != 4 || opts[0].Label != "Allow" || opts[1].Label != "Deny" ||
+		!strings.HasPrefix(opts[2].Description, "You allowed this 2 times.") || !strings.HasSuffix(opts[2].Label, "for Codex") {
+		t.Fatalf("after two Allows the options are %+v; want Allow, Deny, then the marked remember options", opts)
+	}
+	return cmd, out, errb, p
+}
+
+// After rules.propose_after Allows, the pane's key 1 still means Allow
+// (docs/contract.md §13: the proposal is a mark, never a move).
+func TestPaneTmuxProposalLeavesAllowOnKeyOne(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	e.WriteConfig("[rules]\npropose_after = 2\n")
+	e.StartDaemon()
+	cmd, out, errb, _ := allowedTwice(t, e)
+	p := startTmuxPane(t, e, 80, 24)
+	p.waitFor("1. Allow", "2. Deny", "3. Allow, and remember")
+	p.keys("1")
+	r, code := waitClient(t, cmd, out, errb)
+	if code != 0 || r.Answers[0].SelectedOption != "Allow" || r.RuleID != 0 {
+		t.Fatalf("key 1: exit %d, result %+v; want Allow and no rule", code, r)
+	}
+	if o, _, _ := e.Client("", "rules"); !strings.Contains(o, "no rules") {
+		t.Errorf("key 1 made a rule:\n%s", o)
+	}
+}
+
+// The same on the page: the first option is Allow, and tapping it allows.
+func TestWebProposalLeavesAllowFirst(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	e.WriteConfig("[rules]\npropose_after = 2\n")
+	e.StartDaemon()
+	b := newBrowser(t, 390, 844)
+	b.open(startWeb(t, e))
+	cmd, out, errb, _ := allowedTwice(t, e)
+	b.waitText("You allowed this 2 times.")
+	if got := jsValue[string](b, `document.querySelector('button.option[data-option="0"]').innerText`); !strings.Contains(got, "Allow") || strings.Contains(got, "remember") {
+		t.Fatalf("the first option on the page is %q; want Allow", got)
+	}
+	b.settled()
+	b.click(`button.option[data-option="0"]`)
+	b.clickText("Send")
+	r, code := waitClient(t, cmd, out, errb)
+	if code != 0 || r.Answers[0].SelectedOption != "Allow" || r.RuleID != 0 {
+		t.Fatalf("the first option: exit %d, result %+v; want Allow and no rule", code, r)
+	}
 	if errs := b.scriptErrors(); len(errs) > 0 {
 		t.Errorf("script errors: %q", errs)
 	}
