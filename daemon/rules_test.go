@@ -89,16 +89,6 @@ func (g *rulesRig) choose(p socketproto.Pending, label string) {
 	g.t.Fatalf("no option %q in %+v", label, p.Questions[0].Options)
 }
 
-func remembers(p socketproto.Pending) []string {
-	var out []string
-	for _, o := range p.Questions[0].Options {
-		if strings.HasPrefix(o.Label, socketproto.RememberPrefix) {
-			out = append(out, o.Label)
-		}
-	}
-	return out
-}
-
 func (g *rulesRig) send(msg socketproto.Message) socketproto.Message {
 	g.t.Helper()
 	c := testdaemon.Dial(g.t, g.sock)
@@ -117,7 +107,7 @@ func TestRuleMadeAnswersAndIsRevoked(t *testing.T) {
 	g := newRulesRig(t, nil)
 	c, _ := g.ask(permissionAsk("p1", "claude-code", "go test ./...", g.dir))
 	p := g.added()
-	labels := remembers(p)
+	labels := testdaemon.Remembers(p)
 	want := socketproto.RememberPrefix + "Bash: go test ./... (and with more arguments) in " + g.dir + ", for all agents"
 	if len(labels) != 2 || labels[1] != want {
 		t.Fatalf("remember options %q; want the second to be %q", labels, want)
@@ -185,7 +175,7 @@ func TestRuleStaleSaveAndOthersWritable(t *testing.T) {
 	g := newRulesRig(t, nil)
 	c, _ := g.ask(permissionAsk("p1", "claude-code", "make build", g.dir))
 	p := g.added()
-	g.choose(p, remembers(p)[0])
+	g.choose(p, testdaemon.Remembers(p)[0])
 	testdaemon.RecvType(t, c, "ask_user_response", testdaemon.Wait)
 	path := filepath.Join(g.state, rules.FileName)
 	stale, err := os.ReadFile(path)
@@ -208,7 +198,7 @@ func TestRuleStaleSaveAndOthersWritable(t *testing.T) {
 	// The same file, current, but writable by others: refused.
 	c, _ = g.ask(permissionAsk("p3", "claude-code", "make test", g.dir))
 	p = g.added()
-	g.choose(p, remembers(p)[0])
+	g.choose(p, testdaemon.Remembers(p)[0])
 	testdaemon.RecvType(t, c, "ask_user_response", testdaemon.Wait)
 	if err := os.Chmod(path, 0o666); err != nil {
 		t.Fatal(err)
@@ -239,7 +229,7 @@ func TestRuleNothingAnAgentSends(t *testing.T) {
 	req = permissionAsk("p2", "claude-code", "go test ./...", g.dir)
 	req.Permission = nil
 	g.ask(req)
-	if l := remembers(g.added()); l != nil {
+	if l := testdaemon.Remembers(g.added()); l != nil {
 		t.Errorf("a request without the marker got %q", l)
 	}
 }
@@ -328,7 +318,7 @@ func TestRuleProposalCountedFromHistory(t *testing.T) {
 	req := permissionAsk("p3", "claude-code", "go vet ./...", sub)
 	req.Wait = new(bool) // parked: it outlives the daemon
 	g.ask(req)
-	offered := remembers(g.added())
+	offered := testdaemon.Remembers(g.added())
 	stop()
 	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o700); err != nil {
 		t.Fatal(err)
@@ -350,7 +340,7 @@ func TestRuleProposalCountedFromHistory(t *testing.T) {
 			restored = q
 		}
 	}
-	if got := remembers(restored); len(got) != 2 || got[1] != offered[1] {
+	if got := testdaemon.Remembers(restored); len(got) != 2 || got[1] != offered[1] {
 		t.Fatalf("the restored prompt offers %q, it offered %q", got, offered)
 	}
 	waiter := testdaemon.Dial(t, sock)
@@ -380,7 +370,7 @@ func TestRuleNotSavedStillAllows(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(g.state, rules.FileName), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	g.choose(p, remembers(p)[1])
+	g.choose(p, testdaemon.Remembers(p)[1])
 	resp := testdaemon.RecvType(t, c, "ask_user_response", testdaemon.Wait).(socketproto.Response)
 	if !resp.Answered || resp.Answers[0].SelectedOption != "Allow" || resp.RuleID != 0 {
 		t.Fatalf("the agent got %+v; want Allow and no rule", resp)

@@ -295,7 +295,7 @@ func TestAgentRulesClaudeCodeRememberAfterRestart(t *testing.T) {
 		"--permission-mode", "default", "--model", claudeModel, "Bump it.")
 	p := nextAddedWithin(t, w, agent)
 	want := socketproto.RememberPrefix + "Bash: ./bump.sh one (and with more arguments) in " + proj + ", for all agents"
-	if got := remembersOf(p); len(got) != 2 || got[1] != want {
+	if got := testdaemon.Remembers(p); len(got) != 2 || got[1] != want {
 		t.Fatalf("offered %q; want the second to be %q", got, want)
 	}
 
@@ -306,7 +306,7 @@ func TestAgentRulesClaudeCodeRememberAfterRestart(t *testing.T) {
 	e.StartDaemon()
 	w = watcher(t, e)
 	restored := listedAs(t, e, p.RequestID, socketproto.StatusWaiting) // the hook is back
-	if got := remembersOf(restored); len(got) != 2 || got[1] != want {
+	if got := testdaemon.Remembers(restored); len(got) != 2 || got[1] != want {
 		t.Fatalf("after the restart the prompt offers %q; want %q as before", got, want)
 	}
 	chooseInAskuser(want, "")(t, e, restored)
@@ -326,15 +326,4 @@ func TestAgentRulesClaudeCodeRememberAfterRestart(t *testing.T) {
 	if got := strings.Join(runs(&Env{Root: proj}), " "); got != "|one |one" {
 		t.Errorf("runs.txt: %q; want one, one", got)
 	}
-}
-
-// remembersOf is the labels of the daemon's "remember" options on p.
-func remembersOf(p socketproto.Pending) []string {
-	var out []string
-	for _, o := range p.Questions[0].Options {
-		if strings.HasPrefix(o.Label, socketproto.RememberPrefix) {
-			out = append(out, o.Label)
-		}
-	}
-	return out
 }

@@ -1,5 +1,11 @@
 package testdaemon
 
+import (
+	"strings"
+
+	"askuser/socketproto"
+)
+
 // DBQuestions is the questions field of the request most tests ask: one
 // single-select question with two options.
 const DBQuestions = `"questions":[{"question":"Which database?","options":[{"label":"PostgreSQL"},{"label":"SQLite"}]}]`
@@ -23,4 +29,16 @@ func StrictAskLine(questions string) string {
 // StrictQuestion is one valid ask_user_question question with the given options.
 func StrictQuestion(text, options string) string {
 	return `{"question":"` + text + `","header":"H","multiSelect":false,"options":[` + options + `]}`
+}
+
+// Remembers is the labels of the daemon's own "Allow, and remember"
+// options on a permission prompt, in order.
+func Remembers(p socketproto.Pending) []string {
+	var out []string
+	for _, o := range p.Questions[0].Options {
+		if strings.HasPrefix(o.Label, socketproto.RememberPrefix) {
+			out = append(out, o.Label)
+		}
+	}
+	return out
 }
