@@ -57,3 +57,28 @@ func TestSecretReplacedByAFIFOKeepsTheSecret(t *testing.T) {
 		t.Error("the secret held, or a session, ended with a FIFO in the file's place")
 	}
 }
+
+// A FIFO named as the certificate or its key is refused before anything is
+// served, where reading it would wait for a writer for good.
+func TestKeyPairRefusesAFIFO(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.pem")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other.pem")
+	if err := os.WriteFile(other, []byte("not PEM"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ cert, key, want string }{
+		{fifo, other, "web.tls_cert: " + fifo + " is a FIFO, not a regular file"},
+		{other, fifo, "web.tls_key: " + fifo + " is a FIFO, not a regular file"},
+	} {
+		if _, err := loadKeyPair(tc.cert, tc.key); err == nil || err.Error() != tc.want {
+			t.Errorf("loadKeyPair(%s, %s): %v; want %q", tc.cert, tc.key, err, tc.want)
+		}
+	}
+	if _, err := certNames(fifo); err == nil || !strings.Contains(err.Error(), "is a FIFO, not a regular file") {
+		t.Errorf("certNames: %v", err)
+	}
+}
