@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"askuser/daemon/internal/statefile"
+	"askuser/internal/statefile"
 	"askuser/socketproto/peertrust"
 )
 

@@ -12,7 +12,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"golang.org/x/sys/unix"
 
-	"askuser/daemon/internal/statefile"
+	"askuser/internal/statefile"
 )
 
 // The state dir (docs/contract.md §10) is the daemon's, and it may go away or stop

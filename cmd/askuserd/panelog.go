@@ -3,6 +3,10 @@ package main
 import (
 	"log/slog"
 	"os"
+
+	"golang.org/x/sys/unix"
+
+	"askuser/internal/statefile"
 )
 
 // paneLog appends the pane's own log lines (the raw errors behind a "Not
@@ -12,7 +16,8 @@ import (
 // notice the user already sees.
 func paneLog(path string) func(line string) {
 	return func(line string) {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		// Through statefile: a FIFO at the log's path must not block the pane.
+		f, _, err := statefile.Open(path, unix.O_WRONLY|unix.O_APPEND|unix.O_CREAT, 0o600)
 		if err != nil {
 			return
 		}

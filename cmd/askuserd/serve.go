@@ -74,6 +74,9 @@ func runServe(o serveOptions, s command.Streams) error {
 	// After the first signal, a second one is not swallowed: it ends the
 	// process at once should shutting down ever hang.
 	go func() { <-ctx.Done(); stop() }()
+	// And one signal is enough whatever hangs: a stop takes at most
+	// stopWithin.
+	stopped := exitIfStuck(ctx, s.Err, "askuserd")
 	err = daemon.Run(ctx, daemon.Options{
 		Config:          cfg,
 		SocketPath:      cfg.SocketPath(o.socket),
@@ -82,6 +85,7 @@ func runServe(o serveOptions, s command.Streams) error {
 		Version:         daemon.Version,
 		Ready:           status.ready,
 	})
+	stopped()
 	if err != nil {
 		refuse(s.Err, strings.TrimPrefix(err.Error(), "askuserd: "))
 		status.refused(err)

@@ -124,6 +124,7 @@ func runWeb(o webOptions, s command.Streams) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	stopped := exitIfStuck(ctx, s.Err, "askuserd web")
 	logger := slog.New(slog.NewTextHandler(s.Err, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	err = web.Serve(ctx, web.Options{
 		Socket:          sock,
@@ -143,6 +144,7 @@ func runWeb(o webOptions, s command.Streams) error {
 			fmt.Fprintf(s.Err, "askuserd web: serving %s (%s prints the address to open, with its secret)\n", baseURL(a.String(), cert != "", hosts), urlCommand(o))
 		},
 	})
+	stopped()
 	if err != nil {
 		fmt.Fprintf(s.Err, "askuserd web: %v\n", err)
 		if errors.Is(err, syscall.EADDRINUSE) {

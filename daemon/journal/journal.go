@@ -14,9 +14,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"askuser/daemon/internal/statefile"
 	"askuser/internal/atomicfile"
 	"askuser/internal/history"
+	"askuser/internal/statefile"
 )
 
 // StateFile is state.jsonl's name in the state dir; history.jsonl's is history.File.

@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	"askuser/daemon/internal/statefile"
+	"askuser/internal/statefile"
 
 	"golang.org/x/sys/unix"
 )

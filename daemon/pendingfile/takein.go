@@ -8,7 +8,7 @@ import (
 	"os"
 	"time"
 
-	"askuser/daemon/internal/statefile"
+	"askuser/internal/statefile"
 )
 
 // read looks at the file as it is now and takes in a user's save. An empty

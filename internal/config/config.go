@@ -22,6 +22,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"askuser/internal/didyoumean"
+	"askuser/internal/statefile"
 	"askuser/socketproto"
 )
 
@@ -228,10 +229,17 @@ func Load(path string) (Config, error) {
 	if !explicit {
 		path = DefaultPath()
 	}
-	data, err := os.ReadFile(path)
+	// Through statefile: a FIFO at the path would block every program
+	// that reads the config, for good. A symlink is followed (a config
+	// kept in a dotfiles repository), to a regular file only.
+	data, err := statefile.ReadFileFollow(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) && !explicit {
 			return Default(), nil
+		}
+		var nr *statefile.NotRegularError
+		if errors.As(err, &nr) {
+			return Config{}, fmt.Errorf("config: %w; askuser reads its config only from a regular file, and leaves this one alone: remove it, or name another with --config", err)
 		}
 		return Config{}, fmt.Errorf("config: %w", err)
 	}

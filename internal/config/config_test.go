@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -173,5 +174,37 @@ func TestLoadMissing(t *testing.T) {
 	}
 	if _, err := Load(filepath.Join(t.TempDir(), "nope.toml")); err == nil {
 		t.Error("a missing --config file should be an error")
+	}
+}
+
+// A FIFO at config.toml, the default one or one named with --config, is
+// refused at once, never opened (reading it would wait for a writer for
+// good); a symlink to a regular file is read.
+func TestLoadRefusesAFIFO(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", home)
+	path := filepath.Join(home, "askuser", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := "config: " + path + " is a FIFO, not a regular file; askuser reads its config only from a regular file"
+	for _, arg := range []string{"", path} {
+		if _, err := Load(arg); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("Load(%q): %v; want %q", arg, err, want)
+		}
+	}
+	real := filepath.Join(home, "dotfiles.toml")
+	if err := os.WriteFile(real, []byte("[ui]\nbell = false\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(home, "link.toml")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := Load(link); err != nil || cfg.UI.Bell {
+		t.Errorf("a config linked to a regular file: %+v, %v", cfg.UI, err)
 	}
 }

@@ -13,6 +13,9 @@ import (
 	"os"
 	"time"
 
+	"golang.org/x/sys/unix"
+
+	"askuser/internal/statefile"
 	"askuser/socketproto"
 )
 
@@ -48,10 +51,18 @@ type Line struct {
 	Raw []byte
 }
 
+// Open opens the history at path for reading, through statefile: anything
+// but a regular file there (a FIFO, which would block the reader until a
+// writer came) is a *statefile.NotRegularError and is left alone.
+func Open(path string) (*os.File, error) {
+	f, _, err := statefile.Open(path, unix.O_RDONLY, 0)
+	return f, err
+}
+
 // Last reads the last n entries of the history (all when n is 0); lines
 // that are not entries (a torn last line, garbage) are counted, not fatal.
 func Last(path string, n int) (out []Line, skipped int, err error) {
-	f, err := os.Open(path)
+	f, err := Open(path)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -13,6 +13,9 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
+	"askuser/internal/statefile"
 	"askuser/socketproto"
 	"askuser/socketproto/peertrust"
 )
@@ -256,7 +259,9 @@ func startDaemon(o Options) (<-chan startOutcome, error) {
 	out := devnull
 	if o.DaemonLog != "" {
 		if err := os.MkdirAll(filepath.Dir(o.DaemonLog), 0o700); err == nil {
-			if f, err := os.OpenFile(o.DaemonLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+			// Through statefile: a FIFO at the log's path would block
+			// the starter (a pane, askuserd web, an agent's ask) for good.
+			if f, _, err := statefile.Open(o.DaemonLog, unix.O_CREAT|unix.O_WRONLY|unix.O_APPEND, 0o600); err == nil {
 				defer f.Close()
 				out = f
 			}

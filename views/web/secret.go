@@ -14,6 +14,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"askuser/internal/atomicfile"
+	"askuser/internal/statefile"
 )
 
 // SecretFile is the secret's name in the state dir.
@@ -25,7 +28,7 @@ const secretBytes = 32
 // LoadSecret reads the secret at path, making one (mode 0600) if there is
 // none yet.
 func LoadSecret(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	b, err := statefile.ReadFile(path)
 	if err == nil {
 		s := strings.TrimSpace(string(b))
 		if len(s) >= 40 {
@@ -34,9 +37,20 @@ func LoadSecret(path string) (string, error) {
 		// A file that holds no usable secret (emptied, truncated) is replaced:
 		// a short secret would be guessable.
 	} else if !errors.Is(err, os.ErrNotExist) {
-		return "", fmt.Errorf("reading the web secret: %w", err)
+		return "", secretErr("reading", err)
 	}
 	return RotateSecret(path)
+}
+
+// secretErr is a failure to read or write the secret; for something other
+// than a regular file at its path (a FIFO, a directory), what to do about
+// it: askuserd web never opens it, nor replaces it (docs/contract.md §10).
+func secretErr(doing string, err error) error {
+	var nr *statefile.NotRegularError
+	if errors.As(err, &nr) {
+		return fmt.Errorf("%s the web secret: %w; askuserd web keeps its secret only in a regular file, and leaves this one alone: remove it, and a new secret is made (every device logs in again)", doing, err)
+	}
+	return fmt.Errorf("%s the web secret: %w", doing, err)
 }
 
 // RotateSecret writes a new secret at path and returns it. Every session
@@ -49,32 +63,14 @@ func RotateSecret(path string) (string, error) {
 		return "", err
 	}
 	s := base64.RawURLEncoding.EncodeToString(raw)
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", err
 	}
-	tmp, err := os.CreateTemp(dir, SecretFile+".tmp*")
-	if err != nil {
-		return "", err
-	}
-	defer os.Remove(tmp.Name()) // after the rename, there is nothing left to remove
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if _, err := tmp.WriteString(s + "\n"); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Close(); err != nil {
-		return "", err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return "", fmt.Errorf("writing the web secret: %w", err)
+	// Written as every state file is: a reader sees the old secret or the
+	// new, and anything but a regular file at path is refused, not renamed
+	// over.
+	if err := atomicfile.Write(path, []byte(s+"\n"), 0o600); err != nil && !errors.Is(err, atomicfile.ErrNotSynced) {
+		return "", secretErr("writing", err)
 	}
 	return s, nil
 }
@@ -103,7 +99,11 @@ func (s *server) watchSecret() {
 // checkSecret reloads a changed secret; the open pages' streams end, and
 // their tokens no longer verify.
 func (s *server) checkSecret() {
-	if s.keys.refresh() {
+	changed, err := s.keys.refresh()
+	if err != nil {
+		s.log.Warn("the web secret read before stays in force", "err", err)
+	}
+	if changed {
 		s.log.Info("the web secret changed: every session ended")
 		s.endSessions()
 	}
@@ -122,6 +122,8 @@ type keyring struct {
 	mu   sync.RWMutex
 	key  string
 	id   fileID
+	// refused is the file last refused as not a regular file, told once.
+	refused fileID
 }
 
 // fileID tells one version of the secret file from another without
@@ -157,9 +159,9 @@ func (k *keyring) reload() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	b, err := os.ReadFile(k.path)
+	b, err := statefile.ReadFile(k.path)
 	if err != nil {
-		return false, err
+		return false, secretErr("reading", err)
 	}
 	s := strings.TrimSpace(string(b))
 	if len(s) < 40 {
@@ -175,20 +177,29 @@ func (k *keyring) reload() (bool, error) {
 // refresh reloads the secret when its file is not the one last read, and
 // reports whether the secret changed. A file that is missing or holds no
 // secret (the state dir deleted; a rotation half way) keeps the secret
-// already held: only a new secret ends the sessions.
-func (k *keyring) refresh() bool {
+// already held: only a new secret ends the sessions. So does one that is
+// not a regular file (a FIFO): it is never opened, and why is the error,
+// once for each such file.
+func (k *keyring) refresh() (bool, error) {
 	id, err := statID(k.path)
 	if err != nil {
-		return false
+		return false, nil
 	}
 	k.mu.RLock()
-	same := id == k.id
+	same, told := id == k.id, id == k.refused
 	k.mu.RUnlock()
-	if same {
-		return false
+	if same || told {
+		return false, nil
 	}
-	changed, _ := k.reload()
-	return changed
+	changed, err := k.reload()
+	var nr *statefile.NotRegularError
+	if !errors.As(err, &nr) {
+		return changed, nil
+	}
+	k.mu.Lock()
+	k.refused = id
+	k.mu.Unlock()
+	return false, err
 }
 
 // matches reports whether s is the secret, in constant time.

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"embed"
 	"encoding/pem"
@@ -15,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"askuser/internal/statefile"
 )
 
 //go:embed static
@@ -113,6 +116,12 @@ func Serve(ctx context.Context, o Options) error {
 	if s.hosts, err = servedHosts(o); err != nil {
 		return err
 	}
+	var pair tls.Certificate
+	if useTLS {
+		if pair, err = loadKeyPair(o.TLSCert, o.TLSKey); err != nil {
+			return err
+		}
+	}
 	if s.index, err = staticFiles.ReadFile("static/index.html"); err != nil {
 		return err
 	}
@@ -128,12 +137,15 @@ func Serve(ctx context.Context, o Options) error {
 	}
 	limited := newConnLimit(ln, maxConnections(), o.Logger)
 	hs := newHTTPServer(s.routes())
+	if useTLS {
+		hs.TLSConfig = &tls.Config{Certificates: []tls.Certificate{pair}}
+	}
 	hs.ErrorLog = slog.NewLogLogger(o.Logger.Handler(), slog.LevelDebug)
 	limited.track(hs)
 	served := make(chan error, 1)
 	go func() {
 		if useTLS {
-			served <- hs.ServeTLS(limited, o.TLSCert, o.TLSKey)
+			served <- hs.ServeTLS(limited, "", "") // the pair read above
 		} else {
 			served <- hs.Serve(limited)
 		}
@@ -186,8 +198,27 @@ func servedHosts(o Options) (map[string]bool, error) {
 	return hosts, nil
 }
 
+// loadKeyPair reads the certificate and its key before anything is served,
+// through statefile (following links, as the files are the user's): a FIFO
+// named there is refused at once, where reading it would wait for good.
+func loadKeyPair(certPath, keyPath string) (tls.Certificate, error) {
+	cert, err := statefile.ReadFileFollow(certPath)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("web.tls_cert: %w", err)
+	}
+	key, err := statefile.ReadFileFollow(keyPath)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("web.tls_key: %w", err)
+	}
+	pair, err := tls.X509KeyPair(cert, key)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("web.tls_cert %s and web.tls_key %s: %w", certPath, keyPath, err)
+	}
+	return pair, nil
+}
+
 func certNames(path string) ([]string, error) {
-	b, err := os.ReadFile(path)
+	b, err := statefile.ReadFileFollow(path)
 	if err != nil {
 		return nil, fmt.Errorf("web.tls_cert: %w", err)
 	}

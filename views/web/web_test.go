@@ -97,7 +97,7 @@ func TestSessionsEndWithTheSecret(t *testing.T) {
 	if _, ok := k.session(id + ".forged"); ok {
 		t.Fatal("a forged token was taken")
 	}
-	if k.refresh() {
+	if changed, _ := k.refresh(); changed {
 		t.Fatal("refresh saw a change in a file nobody touched")
 	}
 
@@ -105,7 +105,7 @@ func TestSessionsEndWithTheSecret(t *testing.T) {
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
-	if k.refresh() {
+	if changed, _ := k.refresh(); changed {
 		t.Fatal("a missing secret file counted as a new secret")
 	}
 	if _, ok := k.session(tok); !ok {
@@ -116,7 +116,7 @@ func TestSessionsEndWithTheSecret(t *testing.T) {
 	if _, err := RotateSecret(path); err != nil {
 		t.Fatal(err)
 	}
-	if !k.refresh() {
+	if changed, _ := k.refresh(); !changed {
 		t.Fatal("refresh did not see the new secret")
 	}
 	if _, ok := k.session(tok); ok || k.matches(s1) {

@@ -23,6 +23,7 @@ import (
 	webpush "github.com/SherClockHolmes/webpush-go"
 
 	"askuser/internal/atomicfile"
+	"askuser/internal/statefile"
 )
 
 // The state dir's files.
@@ -73,11 +74,11 @@ type vapidKeys struct {
 // made on first need.
 func Open(dir string, insecureLoopback bool) (*Store, error) {
 	s := &Store{dir: dir, insecureLoopback: insecureLoopback}
-	data, err := os.ReadFile(filepath.Join(dir, subsFile))
+	data, err := statefile.ReadFile(filepath.Join(dir, subsFile))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
-		return nil, err
+		return nil, notRegular(err)
 	default:
 		if err := json.Unmarshal(data, &s.subs); err != nil {
 			return nil, fmt.Errorf("%s: %v", filepath.Join(dir, subsFile), err)
@@ -103,7 +104,7 @@ func (s *Store) loadKeys() (*vapidKeys, error) {
 		return s.keys, nil
 	}
 	path := filepath.Join(s.dir, keyFile)
-	data, err := os.ReadFile(path)
+	data, err := statefile.ReadFile(path)
 	if err == nil {
 		var k vapidKeys
 		if err := json.Unmarshal(data, &k); err != nil || k.Public == "" || k.Private == "" {
@@ -113,7 +114,7 @@ func (s *Store) loadKeys() (*vapidKeys, error) {
 		return s.keys, nil
 	}
 	if !errors.Is(err, os.ErrNotExist) {
-		return nil, err
+		return nil, notRegular(err)
 	}
 	priv, pub, err := webpush.GenerateVAPIDKeys()
 	if err != nil {
@@ -126,6 +127,17 @@ func (s *Store) loadKeys() (*vapidKeys, error) {
 	}
 	s.keys = &k
 	return s.keys, nil
+}
+
+// notRegular says what to do about something other than a regular file at
+// one of the store's paths (a FIFO, a directory): it is left alone, never
+// opened nor replaced (docs/contract.md §10), so push waits for the user.
+func notRegular(err error) error {
+	var nr *statefile.NotRegularError
+	if errors.As(err, &nr) {
+		return fmt.Errorf("%w; askuserd reads and writes only a regular file there, and leaves this one alone: remove it, and each device subscribes again", err)
+	}
+	return err
 }
 
 // Subscribe checks raw, a PushSubscription's JSON, and keeps it; the same
