@@ -3,7 +3,9 @@ package daemon
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -91,8 +93,11 @@ func (s *state) openRules() {
 // readRuleHistory counts, from history.jsonl, the Allows per subject and
 // each rule's answers.
 func (s *state) readRuleHistory(path string) {
-	f, err := os.Open(path)
+	f, err := history.Open(path) // never blocks: a FIFO there is refused
 	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			s.log.Warn("rules: history not read; Allows are counted from now on", "err", err)
+		}
 		return
 	}
 	defer f.Close()

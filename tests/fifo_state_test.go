@@ -145,31 +145,18 @@ func TestFifoAtHistory(t *testing.T) {
 	e.stopDaemonWithin(true)
 }
 
-// history.jsonl a FIFO when the daemon starts: it says so, and one SIGTERM
-// ends it within 2 s wherever its start is. (The rules still count past
-// Allows from history.jsonl at start with a plain open, daemon/rules_glue.go,
-// which waits for a writer: serving at start is TestFifoAtHistory's part
-// once that open goes through history.Open.)
+// history.jsonl a FIFO when the daemon starts (the journal and the rules
+// both read it at start): it says so, serves, and one SIGTERM ends it
+// within 2 s.
 func TestFifoAtHistoryWhenStarting(t *testing.T) {
 	e := NewEnv(t)
 	path := e.stateFile("history.jsonl")
 	mkfifo(t, path)
-	cmd := exec.Command(bin("askuserd"), "serve")
-	cmd.Env = e.Environ()
-	out := &testdaemon.LogBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
-	says(t, "askuserd", out.String, path+" is a FIFO, not a regular file; left alone")
-	stopsOnSIGTERM(t, "askuserd serve", cmd, out.String, false)
+	e.StartDaemon()
+	says(t, "askuserd", e.DaemonLog, path+" is a FIFO, not a regular file; left alone")
+	servesAnAgent(t, e, "fifo-hist-start")
 	leftAlone(t, path)
+	e.stopDaemonWithin(true)
 }
 
 // push-subscriptions.json a FIFO: Web Push is off for the run, said so with

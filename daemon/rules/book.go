@@ -115,7 +115,8 @@ func (b *Book) Refresh() bool {
 	if f.Revision < b.rev {
 		b.problem = fmt.Sprintf("%s: saved from revision %d, but the rules changed since (now revision %d); that copy is kept as %s.stale and the file is written again from the current rules, so nothing revoked comes back",
 			b.path, f.Revision, b.rev, FileName)
-		_ = os.WriteFile(b.path+".stale", data, 0o600)
+		// Through the atomic writer: a FIFO at the .stale path never blocks.
+		_ = atomicfile.Write(b.path+".stale", data, 0o600)
 		if err := b.save(); err != nil {
 			b.problem += "; writing it again: " + err.Error()
 		}
