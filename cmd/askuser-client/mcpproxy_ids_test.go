@@ -184,3 +184,59 @@ func TestRelaySkipsBlankLines(t *testing.T) {
 		t.Errorf("the server got %q, the client %q", toServer, toClient)
 	}
 }
+
+// Whatever line the client sends, each message that reaches the server is
+// read the same way by a case-insensitive reader (encoding/json, which some
+// servers use) and a case-exact one: a request, or a response to the one
+// request the client was sent.
+func FuzzRelayClientLine(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":7,"result":{}}`,
+		`{"jsonrpc":"2.0","id":1,"Method":"ping","result":{}}`,
+		`{"jsonrpc":"2.0","ID":1,"result":{}}`,
+		`[{"jsonrpc":"2.0","id":7,"result":{}},{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
+		`{"jsonrpc":"2.0","id":1,"method":"ping","method":""}`,
+		`{"jsonrpc":"2.0","method":"ping","id":1,"mEthod":""}`,
+		`NaN`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		if strings.ContainsAny(line, "\n") {
+			return
+		}
+		r, _, toServer := testRelay(nil)
+		if err := r.fromServer(t.Context(), strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"ping"}`+"\n")); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.fromClient(strings.NewReader(line+"\n"), make(chan struct{})); err != nil {
+			t.Fatal(err)
+		}
+		sent := strings.TrimSpace(toServer.String())
+		if sent == "" {
+			return
+		}
+		parts := []json.RawMessage{json.RawMessage(sent)}
+		if sent[0] == '[' {
+			if err := json.Unmarshal([]byte(sent), &parts); err != nil {
+				t.Fatalf("relayed %q, which encoding/json cannot read: %v", sent, err)
+			}
+		}
+		type read struct {
+			ID     json.RawMessage `json:"id"`
+			Method *string         `json:"method"`
+		}
+		for _, p := range parts {
+			var loose, exact read
+			errLoose, errExact := json.Unmarshal(p, &loose), decodeExact(p, &exact)
+			if errLoose != nil || errExact != nil {
+				t.Fatalf("relayed %q: %v / %v", p, errLoose, errExact)
+			}
+			for _, m := range []read{loose, exact} {
+				if (m.Method == nil || *m.Method == "") && string(m.ID) != "7" {
+					t.Fatalf("relayed %q, a response to id %s", p, m.ID)
+				}
+			}
+		}
+	})
+}
