@@ -98,6 +98,16 @@ func (n *Notifier) do(req *http.Request) {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 500))
 	if resp.StatusCode >= 300 {
-		n.Log.Warn("ntfy: the server refused "+req.Method, "topic", notify.Origin(n.Topic), "status", resp.StatusCode, "reply", notify.Redact(string(body), n.Topic))
+		n.Log.Warn("ntfy: the server refused "+req.Method, "topic", notify.Origin(n.Topic), "status", resp.StatusCode, "reply", n.redact(string(body)))
 	}
+}
+
+// redact is a reply of the server's as a log may say it: an error page
+// may echo the topic or the token.
+func (n *Notifier) redact(reply string) string {
+	reply = notify.Redact(reply, n.Topic)
+	if n.Token != "" {
+		reply = strings.ReplaceAll(reply, n.Token, "…")
+	}
+	return reply
 }
