@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"sync"
 	"time"
 
@@ -113,7 +114,10 @@ func (s *Sender) sendAll(ctx context.Context, payload []byte, tag string, urgenc
 	}
 	var wg sync.WaitGroup
 	for _, sub := range subs {
-		wg.Go(func() { s.send(ctx, sub, keys, payload, tag, urgency) })
+		// Clipped: webpush-go pads the payload by appending to it, which
+		// with room to spare would write into the array every device's
+		// send shares.
+		wg.Go(func() { s.send(ctx, sub, keys, slices.Clip(payload), tag, urgency) })
 	}
 	wg.Wait()
 }
@@ -139,7 +143,7 @@ func (s *Sender) send(ctx context.Context, sub Subscription, keys *vapidKeys, pa
 		Topic: topic(tag),
 	})
 	if err != nil {
-		s.Log.Warn("web push: sending failed", "endpoint", origin(sub.Endpoint), "err", err)
+		s.Log.Warn("web push: sending failed", "endpoint", notify.Origin(sub.Endpoint), "err", notify.ErrorText(err, sub.Endpoint))
 		return
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
@@ -149,15 +153,15 @@ func (s *Sender) send(ctx context.Context, sub Subscription, keys *vapidKeys, pa
 	}
 	switch {
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
-		s.Log.Info("web push: the push service says the subscription is gone; dropped it", "endpoint", origin(sub.Endpoint), "status", resp.StatusCode)
+		s.Log.Info("web push: the push service says the subscription is gone; dropped it", "endpoint", notify.Origin(sub.Endpoint), "status", resp.StatusCode)
 		s.Store.mu.Lock()
 		_, err := s.Store.drop(sub.Endpoint)
 		s.Store.mu.Unlock()
 		if err != nil {
-			s.Log.Warn("web push: dropping a subscription", "err", err)
+			s.Log.Warn("web push: dropping a subscription", "endpoint", notify.Origin(sub.Endpoint), "err", notify.ErrorText(err, sub.Endpoint))
 		}
 	case resp.StatusCode >= 300:
-		s.Log.Warn("web push: the push service refused a message", "endpoint", origin(sub.Endpoint), "status", resp.StatusCode)
+		s.Log.Warn("web push: the push service refused a message", "endpoint", notify.Origin(sub.Endpoint), "status", resp.StatusCode)
 	}
 }
 
@@ -166,13 +170,4 @@ func (s *Sender) send(ctx context.Context, sub Subscription, keys *vapidKeys, pa
 func topic(tag string) string {
 	sum := sha256.Sum256([]byte(tag))
 	return hex.EncodeToString(sum[:16])
-}
-
-// origin is what the log says of an endpoint: its path is a capability.
-func origin(endpoint string) string {
-	u, err := url.Parse(endpoint)
-	if err != nil {
-		return "?"
-	}
-	return u.Scheme + "://" + u.Host
 }

@@ -24,6 +24,7 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -34,6 +35,9 @@ type Device struct {
 	Name string
 	priv *ecdh.PrivateKey
 	auth []byte
+	// path is the endpoint's path: like a real push service's, a
+	// capability, which nothing may log.
+	path string
 }
 
 // Message is one push the service received, decrypted.
@@ -54,7 +58,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	devices  map[string]*Device
-	status   map[string]int // device → the status it answers (default 201)
+	status   map[string]int // device → the status it answers (default 201; hangUp: none)
 	received []Message
 	arrived  chan struct{}
 }
@@ -72,7 +76,7 @@ func (s *Server) Close() { s.srv.Close() }
 func (s *Server) URL() string { return s.srv.URL }
 
 // NewDevice subscribes a new device (its key pair and auth secret) at
-// endpoint URL()+"/push/"+name.
+// endpoint URL()+"/push/"+name+"/"+a random capability.
 func (s *Server) NewDevice(name string) *Device {
 	priv, err := ecdh.P256().GenerateKey(rand.Reader)
 	if err != nil {
@@ -80,7 +84,9 @@ func (s *Server) NewDevice(name string) *Device {
 	}
 	auth := make([]byte, 16)
 	rand.Read(auth)
-	d := &Device{Name: name, priv: priv, auth: auth}
+	capability := make([]byte, 16)
+	rand.Read(capability)
+	d := &Device{Name: name, priv: priv, auth: auth, path: "/push/" + name + "/" + base64.RawURLEncoding.EncodeToString(capability)}
 	s.mu.Lock()
 	s.devices[name] = d
 	s.mu.Unlock()
@@ -88,7 +94,14 @@ func (s *Server) NewDevice(name string) *Device {
 }
 
 // Endpoint is the device's push endpoint at s.
-func (s *Server) Endpoint(d *Device) string { return s.srv.URL + "/push/" + d.Name }
+func (s *Server) Endpoint(d *Device) string { return s.srv.URL + d.path }
+
+// Secrets are what must never be in a log about d: its endpoint's path
+// and the keys of its subscription.
+func (s *Server) Secrets(d *Device) []string {
+	return []string{d.path, strings.TrimPrefix(d.path, "/"), url.PathEscape(d.path),
+		base64.RawURLEncoding.EncodeToString(d.priv.PublicKey().Bytes()), base64.RawURLEncoding.EncodeToString(d.auth)}
+}
 
 // Subscription is the device's PushSubscription.toJSON().
 func (s *Server) Subscription(d *Device) string {
@@ -102,6 +115,14 @@ func (s *Server) Subscription(d *Device) string {
 	})
 	return string(b)
 }
+
+// hangUp, as a device's status, closes the connection without an answer:
+// the sender's request fails.
+const hangUp = -1
+
+// HangUp makes the device's endpoint close each connection without
+// answering, so that sending to it fails.
+func (s *Server) HangUp(d *Device) { s.Answer(d, hangUp) }
 
 // Answer makes the device's endpoint answer status (410: gone).
 func (s *Server) Answer(d *Device, status int) {
@@ -134,13 +155,19 @@ func (s *Server) WaitFor(n int, timeout time.Duration) ([]Message, error) {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	name, ok := strings.CutPrefix(r.URL.Path, "/push/")
+	name, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/push/"), "/")
 	s.mu.Lock()
 	d := s.devices[name]
 	status := s.status[name]
 	s.mu.Unlock()
-	if r.Method != http.MethodPost || !ok || d == nil {
+	if r.Method != http.MethodPost || d == nil || r.URL.Path != d.path {
 		http.NotFound(w, r)
+		return
+	}
+	if status == hangUp {
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			conn.Close()
+		}
 		return
 	}
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
