@@ -25,7 +25,10 @@ const testContact = "mailto:askuser-tests@example.com"
 
 // pushDaemon runs a daemon that pushes to a fake push service on loopback,
 // with one device subscribed; it returns the daemon, the device and the
-// daemon's VAPID public key.
+// daemon's VAPID public key. A second device is subscribed whose endpoint
+// hangs up, so that every push also fails once; when the test ends, the
+// daemon's log (debug included) must name neither device's endpoint path
+// nor keys, nor the VAPID private key (logNamesNoCapability).
 func pushDaemon(t *testing.T, cfg func(*config.Config)) (*testdaemon.Daemon, *pushtest.Server, *pushtest.Device, string) {
 	return pushDaemonFor(t, cfg, func(srv *pushtest.Server) *pushtest.Device { return srv.NewDevice("phone") })
 }
@@ -35,7 +38,7 @@ func pushDaemonFor(t *testing.T, cfg func(*config.Config), newDevice func(*pusht
 	t.Helper()
 	srv := pushtest.NewServer()
 	t.Cleanup(srv.Close)
-	d := testdaemon.Serve(t, runForTest, "", func(c *config.Config) {
+	d := testdaemon.ServeLogged(t, runForTest, "", func(c *config.Config) {
 		c.Web.PushInsecureLoopback = true
 		c.Web.PushContact = testContact
 		c.Notify.Grace = config.Duration{Duration: 100 * time.Millisecond}
@@ -43,13 +46,46 @@ func pushDaemonFor(t *testing.T, cfg func(*config.Config), newDevice func(*pusht
 			cfg(c)
 		}
 	})
-	dev := newDevice(srv)
+	dev, broken := newDevice(srv), srv.NewDevice("broken")
+	srv.HangUp(broken)
+	t.Cleanup(func() { logNamesNoCapability(t, d, srv, dev, broken) })
 	c := testdaemon.DialRaw(t, d.Socket)
 	c.Send(`{"type":"push_key"}` + "\n")
 	key := c.Expect("push_key")["publicKey"].(string)
+	c.Send(`{"type":"push_subscribe","subscription":` + srv.Subscription(broken) + "}\n")
+	c.Expect("ok")
 	c.Send(`{"type":"push_subscribe","subscription":` + srv.Subscription(dev) + "}\n")
 	c.Expect("ok")
 	return d, srv, dev, key
+}
+
+// logNamesNoCapability stops the daemon and fails the test if its log
+// names a device's endpoint path or subscription keys, or the VAPID
+// private key: each lets whoever reads it push to the device or as the
+// daemon. A push that reached the service was also sent to broken, whose
+// failure must be in the log, by the service's origin alone.
+func logNamesNoCapability(t *testing.T, d *testdaemon.Daemon, srv *pushtest.Server, dev, broken *pushtest.Device) {
+	t.Helper()
+	d.Stop()
+	log := d.Log.String()
+	secrets := append(srv.Secrets(dev), srv.Secrets(broken)...)
+	if b, err := os.ReadFile(filepath.Join(d.StateDir, "push-vapid.json")); err == nil {
+		var k struct {
+			Private string `json:"privateKey"`
+		}
+		if json.Unmarshal(b, &k) != nil || k.Private == "" {
+			t.Errorf("push-vapid.json holds no private key: %s", b)
+		}
+		secrets = append(secrets, k.Private)
+	}
+	for _, s := range secrets {
+		if strings.Contains(log, s) {
+			t.Errorf("the daemon's log names %q, a capability:\n%s", s, log)
+		}
+	}
+	if len(srv.Received()) > 0 && !strings.Contains(log, `msg="web push: sending failed" endpoint=`+srv.URL()+" ") {
+		t.Errorf("the log does not say that sending to the device that hangs up failed, by the service's origin:\n%s", log)
+	}
 }
 
 func payload(t *testing.T, m pushtest.Message) webpush.Payload {

@@ -50,6 +50,7 @@ type Env struct {
 	Pending   string
 	daemon    *exec.Cmd
 	daemonLog *testdaemon.LogBuffer
+	logs      logWatch // what this Env's logs must not hold (web_logs_test.go)
 }
 
 // NewEnv makes the temporary directories; nothing runs yet.
@@ -73,6 +74,9 @@ func NewEnv(t *testing.T) *Env {
 	}
 	e.Socket = filepath.Join(e.Runtime, "askuser", "askuserd.sock")
 	e.Pending = filepath.Join(e.State, "askuser", "pending-questions.json")
+	// Registered between the RemoveAll above and stopStrayDaemon below: it
+	// runs once every process of the Env stopped, before the files go.
+	t.Cleanup(e.checkLogs)
 	// Registered after the RemoveAll above, so it runs first.
 	t.Cleanup(e.stopStrayDaemon)
 	t.Cleanup(func() {

@@ -1,10 +1,13 @@
 package tests
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -43,9 +46,28 @@ func (l *lockedWriter) Close() error { return l.w.Close() }
 // for lines of the test's own.
 func proxyWithRawStdin(t *testing.T, e *Env, opts *mcp.ClientOptions, protocol string, args ...string) (*mcpProcess, *lockedWriter) {
 	t.Helper()
+	rp := startRawProxy(t, e, opts, protocol, args...)
+	return rp.mcpProcess, rp.in
+}
+
+// rawProxy is a proxy that the test writes lines to beside the SDK client.
+type rawProxy struct {
+	*mcpProcess
+	in *lockedWriter
+	// refusals are the proxy's errors with id null (what it refused of
+	// the lines written to it), kept from the SDK client, which takes a
+	// response without an id for a broken connection.
+	refusals <-chan string
+	// serverRead is a file of everything the server read from its stdin.
+	serverRead string
+}
+
+func startRawProxy(t *testing.T, e *Env, opts *mcp.ClientOptions, protocol string, args ...string) *rawProxy {
+	t.Helper()
 	argv := append(append([]string{"mcp-proxy"}, args...), "--", elicitServer(t))
 	cmd := exec.Command(bin("askuser-client"), argv...)
-	cmd.Env = e.Environ()
+	serverRead := filepath.Join(t.TempDir(), "server-stdin")
+	cmd.Env = append(e.Environ(), "ELICITSERVER_STDIN_LOG="+serverRead)
 	p := &mcpProcess{cmd: cmd, stderr: &testdaemon.LogBuffer{}}
 	cmd.Stderr = p.stderr
 	stdin, err := cmd.StdinPipe()
@@ -65,16 +87,36 @@ func proxyWithRawStdin(t *testing.T, e *Env, opts *mcp.ClientOptions, protocol s
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	})
+	refusals := make(chan string, 1024)
+	toSDK, sdkReads := io.Pipe()
+	go func() {
+		defer sdkReads.Close()
+		br := bufio.NewReader(stdout)
+		for {
+			line, err := br.ReadBytes('\n')
+			var m map[string]json.RawMessage
+			if json.Unmarshal(line, &m) == nil && string(m["id"]) == "null" {
+				refusals <- string(line)
+			} else if len(line) > 0 {
+				if _, werr := sdkReads.Write(line); werr != nil {
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
 	client := mcp.NewClient(&mcp.Implementation{Name: "proxy-test", Version: "1.0"}, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: stdout, Writer: in}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: toSDK, Writer: in}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
 		t.Fatalf("connect: %v; stderr:\n%s", err, p.stderr)
 	}
 	p.cs = cs
 	t.Cleanup(func() { _ = cs.Close() })
-	return p, in
+	return &rawProxy{mcpProcess: p, in: in, refusals: refusals, serverRead: serverRead}
 }
 
 // TestMCPProxyDropsClientAnswersToRequestsItWasNotSent: while askuser asks

@@ -28,8 +28,9 @@ type webPane struct {
 	e    *Env
 	pid  int
 	cmd  *exec.Cmd
-	base string // http://127.0.0.1:PORT/
-	out  *testdaemon.LogBuffer
+	base string                // http://127.0.0.1:PORT/
+	out  *testdaemon.LogBuffer // stdout and stderr
+	log  *testdaemon.LogBuffer // stderr: its log
 }
 
 var servingRE = regexp.MustCompile(`serving (https?://\S+/)`)
@@ -61,7 +62,8 @@ func startWebWith(t testing.TB, e *Env, exe, listen string, args ...string) *web
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	w := &webPane{t: t, e: e, cmd: cmd, out: out, pid: cmd.Process.Pid}
+	w := &webPane{t: t, e: e, cmd: cmd, out: out, log: &testdaemon.LogBuffer{}, pid: cmd.Process.Pid}
+	e.watchLogs(w.log)
 	found := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -69,6 +71,7 @@ func startWebWith(t testing.TB, e *Env, exe, listen string, args ...string) *web
 		for sc.Scan() {
 			line := sc.Text()
 			fmt.Fprintln(out, line)
+			fmt.Fprintln(w.log, line)
 			if m := servingRE.FindStringSubmatch(line); m != nil && !sent {
 				found <- m[1]
 				sent = true
@@ -120,7 +123,9 @@ func (w *webPane) secret() string {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	return strings.TrimSpace(string(b))
+	secret := strings.TrimSpace(string(b))
+	w.e.secret(secret)
+	return secret
 }
 
 // loginURL is the address `askuserd web --url` prints, for this pane's port.
@@ -134,6 +139,7 @@ func (w *webPane) httpClient() (*http.Client, string) {
 	if tok == "" {
 		w.t.Fatal("logging in gave no session token")
 	}
+	w.e.sessionSeen(tok)
 	return &http.Client{Timeout: 10 * time.Second, Transport: bearerTransport(tok)}, tok
 }
 

@@ -93,10 +93,23 @@ func newPushPageOf(t *testing.T, newDevice func(*pushtest.Server, string) *pusht
 	// page's session.
 	p.client, _ = w.httpClient()
 	p.dev = newDevice(p.srv, "phone")
-	resp := p.post("/api/push/subscribe", p.srv.Subscription(p.dev))
-	if resp.StatusCode != 200 {
-		t.Fatalf("subscribing: %s", resp.Status)
+	// A second device's endpoint hangs up: every push fails once, and the
+	// failure is logged — by the push service's origin alone (the Env's
+	// logs are checked for the endpoints' paths and keys).
+	broken := p.srv.NewDevice("broken")
+	p.srv.HangUp(broken)
+	e.secret(p.srv.Secrets(p.dev)...)
+	e.secret(p.srv.Secrets(broken)...)
+	for _, d := range []*pushtest.Device{broken, p.dev} {
+		if resp := p.post("/api/push/subscribe", p.srv.Subscription(d)); resp.StatusCode != 200 {
+			t.Fatalf("subscribing %s: %s", d.Name, resp.Status)
+		}
 	}
+	e.checkLogsToo(func(logs string) {
+		if len(p.srv.Received()) > 0 && !strings.Contains(logs, `msg="web push: sending failed" endpoint=`+p.srv.URL()+" ") {
+			t.Errorf("no log line says, by the push service's origin, that a push to the device that hangs up failed:\n%s", logs)
+		}
+	})
 	return p
 }
 

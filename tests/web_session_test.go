@@ -209,6 +209,7 @@ func (w *webPane) login() map[string]string {
 	if body.Token == "" {
 		w.t.Fatalf("logging in: %s %s", resp.Status, raw)
 	}
+	w.e.sessionSeen(body.Token)
 	h["Authorization"] = "Bearer " + body.Token
 	return h
 }

@@ -80,7 +80,11 @@ the MCP client that started this proxy, unchanged, except:
     answers go back with their JSON types. Declining in askuser declines the
     form; a form withdrawn (the client quits, the proxy is stopped) is
     cancelled. A URL is shown, never opened: you are asked whether you
-    finished there.
+    finished there;
+  - the client's lines reach the server only as JSON-RPC messages it may
+    send: a line that is not JSON gets a parse error back, and an answer
+    to a request the client was never sent (keys are matched case-exactly)
+    is dropped.
 Even when the MCP client can elicit itself, forms are answered in askuser; the
 client's own form is used only when askuserd cannot be reached or the form
 has a field askuser cannot ask.

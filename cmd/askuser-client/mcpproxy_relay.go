@@ -33,7 +33,10 @@ import (
 //   - a cancellation of one of those withdraws the question;
 //   - a response from the client to a request it was never sent is dropped
 //     (mcpproxy_ids.go): the ids of the requests answered here are the
-//     proxy's.
+//     proxy's;
+//   - a line of the client's that is not JSON, or not a message JSON-RPC
+//     lets it send, is refused with an error to the client and never
+//     reaches the server (mcpproxy_ids.go).
 //
 // A line is looked into only when it contains one of the names these
 // concern, so a large tool result is copied without being parsed.
@@ -103,7 +106,8 @@ func (l *lineWriter) write(line []byte) error {
 	return l.err
 }
 
-// message is what the relay reads of the lines it looks into.
+// message is what the relay reads of the lines it looks into, with
+// decodeExact: keys match case-exactly.
 type message struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
@@ -268,7 +272,7 @@ func (r *relay) fromServer(ctx context.Context, out io.Reader) error {
 func (r *relay) capabilities(line []byte) []byte {
 	var top map[string]json.RawMessage
 	var m message
-	if json.Unmarshal(line, &top) != nil || json.Unmarshal(line, &m) != nil || m.Method == "" || len(m.ID) == 0 {
+	if json.Unmarshal(line, &top) != nil || decodeExact(line, &m) != nil || m.Method == "" || len(m.ID) == 0 {
 		return line
 	}
 	var params map[string]json.RawMessage
@@ -346,7 +350,7 @@ func (r *relay) noteClient(info json.RawMessage, elicits bool) {
 	var ci struct {
 		Name string `json:"name"`
 	}
-	_ = json.Unmarshal(info, &ci)
+	_ = decodeExact(info, &ci)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if ci.Name != "" {
@@ -367,13 +371,13 @@ func (r *relay) noteServer(line []byte) {
 			Meta       map[string]json.RawMessage `json:"_meta"`
 		} `json:"result"`
 	}
-	if json.Unmarshal(line, &m) != nil {
+	if decodeExact(line, &m) != nil {
 		return
 	}
 	name := m.Result.ServerInfo.Name
 	if name == "" {
 		var si info
-		_ = json.Unmarshal(m.Result.Meta[metaServerInfo], &si)
+		_ = decodeExact(m.Result.Meta[metaServerInfo], &si)
 		name = si.Name
 	}
 	if name != "" {
@@ -387,7 +391,7 @@ func (r *relay) noteServer(line []byte) {
 // it again with the answers.
 func (r *relay) remember(line []byte) {
 	var m message
-	if json.Unmarshal(line, &m) != nil || len(m.ID) == 0 {
+	if decodeExact(line, &m) != nil || len(m.ID) == 0 {
 		return
 	}
 	switch m.Method {
@@ -413,7 +417,7 @@ func (r *relay) forget(line []byte) {
 		return
 	}
 	var m message
-	if json.Unmarshal(line, &m) != nil || len(m.ID) == 0 || m.Method != "" {
+	if decodeExact(line, &m) != nil || len(m.ID) == 0 || m.Method != "" {
 		return
 	}
 	r.mu.Lock()
@@ -456,7 +460,7 @@ func (r *relay) track(ctx context.Context, key string, answer func(context.Conte
 // line that is not such a request is relayed.
 func (r *relay) elicitation(ctx context.Context, line []byte) bool {
 	var m message
-	if json.Unmarshal(line, &m) != nil || m.Method != "elicitation/create" || len(m.ID) == 0 {
+	if decodeExact(line, &m) != nil || m.Method != "elicitation/create" || len(m.ID) == 0 {
 		return false
 	}
 	var p elicit.Params
@@ -498,7 +502,7 @@ func (r *relay) inputRequired(ctx context.Context, line []byte) bool {
 			RequestState  json.RawMessage    `json:"requestState"`
 		} `json:"result"`
 	}
-	if json.Unmarshal(line, &m) != nil || m.Result.ResultType != "input_required" || len(m.ID) == 0 || len(m.Result.InputRequests) == 0 {
+	if decodeExact(line, &m) != nil || m.Result.ResultType != "input_required" || len(m.ID) == 0 || len(m.Result.InputRequests) == 0 {
 		return false
 	}
 	for _, in := range m.Result.InputRequests {
@@ -669,13 +673,13 @@ func (r *relay) describe(err error) string {
 // call being answered with input. It reports whether it named one.
 func (r *relay) cancelled(line []byte, side string) bool {
 	var m message
-	if json.Unmarshal(line, &m) != nil || m.Method != "notifications/cancelled" || len(m.ID) != 0 {
+	if decodeExact(line, &m) != nil || m.Method != "notifications/cancelled" || len(m.ID) != 0 {
 		return false
 	}
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
 	}
-	if json.Unmarshal(m.Params, &p) != nil || len(p.RequestID) == 0 {
+	if decodeExact(m.Params, &p) != nil || len(p.RequestID) == 0 {
 		return false
 	}
 	r.mu.Lock()

@@ -24,6 +24,12 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 	return s.b.Write(p)
 }
 
+func (s *syncBuffer) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.b.Reset()
+}
+
 func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -49,7 +55,7 @@ func TestRelayPassesLinesUnchanged(t *testing.T) {
 	r, toClient, toServer := testRelay(nil)
 	in := "{\"jsonrpc\":\"2.0\", \"id\":1 ,\"method\":\"tools/list\"}\n" +
 		"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\",\"params\":{\"x\":\"\\u00e9\"}}\n" +
-		"not json at all\n" +
+		"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\r\n" +
 		"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}"
 	if err := r.fromClient(strings.NewReader(in), make(chan struct{})); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,8 @@
 //   - signin: a URL elicitation;
 //   - echo: no elicitation (plain relay).
 //
+// With ELICITSERVER_STDIN_LOG=PATH it appends all it reads to PATH.
+//
 // Each result is the JSON text {"action":…, "content":…}, or
 // {"error":"…"} when the elicitation failed.
 package main
@@ -15,6 +17,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -43,10 +46,31 @@ func main() {
 		InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return text(string(req.Params.Arguments)), nil
 	})
-	if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+	if err := srv.Run(context.Background(), transport()); err != nil {
 		fmt.Fprintln(os.Stderr, "elicitserver:", err)
 		os.Exit(1)
 	}
+}
+
+// transport is stdio; with ELICITSERVER_STDIN_LOG set, every byte read
+// from stdin is appended to that file first, so that a test sees all that
+// reached the server, whether or not the SDK could read it.
+func transport() mcp.Transport {
+	path := os.Getenv("ELICITSERVER_STDIN_LOG")
+	if path == "" {
+		return &mcp.StdioTransport{}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "elicitserver:", err)
+		os.Exit(1)
+	}
+	return &mcp.IOTransport{Reader: teeCloser{io.TeeReader(os.Stdin, f), os.Stdin}, Writer: os.Stdout}
+}
+
+type teeCloser struct {
+	io.Reader
+	io.Closer
 }
 
 // asking is a tool that elicits p the way the SDK has servers do it: it

@@ -34,6 +34,9 @@ type Daemon struct {
 	// Stop ends the daemon and waits for Run to return; it runs at cleanup
 	// too, and later calls do nothing.
 	Stop func()
+	// Log is every line the daemon logged, debug included (the test's log
+	// shows warnings and errors only); only with ServeLogged.
+	Log *LogBuffer
 }
 
 // ShortRoot is a temporary directory removed at cleanup. Unix socket paths
@@ -54,6 +57,18 @@ func ShortRoot(t testing.TB) string {
 // answers.
 func Serve(t testing.TB, run Runner, root string, cfg func(*config.Config)) *Daemon {
 	t.Helper()
+	return serve(t, run, root, cfg, false)
+}
+
+// ServeLogged is Serve, keeping every line the daemon logs in its Log: a
+// test can look at what a log would tell whoever reads it.
+func ServeLogged(t testing.TB, run Runner, root string, cfg func(*config.Config)) *Daemon {
+	t.Helper()
+	return serve(t, run, root, cfg, true)
+}
+
+func serve(t testing.TB, run Runner, root string, cfg func(*config.Config), logged bool) *Daemon {
+	t.Helper()
 	if root == "" {
 		root = ShortRoot(t)
 	}
@@ -61,6 +76,11 @@ func Serve(t testing.TB, run Runner, root string, cfg func(*config.Config)) *Dae
 		Socket:      filepath.Join(root, "run", "askuserd.sock"),
 		StateDir:    filepath.Join(root, "state"),
 		PendingFile: filepath.Join(root, "state", "pending-questions.json"),
+	}
+	logger := TestLogger(t)
+	if logged {
+		d.Log = &LogBuffer{}
+		logger = slog.New(teeHandler{logger.Handler(), slog.NewTextHandler(d.Log, &slog.HandlerOptions{Level: slog.LevelDebug})})
 	}
 	c := config.Default()
 	c.Daemon.StateDir = d.StateDir
@@ -72,7 +92,7 @@ func Serve(t testing.TB, run Runner, root string, cfg func(*config.Config)) *Dae
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, Setup{Config: c, Socket: d.Socket, PendingFile: d.PendingFile,
-			Logger: TestLogger(t), Ready: func() { close(ready) }})
+			Logger: logger, Ready: func() { close(ready) }})
 	}()
 	select {
 	case <-ready:
@@ -109,4 +129,44 @@ type testWriter struct{ t testing.TB }
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
+}
+
+// teeHandler hands each record to every handler that takes its level.
+type teeHandler []slog.Handler
+
+func (h teeHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	for _, x := range h {
+		if x.Enabled(ctx, l) {
+			return true
+		}
+	}
+	return false
+}
+
+func (h teeHandler) Handle(ctx context.Context, r slog.Record) error {
+	var first error
+	for _, x := range h {
+		if x.Enabled(ctx, r.Level) {
+			if err := x.Handle(ctx, r.Clone()); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
+}
+
+func (h teeHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	out := make(teeHandler, len(h))
+	for i, x := range h {
+		out[i] = x.WithAttrs(as)
+	}
+	return out
+}
+
+func (h teeHandler) WithGroup(name string) slog.Handler {
+	out := make(teeHandler, len(h))
+	for i, x := range h {
+		out[i] = x.WithGroup(name)
+	}
+	return out
 }

@@ -47,7 +47,7 @@ func SequenceID(tag string) string {
 func (n *Notifier) Announce(ctx context.Context, no notify.Notice) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(n.Topic, "/"), strings.NewReader(no.Body()))
 	if err != nil {
-		n.Log.Warn("ntfy: bad topic", "err", err)
+		n.Log.Warn("ntfy: bad topic", "topic", notify.Origin(n.Topic), "err", notify.ErrorText(err, n.Topic))
 		return
 	}
 	// Headers carry only ASCII; RFC 2047 words carry the rest (ntfy decodes them).
@@ -73,7 +73,7 @@ func (n *Notifier) Withdraw(ctx context.Context, g notify.Gone) {
 	target := strings.TrimRight(n.Topic, "/") + "/" + SequenceID(g.Tag)
 	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, target, nil)
 	if err != nil {
-		n.Log.Warn("ntfy: bad topic", "err", err)
+		n.Log.Warn("ntfy: bad topic", "topic", notify.Origin(n.Topic), "err", notify.ErrorText(err, n.Topic))
 		return
 	}
 	n.do(req)
@@ -92,12 +92,22 @@ func (n *Notifier) do(req *http.Request) {
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		n.Log.Warn("ntfy: "+req.Method+" failed", "err", err)
+		n.Log.Warn("ntfy: "+req.Method+" failed", "topic", notify.Origin(n.Topic), "err", notify.Redact(notify.ErrorText(err, req.URL.String()), n.Topic))
 		return
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 500))
 	if resp.StatusCode >= 300 {
-		n.Log.Warn("ntfy: the server refused "+req.Method, "status", resp.StatusCode, "reply", string(body))
+		n.Log.Warn("ntfy: the server refused "+req.Method, "topic", notify.Origin(n.Topic), "status", resp.StatusCode, "reply", n.redact(string(body)))
 	}
+}
+
+// redact is a reply of the server's as a log may say it: an error page
+// may echo the topic or the token.
+func (n *Notifier) redact(reply string) string {
+	reply = notify.Redact(reply, n.Topic)
+	if n.Token != "" {
+		reply = strings.ReplaceAll(reply, n.Token, "…")
+	}
+	return reply
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -21,6 +22,9 @@ const AddressFile = "web-address"
 // contact (Contact).
 func KeepAddress(stateDir, address string) error {
 	if err := config.CheckPushContact(address); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(stateDir, 0o700); err != nil { // before the daemon's first start
 		return err
 	}
 	return atomicfile.Write(filepath.Join(stateDir, AddressFile), []byte(address+"\n"), 0o600)

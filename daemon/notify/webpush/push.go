@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"sync"
 	"time"
 
@@ -174,7 +175,9 @@ func (s *Sender) sendAll(ctx context.Context, p Payload, tag string, urgency web
 	}
 	var wg sync.WaitGroup
 	for _, sub := range subs {
-		wg.Go(func() { s.send(ctx, sub, keys, contact, fit(s.forDevice(p, sub.Endpoint)), tag, urgency) })
+		// Each device gets bytes of its own: webpush-go pads the payload
+		// by appending to it, which would write into a shared array.
+		wg.Go(func() { s.send(ctx, sub, keys, contact, slices.Clip(fit(s.forDevice(p, sub.Endpoint))), tag, urgency) })
 	}
 	wg.Wait()
 }
@@ -200,7 +203,7 @@ func (s *Sender) send(ctx context.Context, sub Subscription, keys *vapidKeys, co
 		Topic: topic(tag),
 	})
 	if err != nil {
-		s.Log.Warn("web push: sending failed", "endpoint", origin(sub.Endpoint), "err", err)
+		s.Log.Warn("web push: sending failed", "endpoint", notify.Origin(sub.Endpoint), "err", notify.ErrorText(err, sub.Endpoint))
 		return
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
@@ -210,15 +213,15 @@ func (s *Sender) send(ctx context.Context, sub Subscription, keys *vapidKeys, co
 	}
 	switch {
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
-		s.Log.Info("web push: the push service says the subscription is gone; dropped it", "endpoint", origin(sub.Endpoint), "status", resp.StatusCode)
+		s.Log.Info("web push: the push service says the subscription is gone; dropped it", "endpoint", notify.Origin(sub.Endpoint), "status", resp.StatusCode)
 		s.Store.mu.Lock()
 		_, err := s.Store.drop(sub.Endpoint)
 		s.Store.mu.Unlock()
 		if err != nil {
-			s.Log.Warn("web push: dropping a subscription", "err", err)
+			s.Log.Warn("web push: dropping a subscription", "endpoint", notify.Origin(sub.Endpoint), "err", notify.ErrorText(err, sub.Endpoint))
 		}
 	case resp.StatusCode >= 300:
-		s.Log.Warn("web push: the push service refused a message", "endpoint", origin(sub.Endpoint), "status", resp.StatusCode)
+		s.Log.Warn("web push: the push service refused a message", "endpoint", notify.Origin(sub.Endpoint), "status", resp.StatusCode)
 	}
 }
 
@@ -227,13 +230,4 @@ func (s *Sender) send(ctx context.Context, sub Subscription, keys *vapidKeys, co
 func topic(tag string) string {
 	sum := sha256.Sum256([]byte(tag))
 	return hex.EncodeToString(sum[:16])
-}
-
-// origin is what the log says of an endpoint: its path is a capability.
-func origin(endpoint string) string {
-	u, err := url.Parse(endpoint)
-	if err != nil {
-		return "?"
-	}
-	return u.Scheme + "://" + u.Host
 }

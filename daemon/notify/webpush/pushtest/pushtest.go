@@ -31,6 +31,7 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -42,6 +43,9 @@ type Device struct {
 	Apple bool // at Apple's push service
 	priv  *ecdh.PrivateKey
 	auth  []byte
+	// path is the endpoint's path: like a real push service's, a
+	// capability, which nothing may log.
+	path string
 }
 
 // Message is one push the service received, decrypted.
@@ -53,7 +57,7 @@ type Message struct {
 	Topic         string
 	Authorization string
 	At            time.Time
-	Err           error // decrypting failed
+	Err           error // decrypting failed, or the push refused
 	Status        int   // what the service answered
 }
 
@@ -63,7 +67,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	devices  map[string]*Device
-	status   map[string]int // device → the status it answers (default 201)
+	status   map[string]int // device → the status it answers (default 201; hangUp: none)
 	received []Message
 	silent   map[string]int // Apple device → pushes that showed nothing
 	arrived  chan struct{}
@@ -82,15 +86,22 @@ func (s *Server) Close() { s.srv.Close() }
 func (s *Server) URL() string { return s.srv.URL }
 
 // NewDevice subscribes a new device (its key pair and auth secret) at
-// endpoint URL()+"/push/"+name.
-func (s *Server) NewDevice(name string) *Device {
+// endpoint URL()+"/push/"+name+"/"+a random capability.
+func (s *Server) NewDevice(name string) *Device { return s.newDevice(name, false) }
+
+func (s *Server) newDevice(name string, apple bool) *Device {
 	priv, err := ecdh.P256().GenerateKey(rand.Reader)
 	if err != nil {
 		panic(err)
 	}
 	auth := make([]byte, 16)
 	rand.Read(auth)
-	d := &Device{Name: name, priv: priv, auth: auth}
+	capability := make([]byte, 16)
+	rand.Read(capability)
+	d := &Device{Name: name, Apple: apple, priv: priv, auth: auth, path: "/push/" + name + "/" + base64.RawURLEncoding.EncodeToString(capability)}
+	if apple {
+		d.path = "/web.push.apple.com" + d.path
+	}
 	s.mu.Lock()
 	s.devices[name] = d
 	s.mu.Unlock()
@@ -98,27 +109,25 @@ func (s *Server) NewDevice(name string) *Device {
 }
 
 // NewAppleDevice subscribes a device at Apple's push service, as askuserd
-// knows it with web.push_insecure_loopback: its endpoint is
-// URL()+"/web.push.apple.com/"+name.
-func (s *Server) NewAppleDevice(name string) *Device {
-	d := s.NewDevice(name)
-	d.Apple = true
-	return d
-}
-
-// Endpoint is the device's push endpoint at s.
-func (s *Server) Endpoint(d *Device) string {
-	if d.Apple {
-		return s.srv.URL + "/web.push.apple.com/" + d.Name
-	}
-	return s.srv.URL + "/push/" + d.Name
-}
+// knows it with web.push_insecure_loopback: its endpoint's path begins
+// /web.push.apple.com/.
+func (s *Server) NewAppleDevice(name string) *Device { return s.newDevice(name, true) }
 
 // Silent is how many pushes to an Apple device would have shown nothing.
 func (s *Server) Silent(d *Device) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.silent[d.Name]
+}
+
+// Endpoint is the device's push endpoint at s.
+func (s *Server) Endpoint(d *Device) string { return s.srv.URL + d.path }
+
+// Secrets are what must never be in a log about d: its endpoint's path
+// and the keys of its subscription.
+func (s *Server) Secrets(d *Device) []string {
+	return []string{d.path, strings.TrimPrefix(d.path, "/"), url.PathEscape(d.path),
+		base64.RawURLEncoding.EncodeToString(d.priv.PublicKey().Bytes()), base64.RawURLEncoding.EncodeToString(d.auth)}
 }
 
 // Subscription is the device's PushSubscription.toJSON().
@@ -133,6 +142,14 @@ func (s *Server) Subscription(d *Device) string {
 	})
 	return string(b)
 }
+
+// hangUp, as a device's status, closes the connection without an answer:
+// the sender's request fails.
+const hangUp = -1
+
+// HangUp makes the device's endpoint close each connection without
+// answering, so that sending to it fails.
+func (s *Server) HangUp(d *Device) { s.Answer(d, hangUp) }
 
 // Answer makes the device's endpoint answer status (410: gone).
 func (s *Server) Answer(d *Device, status int) {
@@ -165,16 +182,19 @@ func (s *Server) WaitFor(n int, timeout time.Duration) ([]Message, error) {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	name, ok := strings.CutPrefix(r.URL.Path, "/push/")
-	if !ok {
-		name, ok = strings.CutPrefix(r.URL.Path, "/web.push.apple.com/")
-	}
+	name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(r.URL.Path, "/web.push.apple.com"), "/push/"), "/")
 	s.mu.Lock()
 	d := s.devices[name]
 	status := s.status[name]
 	s.mu.Unlock()
-	if r.Method != http.MethodPost || !ok || d == nil || d.Apple != strings.HasPrefix(r.URL.Path, "/web.push.apple.com/") {
+	if r.Method != http.MethodPost || d == nil || r.URL.Path != d.path {
 		http.NotFound(w, r)
+		return
+	}
+	if status == hangUp {
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			conn.Close()
+		}
 		return
 	}
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
