@@ -51,8 +51,9 @@ type extensionAPI interface {
 	// onActivity registers f to be told when the user pressed a key or
 	// tapped on a surface (the activity message).
 	onActivity(f func(time.Time))
-	// servePush answers push_key, push_subscribe and push_unsubscribe from p.
-	servePush(p pushService)
+	// servePush answers push_key, push_subscribe and push_unsubscribe from
+	// p; contact is the Web Push contact, without which none subscribes.
+	servePush(p pushService, contact func() (string, error))
 }
 
 var _ extensionAPI = (*state)(nil)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net"
-	"strings"
 	"time"
 
 	"askuser/daemon/notify"
@@ -26,6 +25,7 @@ func startNotifier(ctx context.Context, h host) error {
 	if cfg.Notify.Ntfy != "" {
 		notifiers = append(notifiers, &ntfy.Notifier{Topic: cfg.Notify.Ntfy, Token: cfg.Notify.NtfyToken, Page: webPage(cfg.Web.PublicURL, cfg.Web.Listen), Log: h.log})
 	}
+	contact := func() (string, error) { return webpush.Contact(cfg.Web, cfg.StateDir()) }
 	store, err := webpush.Open(cfg.StateDir(), cfg.Web.PushInsecureLoopback)
 	if err != nil {
 		// Push is lost, not the daemon: the other notifiers and every
@@ -33,7 +33,7 @@ func startNotifier(ctx context.Context, h host) error {
 		h.log.Warn("web push: cannot read the subscriptions; no push this run", "err", err)
 		store = nil
 	} else {
-		notifiers = append(notifiers, &webpush.Sender{Store: store, Log: h.log, Subscriber: vapidSubscriber(cfg.Web.PublicURL)})
+		notifiers = append(notifiers, &webpush.Sender{Store: store, Log: h.log, Contact: contact})
 	}
 	set := notify.Settings{Grace: cfg.Notify.Grace.Duration, Burst: notify.DefaultSettings.Burst,
 		Idle: cfg.Notify.Idle.Duration, Repeat: cfg.Notify.Repeat.Duration}
@@ -45,7 +45,7 @@ func startNotifier(ctx context.Context, h host) error {
 		q.follow(policyFollower{p})
 		q.onActivity(p.Active)
 		if store != nil {
-			q.servePush(store)
+			q.servePush(store, contact)
 		}
 	}) {
 		return nil // the queue stopped before it started
@@ -69,7 +69,22 @@ type pushService interface {
 }
 
 func (s *state) onActivity(f func(time.Time)) { s.activity = f }
-func (s *state) servePush(p pushService)      { s.push = p }
+func (s *state) servePush(p pushService, contact func() (string, error)) {
+	s.push, s.pushContact = p, contact
+}
+
+// pushRefused is why a device may not subscribe now, or nil: push is off,
+// or no contact is known that the push services accept (a subscription
+// that could never receive anything is refused where the user can act).
+func (s *state) pushRefused() *socketproto.Error {
+	if s.push == nil {
+		return socketproto.Errf(socketproto.CodeStateUnavailable, "", "web push is off: the daemon could not read its subscriptions (see its log)")
+	}
+	if _, err := s.pushContact(); err != nil {
+		return socketproto.Errf(socketproto.CodeInvalidRequest, "web.push_contact", "%v", err)
+	}
+	return nil
+}
 
 // The handlers of activity and the push messages (docs/contract.md §4
 // "Activity and Web Push"). Subscribing is rare and writes one small file,
@@ -82,8 +97,8 @@ func (s *state) handleActivity() {
 }
 
 func (s *state) pushKey(c *conn) {
-	if s.push == nil {
-		s.send(c, socketproto.Errf(socketproto.CodeStateUnavailable, "", "web push is off: the daemon could not read its subscriptions (see its log)"))
+	if e := s.pushRefused(); e != nil {
+		s.send(c, e)
 		return
 	}
 	key, err := s.push.PublicKey()
@@ -95,8 +110,8 @@ func (s *state) pushKey(c *conn) {
 }
 
 func (s *state) pushSubscribe(c *conn, m socketproto.PushSubscribe) {
-	if s.push == nil {
-		s.send(c, socketproto.Errf(socketproto.CodeStateUnavailable, "", "web push is off: the daemon could not read its subscriptions (see its log)"))
+	if e := s.pushRefused(); e != nil {
+		s.send(c, e)
 		return
 	}
 	if err := s.push.Subscribe(m.Subscription); err != nil {
@@ -137,13 +152,4 @@ func webPage(public, listen string) string {
 		return ""
 	}
 	return "http://" + listen
-}
-
-// vapidSubscriber is the VAPID "sub" (RFC 8292 §2.1): a push service may
-// write to it about this sender.
-func vapidSubscriber(public string) string {
-	if strings.HasPrefix(public, "https://") {
-		return public
-	}
-	return "askuser@localhost"
 }

@@ -19,6 +19,10 @@ import (
 	"askuser/tests/testdaemon"
 )
 
+// testContact is the Web Push contact of the tests' daemons: one Apple's
+// push service takes.
+const testContact = "mailto:askuser-tests@example.com"
+
 // pushDaemon runs a daemon that pushes to a fake push service on loopback,
 // with one device subscribed; it returns the daemon, the device and the
 // daemon's VAPID public key. A second device is subscribed whose endpoint
@@ -26,17 +30,23 @@ import (
 // daemon's log (debug included) must name neither device's endpoint path
 // nor keys, nor the VAPID private key (logNamesNoCapability).
 func pushDaemon(t *testing.T, cfg func(*config.Config)) (*testdaemon.Daemon, *pushtest.Server, *pushtest.Device, string) {
+	return pushDaemonFor(t, cfg, func(srv *pushtest.Server) *pushtest.Device { return srv.NewDevice("phone") })
+}
+
+// pushDaemonFor is pushDaemon with the device newDevice makes.
+func pushDaemonFor(t *testing.T, cfg func(*config.Config), newDevice func(*pushtest.Server) *pushtest.Device) (*testdaemon.Daemon, *pushtest.Server, *pushtest.Device, string) {
 	t.Helper()
 	srv := pushtest.NewServer()
 	t.Cleanup(srv.Close)
 	d := testdaemon.ServeLogged(t, runForTest, "", func(c *config.Config) {
 		c.Web.PushInsecureLoopback = true
+		c.Web.PushContact = testContact
 		c.Notify.Grace = config.Duration{Duration: 100 * time.Millisecond}
 		if cfg != nil {
 			cfg(c)
 		}
 	})
-	dev, broken := srv.NewDevice("phone"), srv.NewDevice("broken")
+	dev, broken := newDevice(srv), srv.NewDevice("broken")
 	srv.HangUp(broken)
 	t.Cleanup(func() { logNamesNoCapability(t, d, srv, dev, broken) })
 	c := testdaemon.DialRaw(t, d.Socket)
@@ -234,7 +244,7 @@ func TestWebPushDropsAGoneSubscription(t *testing.T) {
 // Subscriptions are checked: https only, real keys.
 func TestWebPushSubscribeIsChecked(t *testing.T) {
 	t.Parallel()
-	sock := testDaemon(t, nil)
+	sock := testDaemon(t, func(c *config.Config) { c.Web.PushContact = testContact })
 	c := testdaemon.DialRaw(t, sock)
 	for sub, want := range map[string]string{
 		`{"endpoint":"http://push.example/x","keys":{"p256dh":"BAAA","auth":"AAAAAAAAAAAAAAAAAAAAAA"}}`:  "subscription.endpoint",
@@ -330,5 +340,89 @@ func TestWebPushNothingForAPromptSettledWithinTheGrace(t *testing.T) {
 	}
 	if p := payload(t, got[0]); p.Tag != "r2" || p.Badge != 1 {
 		t.Errorf("the first push is %+v, want r2's alone", p)
+	}
+}
+
+// An Apple device is never sent a push that shows nothing, and its
+// notification is closed before it is shown again: the closing push says,
+// quietly, how the question was settled. The contact Apple's service sees
+// is the configured one; it refuses (403 BadJwtToken) anything else.
+func TestWebPushAppleShowsSomethingEveryTime(t *testing.T) {
+	t.Parallel()
+	d, srv, dev, _ := pushDaemonFor(t, nil, func(srv *pushtest.Server) *pushtest.Device { return srv.NewAppleDevice("iphone") })
+	a := testdaemon.DialRaw(t, d.Socket)
+	a.Send(`{"type":"ask_user_request","requestId":"r1","agent":{"name":"claude-main"},` + q1 + "}\n")
+	a.Expect("ask_user_queued")
+	if _, err := srv.WaitFor(1, testdaemon.Wait); err != nil {
+		t.Fatal(err)
+	}
+	testdaemon.DialRaw(t, d.Socket).Send(answer1)
+	got, err := srv.WaitFor(2, testdaemon.Wait)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range got {
+		if m.Status != http.StatusCreated {
+			t.Fatalf("Apple's push service answered %d: %v", m.Status, m.Err)
+		}
+	}
+	if p := payload(t, got[0]); p.Type != "show" || !p.CloseFirst {
+		t.Errorf("the show %+v; want closeFirst", p)
+	}
+	if p := payload(t, got[1]); p.Type != "close" || !p.Settled || p.Body != "Answered from the shell; nothing waits." {
+		t.Errorf("the close %+v; want it settled, saying how", p)
+	}
+	if n := srv.Silent(dev); n != 0 {
+		t.Errorf("%d pushes showed nothing on the Apple device", n)
+	}
+}
+
+// Without a contact the push services take (no web.push_contact, no https
+// page), no device subscribes: the refusal names the setting. The https
+// page address, configured or kept by askuserd web --tailscale, is one.
+func TestWebPushNeedsARealContact(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		cfg  func(*config.Config)
+		kept string
+		want string // "" for refused
+	}{
+		{"nothing", nil, "", ""},
+		{"http page", func(c *config.Config) { c.Web.PublicURL = "http://laptop:7341" }, "", ""},
+		{"https page", func(c *config.Config) { c.Web.PublicURL = "https://laptop.tail1234.ts.net" }, "", "https://laptop.tail1234.ts.net"},
+		{"kept by --tailscale", nil, "https://box.tail1234.ts.net", "https://box.tail1234.ts.net"},
+		{"kept but local", nil, "https://box.local", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := testdaemon.Serve(t, runForTest, "", func(cfg *config.Config) {
+				cfg.Web.PushInsecureLoopback = true
+				if c.cfg != nil {
+					c.cfg(cfg)
+				}
+			})
+			if c.kept != "" {
+				if err := os.WriteFile(filepath.Join(d.StateDir, webpush.AddressFile), []byte(c.kept+"\n"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			conn := testdaemon.DialRaw(t, d.Socket)
+			conn.Send(`{"type":"push_key"}` + "\n")
+			if c.want == "" {
+				m := conn.Expect("error code=invalid_request field=web.push_contact")
+				if msg, _ := m["message"].(string); !strings.Contains(msg, `web.push_contact = "mailto:`) || !strings.Contains(msg, "--tailscale") {
+					t.Errorf("the refusal says %q", msg)
+				}
+				return
+			}
+			conn.Expect("push_key")
+			local := config.Default()
+			if c.cfg != nil {
+				c.cfg(&local)
+			}
+			if got, err := webpush.Contact(local.Web, d.StateDir); err != nil || got != c.want {
+				t.Errorf("contact %q (%v), want %q", got, err, c.want)
+			}
+		})
 	}
 }

@@ -96,8 +96,9 @@ type state struct {
 	held []func()
 	// activity is told of the user's keys and taps (notify.go); push is
 	// the Web Push store; both nil until the notifier starts.
-	activity func(time.Time)
-	push     pushService
+	activity    func(time.Time)
+	push        pushService
+	pushContact func() (string, error) // webpush.Contact, with push
 }
 
 func newQueue(opts Options, log *slog.Logger) *queue {

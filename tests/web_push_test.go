@@ -36,10 +36,16 @@ type pushPage struct {
 
 func newPushPage(t *testing.T) *pushPage {
 	t.Helper()
+	return newPushPageOf(t, (*pushtest.Server).NewDevice)
+}
+
+// newPushPageOf is newPushPage with the device newDevice subscribes.
+func newPushPageOf(t *testing.T, newDevice func(*pushtest.Server, string) *pushtest.Device) *pushPage {
+	t.Helper()
 	e := NewEnv(t)
 	// No grace and no idle: every question is pushed at once; the policy
 	// has its own tests (daemon/notify).
-	e.WriteConfig("[notify]\ngrace = \"0s\"\nidle = \"0s\"\n[web]\npush_insecure_loopback = true\n")
+	e.WriteConfig("[notify]\ngrace = \"0s\"\nidle = \"0s\"\n[web]\npush_insecure_loopback = true\npush_contact = \"mailto:askuser-tests@example.com\"\n")
 	e.StartDaemon()
 	w := startWeb(t, e)
 	b := newBrowser(t, 390, 844)
@@ -86,7 +92,7 @@ func newPushPage(t *testing.T) *pushPage {
 	// fake one subscribes through the page's own API instead, with the
 	// page's session.
 	p.client, _ = w.httpClient()
-	p.dev = p.srv.NewDevice("phone")
+	p.dev = newDevice(p.srv, "phone")
 	// A second device's endpoint hangs up: every push fails once, and the
 	// failure is logged — by the push service's origin alone (the Env's
 	// logs are checked for the endpoints' paths and keys).
@@ -277,4 +283,57 @@ func TestWebPushActionAnswersAndTapOpens(t *testing.T) {
 	// The tapped notification goes (the worker closes it as it opens the
 	// page, a moment later); the other stays.
 	p.waitNotifications("r2: Which cache? [PostgreSQL, SQLite]")
+}
+
+// On an iPhone (a device at Apple's push service) every push shows
+// something: the question's notification is closed before it is shown
+// again, and when it is answered elsewhere a quiet notification says how,
+// until the next question replaces it.
+func TestWebPushAppleAnsweredElsewhereSaysSo(t *testing.T) {
+	t.Parallel()
+	p := newPushPageOf(t, (*pushtest.Server).NewAppleDevice)
+	agent := p.ask("r1", pushDBQuestion)
+	if pl := p.relay(1); pl["type"] != "show" || pl["closeFirst"] != true {
+		t.Fatalf("first push %v", pl)
+	}
+	p.waitNotifications("r1: Which database? [PostgreSQL, SQLite]")
+	answer := testdaemon.DialRaw(t, p.e.Socket)
+	answer.Send(`{"type":"answer","requestId":"r1","answers":["SQLite"],"via":"cli"}` + "\n")
+	answer.Expect("ok")
+	agent.Expect("ask_user_response answered=true")
+	if pl := p.relay(2); pl["type"] != "close" || pl["settled"] != true {
+		t.Fatalf("second push %v", pl)
+	}
+	p.waitNotifications("askuser-settled: Answered from the shell; nothing waits. []")
+	p.ask("r2", strings.Replace(pushDBQuestion, "Which database?", "Which cache?", 1))
+	p.relay(3)
+	p.waitNotifications("r2: Which cache? [PostgreSQL, SQLite]")
+	if n := p.srv.Silent(p.dev); n != 0 {
+		t.Errorf("%d pushes to the iPhone showed nothing", n)
+	}
+	if errs := p.b.scriptErrors(); len(errs) > 0 {
+		t.Errorf("script errors: %q", errs)
+	}
+}
+
+// Without a contact Apple's push service takes, the page's "Notify me"
+// says what to set, and no device is subscribed.
+func TestWebPushRefusedWithoutAContact(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	e.WriteConfig("[web]\npush_insecure_loopback = true\n")
+	e.StartDaemon()
+	w := startWeb(t, e)
+	client, _ := w.httpClient()
+	req, _ := http.NewRequest(http.MethodGet, w.base+"api/push/key", nil)
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body map[string]string
+	_ = json.NewDecoder(resp.Body).Decode(&body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || body["field"] != "web.push_contact" || !strings.Contains(body["error"], "push_contact") {
+		t.Errorf("push key without a contact: %s %v", resp.Status, body)
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"askuser/tests/testdaemon"
 )
 
 // fakeTailscale puts a `tailscale` on PATH that knows this machine as
@@ -67,6 +69,15 @@ func TestWebTailscaleRunsServeAndPrintsHTTPS(t *testing.T) {
 	if !strings.Contains(stderr, "ran `tailscale serve --bg --https=443 http://127.0.0.1:7341`") {
 		t.Errorf("stderr: %s", stderr)
 	}
+	// The https address is kept as Web Push's contact: a daemon started
+	// with no web.push_contact takes it, now and at later starts.
+	if kept, err := os.ReadFile(e.stateFile("web-address")); err != nil || string(kept) != "https://box.tail1234.ts.net\n" {
+		t.Errorf("web-address: %q %v", kept, err)
+	}
+	e.StartDaemon()
+	c := testdaemon.DialRaw(t, e.Socket)
+	c.Send(`{"type":"push_key"}` + "\n")
+	c.Expect("push_key")
 }
 
 // When tailscale serve cannot run (no operator rights), the command is

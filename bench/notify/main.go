@@ -52,7 +52,7 @@ type daemonProc struct {
 }
 
 func startDaemon(bin, root, grace string) (*daemonProc, error) {
-	bd, err := benchdaemon.Start(bin, root, fmt.Sprintf("[notify]\ngrace = %q\n[web]\npush_insecure_loopback = true\n", grace))
+	bd, err := benchdaemon.Start(bin, root, fmt.Sprintf("[notify]\ngrace = %q\n[web]\npush_insecure_loopback = true\npush_contact = \"mailto:askuser-bench@example.com\"\n", grace))
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os/exec"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"askuser/cmd/internal/command"
+	"askuser/daemon/notify/webpush"
+	"askuser/internal/atomicfile"
 )
 
 // A phone reaches the page with a secure origin (https, so that the page
@@ -60,7 +63,7 @@ func serveCommand(listen string) []string {
 
 // runTailscale is `askuserd web --tailscale`: it runs tailscale serve (or
 // prints it, when it cannot) and prints the https address with its secret.
-func runTailscale(listen, secretPath string, s command.Streams) error {
+func runTailscale(listen, stateDir, secretPath string, s command.Streams) error {
 	name, err := tailnetName()
 	if err != nil {
 		fmt.Fprintf(s.Err, "askuserd web: %v\n", err)
@@ -82,6 +85,11 @@ func runTailscale(listen, secretPath string, s command.Streams) error {
 		fmt.Fprintf(s.Err, "askuserd web: ran `%s`: https://%s/ now reaches the page on this machine's tailnet.\n", strings.Join(argv, " "), name)
 	}
 	fmt.Fprintln(s.Err, "askuserd web: keep `askuserd web` running; it serves this name too. Set web.public_url = \"https://"+name+"\" for ntfy's links.")
+	// The daemon's Web Push contact, now and at later starts: Apple's push
+	// service takes an https address like this one, never localhost.
+	if err := webpush.KeepAddress(stateDir, "https://"+name); err != nil && !errors.Is(err, atomicfile.ErrNotSynced) {
+		fmt.Fprintf(s.Err, "askuserd web: could not keep https://%s as Web Push's contact (%v); set web.push_contact in config.toml\n", name, err)
+	}
 	return printWebURL("https://"+name+"/", secretPath, s)
 }
 

@@ -98,7 +98,7 @@ func runWeb(o webOptions, s command.Streams) error {
 		fmt.Fprintln(s.Out, "New secret made: every device is logged out. `askuserd web --url` prints the new address.")
 		return nil
 	case o.tailscale:
-		return runTailscale(addr, secretPath, s)
+		return runTailscale(addr, cfg.StateDir(), secretPath, s)
 	case o.printURL:
 		base := first(publicURL, baseURL(addr, cert != "", hosts))
 		if publicURL == "" && isLoopbackListen(addr) {

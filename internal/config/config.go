@@ -92,6 +92,12 @@ type Web struct {
 	// PublicURL is the page's address as a phone reaches it (e.g. the
 	// https URL of tailscale serve): the click URL of ntfy's messages.
 	PublicURL string `toml:"public_url"`
+	// PushContact is the Web Push sender's contact (the VAPID "sub"): a
+	// mailto: address or an https URL; when empty, the https address the
+	// page is served at (web.public_url, or the one askuserd web
+	// --tailscale kept). Apple's push service refuses a push without a
+	// real one.
+	PushContact string `toml:"push_contact"`
 	// PushInsecureLoopback lets a Web Push endpoint be http://127.0.0.1
 	// (a fake push service in tests); for tests only.
 	PushInsecureLoopback bool `toml:"push_insecure_loopback"`
@@ -379,6 +385,11 @@ func (c Config) check() error {
 	if c.Notify.Ntfy != "" {
 		if u, err := url.Parse(c.Notify.Ntfy); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || strings.Trim(u.Path, "/") == "" {
 			return &rangeError{"notify.ntfy", fmt.Sprintf("must be a topic's URL, e.g. \"https://ntfy.sh/my-secret-topic\", got %q", c.Notify.Ntfy)}
+		}
+	}
+	if c.Web.PushContact != "" {
+		if err := CheckPushContact(c.Web.PushContact); err != nil {
+			return &rangeError{"web.push_contact", err.Error()}
 		}
 	}
 	if c.Web.PublicURL != "" {

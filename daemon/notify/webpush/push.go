@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	webpush "github.com/SherClockHolmes/webpush-go"
 
 	"askuser/daemon/notify"
+	"askuser/socketproto"
 )
 
 // Payload is what the service worker receives, decrypted: "show" replaces
@@ -26,6 +28,16 @@ type Payload struct {
 	Tag   string `json:"tag"`
 	Title string `json:"title,omitempty"`
 	Body  string `json:"body,omitempty"`
+	// CloseFirst (show): close the notification of that tag, then show the
+	// new one, rather than replace it by its tag, which iOS does not do
+	// reliably.
+	CloseFirst bool `json:"closeFirst,omitempty"`
+	// Settled (close): after closing, show Title and Body quietly, as one
+	// notification that the next replaces. Safari revokes a subscription
+	// after a few pushes that show nothing (WWDC22 "Meet Web Push for
+	// Safari"), and a closing push is one: on Apple's push service every
+	// push shows something.
+	Settled bool `json:"settled,omitempty"`
 	// URL opens the page at the request (relative to the page's origin).
 	URL string `json:"url,omitempty"`
 	// RequestID is the request an action answers (one request only).
@@ -51,9 +63,11 @@ const maxPayload = 3000
 type Sender struct {
 	Store *Store
 	Log   *slog.Logger
-	// Subscriber is the VAPID "sub" contact: an https URL or an e-mail address.
-	Subscriber string
-	Client     *http.Client
+	// Contact is the VAPID "sub" (Contact in contact.go), asked before
+	// each burst of pushes so that an address kept since start counts.
+	// With none, nothing is pushed: a placeholder would be refused.
+	Contact func() (string, error)
+	Client  *http.Client
 	// Sent, if set, is told of each delivery handed to the push service (bench, tests).
 	Sent func(endpoint string, status int)
 }
@@ -77,11 +91,53 @@ func (s *Sender) Announce(ctx context.Context, n notify.Notice) {
 	if n.Kind == notify.KindUpdate {
 		urgency = webpush.UrgencyLow
 	}
-	s.sendAll(ctx, fit(p), n.Tag, urgency)
+	s.sendAll(ctx, p, n.Tag, urgency)
 }
 
 func (s *Sender) Withdraw(ctx context.Context, g notify.Gone) {
-	s.sendAll(ctx, fit(Payload{Type: "close", Tag: g.Tag, Badge: g.Waiting}), g.Tag, webpush.UrgencyNormal)
+	s.sendAll(ctx, Payload{Type: "close", Tag: g.Tag, Badge: g.Waiting, Title: "askuser", Body: settledText(g)}, g.Tag, webpush.UrgencyNormal)
+}
+
+// settledText says how the last request of a closed notification was
+// settled, for the quiet notification that replaces it on Apple's devices.
+func settledText(g notify.Gone) string {
+	var said string
+	switch {
+	case g.Outcome == socketproto.OutcomeWithdrawn:
+		said = "Withdrawn by its agent"
+	case g.Outcome == socketproto.OutcomeCancelled:
+		said = "Declined"
+	case g.Via == socketproto.ViaRule:
+		said = "Allowed by a rule"
+	case g.Via == socketproto.ViaFile:
+		said = "Answered in the pending file"
+	case g.Via == socketproto.ViaCLI:
+		said = "Answered from the shell"
+	default:
+		said = "Answered in the " + string(g.Via)
+	}
+	switch g.Waiting {
+	case 0:
+		return said + "; nothing waits."
+	case 1:
+		return said + "; 1 question waits."
+	}
+	return fmt.Sprintf("%s; %d questions wait.", said, g.Waiting)
+}
+
+// forDevice is p as the device at endpoint is sent it: on Apple's push
+// service a show closes before it shows, and a close shows that it was
+// settled; elsewhere a close shows nothing.
+func (s *Sender) forDevice(p Payload, endpoint string) Payload {
+	if s.Store.apple(endpoint) {
+		p.CloseFirst = p.Type == "show"
+		p.Settled = p.Type == "close"
+		return p
+	}
+	if p.Type == "close" {
+		p.Title, p.Body = "", ""
+	}
+	return p
 }
 
 // fit keeps the payload within one record: the actions go first, then the
@@ -100,9 +156,14 @@ func fit(p Payload) []byte {
 	return data
 }
 
-func (s *Sender) sendAll(ctx context.Context, payload []byte, tag string, urgency webpush.Urgency) {
+func (s *Sender) sendAll(ctx context.Context, p Payload, tag string, urgency webpush.Urgency) {
 	subs := s.Store.Subscriptions()
 	if len(subs) == 0 {
+		return
+	}
+	contact, err := s.Contact()
+	if err != nil {
+		s.Log.Warn("web push: nothing sent", "err", err)
 		return
 	}
 	s.Store.mu.Lock()
@@ -114,15 +175,14 @@ func (s *Sender) sendAll(ctx context.Context, payload []byte, tag string, urgenc
 	}
 	var wg sync.WaitGroup
 	for _, sub := range subs {
-		// Clipped: webpush-go pads the payload by appending to it, which
-		// with room to spare would write into the array every device's
-		// send shares.
-		wg.Go(func() { s.send(ctx, sub, keys, slices.Clip(payload), tag, urgency) })
+		// Each device gets bytes of its own: webpush-go pads the payload
+		// by appending to it, which would write into a shared array.
+		wg.Go(func() { s.send(ctx, sub, keys, contact, slices.Clip(fit(s.forDevice(p, sub.Endpoint))), tag, urgency) })
 	}
 	wg.Wait()
 }
 
-func (s *Sender) send(ctx context.Context, sub Subscription, keys *vapidKeys, payload []byte, tag string, urgency webpush.Urgency) {
+func (s *Sender) send(ctx context.Context, sub Subscription, keys *vapidKeys, contact string, payload []byte, tag string, urgency webpush.Urgency) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	client := s.Client
@@ -132,7 +192,7 @@ func (s *Sender) send(ctx context.Context, sub Subscription, keys *vapidKeys, pa
 	ws := &webpush.Subscription{Endpoint: sub.Endpoint, Keys: webpush.Keys{Auth: sub.Keys.Auth, P256dh: sub.Keys.P256dh}}
 	resp, err := webpush.SendNotificationWithContext(ctx, payload, ws, &webpush.Options{
 		HTTPClient:      client,
-		Subscriber:      s.Subscriber,
+		Subscriber:      vapidSub(contact),
 		VAPIDPublicKey:  keys.Public,
 		VAPIDPrivateKey: keys.Private,
 		TTL:             ttl,

@@ -235,6 +235,22 @@ func (s *Store) check(sub Subscription) error {
 	return nil
 }
 
+// apple says whether endpoint is at Apple's push service
+// (web.push.apple.com), whose devices revoke a subscription that pushes
+// nothing visible. With web.push_insecure_loopback (tests), an endpoint
+// whose path begins /web.push.apple.com/ stands for one.
+func (s *Store) apple(endpoint string) bool {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return false
+	}
+	host := strings.ToLower(u.Hostname())
+	if host == "push.apple.com" || strings.HasSuffix(host, ".push.apple.com") {
+		return true
+	}
+	return s.insecureLoopback && isLoopback(host) && strings.HasPrefix(u.Path, "/web.push.apple.com/")
+}
+
 func isLoopback(host string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()

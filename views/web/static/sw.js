@@ -4,8 +4,15 @@
 //
 // A push's data is askuserd's payload, decrypted by the browser:
 //   {"type":"show","tag":ID,"title":…,"body":…,"url":"/?request=ID",
-//    "requestId":ID?,"actions":[labels]?,"renotify":bool,"badge":N}
-//   {"type":"close","tag":ID,"badge":N}
+//    "requestId":ID?,"actions":[labels]?,"renotify":bool,"badge":N,
+//    "closeFirst":bool?}
+//   {"type":"close","tag":ID,"badge":N,"settled":bool?,"title":…?,"body":…?}
+// On Apple's push service a push must show something, or Safari revokes
+// the subscription after a few (WWDC22 "Meet Web Push for Safari"), and a
+// notification is not reliably replaced by its tag: there askuserd sends
+// "closeFirst" (close the tag, then show) and "settled" (after closing,
+// show quietly how it was settled, as one notification that the next
+// replaces).
 // Text in it is already clean (socketproto/agenttext); a notification shows
 // text, never markup.
 //
@@ -26,14 +33,28 @@ self.addEventListener('push', (e) => {
   e.waitUntil(handlePush(p));
 });
 
+const settledTag = 'askuser-settled';
+
+async function closeTag(tag) {
+  const shown = await self.registration.getNotifications({ tag: tag });
+  for (const n of shown) n.close();
+}
+
 async function handlePush(p) {
   setBadge(p.badge);
   if (p.type === 'close') {
-    const shown = await self.registration.getNotifications({ tag: p.tag });
-    for (const n of shown) n.close();
+    await closeTag(p.tag);
+    if (p.settled) {
+      await self.registration.showNotification(String(p.title || 'askuser'), {
+        body: String(p.body || ''), tag: settledTag, silent: true, renotify: false,
+        icon: '/static/icon-192.png', data: { url: pageURL('/', settledTag) },
+      });
+    }
     return;
   }
   if (p.type !== 'show') return;
+  await closeTag(settledTag); // what it said is no longer the news
+  if (p.closeFirst) await closeTag(p.tag);
   const labels = Array.isArray(p.actions) ? p.actions.map(String) : [];
   const max = (self.Notification && Notification.maxActions) || 2;
   const options = {

@@ -4,6 +4,13 @@
 // aes128gcm) and check its VAPID header (RFC 8292). Independent of the
 // library that encrypts: it is written from the RFCs with the standard
 // library only.
+//
+// An Apple device (NewAppleDevice) is held to the rules of Apple's push
+// service as its users meet them: a push whose VAPID contact is not a real
+// mailto: or https one is refused with 403 BadJwtToken
+// (web-push-libs/web-push#947), and each push that would show nothing is
+// counted (Silent), since Safari revokes a subscription after a few
+// (WWDC22 "Meet Web Push for Safari").
 package pushtest
 
 import (
@@ -32,9 +39,10 @@ import (
 
 // Device is one subscribed browser.
 type Device struct {
-	Name string
-	priv *ecdh.PrivateKey
-	auth []byte
+	Name  string
+	Apple bool // at Apple's push service
+	priv  *ecdh.PrivateKey
+	auth  []byte
 	// path is the endpoint's path: like a real push service's, a
 	// capability, which nothing may log.
 	path string
@@ -49,7 +57,8 @@ type Message struct {
 	Topic         string
 	Authorization string
 	At            time.Time
-	Err           error // decrypting failed
+	Err           error // decrypting failed, or the push refused
+	Status        int   // what the service answered
 }
 
 // Server is the push service.
@@ -60,12 +69,13 @@ type Server struct {
 	devices  map[string]*Device
 	status   map[string]int // device → the status it answers (default 201; hangUp: none)
 	received []Message
+	silent   map[string]int // Apple device → pushes that showed nothing
 	arrived  chan struct{}
 }
 
 // NewServer starts a push service on 127.0.0.1; Close stops it.
 func NewServer() *Server {
-	s := &Server{devices: map[string]*Device{}, status: map[string]int{}, arrived: make(chan struct{}, 1)}
+	s := &Server{devices: map[string]*Device{}, status: map[string]int{}, silent: map[string]int{}, arrived: make(chan struct{}, 1)}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -77,7 +87,9 @@ func (s *Server) URL() string { return s.srv.URL }
 
 // NewDevice subscribes a new device (its key pair and auth secret) at
 // endpoint URL()+"/push/"+name+"/"+a random capability.
-func (s *Server) NewDevice(name string) *Device {
+func (s *Server) NewDevice(name string) *Device { return s.newDevice(name, false) }
+
+func (s *Server) newDevice(name string, apple bool) *Device {
 	priv, err := ecdh.P256().GenerateKey(rand.Reader)
 	if err != nil {
 		panic(err)
@@ -86,11 +98,26 @@ func (s *Server) NewDevice(name string) *Device {
 	rand.Read(auth)
 	capability := make([]byte, 16)
 	rand.Read(capability)
-	d := &Device{Name: name, priv: priv, auth: auth, path: "/push/" + name + "/" + base64.RawURLEncoding.EncodeToString(capability)}
+	d := &Device{Name: name, Apple: apple, priv: priv, auth: auth, path: "/push/" + name + "/" + base64.RawURLEncoding.EncodeToString(capability)}
+	if apple {
+		d.path = "/web.push.apple.com" + d.path
+	}
 	s.mu.Lock()
 	s.devices[name] = d
 	s.mu.Unlock()
 	return d
+}
+
+// NewAppleDevice subscribes a device at Apple's push service, as askuserd
+// knows it with web.push_insecure_loopback: its endpoint's path begins
+// /web.push.apple.com/.
+func (s *Server) NewAppleDevice(name string) *Device { return s.newDevice(name, true) }
+
+// Silent is how many pushes to an Apple device would have shown nothing.
+func (s *Server) Silent(d *Device) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.silent[d.Name]
 }
 
 // Endpoint is the device's push endpoint at s.
@@ -155,7 +182,7 @@ func (s *Server) WaitFor(n int, timeout time.Duration) ([]Message, error) {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	name, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/push/"), "/")
+	name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(r.URL.Path, "/web.push.apple.com"), "/push/"), "/")
 	s.mu.Lock()
 	d := s.devices[name]
 	status := s.status[name]
@@ -178,17 +205,93 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	} else {
 		m.Plaintext, m.Err = d.Decrypt(body)
 	}
+	if status == 0 {
+		status = http.StatusCreated
+	}
+	refused := false
+	if d.Apple {
+		if err := appleContact(r.Header.Get("Authorization")); err != nil {
+			status, refused = http.StatusForbidden, true
+			m.Err = err
+		}
+	}
+	m.Status = status
 	s.mu.Lock()
 	s.received = append(s.received, m)
+	if d.Apple && !refused && !showsSomething(m.Plaintext) {
+		s.silent[name]++
+	}
 	s.mu.Unlock()
 	select {
 	case s.arrived <- struct{}{}:
 	default:
 	}
-	if status == 0 {
-		status = http.StatusCreated
-	}
 	w.WriteHeader(status)
+	if refused {
+		_, _ = w.Write([]byte(`{"reason":"BadJwtToken"}`))
+	}
+}
+
+// appleContact is Apple's check of the VAPID contact, as its users meet
+// it: a mailto: address or an https URL whose host is a public name.
+func appleContact(authorization string) error {
+	sub := vapidSub(authorization)
+	var host string
+	switch {
+	case strings.HasPrefix(sub, "mailto:"):
+		_, host, _ = strings.Cut(sub, "@")
+	case strings.HasPrefix(sub, "https://"):
+		host, _, _ = strings.Cut(strings.TrimPrefix(sub, "https://"), "/")
+		host, _, _ = strings.Cut(host, ":")
+	default:
+		return fmt.Errorf("BadJwtToken: sub %q is neither mailto: nor https:", sub)
+	}
+	host = strings.ToLower(host)
+	for _, bad := range []string{"localhost", ".localhost", ".local", ".invalid", ".test"} {
+		if host == strings.TrimPrefix(bad, ".") || strings.HasSuffix(host, bad) {
+			return fmt.Errorf("BadJwtToken: sub %q names %s", sub, host)
+		}
+	}
+	if strings.HasPrefix(host, "127.") || host == "[::1]" || !strings.Contains(host, ".") {
+		return fmt.Errorf("BadJwtToken: sub %q names %s", sub, host)
+	}
+	return nil
+}
+
+// vapidSub is the sub claim of an Authorization header "vapid t=JWT, …",
+// read without checking the signature (CheckVAPID does).
+func vapidSub(authorization string) string {
+	for _, part := range strings.Split(strings.TrimPrefix(authorization, "vapid "), ",") {
+		t, ok := strings.CutPrefix(strings.TrimSpace(part), "t=")
+		if !ok {
+			continue
+		}
+		parts := strings.Split(t, ".")
+		if len(parts) != 3 {
+			return ""
+		}
+		var claims struct {
+			Sub string `json:"sub"`
+		}
+		b, _ := base64.RawURLEncoding.DecodeString(parts[1])
+		_ = json.Unmarshal(b, &claims)
+		return claims.Sub
+	}
+	return ""
+}
+
+// showsSomething says whether askuser's service worker shows a
+// notification for this payload (views/web/static/sw.js): a show, or a
+// close that shows how it was settled.
+func showsSomething(plaintext []byte) bool {
+	var p struct {
+		Type    string `json:"type"`
+		Settled bool   `json:"settled"`
+	}
+	if json.Unmarshal(plaintext, &p) != nil {
+		return false
+	}
+	return p.Type == "show" || (p.Type == "close" && p.Settled)
 }
 
 // Decrypt opens an aes128gcm body (RFC 8188) with the device's keys (RFC 8291 §3).
