@@ -49,6 +49,10 @@ func TestSecondDaemonOnTheSameStateDirIsRefused(t *testing.T) {
 		!strings.Contains(err.Error(), "pid ") || !strings.Contains(err.Error(), c.Daemon.StateDir) {
 		t.Fatalf("second daemon: %v", err)
 	}
+	// Its starter is told it refused, not that it lost a start-up race.
+	if !errors.Is(err, ErrStateDirInUse) {
+		t.Errorf("the refusal is not ErrStateDirInUse: %v", err)
+	}
 	if _, err := os.Stat(other); !os.IsNotExist(err) {
 		t.Errorf("the refused daemon left its socket behind: %v", err)
 	}

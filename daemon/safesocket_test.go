@@ -112,6 +112,9 @@ func TestSecondListenerRefusedAndStaleSocketRemoved(t *testing.T) {
 	if !errors.Is(err, ErrAlreadyRunning) || !strings.Contains(err.Error(), "(pid ") || !strings.Contains(err.Error(), sock) {
 		t.Fatalf("second listener: %v", err)
 	}
+	if errors.Is(err, ErrStateDirInUse) {
+		t.Errorf("losing the socket's own lock is a start-up race, not a state dir in use: %v", err)
+	}
 	// A crash leaves the socket file behind: simulate it by keeping the file.
 	ln.SetUnlinkOnClose(false)
 	ln.Close()

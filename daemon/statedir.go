@@ -38,11 +38,25 @@ func lockStateDir(dir, socketPath string) (*socketLock, error) {
 	return l, err
 }
 
+// ErrStateDirInUse is wrapped, beside ErrAlreadyRunning, when the daemon
+// holding the state dir listens on another socket. Unlike losing the
+// socket's own lock this is no start-up race that the other daemon wins
+// for the same clients: nothing will answer on this socket, so a program
+// that started this daemon is told it refused (docs/contract.md §2).
+var ErrStateDirInUse = errors.New("the state dir is in use by a daemon on another socket")
+
 func stateDirInUse(dir string, holder lockHolder) error {
-	return fmt.Errorf("%w: the state dir %s is in use by askuserd %s on %s; "+
+	return &stateDirInUseError{fmt.Errorf("%w: the state dir %s is in use by askuserd %s on %s; "+
 		"use that daemon (ASKUSER_SOCKET=%s), stop it (askuserd stop --socket %s), or give this one its own daemon.state_dir",
-		ErrAlreadyRunning, dir, holder.describe(), holder.socket, holder.socket, holder.socket)
+		ErrAlreadyRunning, dir, holder.describe(), holder.socket, holder.socket, holder.socket)}
 }
+
+// stateDirInUseError reads as the sentence it wraps and is both
+// ErrAlreadyRunning and ErrStateDirInUse.
+type stateDirInUseError struct{ err error }
+
+func (e *stateDirInUseError) Error() string   { return e.err.Error() }
+func (e *stateDirInUseError) Unwrap() []error { return []error{e.err, ErrStateDirInUse} }
 
 // stateDirLock is the state dir's lock as the daemon holds it over time.
 //

@@ -20,6 +20,10 @@ import (
 var binDir string
 
 func TestMain(m *testing.M) {
+	if marker := os.Getenv(fakeDaemonEnv); marker != "" {
+		// This test binary started as askuserd by a client under test.
+		os.Exit(refuseAfterTheClientReachedUs(marker))
+	}
 	dir, err := os.MkdirTemp("", "askuser-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -2,13 +2,18 @@ package tests
 
 import (
 	"bytes"
+	"context"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"askuser/socketproto"
 	"askuser/tests/testdaemon"
 )
 
@@ -131,7 +136,9 @@ func TestAutostartSaysWhyTheDaemonRefused(t *testing.T) {
 	cmd.Env = e.Environ()
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
 	err := cmd.Run()
+	t.Logf("the refused autostart took %v", time.Since(start)) // once 10 s: the refusal was read as a start-up race
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 4 {
 		t.Fatalf("ask on another socket: %v, stderr %q", err, stderr.String())
 	}
@@ -156,4 +163,110 @@ func TestAutostartSaysWhyTheDaemonRefused(t *testing.T) {
 			t.Errorf("%s with no daemon: %s", sub, msg)
 		}
 	}
+}
+
+// fakeDaemonEnv makes this test binary, started as askuserd, the daemon of
+// TestAutostartRefusalAfterTheClientReachedTheSocket; its value is the file
+// it writes once a client has reached its socket.
+const fakeDaemonEnv = "ASKUSER_TEST_REFUSE_AFTER_DIAL"
+
+// refuseAfterTheClientReachedUs is `askuserd serve --socket S` refusing to
+// run as the real one does when the state dir is held by a daemon on
+// another socket — listening first, then closing the listener (the socket
+// removed), then saying why on the start-status pipe and exiting 1 — but
+// only once a client has connected: the race in which the client reaches
+// the socket of a daemon about to refuse, taken every time.
+func refuseAfterTheClientReachedUs(marker string) int {
+	sock := ""
+	for i, a := range os.Args {
+		if a == "--socket" && i+1 < len(os.Args) {
+			sock = os.Args[i+1]
+		}
+	}
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fake askuserd:", err)
+		return 1
+	}
+	_ = ln.SetDeadline(time.Now().Add(refusalBound)) // never outlive the test
+	nc, err := ln.AcceptUnix()
+	if err == nil {
+		_ = os.WriteFile(marker, []byte("reached\n"), 0o600)
+	}
+	ln.Close()
+	if nc != nil {
+		nc.Close()
+	}
+	status := os.NewFile(3, "start-status")
+	line, _ := socketproto.Encode(socketproto.StartStatus{Code: socketproto.StartRefused, Message: fakeRefusal})
+	_, _ = status.Write(line)
+	status.Close()
+	return 1
+}
+
+// refusalBound keeps a client that would wait for ever (or a fake daemon no
+// client reaches) from hanging the run; generous for a loaded machine.
+const refusalBound = time.Minute
+
+const fakeRefusal = "another askuserd is running: the state dir /fake/state is in use by askuserd (pid 4121) on /fake/other.sock"
+
+// The daemon the client started refuses to run after the client reached its
+// socket (and saw it disappear): the client does not take that for a
+// deliberate stop to wait out; it prints the daemon's reason and exits 4,
+// at once. askuser-client is the real one; the askuserd beside it is this
+// test binary, which refuses only once the client got through.
+func TestAutostartRefusalAfterTheClientReachedTheSocket(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	dir := filepath.Join(e.Root, "bin")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	client := filepath.Join(dir, "askuser-client")
+	b, err := os.ReadFile(bin("askuser-client"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(client, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(self, filepath.Join(dir, "askuserd")); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(e.Root, "reached")
+	sock := filepath.Join(e.Root, "refusing.sock")
+	// The deadline only keeps a client that waits for ever from hanging
+	// the run; how long the client took is logged, not judged.
+	ctx, cancel := context.WithTimeout(context.Background(), refusalBound)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, client, "ask", "--socket", sock, "--question", "Hello?")
+	cmd.Env = e.Environ(fakeDaemonEnv + "=" + marker)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err = cmd.Run()
+	took := time.Since(start)
+	if ctx.Err() != nil {
+		t.Fatalf("the client still waited after %v; stderr:\n%s", refusalBound, stderr.String())
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("the client never reached the daemon's socket, so the race was not taken: %v", err)
+	}
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 4 {
+		t.Fatalf("ask: %v (want exit 4), stderr %q", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "refused to run: "+fakeRefusal) {
+		t.Errorf("stderr does not give the daemon's reason:\n%s", stderr.String())
+	}
+	if strings.Contains(stderr.String(), "stopped on purpose") {
+		t.Errorf("the refusal was taken for a deliberate stop:\n%s", stderr.String())
+	}
+	if !strings.Contains(stdout.String(), `"summary": "The question was not asked: askuserd would not start: `+fakeRefusal) {
+		t.Errorf("the result's summary does not give the daemon's reason:\n%s", stdout.String())
+	}
+	t.Logf("the refused autostart took %v", took)
 }

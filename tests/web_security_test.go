@@ -207,21 +207,36 @@ func TestWebAttacks(t *testing.T) {
 
 // settledView reads the session's event stream until its view shows a
 // request and no longer settles (the guard), and returns that view.
+//
+// It waits on that event, not on a clock: the stream has no client
+// timeout (http.Client.Timeout counts the whole body, and views of a
+// 900 KB request take seconds each to encode and send on a loaded,
+// race-instrumented machine), only settledViewWait, generous, after which
+// it says what it waited for and the last view it saw.
 func settledView(t *testing.T, c *http.Client, base string) panecore.View {
 	t.Helper()
-	req, _ := http.NewRequest("GET", base+"api/events", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), settledViewWait)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", base+"api/events", nil)
 	sc := *c
-	sc.Timeout = 20 * time.Second
+	sc.Timeout = 0
+	start := time.Now()
 	resp, err := sc.Do(req)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("opening the event stream: %v %v", err, resp)
 	}
 	defer resp.Body.Close()
 	r := bufio.NewReader(resp.Body)
+	views, last := 0, "none"
 	for {
 		line, err := r.ReadString('\n')
 		if err != nil {
-			t.Fatalf("the event stream ended without a settled view: %v", err)
+			what := "the event stream ended"
+			if ctx.Err() != nil {
+				what = fmt.Sprintf("no view came within %v", settledViewWait)
+			}
+			t.Fatalf("waiting for a settled view (a request in focus, the input guard over): %s after %v (%v); %d views came, the last %s",
+				what, time.Since(start).Round(time.Millisecond), err, views, last)
 		}
 		data, ok := strings.CutPrefix(line, "data: ")
 		if !ok {
@@ -231,11 +246,20 @@ func settledView(t *testing.T, c *http.Client, base string) panecore.View {
 			Type string        `json:"type"`
 			View panecore.View `json:"view"`
 		}
-		if err := json.Unmarshal([]byte(data), &m); err == nil && m.Type == "view" && m.View.Focus >= 0 && !m.View.Settling {
+		if err := json.Unmarshal([]byte(data), &m); err != nil || m.Type != "view" {
+			continue
+		}
+		views++
+		last = fmt.Sprintf("rev %d, focus %d, settling %v (%d bytes)", m.View.Rev, m.View.Focus, m.View.Settling, len(data))
+		if m.View.Focus >= 0 && !m.View.Settling {
 			return m.View
 		}
 	}
 }
+
+// settledViewWait bounds settledView's wait for a view it must get: long
+// enough for any loaded machine, short of the test binary's own timeout.
+const settledViewWait = 2 * time.Minute
 
 // stream is an open event stream.
 type stream struct {

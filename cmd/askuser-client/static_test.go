@@ -23,19 +23,3 @@ func TestClientLinksWithoutCgo(t *testing.T) {
 		}
 	}
 }
-
-// The clients know the daemon only through the wire (socketproto) and the
-// files both read (internal/config, internal/history): nothing under daemon/
-// is linked into askuser-client or askuser-mcp, so the daemon's insides can
-// change without the clients, and the clients stay small.
-func TestClientsImportNothingOfTheDaemon(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", ".", "../askuser-mcp").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	for _, pkg := range strings.Fields(string(out)) {
-		if pkg == "askuser/daemon" || strings.HasPrefix(pkg, "askuser/daemon/") {
-			t.Errorf("askuser-client or askuser-mcp depends on %s; what both sides need belongs outside daemon/", pkg)
-		}
-	}
-}

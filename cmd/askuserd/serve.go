@@ -128,7 +128,10 @@ func (s *startStatus) ready() {
 
 func (s *startStatus) refused(err error) {
 	code := socketproto.StartRefused
-	if errors.Is(err, daemon.ErrAlreadyRunning) {
+	// Another daemon on this socket answers its clients; one on another
+	// socket that holds the state dir does not, and would leave a client
+	// that started this one polling a socket nobody will listen on.
+	if errors.Is(err, daemon.ErrAlreadyRunning) && !errors.Is(err, daemon.ErrStateDirInUse) {
 		code = socketproto.StartAlreadyRunning
 	}
 	s.say(socketproto.StartStatus{Code: code, Message: strings.TrimPrefix(err.Error(), "askuserd: ")})

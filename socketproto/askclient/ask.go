@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"askuser/socketproto"
+	"askuser/socketproto/peertrust"
 )
 
 // ErrConnectionLost means the connection dropped while waiting and could not
@@ -22,6 +23,13 @@ var ErrConnectionLost = errors.New("connection to askuserd lost")
 // ReconnectWindow is how long Ask and Wait try to get back to the daemon after
 // the connection drops (docs/contract.md §7: 30 s).
 var ReconnectWindow = 30 * time.Second
+
+// AckWait bounds how long Ask waits for the daemon to acknowledge a
+// question (ask_user_queued, which it sends at once). Only an acknowledged
+// question waits for the user's answer without a deadline; one that a
+// daemon took the connection for and never read (it was starting, then
+// refused to run) must not hold its asker for ever.
+var AckWait = 30 * time.Second
 
 // withdrawWait bounds how long a cancelled Ask waits for the daemon to
 // acknowledge the withdrawal before closing anyway (closing orphans it, which
@@ -45,7 +53,7 @@ func Ask(ctx context.Context, o Options, req socketproto.AskUserRequest, onQueue
 		req.RequestID = NewRequestID()
 	}
 	req.Wait = nil // waiting is what Ask does; Park is the other way
-	return waitFor(ctx, o, req.RequestID, req, onQueued, true)
+	return waitFor(ctx, o, req.RequestID, req, onQueued, true, false)
 }
 
 // Wait collects the result of a parked or orphaned request, reconnecting as
@@ -53,7 +61,9 @@ func Ask(ctx context.Context, o Options, req socketproto.AskUserRequest, onQueue
 // purpose, so it is left to the daemon (orphaned, for another Wait within the
 // orphan grace) rather than withdrawn.
 func Wait(ctx context.Context, o Options, requestID string) (socketproto.Response, error) {
-	return waitFor(ctx, o, requestID, socketproto.Wait{RequestID: requestID}, nil, false)
+	// A parked request was acknowledged when it was asked: it is waiting
+	// for the user's answer from the start.
+	return waitFor(ctx, o, requestID, socketproto.Wait{RequestID: requestID}, nil, false, true)
 }
 
 // NewRequestID makes a request id matching [A-Za-z0-9._:-]{1,128}: 64
@@ -113,8 +123,13 @@ func (s *session) close() {
 
 // waitFor sends first and reads until the result, resuming with a wait on a
 // new connection whenever the current one breaks. withdrawOnCancel says
-// whether a cancelled ctx withdraws the request before returning.
-func waitFor(ctx context.Context, o Options, id string, first socketproto.Message, onQueued func(socketproto.Queued), withdrawOnCancel bool) (socketproto.Response, error) {
+// whether a cancelled ctx withdraws the request before returning. acked
+// says whether the request is known to wait for the user's answer already
+// (a parked one); otherwise it is once the daemon says anything about it.
+// Until then every wait has a deadline: AckWait for the acknowledgement,
+// ReconnectWindow for a connection that broke, even when the socket is gone
+// (a daemon that refused to run removes it as a stopped one does).
+func waitFor(ctx context.Context, o Options, id string, first socketproto.Message, onQueued func(socketproto.Queued), withdrawOnCancel, acked bool) (socketproto.Response, error) {
 	s, err := openSession(ctx, o)
 	if err != nil {
 		return socketproto.Response{}, err
@@ -124,6 +139,12 @@ func waitFor(ctx context.Context, o Options, id string, first socketproto.Messag
 			s.close()
 		}
 	}()
+	var noAck <-chan time.Time
+	if !acked {
+		t := time.NewTimer(AckWait)
+		defer t.Stop()
+		noAck = t.C
+	}
 	resumed := false
 	sendErr := s.conn.Send(first)
 	for {
@@ -145,6 +166,8 @@ func waitFor(ctx context.Context, o Options, id string, first socketproto.Messag
 					withdraw(s, id, settledHow(ctx))
 				}
 				return socketproto.Response{}, ctx.Err()
+			case <-noAck:
+				return socketproto.Response{}, fmt.Errorf("%w: askuserd took the connection but did not acknowledge request %s within %v", ErrConnectionLost, id, AckWait)
 			case r = <-s.in:
 			}
 		}
@@ -157,10 +180,18 @@ func waitFor(ctx context.Context, o Options, id string, first socketproto.Messag
 			}
 			s.close()
 			s = nil
-			ns, rerr := reconnect(ctx, o)
+			ns, rerr := reconnect(ctx, o, acked)
 			if rerr != nil {
 				if ctx.Err() != nil {
 					return socketproto.Response{}, ctx.Err()
+				}
+				if !acked && refusedToRun(rerr) {
+					// The daemon never took the question, and none will
+					// run here: as if the first dial had said so.
+					return socketproto.Response{}, rerr
+				}
+				if refusedToRun(rerr) {
+					return socketproto.Response{}, fmt.Errorf("%w while waiting for %s: %v; reconnecting: %w", ErrConnectionLost, id, r.err, rerr)
 				}
 				return socketproto.Response{}, fmt.Errorf("%w while waiting for %s: %v; gave up reconnecting after %v: %w", ErrConnectionLost, id, r.err, ReconnectWindow, rerr)
 			}
@@ -168,6 +199,10 @@ func waitFor(ctx context.Context, o Options, id string, first socketproto.Messag
 			resumed = true
 			sendErr = s.conn.Send(socketproto.Wait{RequestID: id})
 			continue
+		}
+		if !acked {
+			// Whatever the daemon says of the request, it has read it.
+			acked, noAck = true, nil
 		}
 		switch m := r.msg.(type) {
 		case socketproto.Queued:
@@ -220,15 +255,19 @@ const refusalWait = time.Second
 // reconnect dials until it gets through or ReconnectWindow passes. Each
 // attempt may autostart a daemon (Connect's own retries then run inside it)
 // — unless the daemon was stopped on purpose (docs/contract.md §2): a clean stop removes
-// its socket, a crash leaves it. Then the client waits, without a deadline,
-// for the user to start one again, and says so once.
-func reconnect(ctx context.Context, o Options) (*session, error) {
+// its socket, a crash leaves it. Then a client whose request waits for the
+// user's answer (acked) waits, without a deadline, for the user to start one
+// again, and says so once. One whose request no daemon acknowledged cannot
+// tell a stop from a daemon that refused to run and removed its socket: it
+// reconnects as a new ask would, within the window. A started daemon that
+// refuses to run ends the reconnecting at once: it would refuse again.
+func reconnect(ctx context.Context, o Options, acked bool) (*session, error) {
 	deadline := time.Now().Add(ReconnectWindow)
 	pause := 50 * time.Millisecond
 	said := false
 	for {
 		try := o
-		stopped := stoppedOnPurpose(o.SocketPath)
+		stopped := acked && stoppedOnPurpose(o.SocketPath)
 		if stopped {
 			try.Autostart = false
 			if !said && o.Say != nil {
@@ -242,6 +281,9 @@ func reconnect(ctx context.Context, o Options) (*session, error) {
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if refusedToRun(err) {
+			return nil, err
 		}
 		left := time.Until(deadline)
 		if stopped {
@@ -258,6 +300,14 @@ func reconnect(ctx context.Context, o Options) (*session, error) {
 		}
 		pause = min(pause*2, time.Second)
 	}
+}
+
+// refusedToRun reports whether err says no daemon will run on the socket
+// for this client however long it tries: one started for it refused, or the
+// socket is not the user's.
+func refusedToRun(err error) bool {
+	var sr *StartRefusal
+	return errors.As(err, &sr) || peertrust.IsRefusal(err)
 }
 
 // stoppedOnPurpose reports whether the daemon at socketPath went away

@@ -502,3 +502,157 @@ func TestConnectAutostartRefusalFromStartStatus(t *testing.T) {
 		t.Errorf("started %d times; a refusal of its own is not retried", strings.Count(string(b), "x"))
 	}
 }
+
+// refusingStart puts in startDaemon's place a daemon that listens on the
+// socket, waits for a client to reach it, and only then refuses to run as
+// askuserd does when the state dir is held by a daemon on another socket:
+// its listener closed (the socket removed, as after a clean stop), the
+// connection dropped unread, its reason on the start-status pipe. The race
+// in which a client dials a daemon that is about to refuse is thus taken
+// every time, not by luck. reached is closed when a client got through.
+func refusingStart(t *testing.T, reason string) (reached <-chan struct{}, starts *int) {
+	t.Helper()
+	old := startDaemon
+	t.Cleanup(func() { startDaemon = old })
+	got := make(chan struct{})
+	var n int
+	var wg sync.WaitGroup
+	t.Cleanup(wg.Wait)
+	startDaemon = func(o Options) (<-chan startOutcome, error) {
+		n++
+		ln, err := net.Listen("unix", o.SocketPath)
+		if err != nil {
+			return nil, err
+		}
+		out := make(chan startOutcome, 1)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			nc, err := ln.Accept()
+			ln.Close() // unlinks the socket
+			if err == nil {
+				if n == 1 {
+					close(got)
+				}
+				nc.Close()
+			}
+			out <- startOutcome{
+				status: socketproto.StartStatus{Code: socketproto.StartRefused, Message: reason},
+				exit:   errors.New("exit status 1"),
+			}
+		}()
+		return out, nil
+	}
+	return got, &n
+}
+
+// The daemon started for an ask refuses to run after the client reached its
+// socket: the ask ends at once with the daemon's reason, unreachable (the
+// question was not asked), and does not take the vanished socket for a
+// deliberate stop to wait out.
+func TestAskWhenTheStartedDaemonRefusesAfterTheClientReachedIt(t *testing.T) {
+	dir := testdir.Private(t)
+	reached, starts := refusingStart(t, "another askuserd is running: the state dir /s is in use by askuserd (pid 42) on /elsewhere.sock")
+	said := make(chan string, 4)
+	o := Options{SocketPath: filepath.Join(dir, "s.sock"), Autostart: true, Say: func(s string) { said <- s }}
+	_, err := Ask(ctx10(t), o, oneQuestion(), nil)
+	select {
+	case <-reached:
+	default:
+		t.Fatal("the client never reached the refusing daemon's socket: the race was not taken")
+	}
+	var sr *StartRefusal
+	if !errors.As(err, &sr) || !strings.Contains(sr.Reason, "the state dir /s is in use") {
+		t.Fatalf("want the daemon's reason, got %v", err)
+	}
+	if !errors.Is(err, ErrUnreachable) || errors.Is(err, ErrConnectionLost) {
+		t.Errorf("want unreachable, the question not asked; got %v", err)
+	}
+	if *starts != 1 {
+		t.Errorf("started %d daemons; a refusal of its own is not retried", *starts)
+	}
+	if len(said) != 0 {
+		t.Errorf("said %q", <-said)
+	}
+}
+
+// vanishingDaemon takes the first connection and closes its listener,
+// which unlinks the socket as a clean stop does, without reading a line.
+func vanishingDaemon(t *testing.T) *fakeDaemon {
+	d := newFakeDaemon(t)
+	d.mu.Lock() // the accepting goroutine reads handlers under mu
+	d.handlers = append(d.handlers, func(*serverConn) { d.ln.Close() })
+	d.mu.Unlock()
+	return d
+}
+
+// A daemon this client did not start (another client's) takes the
+// connection and goes away, its socket removed, before reading the
+// question: without an acknowledgement that is no deliberate stop of a
+// daemon the question waits on. The client reconnects as a new ask would,
+// and the daemon it starts refusing ends the ask at once with its reason.
+func TestAskUnacknowledgedWhenTheSocketVanishes(t *testing.T) {
+	d := vanishingDaemon(t)
+	_, _ = refusingStart(t, "the state dir /s is in use")
+	o := d.opts()
+	o.Autostart = true
+	said := make(chan string, 4)
+	o.Say = func(s string) { said <- s }
+	_, err := Ask(ctx10(t), o, oneQuestion(), nil)
+	var sr *StartRefusal
+	if !errors.As(err, &sr) || errors.Is(err, ErrConnectionLost) {
+		t.Fatalf("want the started daemon's refusal, got %v", err)
+	}
+	if len(said) != 0 {
+		t.Errorf("said %q", <-said)
+	}
+
+	// Without autostart it gives up after the reconnect window.
+	old := ReconnectWindow
+	ReconnectWindow = 200 * time.Millisecond
+	t.Cleanup(func() { ReconnectWindow = old })
+	o = vanishingDaemon(t).opts()
+	o.Say = func(s string) { said <- s }
+	if _, err := Ask(ctx10(t), o, oneQuestion(), nil); !errors.Is(err, ErrConnectionLost) {
+		t.Fatalf("without autostart: want ErrConnectionLost, got %v", err)
+	}
+	if len(said) != 0 {
+		t.Errorf("said %q", <-said)
+	}
+}
+
+// A daemon that reads the question and never acknowledges it does not hold
+// the asker for ever: only an acknowledged question waits without a deadline.
+func TestAskWithoutAcknowledgementGivesUp(t *testing.T) {
+	old := AckWait
+	AckWait = 200 * time.Millisecond
+	t.Cleanup(func() { AckWait = old })
+	release := make(chan struct{})
+	d := newFakeDaemon(t, func(c *serverConn) {
+		c.recv(t)
+		<-release
+	})
+	defer close(release)
+	_, err := Ask(ctx10(t), d.opts(), oneQuestion(), nil)
+	if !errors.Is(err, ErrConnectionLost) || !strings.Contains(err.Error(), "did not acknowledge") {
+		t.Fatalf("want ErrConnectionLost saying it was not acknowledged, got %v", err)
+	}
+}
+
+// Nothing Call sends waits for the user: a reply that never comes is
+// reported after ReplyWait.
+func TestCallWithoutReplyGivesUp(t *testing.T) {
+	old := ReplyWait
+	ReplyWait = 200 * time.Millisecond
+	t.Cleanup(func() { ReplyWait = old })
+	release := make(chan struct{})
+	d := newFakeDaemon(t, func(c *serverConn) {
+		c.recv(t)
+		<-release
+	})
+	defer close(release)
+	_, err := Call(ctx10(t), d.opts(), socketproto.StatusRequest{})
+	if !errors.Is(err, ErrConnectionLost) || !strings.Contains(err.Error(), "did not reply to status") {
+		t.Fatalf("want ErrConnectionLost saying status got no reply, got %v", err)
+	}
+}

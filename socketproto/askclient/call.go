@@ -3,9 +3,17 @@ package askclient
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
+	"time"
 
 	"askuser/socketproto"
 )
+
+// ReplyWait bounds how long Call waits for the daemon's reply, which it
+// gives at once: nothing Call sends waits for the user, so a daemon that
+// took the connection and never answers (it refused to run before reading
+// it, or hangs) is reported rather than waited for.
+var ReplyWait = 30 * time.Second
 
 // Call sends one message on a fresh connection and returns the daemon's first
 // reply: hello, answer, cancel (as the user), list and status. A refusal comes
@@ -18,6 +26,9 @@ func Call(ctx context.Context, o Options, msg socketproto.Message) (socketproto.
 	defer c.Close()
 	stop := context.AfterFunc(ctx, func() { c.Close() })
 	defer stop()
+	var late atomic.Bool
+	noReply := time.AfterFunc(ReplyWait, func() { late.Store(true); c.Close() })
+	defer noReply.Stop()
 	if err := c.Send(msg); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -28,6 +39,9 @@ func Call(ctx context.Context, o Options, msg socketproto.Message) (socketproto.
 		m, err := c.Recv()
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if err != nil && late.Load() {
+			return nil, fmt.Errorf("%w: askuserd did not reply to %s within %v", ErrConnectionLost, msg.MessageType(), ReplyWait)
 		}
 		if err != nil {
 			if socketproto.Broken(err) {

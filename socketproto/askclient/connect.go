@@ -85,7 +85,10 @@ func Connect(ctx context.Context, o Options) (*socketproto.Conn, error) {
 	for {
 		c, err = socketproto.Dial(o.SocketPath, o.MaxMessageBytes)
 		if err == nil {
-			return c, nil
+			if started == nil {
+				return c, nil
+			}
+			return vouch(ctx, o, c, started, deadline)
 		}
 		if peertrust.IsRefusal(err) {
 			// Someone else's socket appeared while ours was starting.
@@ -141,6 +144,32 @@ func Connect(ctx context.Context, o Options) (*socketproto.Conn, error) {
 		}
 	}
 	return nil, fmt.Errorf("%w on %s: %w", ErrUnreachable, o.SocketPath, cause)
+}
+
+// vouch hands out c, a connection that reached the socket, only once the
+// daemon started for it has said whether it runs (or the autostart deadline
+// has passed). A daemon listens before it is sure to run: it takes the state
+// dir's lock and replays its journal after. One that then refuses closes c
+// unread and removes its socket, which a client waiting on c would take for
+// a deliberate stop and wait out for ever. Waiting here costs nothing: a
+// daemon serves no connection before it is ready.
+func vouch(ctx context.Context, o Options, c *socketproto.Conn, started <-chan startOutcome, deadline time.Time) (*socketproto.Conn, error) {
+	select {
+	case <-ctx.Done():
+		c.Close()
+		return nil, ctx.Err()
+	case out := <-started:
+		if !out.status.Ready && out.status.Code == socketproto.StartRefused {
+			c.Close()
+			return nil, fmt.Errorf("%w on %s: %w", ErrUnreachable, o.SocketPath, &StartRefusal{Reason: out.status.Message})
+		}
+		// Ready; or it lost the socket's lock to the daemon c reached.
+		return c, nil
+	case <-time.After(time.Until(deadline)):
+		// Still starting (a long journal to replay): c is served once it
+		// is ready, and the caller's own deadlines bound the rest.
+		return c, nil
+	}
 }
 
 // StartRefusal is an askuserd started to answer that said why it would
@@ -216,7 +245,11 @@ type startOutcome struct {
 	exit   error
 }
 
-// startDaemon launches `askuserd serve` in its own session so that it
+// startDaemon starts a daemon for Connect: launchDaemon, or in a test a
+// daemon of its own whose every step the test orders.
+var startDaemon = launchDaemon
+
+// launchDaemon launches `askuserd serve` in its own session so that it
 // outlives this process and no terminal signal (Ctrl-C in the agent's shell)
 // reaches it. The returned channel yields once: when the daemon says it is
 // ready, or says why it will not run (docs/contract.md §2, its start-status
@@ -224,7 +257,7 @@ type startOutcome struct {
 // long-lived client (the MCP server, a pane) does not collect zombies.
 // Concurrent clients may each start one: all but one find the daemon's
 // lock and exit, and every client then dials the survivor.
-func startDaemon(o Options) (<-chan startOutcome, error) {
+func launchDaemon(o Options) (<-chan startOutcome, error) {
 	binPath, err := daemonBinary(o)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,10 @@
+// Package deptest holds askuser's layering, as README's map of the code
+// draws it, as a test (tailscale's tstest/deptest): each rule lists a
+// package's transitive imports with `go list -deps -json` and fails on one
+// it must not have, naming the chain that brings it in. The faces' core and
+// the web pane know no terminal; the clients know nothing of the daemon;
+// the daemon knows no face and no command; the wire knows only itself and
+// internal/.
+//
+// It has no code of its own: the rules are its test.
+package deptest
