@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 
+	"askuser/internal/statefile"
 	"askuser/tests/testdaemon"
 )
 
@@ -85,17 +85,19 @@ func (e *Env) checkLogs() {
 	t := e.T
 	secrets := append([]string(nil), e.logs.secrets...)
 	dir := filepath.Join(e.State, "askuser")
-	if b, err := os.ReadFile(filepath.Join(dir, "web-secret")); err == nil {
+	// Read as the programs read them: a FIFO put there by a test is left
+	// alone, never waited on.
+	if b, err := statefile.ReadFile(filepath.Join(dir, "web-secret")); err == nil {
 		secrets = append(secrets, strings.TrimSpace(string(b)))
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "push-vapid.json")); err == nil {
+	if b, err := statefile.ReadFile(filepath.Join(dir, "push-vapid.json")); err == nil {
 		var k struct {
 			Private string `json:"privateKey"`
 		}
 		_ = json.Unmarshal(b, &k)
 		secrets = append(secrets, k.Private)
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "push-subscriptions.json")); err == nil {
+	if b, err := statefile.ReadFile(filepath.Join(dir, "push-subscriptions.json")); err == nil {
 		var subs []struct {
 			Endpoint string            `json:"endpoint"`
 			Keys     map[string]string `json:"keys"`
@@ -118,7 +120,7 @@ func (e *Env) checkLogs() {
 	for i, l := range e.logs.logs {
 		named[fmt.Sprintf("askuserd web's stderr (#%d)", i+1)] = l.String()
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "askuserd.log")); err == nil {
+	if b, err := statefile.ReadFile(filepath.Join(dir, "askuserd.log")); err == nil {
 		named["askuserd.log"] = string(b)
 	}
 	var all strings.Builder

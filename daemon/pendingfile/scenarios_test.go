@@ -2,10 +2,12 @@ package pendingfile
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -328,9 +330,7 @@ var scenarios = []struct {
 	{"the directory deleted and recreated by the user", func(t *testing.T, r *rig) {
 		done := r.ask("a", nameQuestion)
 		f := r.fileWith("a")
-		if err := os.RemoveAll(r.dir); err != nil {
-			t.Fatal(err)
-		}
+		removeTree(t, r.dir)
 		if err := os.MkdirAll(r.dir, 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -341,9 +341,7 @@ var scenarios = []struct {
 	{"the directory deleted, then recreated by the next change", func(t *testing.T, r *rig) {
 		done := r.ask("a", nameQuestion)
 		r.fileWith("a")
-		if err := os.RemoveAll(filepath.Dir(r.dir)); err != nil { // its parent too
-			t.Fatal(err)
-		}
+		removeTree(t, filepath.Dir(r.dir)) // its parent too
 		r.ask("b", nameQuestion)
 		f := r.fileWith("a", "b")
 		if fi, err := os.Stat(r.dir); err != nil || fi.Mode().Perm() != 0o700 {
@@ -361,5 +359,23 @@ func TestScenarios(t *testing.T) {
 			t.Parallel()
 			sc.run(t, newRig(t))
 		})
+	}
+}
+
+// removeTree is rm -rf of dir while the daemon may be writing into it: a
+// file written back between the listing and the rmdir ("directory not
+// empty") is removed on the next pass, as a user running rm -rf again
+// would. Bounded: it gives up, failing, after wait.
+func removeTree(t *testing.T, dir string) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for {
+		err := os.RemoveAll(dir)
+		if err == nil {
+			return
+		}
+		if !errors.Is(err, syscall.ENOTEMPTY) || time.Now().After(deadline) {
+			t.Fatalf("removing %s: %v", dir, err)
+		}
 	}
 }

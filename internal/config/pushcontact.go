@@ -2,8 +2,7 @@ package config
 
 import (
 	"fmt"
-	"net"
-	"net/mail"
+	"net/netip"
 	"net/url"
 	"strings"
 )
@@ -19,11 +18,12 @@ func CheckPushContact(s string) error {
 	var host string
 	switch {
 	case strings.HasPrefix(s, "mailto:"):
-		addr, err := mail.ParseAddress(strings.TrimPrefix(s, "mailto:"))
-		if err != nil || addr.Name != "" {
+		// Not net/mail: the clients read this package and link no net.
+		local, domain, ok := strings.Cut(strings.TrimPrefix(s, "mailto:"), "@")
+		if !ok || local == "" || domain == "" || strings.ContainsAny(s, " <>,;\"\t\n") || strings.Contains(domain, "@") {
 			return fmt.Errorf("must be mailto: and one e-mail address, got %q", s)
 		}
-		_, host, _ = strings.Cut(addr.Address, "@")
+		host = domain
 	case strings.HasPrefix(s, "https://"):
 		u, err := url.Parse(s)
 		if err != nil || u.Hostname() == "" {
@@ -34,7 +34,7 @@ func CheckPushContact(s string) error {
 		return fmt.Errorf("must be a mailto: address or an https URL (Apple's push service takes nothing else), got %q", s)
 	}
 	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	if ip := net.ParseIP(host); ip != nil {
+	if ip, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
 		if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified() {
 			return fmt.Errorf("%q names an address only this network reaches; Apple's push service refuses it: use a real e-mail address or the page's https name", s)
 		}
