@@ -235,7 +235,11 @@ func (st *state) finishEdit(accept bool) {
 			st.mode = modeList
 			return
 		}
-		if why, reason := acceptBlock(s, text); why != "" {
+		if reason, problem := acceptBlock(s, text); reason != "" {
+			why := typeFirst
+			if reason == "typed" {
+				why = "Not accepted: " + problem + "."
+			}
 			st.refuse(&Refusal{Text: why, Reason: reason, Request: r.P.RequestID, Question: r.index(s), Option: -1, Element: "input"})
 			return
 		}

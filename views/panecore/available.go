@@ -12,11 +12,17 @@ import (
 // The view says what is possible (lazygit's Binding.GetDisabledReason):
 // View.Actions names the actions a face offers with a control of its own
 // and, where one would not do what its label says now, why not. The rules
-// below are the ones the actions themselves follow (next.go, answer.go),
-// so that a control greyed out and the refusal it would get say the same.
+// below are the ones the actions themselves follow (next.go, answer.go,
+// guard.go), so that a control greyed out is one whose tap is refused (or
+// goes to what stops it). The reasons are shown before any tap, so they
+// say what to do rather than "Not taken".
 
-// answerDialog is why nothing under a dialog is taken.
-const answerDialog = "Answer the dialog first."
+const (
+	// answerDialog is why nothing under a dialog is taken.
+	answerDialog = "Answer the dialog first."
+	// justChanged is why nothing is taken while the surface settles.
+	justChanged = "The question on screen just changed: read it, then answer."
+)
 
 // actions is View.Actions for what is on screen now.
 func (st *state) actions() map[string]ActionView {
@@ -40,8 +46,8 @@ func (st *state) actions() map[string]ActionView {
 	// What keeps every answering action from being taken: the guard (the
 	// screen just changed by itself), or a dialog waiting for its answer.
 	held := ""
-	if ref := st.refusal(Action{Kind: Next, Rev: st.rev}); ref != nil {
-		held = ref.Text
+	if st.refusal(Action{Kind: Next, Rev: st.rev}) != nil {
+		held = justChanged
 	} else if st.mode == modeLong || st.mode == modeDiscard || st.mode == modeNone {
 		held = answerDialog
 	}
@@ -94,35 +100,53 @@ func leaveEmptyApplies(s *QState) bool {
 	return s != nil && s.Optional() && s.HasOptions() && !s.Q.IsMulti()
 }
 
-// acceptBlock is why text is not accepted as s's typed answer, and the
-// refusal's reason word; "" when it would be.
-func acceptBlock(s *QState, text string) (why, reason string) {
+// acceptBlock is what keeps text from being accepted as s's typed answer:
+// "empty" (nothing typed), or "typed" with the problem (what breaks the
+// question's rule); "" when it would be accepted.
+func acceptBlock(s *QState, text string) (reason, problem string) {
 	blank := strings.TrimSpace(text) == ""
 	switch {
 	case blank && s.Optional() && !s.HasOptions():
 		return "", "" // an optional typed question, left empty
 	case blank:
-		return "Type an answer first.", "empty"
+		return "empty", ""
 	}
 	if problem := s.TypedProblem(text); problem != "" {
 		// Refused here, as the daemon would: the rule is on screen.
-		return "Not accepted: " + problem + ".", "typed"
+		return "typed", problem
 	}
 	return "", ""
 }
+
+// acceptWhy says acceptBlock's answer before Enter: "" when text would be
+// accepted. (After Enter the refusal says "Not accepted: …".)
+func acceptWhy(s *QState, text string) string {
+	switch reason, problem := acceptBlock(s, text); reason {
+	case "empty":
+		return typeFirst
+	case "typed":
+		return problemText(problem)
+	}
+	return ""
+}
+
+// typeFirst is why an input with nothing typed is not accepted.
+const typeFirst = "Type an answer first."
+
+// problemText says what breaks a typed question's rule, as the input shows
+// it while the text is typed.
+func problemText(problem string) string { return "Not accepted yet: " + problem + "." }
 
 // nextBlock is why Next would not take question s of r now (next.go); ""
 // when it would. Next accepts an open note or filter first and then takes
 // the question; an open answer input is accepted as the answer.
 func (st *state) nextBlock(r *Req, s *QState) string {
 	if st.mode == modeText && st.editQ == s {
-		why, _ := acceptBlock(s, agenttext.Typed(st.text))
-		return why
+		return acceptWhy(s, agenttext.Typed(st.text))
 	}
 	switch {
 	case !s.HasOptions():
-		why, _ := acceptBlock(s, s.inputText())
-		return why
+		return acceptWhy(s, s.inputText())
 	case s.Q.IsMulti():
 		// None checked asks first; Other checked and empty opens its
 		// input. Checked boxes a typed list refuses are said now.
@@ -133,10 +157,15 @@ func (st *state) nextBlock(r *Req, s *QState) string {
 		}
 		return ""
 	}
-	if ref := unreadRefusal(r, s, s.Cursor); ref != nil {
-		return ref.Text
+	if unreadRefusal(r, s, s.Cursor) != nil {
+		return readFirst(s, s.Cursor)
 	}
 	return ""
+}
+
+// readFirst is why option i, which approves its preview, is not taken yet.
+func readFirst(s *QState, i int) string {
+	return fmt.Sprintf("%q approves everything in its preview: read it to the end first.", agenttext.Clean(s.Q.Options[i].Label, false))
 }
 
 // sendBlock is what keeps r from being sent, as submit finds it: the
@@ -201,8 +230,12 @@ func sendBlockText(r *Req) string {
 	if len(nums) > 1 {
 		return fmt.Sprintf("Questions %s and %s are not answered yet.", strings.Join(nums[:len(nums)-1], ", "), nums[len(nums)-1])
 	}
-	if _, ref := sendBlock(r); ref != nil {
-		return ref.Text
+	i, ref := sendBlock(r)
+	switch {
+	case ref == nil:
+		return ""
+	case ref.Reason == "unread":
+		return fmt.Sprintf("Question %d: %s", i+1, readFirst(r.Qs[i], ref.Option))
 	}
-	return ""
+	return ref.Text
 }

@@ -74,9 +74,9 @@ type ActionView struct {
 	Kind  Kind   `json:"kind"`
 	Delta int    `json:"delta,omitempty"`
 	Label string `json:"label"`
-	// Disabled is why the action would not do what its label says now
-	// (clean words, said as the refusal would say them); "" when it
-	// would. Taking it anyway is not harmful: the core refuses it, or
+	// Disabled is why the action would not do what its label says now, in
+	// clean words said before any tap ("Type an answer first."); "" when
+	// it would. Taking it anyway is not harmful: the core refuses it, or
 	// goes to what stops it (Submit with a question missing).
 	Disabled string `json:"disabled,omitempty"`
 }

@@ -69,7 +69,7 @@ func (st *state) view() View {
 			// A typed answer is checked as it is typed.
 			in.Problem = st.editQ.TypedProblem(agenttext.Typed(st.text))
 			if in.Problem != "" {
-				in.ProblemText = "Not accepted yet: " + in.Problem + "."
+				in.ProblemText = problemText(in.Problem)
 			}
 		}
 		v.Input = in
