@@ -231,8 +231,8 @@ func Age(d time.Duration) string {
 	return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
 }
 
-// UntilAgeChanges is how long until Age(d) reads differently: a face keeps
-// ages current with one timer.
+// UntilAgeChanges is how long until Age(d) reads differently: the core's
+// NextWake, so that the view's ages stay current with one timer.
 func UntilAgeChanges(d time.Duration) time.Duration {
 	unit := 24 * time.Hour
 	switch {
