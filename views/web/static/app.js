@@ -158,11 +158,13 @@
   }
 
   // whyNot is the reasons the actions shown are not available, in the
-  // view's words, each once, leaving out what the page shows already (the
-  // refusal, the problem under the input).
+  // view's words, each once, leaving out what the page shows already: the
+  // problem under the input, the word about the last action; and none
+  // while a refusal is drawn next to what it concerns, which says it.
   function whyNot(...actions) {
     const v = st.view;
-    const shown = new Set([v.refusal && v.refusal.text, v.input && v.input.problemText, v.hint].filter(Boolean));
+    if (v.refusal) return [];
+    const shown = new Set([v.input && v.input.problemText, v.hint].filter(Boolean));
     const out = [];
     for (const a of actions) {
       if (!a || !a.disabled || shown.has(a.disabled)) continue;
