@@ -237,7 +237,7 @@ func TestWebTypedQuestions(t *testing.T) {
 	}
 	b.click(`button.option[data-option="0"]`)
 	b.clickText("Next")
-	b.waitText("Who to notify?", "(optional)")
+	b.waitText("Who to notify?", "optional (may be left empty)")
 	b.clickText("Next")
 	b.waitText("Review and send", "(left empty)")
 	b.clickText("Send answers")

@@ -49,6 +49,11 @@ func TestWebAnswersSingleSelect(t *testing.T) {
 
 	cmd, out, errb := e.StartClient(dbQuestion, "ask", "-")
 	b.waitText("askuser — 1 waiting", "Which database should we use?", "PostgreSQL (Recommended)", "Battle-tested relational DB", "Other (type your answer)")
+	// How long ago it was asked is the view's words ("just now", as the
+	// terminal pane says it), never the page's own count.
+	b.waitJS(`(() => { const v = window.askuserState.view, r = v && v.requests[v.focus];
+		return !!r && r.age === 'just now' && document.querySelector('#who .age').textContent === r.age; })()`)
+	b.waitText("asked just now")
 	b.settled()
 	b.click(`button.option[data-option="1"]`)
 	b.waitText("Preview: SQLite", `sql.Open("sqlite", "app.db")`)
@@ -109,7 +114,7 @@ func TestWebSeveralQuestions(t *testing.T) {
 	b.settled()
 	// Submit with a question unanswered jumps to it.
 	b.clickText("✓ Submit")
-	b.waitText("Review and send", "not answered yet")
+	b.waitText("Review and send", "(not answered)", "Questions 1 and 2 are not answered yet.")
 	b.clickText("Send answers")
 	b.waitText("Question 1 is not answered yet.")
 	b.click(`button.option[data-option="0"]`)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
-	"askuser/socketproto"
 	"askuser/views/panecore"
 )
 
@@ -32,7 +31,6 @@ const MinWidth = minWidth
 func (p *Pane) Draw(screen tcell.Screen) {
 	x, y, w, h := p.GetRect()
 	// No clearing here: the app clears the screen before every draw.
-	now := p.opt.Now()
 	p.small = w < minWidth || h < minHeight
 	p.core.SetHidden(p.small)
 	p.refresh()
@@ -45,7 +43,7 @@ func (p *Pane) Draw(screen tcell.Screen) {
 	}
 	p.scrollable, p.previewOverflow = false, false // found again by the layout below
 	p.reading = nil
-	defer p.scheduleWake(now)
+	defer p.scheduleWake()
 	defer p.reportReading()
 	if p.small {
 		p.drawTooSmall(screen, x, y, w, h)
@@ -198,14 +196,11 @@ func (p *Pane) drawTitle(screen tcell.Screen, x, y, w int) {
 			parts = append(parts, fmt.Sprintf("request %d of %d", p.V.Focus+1, n))
 		}
 		parts = append(parts, r.Agent)
-		if !r.CreatedAt.IsZero() {
-			parts = append(parts, panecore.Age(p.opt.Now().Sub(r.CreatedAt)))
+		if r.Age != "" {
+			parts = append(parts, r.Age)
 		}
-		switch socketproto.RequestStatus(r.Status) {
-		case socketproto.StatusOrphaned:
-			parts = append(parts, "agent disconnected")
-		case socketproto.StatusParked:
-			parts = append(parts, "answer collected later")
+		if r.StatusText != "" {
+			parts = append(parts, r.StatusText)
 		}
 	}
 	title := " " + strings.Join(parts, " · ")
@@ -256,19 +251,14 @@ func (p *Pane) drawTooSmall(screen tcell.Screen, x, y, w, h int) {
 }
 
 // scheduleWake asks the app for one redraw when something on screen will
-// change by itself: the guard ends, a notice expires, the title's age ticks
-// over. One timer, at the next such moment; nothing redraws while nothing
-// changes (an idle pane uses no CPU).
-func (p *Pane) scheduleWake(now time.Time) {
+// change by itself (the core's NextWake: the guard ends, a notice expires,
+// the title's age reads differently). One timer, at the next such moment;
+// nothing redraws while nothing changes (an idle pane uses no CPU).
+func (p *Pane) scheduleWake() {
 	if p.onWake == nil {
 		return
 	}
 	next := p.core.NextWake()
-	if r, _ := p.focused(); r != nil && !r.CreatedAt.IsZero() && !p.small {
-		if d := panecore.UntilAgeChanges(now.Sub(r.CreatedAt)); next == 0 || d < next {
-			next = d
-		}
-	}
 	if next > 0 {
 		next += 5 * time.Millisecond // past the moment, never just before it
 	}
@@ -413,18 +403,16 @@ func (p *Pane) drawSubmit(screen tcell.Screen, r *panecore.RequestView, x, y, w,
 			lines = append(lines, seg{strings.Repeat(" ", indent) + l, style})
 		}
 	}
-	missing := 0
 	for i, s := range r.Questions {
 		mark := "■ "
 		if !s.Answered {
 			mark = "□ "
-			missing++
 		}
 		add(mark+Clean(s.Question, true), styleStrong, 0)
 		if s.Answered {
-			add("→ "+Clean(s.Summary, true), stylePlain, 2)
+			add("→ "+Clean(s.Listed, true), stylePlain, 2)
 		} else {
-			add("(not answered)", styleQuiet, 2)
+			add(s.Listed, styleQuiet, 2)
 		}
 		if s.Notes != "" {
 			add("Note: "+Clean(s.Notes, true), styleNote, 2)
@@ -433,14 +421,11 @@ func (p *Pane) drawSubmit(screen tcell.Screen, r *panecore.RequestView, x, y, w,
 			lines = append(lines, seg{})
 		}
 	}
-	// Said as it is: Enter sends only when every question has its answer.
-	switch missing {
-	case 0:
+	// Said as the core says it: what keeps Enter from sending, if anything.
+	if why := p.V.Actions[panecore.ActSubmit].Disabled; why != "" {
+		lines = append(lines, seg{}, seg{why, styleStrong})
+	} else {
 		lines = append(lines, seg{}, seg{"Press Enter to send these answers.", styleStrong})
-	case 1:
-		lines = append(lines, seg{}, seg{"1 question is not answered yet: Enter goes to it.", styleStrong})
-	default:
-		lines = append(lines, seg{}, seg{fmt.Sprintf("%d questions are not answered yet: Enter goes to the first.", missing), styleStrong})
 	}
 	p.drawScrolled(screen, lines, &p.submitScroll, x, y, w, bottom)
 }

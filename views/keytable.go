@@ -144,19 +144,40 @@ type binding struct {
 }
 
 func severalQuestions(_ *Pane, c keyCtx) bool { return c.r != nil && len(c.r.Questions) > 1 }
-func severalRequests(p *Pane, _ keyCtx) bool  { return len(p.V.Requests) > 1 }
+func severalRequests(p *Pane, _ keyCtx) bool  { return p.offers(panecore.ActNextRequest) }
 func scrollable(p *Pane, _ keyCtx) bool       { return p.scrollable }
 func filtered(_ *Pane, c keyCtx) bool         { return c.s != nil && c.s.Filter != "" }
 func notFiltered(_ *Pane, c keyCtx) bool      { return c.s == nil || c.s.Filter == "" }
 func previewScrolls(p *Pane, _ keyCtx) bool   { return p.previewOverflow }
-func optionalQuestion(_ *Pane, c keyCtx) bool { return c.s != nil && c.s.Optional }
+func leavesEmpty(p *Pane, _ keyCtx) bool      { return p.offers(panecore.ActLeaveEmpty) }
 func onOther(_ *Pane, c keyCtx) bool          { return c.s != nil && c.s.Cursor == len(c.s.Options) }
 func hasOther(_ *Pane, c keyCtx) bool         { return c.s != nil && !c.s.NoOther }
 func freeText(_ *Pane, c keyCtx) bool         { return c.s != nil && len(c.s.Options) == 0 }
 func multiOther(_ *Pane, c keyCtx) bool       { return c.s != nil && len(c.s.Options) > 0 && c.s.Multi }
 
-// loneQuestion: answering it sends the request.
-func loneQuestion(_ *Pane, c keyCtx) bool { return c.r != nil && len(c.r.Questions) == 1 }
+// loneQuestion: answering it sends the request (the core says so).
+func loneQuestion(_ *Pane, c keyCtx) bool { return c.r != nil && c.r.AnswerSends }
+
+// offers reports whether the core's view offers the action named name
+// (View.Actions) for what is on screen, available or not.
+func (p *Pane) offers(name string) bool {
+	_, ok := p.V.Actions[name]
+	return ok
+}
+
+// actionNames are the key table's kinds that the view's actions describe:
+// a key for one of them is left off the hint line while the view says it
+// would not be taken (the reason shows where the pane explains it).
+var actionNames = map[panecore.Kind]string{
+	panecore.LeaveEmpty: panecore.ActLeaveEmpty,
+	panecore.Decline:    panecore.ActDecline,
+}
+
+// disabled reports whether the view says b's action would not be taken now.
+func (p *Pane) disabled(b *binding) bool {
+	name, ok := actionNames[b.kind]
+	return ok && p.V.Actions[name].Disabled != ""
+}
 
 func and(fs ...func(*Pane, keyCtx) bool) func(*Pane, keyCtx) bool {
 	return func(p *Pane, c keyCtx) bool {
@@ -258,7 +279,7 @@ var keyTable = []binding{
 	{keys: rk('-'), hint: "- none", keyNames: "`-`", doc: "answer “none of these” (asks first)", where: wMulti,
 		kind: panecore.None, do: do(panecore.None)},
 	{keys: rk('-'), hint: "- leave empty", keyNames: "`-`", doc: "leave an optional question empty", where: wSingle,
-		kind: panecore.LeaveEmpty, when: optionalQuestion, do: do(panecore.LeaveEmpty)},
+		kind: panecore.LeaveEmpty, when: leavesEmpty, do: do(panecore.LeaveEmpty)},
 	{keys: rk('1', '2', '3', '4', '5', '6', '7', '8', '9'), hint: "1-9 pick", keyNames: "`1`–`9`", doc: "choose that option at once", where: wSingle,
 		kind: panecore.Pick, do: func(p *Pane, c keyCtx) { p.number(c) }},
 	{keys: rk('1', '2', '3', '4', '5', '6', '7', '8', '9'), hint: "1-9 toggle", keyNames: "`1`–`9`", doc: "toggle that option", where: wMulti,
@@ -434,7 +455,7 @@ func (p *Pane) hintLine() []string {
 	seen := map[string]bool{}
 	for i := range keyTable {
 		b := &keyTable[i]
-		if b.hint == "" || b.where&w == 0 || (b.when != nil && !b.when(p, c)) || (settling && b.kind != "" && !p.allows(b.kind)) {
+		if b.hint == "" || b.where&w == 0 || (b.when != nil && !b.when(p, c)) || (settling && b.kind != "" && !p.allows(b.kind)) || p.disabled(b) {
 			continue
 		}
 		// The first binding of a key wins; a later one for the same key

@@ -357,7 +357,7 @@ func TestTabsAndSubmit(t *testing.T) {
 	h.Press("1")
 	h.Has("■ Database  □ Service Name", "What should we name this service?")
 	h.Press("<Tab>", "<Tab>") // to Submit with questions unanswered
-	h.Has("(not answered)", "2 questions are not answered yet: Enter goes to the first.")
+	h.Has("(not answered)", "Questions 2 and 3 are not answered yet.")
 	h.HasNot("Press Enter to send")
 	h.Press("<Enter>")
 	h.Has("Question 2 is not answered yet.", "What should we name this service?")
@@ -376,6 +376,28 @@ func TestTabsAndSubmit(t *testing.T) {
 	a := h.Answers("req-1")
 	if len(a) != 3 || selected(t, a[0])[0] != "PostgreSQL (Recommended)" || a[1]["custom"] != "order-processor" || selected(t, a[2])[0] != "Auth" {
 		t.Fatalf("answers %v", a)
+	}
+}
+
+// An optional question left empty keeps nothing from being sent: the
+// Submit tab lists it as left empty and says Enter sends, as the core's
+// view has it (the pane once counted it as "1 question is not answered yet").
+func TestSubmitWithAnOptionalQuestionLeftEmpty(t *testing.T) {
+	t.Parallel()
+	h := newH(t, 80, 24)
+	no := false
+	contact := socketproto.Question{Question: "Who to notify?", Header: "Contact",
+		Input: &socketproto.Input{Type: "string", Format: "email", Required: &no}}
+	h.Event(snap(pending("req-1", nameQuestion(), contact)))
+	h.Press("order-processor", "<Enter>")
+	h.Has("Who to notify?")
+	h.Press("<Tab>")
+	h.Has("→ order-processor", "(left empty)", "Press Enter to send these answers.")
+	h.HasNot("not answered")
+	h.Press("<Enter>")
+	a := h.Answers("req-1")
+	if len(a) != 2 || a[0]["custom"] != "order-processor" || a[1] != nil {
+		t.Fatalf("answers %v: want the name, and the optional one skipped", a)
 	}
 }
 

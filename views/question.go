@@ -40,7 +40,7 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *panecore.RequestView, s *pan
 	// under the input, and Enter is refused until it passes.
 	var problem []string
 	if editing && dlg == nil && in.Kind == panecore.InputAnswer {
-		if msg := in.Problem; msg != "" {
+		if msg := in.ProblemText; msg != "" {
 			problem = wrap("✗ "+Clean(msg, false), max(1, w))
 			problem = problem[:min(len(problem), 2)]
 			ih += len(problem)

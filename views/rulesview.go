@@ -2,7 +2,6 @@ package views
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/gdamore/tcell/v2"
 
@@ -54,27 +53,10 @@ func (p *Pane) drawRules(screen tcell.Screen, x, y, w, bottom int) {
 			y++
 		}
 		if y < bottom {
-			put(screen, x+3, y, w-3, seg{ruleDetails(r), styleQuiet})
+			put(screen, x+3, y, w-3, seg{r.Details, styleQuiet})
 			y++
 		}
 	}
-}
-
-// ruleDetails is who made a rule, when and where, and its use.
-func ruleDetails(r panecore.RuleView) string {
-	s := "made " + r.Made.Local().Format(time.DateTime) + " in the " + r.MadeVia
-	if r.MadeVia == "hand" {
-		s = "written by hand " + r.Made.Local().Format(time.DateTime)
-	}
-	if r.Answered > 0 && r.LastAnswered != nil {
-		s += fmt.Sprintf("; answered %d×, last %s", r.Answered, r.LastAnswered.Local().Format(time.DateTime))
-	} else {
-		s += "; has not answered yet"
-	}
-	if r.Expires != nil {
-		s += "; expires " + r.Expires.Local().Format(time.DateTime)
-	}
-	return s
 }
 
 // revokeAtCursor revokes the rule under the cursor.

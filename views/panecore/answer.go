@@ -2,7 +2,6 @@ package panecore
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -38,43 +37,31 @@ func (st *state) setTab(r *Req, t int) {
 }
 
 // submit sends the request's answers, or goes to the first question that
-// keeps it from being sent, saying why.
+// keeps it from being sent, saying why (sendBlock).
 func (st *state) submit(r *Req) {
-	for i, s := range r.Qs {
-		if !s.Answered && !s.Optional() {
+	if i, ref := sendBlock(r); ref != nil {
+		switch ref.Reason {
+		case "unanswered":
+			if len(r.Qs) == 1 {
+				return // a lone question is answered before it is sent
+			}
+			st.setTab(r, i)
+			st.refuse(ref)
+		case "unread":
+			st.unseenApproval(r, r.Qs[i], r.Qs[i].Choice)
+			st.setTab(r, i)
+		default:
 			if len(r.Qs) > 1 {
 				st.setTab(r, i)
-				st.refuse(&Refusal{Text: fmt.Sprintf("Question %d is not answered yet.", i+1), Reason: "unanswered",
-					Request: r.P.RequestID, Question: i, Option: -1, Element: "question"})
 			}
-			return
+			r.Qs[i].Answered = false
+			st.refuse(ref)
 		}
-	}
-	// A choice that came from a draft (the file, another surface) approves
-	// a preview this one has not shown in full: not sent until it has been.
-	for i, s := range r.Qs {
-		if !s.Q.IsMulti() && st.unseenApproval(r, s, s.Choice) {
-			st.setTab(r, i)
-			return
-		}
+		return
 	}
 	answers := make([]json.RawMessage, len(r.Qs))
 	for i, s := range r.Qs {
-		answers[i] = s.WireAnswer()
-		if !s.Answered {
-			answers[i] = json.RawMessage("null") // optional, skipped
-		}
-		// A typed answer the daemon would refuse (an array's count, a
-		// draft from the file) goes back to its question with the reason.
-		if _, _, err := socketproto.NormalizeAnswer(s.Q, answers[i]); err != nil && s.Q.Input != nil {
-			if len(r.Qs) > 1 {
-				st.setTab(r, i)
-			}
-			s.Answered = false
-			st.refuse(&Refusal{Text: "Not sent: " + agenttext.Clean(err.Error(), false) + ".", Reason: "typed",
-				Request: r.P.RequestID, Question: i, Option: -1, Element: "question"})
-			return
-		}
+		answers[i] = wireAnswer(s)
 	}
 	err := st.send.Send(socketproto.AnswerRequest{RequestID: r.P.RequestID, Answers: answers, Via: st.opt.Via})
 	if err != nil {
@@ -139,7 +126,7 @@ func (st *state) answerNone(r *Req, s *QState) {
 // leaveEmpty answers an optional question with nothing: the way to skip it
 // when choosing an option would send the request.
 func (st *state) leaveEmpty(r *Req, s *QState) {
-	if !s.Optional() || s.Q.IsMulti() {
+	if !leaveEmptyApplies(s) {
 		return
 	}
 	s.Choice, s.Answered = -1, true
@@ -248,20 +235,16 @@ func (st *state) finishEdit(accept bool) {
 			st.mode = modeList
 			return
 		}
-		if strings.TrimSpace(text) == "" && s.Optional() && !s.HasOptions() {
-			st.acceptText(r, s, "") // an optional typed question, left empty
+		if reason, problem := acceptBlock(s, text); reason != "" {
+			why := typeFirst
+			if reason == "typed" {
+				why = "Not accepted: " + problem + "."
+			}
+			st.refuse(&Refusal{Text: why, Reason: reason, Request: r.P.RequestID, Question: r.index(s), Option: -1, Element: "input"})
 			return
 		}
-		ref := &Refusal{Reason: "typed", Request: r.P.RequestID, Question: r.index(s), Option: -1, Element: "input"}
 		if strings.TrimSpace(text) == "" {
-			ref.Reason, ref.Text = "empty", "Type an answer first."
-			st.refuse(ref)
-			return
-		}
-		if problem := s.TypedProblem(text); problem != "" {
-			// Refused here, as the daemon would: the rule is on screen.
-			ref.Text = "Not accepted: " + problem + "."
-			st.refuse(ref)
+			st.acceptText(r, s, "") // an optional typed question, left empty
 			return
 		}
 		if utf8.RuneCountInString(text) > st.opt.SoftLimit {

@@ -73,13 +73,23 @@ func (st *state) previewShown(req string, q, opt, width, top, rows, total int) {
 // all been on screen yet. It then focuses the option, so that its preview
 // shows, and says what to do.
 func (st *state) unseenApproval(r *Req, s *QState, i int) bool {
-	if i < 0 || i >= len(s.Q.Options) || !s.Q.Options[i].ApprovesPreview || s.approvals.read[i] {
+	ref := unreadRefusal(r, s, i)
+	if ref == nil {
 		return false
 	}
 	s.Cursor = i
-	st.refuse(&Refusal{
+	st.refuse(ref)
+	return true
+}
+
+// unreadRefusal is why option i of s is not taken yet (it approves a
+// preview not all on screen yet); nil when it would be.
+func unreadRefusal(r *Req, s *QState, i int) *Refusal {
+	if i < 0 || i >= len(s.Q.Options) || !s.Q.Options[i].ApprovesPreview || s.approvals.read[i] {
+		return nil
+	}
+	return &Refusal{
 		Text:   fmt.Sprintf("Not taken: %q approves everything in its preview. Read it to the end first, then choose it.", agenttext.Clean(s.Q.Options[i].Label, false)),
 		Reason: "unread", Request: r.P.RequestID, Question: r.index(s), Option: i, Element: "option",
-	})
-	return true
+	}
 }

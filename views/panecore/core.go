@@ -87,8 +87,9 @@ func (c *Core) PreviewShown(req string, q, opt, width, top, rows, total int) {
 func (c *Core) View() View { return c.st.view() }
 
 // NextWake is how long until the view changes by itself (the guard ends, a
-// notice expires, typing held back is due); 0 when nothing is pending. A
-// face calls Tick then. Ages are the face's to keep current.
+// notice expires, typing held back is due, the age of the request on
+// screen reads differently); 0 when nothing is pending. A face calls Tick
+// then, and draws the view anew.
 func (c *Core) NextWake() time.Duration { return c.st.nextWake() }
 
 // Tick is the face's wake: expired notices go, typing held back is sent.

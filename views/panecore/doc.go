@@ -10,14 +10,17 @@
 // once, text being typed a second after the typing stops, every draft from
 // elsewhere winning), the input guard and view revisions (no answer the user
 // has not seen), Allow means seen, typed answers checked as typed, notices,
-// the dialogs, declining and submitting.
+// the dialogs, declining and submitting — and what a face may offer now and
+// why not (View.Actions), the ages and counts as words: a face works none
+// of them out.
 //
 // Layout of the package: core.go is the API (Core, Options, Sender),
 // action.go the actions and view.go the View; model.go holds the requests
 // and each question's answer in progress, and the draft forms; state.go
 // applies daemon events; actions.go and answer.go apply the user's actions;
 // guard.go is revisions and settling; typing.go is drafts on their way;
-// approval.go is Allow means seen; notices.go the notices; rules.go the
+// approval.go is Allow means seen; available.go is the actions a face
+// offers and why not; notices.go the notices; rules.go the
 // line about a prompt a rule answered and the Rules view (docs/contract.md
 // §13); next.go is the one button of a face without keys; link.go is a
 // face's connection to the daemon (reconnecting); viewstate.go builds the

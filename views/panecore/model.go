@@ -206,6 +206,10 @@ func (s *QState) digest() string {
 // LeftEmpty is how an optional typed question answered with nothing reads.
 const LeftEmpty = "(left empty)"
 
+// NotAnswered is how a question that still needs an answer reads on the
+// Submit tab.
+const NotAnswered = "(not answered)"
+
 // NoneOfThese is how a multi-select question answered with no option reads.
 const NoneOfThese = "(none of these)"
 

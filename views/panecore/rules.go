@@ -40,6 +40,28 @@ type RuleView struct {
 	Answered     int        `json:"answered"`
 	LastAnswered *time.Time `json:"lastAnswered,omitempty"`
 	Expires      *time.Time `json:"expires,omitempty"`
+	// Details is who made it, when and where, and its use, in the words
+	// every face shows ("made 2026-11-21 21:00:00 in the pane; answered
+	// 2×, last …"), the times in the core's local time.
+	Details string `json:"details"`
+}
+
+// ruleDetails is RuleView.Details.
+func ruleDetails(r RuleView) string {
+	at := func(t time.Time) string { return t.Local().Format(time.DateTime) }
+	s := "made " + at(r.Made) + " in the " + r.MadeVia
+	if r.MadeVia == "hand" {
+		s = "written by hand " + at(r.Made)
+	}
+	if r.Answered > 0 && r.LastAnswered != nil {
+		s += fmt.Sprintf("; answered %d×, last %s", r.Answered, at(*r.LastAnswered))
+	} else {
+		s += "; has not answered yet"
+	}
+	if r.Expires != nil {
+		s += "; expires " + at(*r.Expires)
+	}
+	return s
 }
 
 // rulesAction applies a Rules view action; false when a is none.
@@ -83,9 +105,11 @@ func (st *state) rulesEvent(msg socketproto.Message) {
 		v := &RulesView{Loaded: true, Path: agenttext.Clean(ev.Path, false), Revision: ev.Revision,
 			Problem: agenttext.Clean(ev.Problem, false), Rules: []RuleView{}}
 		for _, r := range ev.Rules {
-			v.Rules = append(v.Rules, RuleView{ID: r.ID, Sentence: agenttext.Clean(r.Sentence, false), Made: r.Made,
+			rv := RuleView{ID: r.ID, Sentence: agenttext.Clean(r.Sentence, false), Made: r.Made,
 				MadeVia: agenttext.Clean(r.MadeVia, false), MadeFrom: agenttext.Clean(r.MadeFrom, false),
-				Answered: r.Answered, LastAnswered: r.LastAnswered, Expires: r.Expires})
+				Answered: r.Answered, LastAnswered: r.LastAnswered, Expires: r.Expires}
+			rv.Details = ruleDetails(rv)
+			v.Rules = append(v.Rules, rv)
 		}
 		st.rulesList = v
 	case socketproto.RuleAnswered:

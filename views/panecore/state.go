@@ -48,6 +48,7 @@ type state struct {
 	hint    string   // a word about the last action
 	refused *Refusal // why the last action was not taken
 	bells   int
+	rang    string // the request that rang last
 
 	guard
 
@@ -134,6 +135,7 @@ func (st *state) event(msg socketproto.Message) {
 			st.changed("a request arrived")
 			if st.opt.Bell {
 				st.bells++
+				st.rang = ev.Request.RequestID
 			}
 		}
 	case socketproto.RequestUpdated:
@@ -340,6 +342,13 @@ func (st *state) nextWake() time.Duration {
 	}
 	if st.typingDue && (next == 0 || TypingEvery < next) {
 		next = TypingEvery
+	}
+	// The age of the request on screen reads differently ("3m ago" →
+	// "4m ago"): every face shows it, from the view.
+	if r := st.m.Focused(); r != nil && !r.P.CreatedAt.IsZero() {
+		if d := UntilAgeChanges(now.Sub(r.P.CreatedAt)); next == 0 || d < next {
+			next = d
+		}
 	}
 	return next
 }

@@ -51,9 +51,45 @@ type View struct {
 	// (the bell is on); a face rings when it grows.
 	Bells int `json:"bells"`
 
+	// Rang is the request that rang last (Bells grew for it); a face
+	// that raises a notification names it.
+	Rang string `json:"rang,omitempty"`
+
+	// Actions are the actions a face offers with a control of its own (a
+	// button, a key on the hint line) for what is on screen, by name
+	// (ActNext, ActSubmit, …): an action absent does not apply here; one
+	// present says its label and, when it would not do what its label says
+	// now, why not. A face greys such a control out and shows the reason;
+	// it never works out "is this allowed" itself.
+	Actions map[string]ActionView `json:"actions,omitempty"`
+
 	// Rules is the Rules view while it is open (rules.go); nil otherwise.
 	Rules *RulesView `json:"rulesView,omitempty"`
 }
+
+// ActionView is one action a face may offer, in the manner of lazygit's
+// Binding.GetDisabledReason: a face sends Kind (with Delta) as it is, and
+// greys the control out while Disabled says why it would not be taken.
+type ActionView struct {
+	Kind  Kind   `json:"kind"`
+	Delta int    `json:"delta,omitempty"`
+	Label string `json:"label"`
+	// Disabled is why the action would not do what its label says now, in
+	// clean words said before any tap ("Type an answer first."); "" when
+	// it would. Taking it anyway is not harmful: the core refuses it, or
+	// goes to what stops it (Submit with a question missing).
+	Disabled string `json:"disabled,omitempty"`
+}
+
+// The names of View.Actions.
+const (
+	ActNext        = "next"        // the main button under a question: Send on a lone question, Next otherwise
+	ActSubmit      = "submit"      // the Submit tab's button: sends every answer
+	ActLeaveEmpty  = "leaveEmpty"  // leaves an optional question with options empty
+	ActDecline     = "decline"     // declines the request on screen
+	ActPrevRequest = "prevRequest" // the request before the one on screen
+	ActNextRequest = "nextRequest" // the request after it
+)
 
 // RequestView is one waiting request and the user's progress on it.
 type RequestView struct {
@@ -61,8 +97,14 @@ type RequestView struct {
 	Agent     string    `json:"agent"`           // display name; "unknown agent" when none
 	About     string    `json:"about,omitempty"` // working directory and metadata, one clean line
 	CreatedAt time.Time `json:"createdAt"`
-	Age       string    `json:"age"`    // "3m ago", by the core's clock
-	Status    string    `json:"status"` // waiting, parked, orphaned
+	// Age is how long ago it was asked, in the words every face shows
+	// ("3m ago", "30h ago"), by the core's clock; the view changes when it
+	// does (NextWake), so a face never works it out from CreatedAt.
+	Age    string `json:"age"`
+	Status string `json:"status"` // waiting, parked, orphaned
+	// StatusText says a status other than waiting in words ("agent
+	// disconnected"); "" while it waits.
+	StatusText string `json:"statusText,omitempty"`
 	// Name is how notices name it: its first question, quoted.
 	Name      string         `json:"name"`
 	Questions []QuestionView `json:"questions"`
@@ -73,6 +115,9 @@ type RequestView struct {
 	// Missing is how many questions still need an answer before submit
 	// sends (optional ones never do).
 	Missing int `json:"missing"`
+	// AnswerSends is true when answering the question on screen sends the
+	// request (a lone question): there is no Submit step.
+	AnswerSends bool `json:"answerSends,omitempty"`
 	// Sending is true once an answer or cancel went out: the request waits
 	// for the daemon and takes no more actions.
 	Sending bool `json:"sending,omitempty"`
@@ -112,6 +157,12 @@ type QuestionView struct {
 	Answered bool `json:"answered,omitempty"`
 	// Summary is the answer as the Submit tab lists it; "" when not answered.
 	Summary string `json:"summary,omitempty"`
+	// Missing is true when the question keeps the request from being sent:
+	// not answered, and not optional.
+	Missing bool `json:"missing,omitempty"`
+	// Listed is the question's line on the Submit tab: its Summary, else
+	// "(left empty)" for an optional question, else "(not answered)".
+	Listed string `json:"listed"`
 	// HasWork is true when declining would throw away something put into
 	// the question.
 	HasWork bool `json:"hasWork,omitempty"`
@@ -150,6 +201,9 @@ type InputView struct {
 	// Problem is what is wrong with Text as the answer to a typed question
 	// ("" when it keeps the rule): shown under the input as it is typed.
 	Problem string `json:"problem,omitempty"`
+	// ProblemText says Problem as a sentence ("Not accepted yet: 42 is
+	// more than 10."), the words every face shows.
+	ProblemText string `json:"problemText,omitempty"`
 }
 
 // DialogKind names a dialog.

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"askuser/socketproto"
 	"askuser/socketproto/agenttext"
 )
 
@@ -28,7 +29,9 @@ func (st *state) view() View {
 		ConnLost: st.connErr,
 		Hint:     st.hint,
 		Bells:    st.bells,
+		Rang:     st.rang,
 		Rules:    st.rulesList,
+		Actions:  st.actions(),
 	}
 	if v.Settling {
 		v.SettleLeft = st.settleUntil.Sub(now)
@@ -65,6 +68,9 @@ func (st *state) view() View {
 			in.Kind, in.Placeholder = InputAnswer, "type your answer"
 			// A typed answer is checked as it is typed.
 			in.Problem = st.editQ.TypedProblem(agenttext.Typed(st.text))
+			if in.Problem != "" {
+				in.ProblemText = problemText(in.Problem)
+			}
 		}
 		v.Input = in
 	}
@@ -93,23 +99,37 @@ func (st *state) view() View {
 
 func requestView(r *Req) RequestView {
 	rv := RequestView{
-		ID:        r.P.RequestID,
-		Agent:     agentName(r),
-		About:     requestAbout(r),
-		CreatedAt: r.P.CreatedAt,
-		Status:    string(r.P.Status),
-		Name:      requestName(r),
-		Tab:       r.Tab,
-		OnSubmit:  r.OnSubmit(),
-		Sending:   r.Sending,
+		ID:          r.P.RequestID,
+		Agent:       agentName(r),
+		About:       requestAbout(r),
+		CreatedAt:   r.P.CreatedAt,
+		Status:      string(r.P.Status),
+		StatusText:  statusText(r.P.Status),
+		Name:        requestName(r),
+		Tab:         r.Tab,
+		OnSubmit:    r.OnSubmit(),
+		Sending:     r.Sending,
+		AnswerSends: answerSends(r),
 	}
 	for _, s := range r.Qs {
-		rv.Questions = append(rv.Questions, questionView(s))
-		if !s.Answered && !s.Optional() {
+		qv := questionView(s)
+		if qv.Missing {
 			rv.Missing++
 		}
+		rv.Questions = append(rv.Questions, qv)
 	}
 	return rv
+}
+
+// statusText says a request's status in words, "" while it waits.
+func statusText(s socketproto.RequestStatus) string {
+	switch s {
+	case socketproto.StatusOrphaned:
+		return "agent disconnected"
+	case socketproto.StatusParked:
+		return "answer collected later"
+	}
+	return ""
 }
 
 func questionView(s *QState) QuestionView {
@@ -130,7 +150,16 @@ func questionView(s *QState) QuestionView {
 		Notes:    s.Notes,
 		Answered: s.Answered,
 		Summary:  s.Summary(),
+		Missing:  missing(s),
 		HasWork:  s.HasWork(),
+	}
+	switch {
+	case qv.Summary != "":
+		qv.Listed = qv.Summary
+	case s.Optional():
+		qv.Listed = LeftEmpty
+	default:
+		qv.Listed = NotAnswered
 	}
 	if s.HasOptions() {
 		qv.Checked = append([]bool(nil), s.Checked...)
@@ -202,8 +231,8 @@ func Age(d time.Duration) string {
 	return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
 }
 
-// UntilAgeChanges is how long until Age(d) reads differently: a face keeps
-// ages current with one timer.
+// UntilAgeChanges is how long until Age(d) reads differently: the core's
+// NextWake, so that the view's ages stay current with one timer.
 func UntilAgeChanges(d time.Duration) time.Duration {
 	unit := 24 * time.Hour
 	switch {

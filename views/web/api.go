@@ -146,7 +146,7 @@ func writeView(w http.ResponseWriter, rc *http.ResponseController, st *stream, v
 	defer st.unwritten.Store(0)
 	st.unwritten.Store(int64(len(view)))
 	_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
-	if _, err := w.Write(frameHead(time.Now())); err != nil {
+	if _, err := w.Write(frameHead()); err != nil {
 		return err
 	}
 	for len(view) > 0 {

@@ -2,7 +2,6 @@ package web
 
 import (
 	"encoding/json"
-	"time"
 
 	"askuser/socketproto/agenttext"
 	"askuser/views/panecore"
@@ -13,15 +12,15 @@ import (
 // escape sequences and bidi overrides gone). The page lays it out with
 // textContent only, so no markup an agent sends is ever markup.
 
-// message is one message of the event stream.
+// message is one message of the event stream. It carries no clock: the
+// ages are words in the view, which changes when they do.
 type message struct {
 	Type string         `json:"type"` // "view"
-	Now  time.Time      `json:"now"`  // the server's clock, for the ages the page keeps current
 	View *panecore.View `json:"view"`
 }
 
-// encodeView is the view as the page gets it, without the clock (so that
-// an unchanged view is known by its bytes).
+// encodeView is the view as the page gets it (an unchanged view is known
+// by its bytes).
 func encodeView(v panecore.View) []byte {
 	v = cleanView(v)
 	b, _ := json.Marshal(v)
@@ -31,9 +30,9 @@ func encodeView(v panecore.View) []byte {
 // frameHead is what comes before a view in a stream message, and
 // frameTail what comes after: the view itself is written from the
 // session's bytes, shared by every stream, never copied per stream.
-func frameHead(now time.Time) []byte {
-	b, _ := json.Marshal(message{Type: "view", Now: now})
-	// {"type":"view","now":"…","view":null} with the view put in place.
+func frameHead() []byte {
+	b, _ := json.Marshal(message{Type: "view"})
+	// {"type":"view","view":null} with the view put in place.
 	return append([]byte("data: "), b[:len(b)-len("null}")]...)
 }
 
@@ -67,6 +66,7 @@ func cleanView(v panecore.View) panecore.View {
 			q.Typing = agenttext.Clean(q.Typing, true)
 			q.Notes = agenttext.Clean(q.Notes, true)
 			q.Summary = agenttext.Clean(q.Summary, true)
+			q.Listed = agenttext.Clean(q.Listed, true)
 			os := make([]panecore.OptionView, len(q.Options))
 			for k, o := range q.Options {
 				o.Label = agenttext.Clean(o.Label, false)

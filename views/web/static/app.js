@@ -5,9 +5,11 @@
 // stream and sends back what the user did, each action stamped with the
 // revision of the view it was made on. The page keeps no rule of its own:
 // whether a tap is taken, what is an answer, what is typed and not yet
-// accepted, when a dialog asks, are the core's. For a preview that Allow
-// approves it only reports which lines were on screen. Agent text is only
-// ever put into the page with textContent: nothing an agent sends is markup.
+// accepted, when a dialog asks, which buttons are available and why not,
+// how long ago a question was asked, are the core's, and its words are
+// shown as they are. For a preview that Allow approves it only reports which
+// lines were on screen. Agent text is only ever put into the page with
+// textContent: nothing an agent sends is markup.
 (function () {
   const session = window.askuserSession;
   const push = window.askuserPush;
@@ -15,7 +17,6 @@
 
   const st = {
     view: null,          // the core's view, as last sent; null until the first
-    skew: 0,             // the server's clock minus this one, ms
     link: 'connecting',  // the stream to askuserd web: connecting, open, lost
     loggedOut: false,
     sendError: '',       // an action that did not reach askuserd web
@@ -83,7 +84,6 @@
       if (name !== 'message') return;
       const m = JSON.parse(data);
       if (m.type !== 'view') return;
-      st.skew = Date.parse(m.now) - Date.now();
       st.view = m.view;
       openWanted();
       st.link = 'open';
@@ -140,17 +140,39 @@
   // txt is agent text: as text, in its own direction, never markup.
   const txt = (tag, cls, s) => el(tag, { class: cls, text: s, dir: 'auto' });
 
-  function ago(t) {
-    const s = Math.max(0, Math.round((Date.now() + st.skew - Date.parse(t)) / 1000));
-    if (s < 60) return s + 's ago';
-    if (s < 3600) return Math.floor(s / 60) + 'm ago';
-    if (s < 86400) return Math.floor(s / 3600) + 'h ago';
-    return Math.floor(s / 86400) + 'd ago';
+  // offer is the action the view names (View.actions), null when it does
+  // not apply here.
+  const offer = name => (st.view && st.view.actions && st.view.actions[name]) || null;
+
+  // actionButton is a button for an action the view offers: its label, and
+  // greyed out with the reason as its title while the view says it would
+  // not be taken (a tap still goes to the core, which refuses it, or goes
+  // to what stops it).
+  function actionButton(a, attrs) {
+    const b = el('button', Object.assign({
+      type: 'button', text: a.label, title: a.disabled || null, 'aria-disabled': a.disabled ? 'true' : null,
+      onclick: on(a.kind, a.delta ? { delta: a.delta } : null),
+    }, attrs || {}));
+    if (a.disabled) b.classList.add('off');
+    return b;
   }
 
-  // words: the core's words name the terminal's keys in places; the page
-  // says what its buttons do.
-  const words = t => t.replace(' (Esc to leave the input)', '').replace('press Enter on Submit again', 'send them again');
+  // whyNot is the reasons the actions shown are not available, in the
+  // view's words, each once, leaving out what the page shows already: the
+  // problem under the input, the word about the last action; and none
+  // while a refusal is drawn next to what it concerns, which says it.
+  function whyNot(...actions) {
+    const v = st.view;
+    if (v.refusal) return [];
+    const shown = new Set([v.input && v.input.problemText, v.hint].filter(Boolean));
+    const out = [];
+    for (const a of actions) {
+      if (!a || !a.disabled || shown.has(a.disabled)) continue;
+      shown.add(a.disabled);
+      out.push(el('p', { class: 'why', role: 'status', dir: 'auto', text: a.disabled }));
+    }
+    return out;
+  }
 
   // refusalAt is the refusal, when it concerns this element of the screen.
   function refusalAt(element, q, option) {
@@ -158,7 +180,7 @@
     if (!f || f.element !== element) return null;
     if (q !== undefined && f.question !== q) return null;
     if (option !== undefined && f.option !== option) return null;
-    return el('p', { class: 'refusal', role: 'alert', dir: 'auto', text: words(f.text) });
+    return el('p', { class: 'refusal', role: 'alert', dir: 'auto', text: f.text });
   }
 
   // --- the header, notices, connection ---------------------------------------------
@@ -173,14 +195,18 @@
     const who = $('who');
     who.textContent = '';
     if (r) {
-      put(who, el('span', { class: 'agent', text: r.agent, dir: 'auto' }), ' asked ', el('span', { class: 'age', text: ago(r.createdAt) }));
-      if (r.status === 'orphaned') put(who, el('span', { class: 'tag', text: 'agent disconnected' }));
+      put(who, el('span', { class: 'agent', text: r.agent, dir: 'auto' }), ' asked ', el('span', { class: 'age', text: r.age }));
+      if (r.statusText) put(who, el('span', { class: 'tag', text: r.statusText }));
       if (r.about) put(who, el('div', { class: 'cwd', text: r.about, dir: 'auto' }));
     }
-    $('reqnav').hidden = n < 2;
+    const prev = offer('prevRequest'), next = offer('nextRequest');
+    $('reqnav').hidden = !prev && !next;
     $('pos').textContent = n ? 'request ' + (v.focus + 1) + ' of ' + n : '';
-    $('prev').disabled = !v || v.focus <= 0;
-    $('next').disabled = !v || v.focus >= n - 1;
+    for (const [id, a] of [['prev', prev], ['next', next]]) {
+      $(id).disabled = !a || !!a.disabled;
+      $(id).title = a ? a.disabled || a.label : '';
+      if (a) $(id).setAttribute('aria-label', a.label);
+    }
     const c = $('conn');
     const lost = st.link === 'lost' ? 'askuserd web cannot be reached; reconnecting…'
       : st.link === 'connecting' ? 'Connecting to askuserd…' : (v && v.connLost) || '';
@@ -199,8 +225,8 @@
     put(box, refusalAt('request'));
     if (r.questions.length > 1) put(box, renderTabs(r));
     put(box, r.onSubmit ? renderSubmit(r) : renderQuestion(r, r.tab));
-    put(box, el('div', { class: 'actions secondary' },
-      el('button', { type: 'button', class: 'decline', onclick: on('decline'), text: 'Decline' })));
+    const decline = offer('decline');
+    if (decline) put(box, el('div', { class: 'actions secondary' }, actionButton(decline, { class: 'decline' }), whyNot(decline)));
     return box;
   }
 
@@ -224,24 +250,24 @@
 
   function renderQuestion(r, i) {
     const q = r.questions[i];
-    const lone = r.questions.length === 1;
+    const next = offer('next'), leave = offer('leaveEmpty');
     const other = q.options ? q.options.length : 0;
     const box = el('div', { class: 'question' });
     if (q.header) put(box, txt('div', 'header', q.header));
     put(box, txt('h2', 'qtext', q.question));
-    if (q.rule) put(box, el('p', { class: 'rule', dir: 'auto', text: 'Answer: ' + q.rule + (q.optional ? ' (optional)' : '') }));
+    if (q.rule) put(box, el('p', { class: 'rule', dir: 'auto', text: 'Answer: ' + q.rule }));
     put(box, refusalAt('question', i));
     // What Allow approves is shown as the question arrives, in the page's
     // flow, before the options: it is read on the way to the button.
     (q.options || []).forEach((o, k) => { if (o.approvesPreview) put(box, preview(r, i, k, true)); });
     const answer = inputOn(r, i, 'answer');
     if (other) {
-      if (q.multi) put(box, el('p', { class: 'how', text: 'Choose any number, then ' + (lone ? 'Send.' : 'Next.') }));
+      if (q.multi && next) put(box, el('p', { class: 'how', text: 'Choose any number, then ' + next.label + '.' }));
       const list = el('div', { class: 'options', role: q.multi ? 'group' : 'radiogroup' });
       for (const k of q.items) {
         put(list, renderOption(q, k));
         put(list, refusalAt('option', i, k));
-        if (k === other && answer) put(list, textInput(answer, 'Your answer'));
+        if (k === other && answer) put(list, textInput(answer));
       }
       put(box, list);
       const custom = q.multi ? q.checked[other] : q.choice === other;
@@ -249,16 +275,17 @@
       const k = q.cursor;
       if (k >= 0 && k < other && q.options[k].preview && !q.options[k].approvesPreview) put(box, preview(r, i, k, false));
     } else if (answer) {
-      put(box, textInput(answer, q.optional ? 'Your answer (may be left empty)' : 'Your answer'));
+      put(box, textInput(answer));
     } else if (q.custom) {
       put(box, el('p', { class: 'typed', dir: 'auto', text: q.custom }));
     }
     if (answer) put(box, refusalAt('input', i));
     put(box, renderNote(r, i));
-    if (st.view.hint && !st.view.refusal) put(box, el('p', { class: 'hint', role: 'status', text: words(st.view.hint) }));
+    if (st.view.hint && !st.view.refusal) put(box, el('p', { class: 'hint', role: 'status', text: st.view.hint }));
     const buttons = el('div', { class: 'actions' });
-    if (q.optional && other && !q.multi) put(buttons, el('button', { type: 'button', onclick: on('leaveEmpty'), text: 'Leave empty' }));
-    put(buttons, el('button', { type: 'button', class: 'primary', id: 'primary-' + r.id + '-' + i, onclick: on('next'), text: lone ? 'Send' : 'Next' }));
+    if (leave) put(buttons, actionButton(leave));
+    if (next) put(buttons, actionButton(next, { class: 'primary', id: 'primary-' + r.id + '-' + i }));
+    put(buttons, whyNot(leave, next));
     put(box, buttons);
     return box;
   }
@@ -305,11 +332,11 @@
       }));
   }
 
-  function textInput(input, placeholder) {
+  function textInput(input) {
     const k = (input.kind === 'note' ? 'notes-' : 'custom-') + input.request + '-' + input.question;
     const ta = el('textarea', {
-      class: 'text', rows: input.kind === 'note' ? 2 : 3, placeholder: input.placeholder || placeholder, 'data-k': k, id: k,
-      'aria-label': placeholder, autocomplete: 'off', spellcheck: 'true',
+      class: 'text', rows: input.kind === 'note' ? 2 : 3, placeholder: input.placeholder, 'data-k': k, id: k,
+      'aria-label': input.kind === 'note' ? 'Note' : 'Your answer', autocomplete: 'off', spellcheck: 'true',
     });
     ta.value = input.text;
     ta.textContent = input.text; // the markup says what the input holds (see render)
@@ -319,7 +346,7 @@
       if (ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing) { ev.preventDefault(); act(input.kind === 'note' ? 'accept' : 'next'); }
     });
     const parts = [ta];
-    if (input.problem) parts.push(el('p', { class: 'problem', role: 'alert', dir: 'auto', text: 'Not accepted yet: ' + input.problem + '.' }));
+    if (input.problemText) parts.push(el('p', { class: 'problem', role: 'alert', dir: 'auto', text: input.problemText }));
     return parts;
   }
 
@@ -328,7 +355,7 @@
     const note = inputOn(r, i, 'note');
     if (note) {
       return el('div', { class: 'note' },
-        el('label', { for: 'notes-' + r.id + '-' + i, text: 'Note' }), textInput(note, 'A note to go with the answer'),
+        el('label', { for: 'notes-' + r.id + '-' + i, text: 'Note' }), textInput(note),
         el('div', { class: 'note-actions' },
           el('button', { type: 'button', class: 'small', onclick: on('back'), text: 'Cancel note' }),
           el('button', { type: 'button', class: 'small', onclick: on('accept'), text: 'Save note' })));
@@ -346,15 +373,14 @@
     const dl = el('dl', { class: 'summary' });
     r.questions.forEach((q, i) => {
       put(dl, el('dt', {}, el('button', { type: 'button', class: 'link', onclick: on('tabTo', { item: i }), dir: 'auto', text: (i + 1) + '. ' + q.question })));
-      const sum = q.summary || (q.optional ? '(left empty)' : '');
-      put(dl, el('dd', { class: sum ? '' : 'missing', dir: 'auto', text: sum || 'not answered yet' }));
+      put(dl, el('dd', { class: q.missing ? 'missing' : '', dir: 'auto', text: q.listed }));
       if (q.notes) put(dl, el('dd', { class: 'noteline', dir: 'auto', text: 'note: ' + q.notes }));
     });
     put(box, dl);
     put(box, refusalAt('submit'));
-    if (st.view.hint && !st.view.refusal) put(box, el('p', { class: 'hint', role: 'status', text: words(st.view.hint) }));
-    put(box, el('div', { class: 'actions' },
-      el('button', { type: 'button', class: 'primary', id: 'send-' + r.id, onclick: on('submit'), text: 'Send answers' })));
+    if (st.view.hint && !st.view.refusal) put(box, el('p', { class: 'hint', role: 'status', text: st.view.hint }));
+    const send = offer('submit');
+    if (send) put(box, el('div', { class: 'actions' }, actionButton(send, { class: 'primary', id: 'send-' + r.id }), whyNot(send)));
     return box;
   }
 
@@ -389,11 +415,9 @@
     if (rv.problem) put(box, el('p', { class: 'refusal', role: 'alert', dir: 'auto', text: rv.problem }));
     if (!rv.rules.length) put(box, el('p', { class: 'how', text: 'No rules. Choose “Allow, and remember” on a permission prompt to make one.' }));
     for (const r of rv.rules) {
-      const made = (r.madeVia === 'hand' ? 'written by hand ' : 'made in the ' + r.madeVia + ' ') + new Date(r.made).toLocaleString();
-      const used = r.answered ? 'answered ' + r.answered + '×, last ' + new Date(r.lastAnswered).toLocaleString() : 'has not answered yet';
       put(box, el('div', { class: 'rule-item', 'data-rule': String(r.id) },
         el('p', { dir: 'auto', text: 'Rule ' + r.id + ': ' + r.sentence }),
-        el('p', { class: 'how', text: made + '; ' + used + (r.expires ? '; expires ' + new Date(r.expires).toLocaleString() : '') }),
+        el('p', { class: 'how', text: r.details }),
         el('button', { type: 'button', class: 'small revoke', onclick: on('revokeRule', { item: r.id }), text: 'Revoke rule ' + r.id })));
     }
     return box;
@@ -545,7 +569,7 @@
     const grew = st.bells >= 0 && v.bells > st.bells;
     st.bells = v.bells;
     if (!grew || !document.hidden || push.state() === 'on' || !('Notification' in window) || Notification.permission !== 'granted') return;
-    const p = v.requests.slice().sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))[0];
+    const p = v.requests.find(r => r.id === v.rang);
     if (!p) return;
     try {
       new Notification('askuser: ' + p.agent + ' asks', { body: p.questions.length ? p.questions[0].question.slice(0, 300) : '', tag: 'tab:' + p.id });
@@ -559,11 +583,9 @@
   });
   window.addEventListener('online', connect);
   $('rules').addEventListener('click', ev => { ev.preventDefault(); act(st.view && st.view.rulesView ? 'closeRules' : 'rules'); });
-  $('prev').addEventListener('click', on('step', { delta: -1 }));
-  $('next').addEventListener('click', on('step', { delta: 1 }));
+  $('prev').addEventListener('click', ev => { const a = offer('prevRequest'); if (a) on(a.kind, { delta: a.delta })(ev); });
+  $('next').addEventListener('click', ev => { const a = offer('nextRequest'); if (a) on(a.kind, { delta: a.delta })(ev); });
   $('notify').addEventListener('click', toggleNotify);
-  // Ages stay current.
-  setInterval(() => { if (focusedReq()) renderHeader(); }, 15000);
 
   // wanted is the request a notification's link names (?request=ID): the
   // page opens it once it is among the requests (the user's own move).
