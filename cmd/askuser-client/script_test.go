@@ -50,6 +50,7 @@ func TestMain(m *testing.M) {
 //	await pending ID [STATUS]   until request ID is pending (waiting, parked, orphaned)
 //	await gone ID               until request ID is no longer pending
 //	cmpstable stdout|stderr FILE    cmpenv, with times written <time> and ages (3s ago) <age> ago
+//	capture NAME REGEXP         $NAME becomes REGEXP's first group in the last stdout, as $(…) would
 //
 // go test ./cmd/askuser-client -run TestScripts -update rewrites the files
 // that a failing cmp compares.
@@ -62,6 +63,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"await":     cmdAwait,
 			"cmpstable": cmdCmpStable,
+			"capture":   cmdCapture,
 		},
 	})
 }
@@ -228,8 +230,9 @@ func awaitRequest(ts *testscript.TestScript, sock, id string, ok func(*socketpro
 }
 
 var (
-	rfc3339 = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`)
-	ago     = regexp.MustCompile(`\b\d+[smhd] ago\b`)
+	// RFC 3339 (JSON), or time.DateTime as the CLI prints a local time.
+	timestamp = regexp.MustCompile(`\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?`)
+	ago       = regexp.MustCompile(`\b\d+[smhd] ago\b`)
 )
 
 // cmdCmpStable is cmpenv for output that holds the time something
@@ -239,11 +242,26 @@ func cmdCmpStable(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 || (args[0] != "stdout" && args[0] != "stderr") {
 		ts.Fatalf("usage: cmpstable stdout|stderr FILE")
 	}
-	got := rfc3339.ReplaceAllString(ts.ReadFile(args[0]), "<time>")
+	got := timestamp.ReplaceAllString(ts.ReadFile(args[0]), "<time>")
 	got = ago.ReplaceAllString(got, "<age> ago")
 	want := os.Expand(ts.ReadFile(args[1]), ts.Getenv)
 	if got != want {
 		ts.Logf("[diff -%s +%s]\n%s", args[1], args[0], diff.Diff(args[1], []byte(want), args[0], []byte(got)))
 		ts.Fatalf("%s and %s differ", args[0], args[1])
 	}
+}
+
+// cmdCapture sets an environment variable from the last command's output,
+// for what differs from run to run (a digest of text that names $WORK).
+func cmdCapture(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: capture NAME REGEXP")
+	}
+	re, err := regexp.Compile(args[1])
+	ts.Check(err)
+	m := re.FindStringSubmatch(ts.ReadFile("stdout"))
+	if len(m) < 2 {
+		ts.Fatalf("no match for %s (with a group) in stdout", args[1])
+	}
+	ts.Setenv(args[0], m[1])
 }
