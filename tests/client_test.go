@@ -367,16 +367,6 @@ func TestClientSchema(t *testing.T) {
 	}
 }
 
-// openPTY opens a pseudo-terminal pair: the test writes the user's keys to
-// master; the client reads them from slave, which is a terminal. What the
-// client writes to the terminal is read and thrown away, so it never blocks.
-func openPTY(t *testing.T) (master, slave *os.File) {
-	t.Helper()
-	m, s := openPTYPair(t)
-	go func() { _, _ = io.Copy(io.Discard, m) }()
-	return m, s
-}
-
 // openPTYPair opens a pseudo-terminal pair whose output the test reads from
 // master itself.
 func openPTYPair(t *testing.T) (master, slave *os.File) {
@@ -402,45 +392,6 @@ func openPTYPair(t *testing.T) (master, slave *os.File) {
 	}
 	t.Cleanup(func() { s.Close(); m.Close() })
 	return m, s
-}
-
-// On a terminal, pending clear asks first: "n" keeps everything, "y" cancels.
-func TestClientPendingClearAsksOnATerminal(t *testing.T) {
-	t.Parallel()
-	e := NewEnv(t)
-	e.StartDaemon()
-	mustClient(t, e, "", "ask", "--no-wait", "--request-id", "tty-1", "--question", "Keep me?")
-	for _, c := range []struct {
-		key     string
-		out     string
-		pending int
-	}{
-		{"n\n", "", 1},
-		{"y\n", "Cancelled 1 request.", 0},
-	} {
-		master, slave := openPTY(t)
-		cmd := exec.Command(bin("askuser-client"), "pending", "clear")
-		cmd.Env = e.Environ()
-		cmd.Stdin = slave
-		var out, errb strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := master.Write([]byte(c.key)); err != nil {
-			t.Fatal(err)
-		}
-		if code := finish(t, cmd); code != 0 {
-			t.Fatalf("answering %q: exit %d; stderr: %s", c.key, code, errb.String())
-		}
-		if !strings.Contains(errb.String(), "Cancel 1 pending request? [y/N]") || !strings.Contains(out.String(), c.out) {
-			t.Errorf("answering %q: stdout %q, stderr %q", c.key, out.String(), errb.String())
-		}
-		pending := clientList(t, e)
-		if len(pending) != c.pending {
-			t.Errorf("after %q: %d pending, want %d", c.key, len(pending), c.pending)
-		}
-	}
 }
 
 // The daemon dies while ask waits (SIGKILL: its socket left behind) and
