@@ -55,8 +55,16 @@ func TestMain(m *testing.M) {
 // go test ./cmd/askuser-client -run TestScripts -update rewrites the files
 // that a failing cmp compares.
 func TestScripts(t *testing.T) {
+	// testscript removes its root only once every script in Dir ran, so
+	// not after -run picks some: the root is this test's, and goes with it.
+	root, err := os.MkdirTemp("", "askuser-script-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
+		WorkdirRoot:         root,
 		RequireExplicitExec: true,
 		UpdateScripts:       *update,
 		Setup:               setupScript,
