@@ -45,12 +45,12 @@ func TestMain(m *testing.M) {
 // own XDG dirs under $WORK; $SOCK is the daemon's socket and $PENDING its
 // pending file. Beside testscript's commands:
 //
-//	exec exits N PROG ARGS...   PROG must exit with code N (its output is kept)
-//	await daemon                until the daemon answers on $SOCK
-//	await pending ID [STATUS]   until request ID is pending (waiting, parked, orphaned)
-//	await gone ID               until request ID is no longer pending
+//	exec exits N PROG ARGS...       PROG must exit with code N (its output is kept)
+//	await daemon                    until the daemon answers on $SOCK
+//	await pending ID [STATUS]       until request ID is pending (waiting, parked, orphaned)
+//	await gone ID                   until request ID is no longer pending
 //	cmpstable stdout|stderr FILE    cmpenv, with times written <time> and ages (3s ago) <age> ago
-//	capture NAME REGEXP         $NAME becomes REGEXP's first group in the last stdout, as $(…) would
+//	capture NAME REGEXP             $NAME becomes REGEXP's first group in the last stdout, as $(…) would
 //
 // go test ./cmd/askuser-client -run TestScripts -update rewrites the files
 // that a failing cmp compares.
