@@ -92,6 +92,9 @@ func (d *server) serveConn(c *conn) {
 		d.mu.Lock()
 		delete(d.live, c)
 		d.mu.Unlock()
+		if d.opts.connEnded != nil {
+			d.opts.connEnded()
+		}
 	}()
 	ls, err := newLineSource(c.nc, d.limits.MaxMessageBytes, d.input, d.opts.LineTimeout)
 	if err != nil {

@@ -45,6 +45,12 @@ type Options struct {
 
 	// budgets, if set, is handed the daemon's budgets at start (tests).
 	budgets func(*outputBudget, *inputBudget)
+	// now, if set, is the daemon's clock (tests): the times it reports,
+	// the ids it makes and the expiry of kept results follow it.
+	now func() time.Time
+	// connEnded, if set, is called once a connection's end has been handed
+	// to the queue (tests), so that what follows sees it gone.
+	connEnded func()
 }
 
 // server is one running daemon.

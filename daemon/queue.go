@@ -119,6 +119,10 @@ func newQueue(opts Options, log *slog.Logger) *queue {
 		subs:      map[*conn]struct{}{},
 		lastState: socketproto.StateIdle,
 	}
+	if opts.now != nil {
+		q.st.now = opts.now
+		q.st.started = opts.now()
+	}
 	q.st.follow(subscribers{q.st})
 	return q
 }

@@ -254,7 +254,7 @@ func (s *state) armExpiry() {
 		s.expiryTimer = nil
 		return
 	}
-	wait := time.Until(s.expiries[0].expires)
+	wait := s.expiries[0].expires.Sub(s.now())
 	s.expiryTimer = time.AfterFunc(max(wait, 0), func() {
 		s.post(func(s *state) { s.expireResults() })
 	})

@@ -143,25 +143,3 @@ func TestWriteResultFormats(t *testing.T) {
 		})
 	}
 }
-
-// A daemon never reached is not a connection lost: the text says which, and
-// how to start it.
-func TestAskUnreachableSaysSo(t *testing.T) {
-	// A directory only the user may enter, as every client requires
-	// (docs/contract.md §2): a wider one is refused, which is not what this tests.
-	dir := t.TempDir()
-	if err := os.Chmod(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	sock := filepath.Join(dir, "none.sock")
-	for _, format := range []string{"text", "json"} {
-		var stdout, stderr strings.Builder
-		code := dispatch([]string{"ask", "--no-autostart", "--socket", sock, "--format", format, "--question", "Proceed?"}, strings.NewReader(""), &stdout, &stderr)
-		if code != exitUnreachable {
-			t.Errorf("%s: exit %d, want %d", format, code, exitUnreachable)
-		}
-		if !strings.Contains(stdout.String(), "askuserd could not be reached; the question was not asked. Start it with 'askuserd'") || strings.Contains(stdout.String(), "lost") {
-			t.Errorf("%s: stdout %q", format, stdout.String())
-		}
-	}
-}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"strings"
 	"testing"
 
 	"askuser/socketproto"
@@ -29,12 +28,4 @@ func parkingDaemon(t *testing.T) (sock string, park func(req socketproto.Request
 		}
 		watch("request_added")
 	}
-}
-
-// runCommand runs askuser-client with args and no input: its exit code,
-// stdout and stderr.
-func runCommand(args ...string) (int, string, string) {
-	var stdout, stderr strings.Builder
-	code := dispatch(args, strings.NewReader(""), &stdout, &stderr)
-	return code, stdout.String(), stderr.String()
 }

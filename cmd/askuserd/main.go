@@ -6,25 +6,13 @@
 //	askuserd           start the daemon in the background if none answers, then open the pane
 //	askuserd --split   inside tmux: open the pane in a new split
 //
-// Each command lives in its own file: its options, the command that parses
-// its flags into them, and the function that runs it.
+// The program lives in askuser/cmd/internal/askuserd, one file per command.
 package main
 
 import (
 	"os"
 
-	"askuser/cmd/internal/command"
+	"askuser/cmd/internal/askuserd"
 )
 
-func main() {
-	os.Exit(program().Run(os.Args[1:], command.Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
-}
-
-// program is askuserd and its commands, each run by its run function.
-func program() *command.Program {
-	return &command.Program{
-		Name:     "askuserd",
-		Default:  newPaneCommand(runPane),
-		Commands: []*command.Command{newServeCommand(runServe), newStopCommand(runStop), newWebCommand(runWeb)},
-	}
-}
+func main() { os.Exit(askuserd.Main()) }
