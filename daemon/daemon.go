@@ -33,7 +33,10 @@ type Options struct {
 	SocketPath      string // default Config.SocketPath("")
 	PendingFilePath string // default Config.PendingFilePath()
 	Logger          *slog.Logger
-	Version         string // default Version
+	// ConfigFile is config.toml to follow while the daemon runs
+	// (configfile.go); "" follows none.
+	ConfigFile string
+	Version    string // default Version
 
 	// Ready, if set, is called once the socket accepts connections.
 	Ready func()
@@ -157,6 +160,7 @@ func Run(ctx context.Context, opts Options) error {
 		opts.Ready()
 	}
 
+	d.followConfig(ctx)
 	acceptDone := make(chan struct{})
 	go func() { defer close(acceptDone); d.accept(ln) }()
 

@@ -14,7 +14,7 @@ import (
 // cannot use testdaemon/inproc, which imports this package.
 func runForTest(ctx context.Context, s testdaemon.Setup) error {
 	return Run(ctx, Options{Config: s.Config, SocketPath: s.Socket,
-		PendingFilePath: s.PendingFile, Logger: s.Logger, Ready: s.Ready})
+		PendingFilePath: s.PendingFile, Logger: s.Logger, Ready: s.Ready, ConfigFile: s.Config.Path})
 }
 
 // testDaemon runs a daemon in-process on a temporary socket; cfg may adjust

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"askuser/internal/config"
 	"askuser/socketproto"
 )
 
@@ -51,6 +52,9 @@ type extensionAPI interface {
 	// onActivity registers f to be told when the user pressed a key or
 	// tapped on a surface (the activity message).
 	onActivity(f func(time.Time))
+	// onNotifySettings registers f to be told the [notify] table when
+	// config.toml changes it.
+	onNotifySettings(f func(config.Notify))
 	// servePush answers push_key, push_subscribe and push_unsubscribe from
 	// p; contact is the Web Push contact, without which none subscribes.
 	servePush(p pushService, contact func() (string, error))

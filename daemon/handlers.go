@@ -292,5 +292,7 @@ func (s *state) status() socketproto.Status {
 
 		PendingFileError: s.fileTrouble[s.opts.PendingFilePath],
 		StateDirError:    s.trouble,
+		ConfigError:      s.configs.trouble,
+		ConfigRestart:    s.configs.restart,
 	}
 }

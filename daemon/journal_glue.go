@@ -181,6 +181,9 @@ func (s *state) tellTrouble(c *conn) {
 	for _, path := range slices.Sorted(maps.Keys(s.fileTrouble)) {
 		s.send(c, socketproto.PendingFileError{Path: path, Error: s.fileTrouble[path]})
 	}
+	if s.configs.trouble != "" || len(s.configs.restart) > 0 {
+		s.send(c, s.configChanged())
+	}
 }
 
 // stateUnavailable is the error a client gets for a change the journal

@@ -9,6 +9,7 @@ import (
 	"askuser/daemon/notify"
 	"askuser/daemon/notify/ntfy"
 	"askuser/daemon/notify/webpush"
+	"askuser/internal/config"
 	"askuser/socketproto"
 )
 
@@ -35,15 +36,14 @@ func startNotifier(ctx context.Context, h host) error {
 	} else {
 		notifiers = append(notifiers, &webpush.Sender{Store: store, Log: h.log, Contact: contact})
 	}
-	set := notify.Settings{Grace: cfg.Notify.Grace.Duration, Burst: notify.DefaultSettings.Burst,
-		Idle: cfg.Notify.Idle.Duration, Repeat: cfg.Notify.Repeat.Duration}
-	p := notify.New(set, h.log, notifiers...)
+	p := notify.New(notifySettings(cfg.Notify), h.log, notifiers...)
 	if !h.queue.do(func(q extensionAPI) {
 		for _, r := range q.pendingList() {
 			p.Restored(r)
 		}
 		q.follow(policyFollower{p})
 		q.onActivity(p.Active)
+		q.onNotifySettings(func(n config.Notify) { p.Set(notifySettings(n)) })
 		if store != nil {
 			q.servePush(store, contact)
 		}
@@ -69,6 +69,13 @@ type pushService interface {
 }
 
 func (s *state) onActivity(f func(time.Time)) { s.activity = f }
+
+func (s *state) onNotifySettings(f func(config.Notify)) { s.configs.notify = f }
+
+// notifySettings is the policy's times from config.toml's [notify].
+func notifySettings(n config.Notify) notify.Settings {
+	return notify.Settings{Grace: n.Grace.Duration, Burst: notify.DefaultSettings.Burst, Idle: n.Idle.Duration, Repeat: n.Repeat.Duration}
+}
 func (s *state) servePush(p pushService, contact func() (string, error)) {
 	s.push, s.pushContact = p, contact
 }

@@ -90,6 +90,8 @@ type state struct {
 	// fileTrouble is what was last said of each pending file and not
 	// cleared yet (extensions.go), for subscribers that come later.
 	fileTrouble map[string]string
+	// configs follows config.toml (configfile.go).
+	configs configFollowing
 	// held is what the current step sends, released by commit once the
 	// step's journal writes are done (and fsynced, with daemon.sync =
 	// "always"): nothing leaves before the change it reports is kept.
@@ -110,6 +112,7 @@ func newQueue(opts Options, log *slog.Logger) *queue {
 		opts:      opts,
 		log:       log,
 		limits:    opts.Config.Limits,
+		configs:   configFollowing{started: opts.Config},
 		started:   time.Now(),
 		now:       time.Now,
 		post:      q.post,

@@ -361,6 +361,7 @@ var fromDaemon = map[string]func(line []byte) (Message, error){
 	"rules":              decodeAs[Rules],
 	"rule_answered":      decodeAs[RuleAnswered],
 	"rule_not_saved":     decodeAs[RuleNotSaved],
+	"config_changed":     decodeAs[ConfigChanged],
 	"push_key":           decodeAs[PushKey],
 	"error":              decodeAs[*Error], // a pointer, as *Error is the Go error
 }

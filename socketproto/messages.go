@@ -354,6 +354,11 @@ type Status struct {
 	// not yet cleared); absent when none.
 	PendingFileError string `json:"pendingFileError,omitempty"`
 	StateDirError    string `json:"stateDirError,omitempty"`
+	// ConfigError is why config.toml, changed while the daemon runs, was
+	// refused (the daemon keeps its last good config); ConfigRestart, the
+	// keys changed since the start that take effect only at the next.
+	ConfigError   string   `json:"configError,omitempty"`
+	ConfigRestart []string `json:"configRestart,omitempty"`
 }
 
 func (Status) MessageType() string { return "status" }
@@ -424,6 +429,18 @@ type PendingFileError struct {
 }
 
 func (PendingFileError) MessageType() string { return "pending_file_error" }
+
+// ConfigChanged says what became of config.toml at Path, changed while the
+// daemon runs: Error when it was refused (the daemon keeps its last good
+// config; empty once a save loads again), and Restart, the keys changed
+// since the daemon started that take effect only when it restarts.
+type ConfigChanged struct {
+	Path    string   `json:"path"`
+	Error   string   `json:"error,omitempty"`
+	Restart []string `json:"restart,omitempty"`
+}
+
+func (ConfigChanged) MessageType() string { return "config_changed" }
 
 // StateDirError says the state dir at Path cannot take writes and why
 // ("…/state.jsonl.tmp: read-only file system; nothing new is accepted until

@@ -225,18 +225,22 @@ func TestFifoAtWebSecretWhileServing(t *testing.T) {
 	leftAlone(t, path)
 }
 
-// config.toml a FIFO: every program refuses at once, naming it (each read
-// it and blocked for good); a daemon already running serves on and stops.
+// config.toml a FIFO: the daemon and the page refuse at once, naming it
+// (each read it and blocked for good); a client warns, naming it, and goes
+// on with the defaults; a daemon already running serves on and stops.
 func TestFifoAtConfig(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
 	path := filepath.Join(e.Config, "askuser", "config.toml")
 	mkfifo(t, path)
 	want := "config: " + path + " is a FIFO, not a regular file; askuser reads its config only from a regular file"
-	for _, run := range [][]string{{"askuserd", "serve"}, {"askuserd", "web", "--listen", "127.0.0.1:0"}, {"askuser-client", "list"}} {
+	for _, run := range [][]string{{"askuserd", "serve"}, {"askuserd", "web", "--listen", "127.0.0.1:0"}} {
 		if out, code := runToEnd(t, e, run[0], run[1:]...); code != 1 || !strings.Contains(out, want) {
 			t.Errorf("%v: exit %d, said %q; want exit 1 saying %q", run, code, out, want)
 		}
+	}
+	if out, code := runToEnd(t, e, "askuser-client", "list"); code != 0 || !strings.Contains(out, "warning: "+want) || !strings.Contains(out, "No questions waiting") {
+		t.Errorf("askuser-client list: exit %d, said %q; want a warning saying %q, then the list", code, out, want)
 	}
 	servesAnAgent(t, e, "fifo-config")
 	e.stopDaemonWithin(true)

@@ -80,12 +80,7 @@ func (x *invocation) resolve() (resolved, error) {
 	case noDaemon:
 		return r, errNoClient
 	case configOnly:
-		cfg, err := config.Load(x.conn.Config)
-		if err != nil {
-			return r, err
-		}
-		clientflags.WarnAbout(cfg, x.stderr, "askuser-client "+x.name)
-		r.Config = cfg
+		r.Config = clientflags.LoadWhere(x.conn.Config, x.stderr, "askuser-client "+x.name)
 	default:
 		var err error
 		if r, err = x.conn.Resolve(x.use == startDaemon, x.stderr, "askuser-client "+x.name); err != nil {

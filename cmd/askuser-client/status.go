@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 	"time"
 )
@@ -43,6 +44,12 @@ var statusCommand = command{
 			}
 			if st.PendingFileError != "" {
 				fmt.Fprintf(tw, "pending file problem:\t%s\n", flatText(st.PendingFileError))
+			}
+			if st.ConfigError != "" {
+				fmt.Fprintf(tw, "config refused:\t%s (the daemon keeps its last good config)\n", flatText(st.ConfigError))
+			}
+			if len(st.ConfigRestart) > 0 {
+				fmt.Fprintf(tw, "config, at the next start:\t%s (askuserd stop, then askuserd)\n", flatText(strings.Join(st.ConfigRestart, ", ")))
 			}
 			return tw.Flush()
 		}

@@ -55,6 +55,7 @@ type Policy struct {
 }
 
 type event struct {
+	settings *Settings
 	added    *socketproto.Pending
 	restored *socketproto.Pending
 	resolved *socketproto.RequestResolved
@@ -84,6 +85,11 @@ func New(set Settings, log *slog.Logger, notifiers ...Notifier) *Policy {
 	}
 	return p
 }
+
+// Set changes the policy's times (config.toml edited while the daemon
+// runs): from now on for what is decided now, a reminder already set
+// keeps its time.
+func (p *Policy) Set(s Settings) { p.post(event{settings: &s}) }
 
 // Added: request r started waiting.
 func (p *Policy) Added(r socketproto.Pending) { p.post(event{added: &r}) }
@@ -167,6 +173,8 @@ func (p *Policy) Run(ctx context.Context) {
 
 func (p *Policy) take(e event, now time.Time) {
 	switch {
+	case e.settings != nil:
+		p.set = *e.settings
 	case e.added != nil:
 		r := *e.added
 		if _, dup := p.waiting[r.RequestID]; dup {

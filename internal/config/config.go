@@ -524,3 +524,35 @@ func fieldByTOML(t reflect.Type, name string) (reflect.StructField, bool) {
 	}
 	return reflect.StructField{}, false
 }
+
+// LoadWhere is Load for a program that needs only where the daemon is —
+// its socket, its state dir, the pending file — and must work whatever
+// else config.toml says: a client asking, listing or stopping. When the
+// file does not load, those keys are read from it alone (when it is TOML
+// at all), the rest are the defaults, and warning says so, for the caller
+// to say once and go on.
+func LoadWhere(path string) (cfg Config, warning string) {
+	cfg, err := Load(path)
+	if err == nil {
+		return cfg, ""
+	}
+	cfg = Default()
+	var where struct {
+		Daemon struct {
+			Socket      string `toml:"socket"`
+			StateDir    string `toml:"state_dir"`
+			PendingFile string `toml:"pending_file"`
+		} `toml:"daemon"`
+	}
+	if path == "" {
+		path = DefaultPath()
+	}
+	if data, rerr := statefile.ReadFileFollow(path); rerr == nil {
+		if _, derr := toml.Decode(string(data), &where); derr == nil {
+			cfg.Daemon.Socket, cfg.Daemon.StateDir, cfg.Daemon.PendingFile = where.Daemon.Socket, where.Daemon.StateDir, where.Daemon.PendingFile
+			cfg.Path = path
+			return cfg, err.Error() + "; only daemon.socket, daemon.state_dir and daemon.pending_file are read from it, the rest is the defaults"
+		}
+	}
+	return cfg, err.Error() + "; it is not read at all: the daemon's socket and state dir are the defaults"
+}

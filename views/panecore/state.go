@@ -177,6 +177,11 @@ func (st *state) event(msg socketproto.Message) {
 		}
 	case socketproto.PendingFileError:
 		st.condition("pending_file "+ev.Path, ev.Error, fmt.Sprintf("Pending file %s: %s", agenttext.Clean(ev.Path, false), agenttext.Clean(ev.Error, false)))
+	case socketproto.ConfigChanged:
+		path := agenttext.Clean(ev.Path, false)
+		st.condition("config_error", ev.Error, fmt.Sprintf("Config %s refused: %s; askuserd keeps its last good config.", path, agenttext.Clean(ev.Error, false)))
+		restart := strings.Join(ev.Restart, ", ")
+		st.condition("config_restart", restart, fmt.Sprintf("Config %s: %s take effect when askuserd restarts (askuserd stop, then askuserd).", path, agenttext.Clean(restart, false)))
 	case socketproto.StateDirError:
 		st.condition("state_dir "+ev.Path, ev.Error, fmt.Sprintf("State dir %s cannot take writes: %s", agenttext.Clean(ev.Path, false), agenttext.Clean(ev.Error, false)))
 	case *socketproto.Error:

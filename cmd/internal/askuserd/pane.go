@@ -43,9 +43,12 @@ its questions go on.`,
 
 // runPane is `askuserd` without a command (docs/contract.md §2, §6).
 func runPane(o paneOptions, s command.Streams) error {
-	cfg, err := config.Load(o.configPath)
-	if err != nil {
-		return err
+	// A config.toml that does not load does not keep the user from their
+	// questions: the pane opens on its defaults and says why, in the pane
+	// (a daemon already running keeps its last good config).
+	cfg, warning := config.LoadWhere(o.configPath)
+	if warning != "" {
+		cfg.Warnings = append([]string{warning}, cfg.Warnings...)
 	}
 	opt := views.Options{
 		Socket:     cfg.SocketPath(o.socket),

@@ -1,6 +1,7 @@
 package askuserd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -84,6 +85,7 @@ func runServe(o serveOptions, s command.Streams) error {
 		Logger:          logger,
 		Version:         daemon.Version,
 		Ready:           status.ready,
+		ConfigFile:      cmp.Or(o.configPath, config.DefaultPath()),
 	})
 	stopped()
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"askuser/cmd/internal/clientflags"
 	"askuser/cmd/internal/command"
 	"askuser/daemon"
-	"askuser/internal/config"
 )
 
 // stopOptions are `askuserd stop`'s flags.
@@ -40,11 +39,8 @@ const stopWait = 10 * time.Second
 
 // runStop is `askuserd stop`.
 func runStop(o stopOptions, s command.Streams) error {
-	cfg, err := config.Load(o.configPath)
-	if err != nil {
-		return err
-	}
-	clientflags.WarnAbout(cfg, s.Err, "askuserd stop")
+	// Whatever else config.toml says, stop finds the daemon and stops it.
+	cfg := clientflags.LoadWhere(o.configPath, s.Err, "askuserd stop")
 	sock := cfg.SocketPath(o.socket)
 	pid, held, err := daemon.ReadLock(sock)
 	if err != nil {

@@ -47,14 +47,22 @@ type Resolved struct {
 // config's warnings (unknown keys) go to stderr headed by command, e.g.
 // "askuser-client ask: warning: config …": said, never a reason to stop.
 func (c *Conn) Resolve(autostart bool, stderr io.Writer, command string) (Resolved, error) {
-	cfg, err := config.Load(c.Config)
-	if err != nil {
-		return Resolved{}, err
-	}
-	WarnAbout(cfg, stderr, command)
+	cfg := LoadWhere(c.Config, stderr, command)
 	opts := ClientOptions(cfg, c.Socket, c.Config, autostart && !c.NoAutostart)
 	opts.Say = func(s string) { fmt.Fprintf(stderr, "%s: %s\n", command, s) }
 	return Resolved{Config: cfg, Client: opts}, nil
+}
+
+// LoadWhere reads config.toml for a client, which needs only where the
+// daemon is: a file that does not load is said once on w, as a warning,
+// and the client goes on (config.LoadWhere); its other warnings too.
+func LoadWhere(path string, w io.Writer, command string) config.Config {
+	cfg, warning := config.LoadWhere(path)
+	if warning != "" {
+		fmt.Fprintf(w, "%s: warning: %s\n", command, warning)
+	}
+	WarnAbout(cfg, w, command)
+	return cfg
 }
 
 // WarnAbout says the config's warnings on w, one line each.
