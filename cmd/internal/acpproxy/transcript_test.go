@@ -1,0 +1,202 @@
+package acpproxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"askuser/socketproto"
+	"askuser/socketproto/askclient"
+)
+
+// The fake agent: the test binary again, playing the agent's side of a
+// transcript (ACPPROXY_FAKE_AGENT names it): it checks that each of the
+// editor's lines arrives exactly, writes its own, and exits 7 at the end of
+// its input, so the proxy's exit code is seen to be the agent's.
+func TestMain(m *testing.M) {
+	if path := os.Getenv("ACPPROXY_FAKE_AGENT"); path != "" {
+		os.Exit(fakeAgent(path))
+	}
+	os.Exit(m.Run())
+}
+
+func fakeAgent(path string) int {
+	steps, err := readTranscript(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	in := bufio.NewReader(os.Stdin)
+	for i, s := range steps {
+		if s.fromEditor {
+			got, err := in.ReadBytes('\n')
+			if err != nil || !bytes.Equal(got, s.line) {
+				fmt.Fprintf(os.Stderr, "fake agent: step %d: got %.200q (%v), want %.200q\n", i, got, err, s.line)
+				return 3
+			}
+			continue
+		}
+		if _, err := os.Stdout.Write(s.line); err != nil {
+			return 4
+		}
+	}
+	if _, err := io.Copy(io.Discard, in); err != nil {
+		return 5
+	}
+	return 7
+}
+
+// step is one line of a transcript, newline included.
+type step struct {
+	fromEditor bool
+	line       []byte
+}
+
+// readTranscript reads testdata/session.txt's form, and adds a large line
+// each way (a tool result of a few hundred kilobytes).
+func readTranscript(path string) ([]step, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var steps []step
+	for i, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(l, "#"):
+		case strings.HasPrefix(l, "e ") || l == "e":
+			steps = append(steps, step{true, []byte(strings.TrimPrefix(strings.TrimPrefix(l, "e"), " ") + "\n")})
+		case strings.HasPrefix(l, "a ") || l == "a":
+			steps = append(steps, step{false, []byte(strings.TrimPrefix(strings.TrimPrefix(l, "a"), " ") + "\n")})
+		default:
+			return nil, fmt.Errorf("%s:%d: a line begins with \"e \" or \"a \"", path, i+1)
+		}
+	}
+	steps = append(steps,
+		step{true, []byte(`{"jsonrpc":"2.0","id":15,"method":"_vendor/ext","params":{"big":"` + strings.Repeat("x", 200_000) + "\"}}\n")},
+		step{false, []byte(`{"jsonrpc":"2.0","id":15,"result":{"big":"` + strings.Repeat("y", 300_000) + "\"}}\n")})
+	return steps, nil
+}
+
+// asked is a fake daemon: it keeps each question, acknowledges it, and
+// answers none; the cause of each withdrawal is kept too.
+type asked struct {
+	mu       sync.Mutex
+	reqs     []socketproto.AskUserRequest
+	causes   []error
+	answer   func(socketproto.AskUserRequest) (socketproto.Response, bool)
+	position int
+}
+
+func (a *asked) ask(ctx context.Context, req socketproto.AskUserRequest, onQueued func(socketproto.Queued)) (socketproto.Response, error) {
+	a.mu.Lock()
+	a.reqs = append(a.reqs, req)
+	answer := a.answer
+	a.mu.Unlock()
+	onQueued(socketproto.Queued{RequestID: "r", Position: a.position})
+	if answer != nil {
+		if resp, ok := answer(req); ok {
+			return resp, nil
+		}
+	}
+	<-ctx.Done()
+	a.mu.Lock()
+	a.causes = append(a.causes, context.Cause(ctx))
+	a.mu.Unlock()
+	return socketproto.Response{}, ctx.Err()
+}
+
+// TestTranscript runs a recorded session through the proxy and a fake
+// agent: every line reaches the other side byte for byte and in order, the
+// malformed ones too; the two permission requests wait in askuser as well
+// and are withdrawn when the editor answers them; the proxy exits with the
+// agent's code.
+func TestTranscript(t *testing.T) {
+	const path = "testdata/session.txt"
+	steps, err := readTranscript(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("ACPPROXY_FAKE_AGENT", path)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	editorIn, proxyIn := io.Pipe()
+	proxyOut, editorOut := io.Pipe()
+	var stderr bytes.Buffer
+	fake := &asked{position: 1}
+	done := make(chan int, 1)
+	go func() {
+		code, err := Run(context.Background(), RunOptions{
+			Argv: []string{exe, "-test.run=^$"}, Stdin: editorIn, Stdout: editorOut, Stderr: &lockedWriter{w: &stderr},
+			Ask: fake.ask, Limits: socketproto.DefaultLimits(),
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		editorOut.Close()
+		done <- code
+	}()
+	out := bufio.NewReader(proxyOut)
+	for i, s := range steps {
+		if s.fromEditor {
+			if _, err := proxyIn.Write(s.line); err != nil {
+				t.Fatalf("step %d: writing to the proxy: %v", i, err)
+			}
+			continue
+		}
+		got, err := out.ReadBytes('\n')
+		if err != nil || !bytes.Equal(got, s.line) {
+			t.Fatalf("step %d: the editor got %.300q (%v), want %.300q\nstderr: %s", i, got, err, s.line, stderr.String())
+		}
+	}
+	proxyIn.Close()
+	if rest, _ := io.ReadAll(out); len(rest) > 0 {
+		t.Errorf("the editor got more than the agent sent: %.300q", rest)
+	}
+	if code := <-done; code != 7 {
+		t.Errorf("exit code %d, want the agent's 7\nstderr: %s", code, stderr.String())
+	}
+	fake.mu.Lock()
+	defer fake.mu.Unlock()
+	if len(fake.reqs) != 2 {
+		t.Fatalf("asked %d questions in askuser, want the 2 permission requests", len(fake.reqs))
+	}
+	if p := fake.reqs[0].Permission; p == nil || p.Agent != "acp" || p.Tool != "execute" || p.Allow != "Allow" {
+		t.Errorf("the shell command's prompt is marked %+v, want acp/execute/Allow", p)
+	}
+	if a := fake.reqs[0].Agent; a == nil || a.Name != "Transcript Agent" || a.Cwd != "/home/u/src/shop" {
+		t.Errorf("asked as %+v, want the agent's title and the session's directory", a)
+	}
+	if fake.reqs[1].Permission != nil {
+		t.Errorf("a file edit is marked for rules: %+v", fake.reqs[1].Permission)
+	}
+	for i, c := range fake.causes {
+		var st askclient.Settled
+		if !errors.As(c, &st) || !strings.Contains(st.How, "answered in transcript-editor") {
+			t.Errorf("withdrawal %d: cause %v, want settled in the editor", i, c)
+		}
+	}
+	if len(fake.causes) != 2 {
+		t.Errorf("%d withdrawals, want 2", len(fake.causes))
+	}
+}
+
+// lockedWriter lets the proxy's goroutines share a buffer.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}

@@ -1,0 +1,328 @@
+package acp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"askuser/cmd/internal/agentinput"
+	"askuser/socketproto"
+)
+
+// The kinds of a permission option (PermissionOptionKind).
+const (
+	KindAllowOnce    = "allow_once"
+	KindAllowAlways  = "allow_always"
+	KindRejectOnce   = "reject_once"
+	KindRejectAlways = "reject_always"
+)
+
+// RuleAgent is the kind of agent (docs/contract.md §13 "permission.agent")
+// of every prompt the proxy marks, whichever agent it runs: the prompt's
+// shape is ACP's, and so is what a rule reads of it. RuleTool is the tool:
+// ACP's tool kind for running a command.
+const (
+	RuleAgent = "acp"
+	RuleTool  = "execute"
+)
+
+// PermissionParams is session/request_permission's params.
+type PermissionParams struct {
+	SessionID string             `json:"sessionId"`
+	ToolCall  ToolCall           `json:"toolCall"`
+	Options   []PermissionOption `json:"options"`
+}
+
+// ToolCall is the tool call a permission is asked for (ToolCallUpdate).
+type ToolCall struct {
+	ToolCallID string            `json:"toolCallId"`
+	Title      string            `json:"title"`
+	Kind       string            `json:"kind"`
+	Content    []ToolCallContent `json:"content"`
+	Locations  []Location        `json:"locations"`
+	RawInput   json.RawMessage   `json:"rawInput"`
+}
+
+// ToolCallContent is one piece of a tool call's content: a content block,
+// a diff or a terminal.
+type ToolCallContent struct {
+	Type       string          `json:"type"`
+	Content    json.RawMessage `json:"content"`
+	Path       string          `json:"path"`
+	OldText    *string         `json:"oldText"`
+	NewText    string          `json:"newText"`
+	TerminalID string          `json:"terminalId"`
+}
+
+// Location is a file a tool call reads or changes.
+type Location struct {
+	Path string `json:"path"`
+	Line *int64 `json:"line"`
+}
+
+// PermissionOption is one of the agent's answers.
+type PermissionOption struct {
+	OptionID string `json:"optionId"`
+	Name     string `json:"name"`
+	Kind     string `json:"kind"`
+}
+
+// Permission is one permission request as askuser asks it: the request
+// itself, and the label each of the agent's options got, in order.
+type Permission struct {
+	Params PermissionParams
+	Labels []string
+}
+
+// Prompt is a permission request for the question built from it; who asks
+// and where is the caller's (Request).
+func Prompt(p PermissionParams) (Permission, error) {
+	if len(p.Options) == 0 {
+		return Permission{}, fmt.Errorf("options: the agent offers no answer")
+	}
+	seen := map[string]bool{}
+	labels := make([]string, len(p.Options))
+	for i, o := range p.Options {
+		if o.OptionID == "" {
+			return Permission{}, fmt.Errorf("options[%d].optionId: empty", i)
+		}
+		label := agentinput.Printable(o.Name, socketproto.MaxLabelChars-8)
+		if label == "" {
+			label = agentinput.Printable(o.OptionID, socketproto.MaxLabelChars-8)
+		}
+		if label == "" || strings.HasPrefix(label, socketproto.RememberPrefix) {
+			label = fmt.Sprintf("Option %d: %s", i+1, label)
+		}
+		for n := 2; seen[label]; n++ {
+			label = fmt.Sprintf("%s (%d)", strings.TrimSuffix(label, fmt.Sprintf(" (%d)", n-1)), n)
+		}
+		seen[label] = true
+		labels[i] = label
+	}
+	return Permission{Params: p, Labels: labels}, nil
+}
+
+// Request is the question askuser asks: the tool call's title, its kind in
+// the header, and the agent's options in the agent's order under their own
+// names. Every option that allows (allow_once, allow_always) approves the
+// preview, which holds everything the call will do, whole (Preview). A
+// call that runs one command, and holds nothing but the command and the
+// model's description of it, is marked for remembered decisions
+// (docs/contract.md §13): its preview is then exactly that input, which the
+// daemon reads the command from.
+func (p Permission) Request(agentName string) socketproto.AskUserRequest {
+	tc := p.Params.ToolCall
+	preview, marked := p.Preview()
+	opts := make([]socketproto.Option, len(p.Params.Options))
+	allowOnce := ""
+	for i, o := range p.Params.Options {
+		opts[i] = socketproto.Option{Label: p.Labels[i], Description: describeKind(o.Kind)}
+		if o.Kind == KindAllowOnce || o.Kind == KindAllowAlways {
+			opts[i].Preview, opts[i].ApprovesPreview = preview, true
+		}
+		if o.Kind == KindAllowOnce && allowOnce == "" {
+			allowOnce = p.Labels[i]
+		}
+	}
+	title := agentinput.Printable(tc.Title, 600)
+	if title == "" {
+		title = "a tool call"
+	}
+	who := agentinput.Printable(agentName, 200)
+	if who == "" {
+		who = "The agent"
+	}
+	header := "Permission"
+	if k := agentinput.Printable(tc.Kind, 20); k != "" {
+		header += ": " + k
+	}
+	multi := false
+	req := socketproto.AskUserRequest{Request: socketproto.Request{
+		Tool: socketproto.ToolAskUser,
+		Questions: []socketproto.Question{{
+			Question:    who + " asks to run: " + title,
+			Header:      header,
+			MultiSelect: &multi,
+			Options:     opts,
+		}},
+	}}
+	if marked && allowOnce != "" {
+		req.Permission = &socketproto.PermissionPrompt{Agent: RuleAgent, Tool: RuleTool, Allow: allowOnce}
+	}
+	return req
+}
+
+func describeKind(kind string) string {
+	switch kind {
+	case KindAllowOnce:
+		return "Allow this call, this once"
+	case KindAllowAlways:
+		return "Allow this call, and the agent stops asking for calls like it"
+	case KindRejectOnce:
+		return "Do not run it this time"
+	case KindRejectAlways:
+		return "Do not run it, and the agent rejects calls like it from now on"
+	}
+	return ""
+}
+
+// Preview is what the call will do, whole: for one shell command whose input
+// holds nothing else, that input ({"command", "description"?}, marked true);
+// otherwise the input, each diff's old and new text, the command of a
+// terminal and the files it touches, in that order.
+func (p Permission) Preview() (preview string, marked bool) {
+	tc := p.Params.ToolCall
+	if tc.Kind == RuleTool && len(tc.Locations) == 0 && !hasDiff(tc.Content) {
+		if in, ok := commandInput(tc.RawInput); ok {
+			return in, true
+		}
+	}
+	var b strings.Builder
+	if t := strings.TrimSpace(tc.Title); t != "" {
+		fmt.Fprintf(&b, "%s\n", visible(t))
+	}
+	if k := tc.Kind; k != "" {
+		fmt.Fprintf(&b, "kind: %s\n", visible(k))
+	}
+	if in := bytes.TrimSpace(tc.RawInput); len(in) > 0 && string(in) != "null" {
+		fmt.Fprintf(&b, "\ninput:\n%s\n", indentJSON(in))
+	}
+	for _, c := range tc.Content {
+		switch c.Type {
+		case "diff":
+			fmt.Fprintf(&b, "\ndiff of %s:\n", visible(c.Path))
+			if c.OldText == nil {
+				b.WriteString("--- (a new file)\n")
+			} else {
+				fmt.Fprintf(&b, "--- before\n%s\n", visible(*c.OldText))
+			}
+			fmt.Fprintf(&b, "+++ after\n%s\n", visible(c.NewText))
+		case "terminal":
+			fmt.Fprintf(&b, "\nterminal %s\n", visible(c.TerminalID))
+		}
+	}
+	if len(tc.Locations) > 0 {
+		b.WriteString("\nfiles:\n")
+		for _, l := range tc.Locations {
+			if l.Line != nil {
+				fmt.Fprintf(&b, "  %s:%d\n", visible(l.Path), *l.Line)
+			} else {
+				fmt.Fprintf(&b, "  %s\n", visible(l.Path))
+			}
+		}
+	}
+	out := strings.TrimSpace(b.String())
+	if out == "" {
+		out = "(the agent says nothing of what the call does)"
+	}
+	return out, false
+}
+
+func hasDiff(cs []ToolCallContent) bool {
+	for _, c := range cs {
+		if c.Type == "diff" {
+			return true
+		}
+	}
+	return false
+}
+
+// commandInput is raw, indented, when it is one command as a string and at
+// most the model's description of it, both strings: the form a rule reads
+// (daemon/rules "acp").
+func commandInput(raw json.RawMessage) (string, bool) {
+	var in map[string]json.RawMessage
+	if json.Unmarshal(raw, &in) != nil || in == nil {
+		return "", false
+	}
+	for k, v := range in {
+		var s string
+		if (k != "command" && k != "description") || json.Unmarshal(v, &s) != nil {
+			return "", false
+		}
+	}
+	var cmd string
+	if json.Unmarshal(in["command"], &cmd) != nil || strings.TrimSpace(cmd) == "" {
+		return "", false
+	}
+	return indentJSON(raw), true
+}
+
+// indentJSON is raw indented, with its numbers as written and without
+// HTML escapes ("a > b" stays so); JSON escapes every control character,
+// which a preview may not hold.
+func indentJSON(raw json.RawMessage) string {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return visible(string(raw))
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if enc.Encode(v) != nil {
+		return visible(string(raw))
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// visible is s as a preview may hold it: as it is when it holds no control
+// character but newlines and tabs and is UTF-8; otherwise quoted as Go
+// quotes a string, so that every byte is still shown.
+func visible(s string) string {
+	if !utf8.ValidString(s) {
+		return strconv.Quote(s)
+	}
+	for _, r := range s {
+		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r <= 0x9f) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
+// Outcome is the agent's answer to what the user answered in askuser: the
+// option chosen. A decline, or text typed instead of a choice, is the
+// agent's first reject_once (else reject_always) option, so the call does
+// not run; with none of those it is a cancellation. Why is for the log.
+func (p Permission) Outcome(resp socketproto.Response) (o Outcome, why string) {
+	if resp.Answered && len(resp.Answers) > 0 {
+		chosen := resp.Answers[0].SelectedOption
+		for i, l := range p.Labels {
+			if chosen != "" && chosen == l {
+				return Selected(p.Params.Options[i].OptionID), "chose " + strconv.Quote(l)
+			}
+		}
+	}
+	why = "declined"
+	if resp.Answered {
+		why = "answered with text, not an option"
+	}
+	for _, kind := range []string{KindRejectOnce, KindRejectAlways} {
+		for _, opt := range p.Params.Options {
+			if opt.Kind == kind {
+				return Selected(opt.OptionID), why + "; the agent's " + strconv.Quote(opt.Name)
+			}
+		}
+	}
+	return Cancelled(), why + "; cancelled"
+}
+
+// Describe says in words what an outcome chose, for the words a withdrawal
+// carries ("Allow once", "cancelled").
+func (p Permission) Describe(o Outcome) string {
+	if o.Outcome.Outcome != "selected" {
+		return "cancelled"
+	}
+	for i, opt := range p.Params.Options {
+		if opt.OptionID == o.Outcome.OptionID {
+			return strconv.Quote(p.Labels[i])
+		}
+	}
+	return "option " + strconv.Quote(agentinput.Printable(o.Outcome.OptionID, 60))
+}
