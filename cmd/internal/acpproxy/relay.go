@@ -54,6 +54,7 @@ type Relay struct {
 	asked      map[string]editorRequest // the editor's requests whose response the proxy reads, by id
 	sessions   map[string]string        // session id → its directory
 	prompts    map[string]*permission   // the agent's permission requests, by id, until the editor's response
+	tools      map[string]acp.ToolCall  // tool calls under way, by session and id, as their updates said
 	stopping   bool
 	wg         sync.WaitGroup
 }
@@ -102,6 +103,7 @@ func New(o Options) *Relay {
 		toAgent: &lineWriter{w: o.ToAgent}, toEditor: &lineWriter{w: o.ToEditor},
 		ask: o.Ask, limits: o.Limits, agent: o.Agent, fallback: o.Fallback, stderr: o.Stderr,
 		asked: map[string]editorRequest{}, sessions: map[string]string{}, prompts: map[string]*permission{},
+		tools: map[string]acp.ToolCall{},
 	}
 }
 
@@ -187,6 +189,9 @@ func (r *Relay) FromAgent(line []byte) {
 	r.mu.Lock()
 	follow := len(r.asked) > 0
 	r.mu.Unlock()
+	if has(line, `"sessionUpdate":"tool_call`) {
+		r.toolCallNoted(line)
+	}
 	if (follow && !bytes.Contains(line, sessionUpdate)) || has(line, `"`+acp.MethodRequestPermission+`"`) {
 		var e acp.Envelope
 		if json.Unmarshal(line, &e) == nil {
@@ -210,6 +215,31 @@ func (r *Relay) FromAgent(line []byte) {
 	}
 	// An editor that went away is seen as the end of the proxy's stdin.
 	_ = r.toEditor.write(line)
+}
+
+// maxTools bounds the tool calls kept while under way: an agent that never
+// says a call finished must not grow the proxy without end.
+const maxTools = 4096
+
+// toolCallNoted keeps what a tool_call or tool_call_update notification
+// says of its call, for a permission request about it that says less.
+func (r *Relay) toolCallNoted(line []byte) {
+	var e acp.Envelope
+	var n acp.ToolCallNote
+	if json.Unmarshal(line, &e) != nil || e.Method != "session/update" || json.Unmarshal(e.Params, &n) != nil || n.Update.ToolCallID == "" {
+		return
+	}
+	key := n.SessionID + "\x00" + n.Update.ToolCallID
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n.Finished() {
+		delete(r.tools, key)
+		return
+	}
+	if _, ok := r.tools[key]; !ok && len(r.tools) >= maxTools {
+		clear(r.tools)
+	}
+	r.tools[key] = r.tools[key].Merge(n.Update.ToolCall)
 }
 
 // editorSent notes the editor's requests whose answers say who the agent
@@ -293,6 +323,11 @@ func (r *Relay) permissionAsked(e acp.Envelope) *permission {
 		r.logf("permission request %s: %v; left to the editor", e.ID, err)
 		return nil
 	}
+	r.mu.Lock()
+	if known, ok := r.tools[p.SessionID+"\x00"+p.ToolCall.ToolCallID]; ok {
+		p.ToolCall = known.Merge(p.ToolCall)
+	}
+	r.mu.Unlock()
 	prompt, err := acp.Prompt(p)
 	if err != nil {
 		r.logf("permission request %s: %v; left to the editor", e.ID, err)

@@ -46,6 +46,49 @@ type ToolCall struct {
 	RawInput   json.RawMessage   `json:"rawInput"`
 }
 
+// Merge is the tool call as known after update u, a ToolCallUpdate of the
+// same call: what u says replaces what was known (ACP's rule for
+// tool_call_update; a permission request's toolCall is one too, and
+// adapters leave out what the tool_call notification already said).
+func (t ToolCall) Merge(u ToolCall) ToolCall {
+	if u.Title != "" {
+		t.Title = u.Title
+	}
+	if u.Kind != "" {
+		t.Kind = u.Kind
+	}
+	if u.Content != nil {
+		t.Content = u.Content
+	}
+	if u.Locations != nil {
+		t.Locations = u.Locations
+	}
+	if len(u.RawInput) > 0 && string(u.RawInput) != "null" {
+		t.RawInput = u.RawInput
+	}
+	if u.ToolCallID != "" {
+		t.ToolCallID = u.ToolCallID
+	}
+	return t
+}
+
+// ToolCallNote is a session/update notification about a tool call
+// (sessionUpdate "tool_call" or "tool_call_update").
+type ToolCallNote struct {
+	SessionID string `json:"sessionId"`
+	Update    struct {
+		SessionUpdate string `json:"sessionUpdate"`
+		Status        string `json:"status"`
+		ToolCall
+	} `json:"update"`
+}
+
+// Finished reports whether the call is over: no permission can be asked
+// for it any more.
+func (n ToolCallNote) Finished() bool {
+	return n.Update.Status == "completed" || n.Update.Status == "failed"
+}
+
 // ToolCallContent is one piece of a tool call's content: a content block,
 // a diff or a terminal.
 type ToolCallContent struct {
