@@ -243,16 +243,23 @@ func nextResolved(t *testing.T, w *socketproto.Conn, id string) (socketproto.Req
 
 // acpAgent is one ACP adapter as the tests start it.
 type acpAgent struct {
-	name  string                                  // its line in agents.txt
-	who   string                                  // the agent's name in askuser (its agentInfo)
-	env   func(e *Env, model *fakeModel) []string // its environment, pointed at the fake model
-	args  []string                                // after its binary
-	allow string                                  // the label of its allow_once option in askuser
+	name string                                  // its line in agents.txt
+	env  func(e *Env, model *fakeModel) []string // its environment, pointed at the fake model
+	args []string                                // after its binary
+	tool string                                  // its shell tool's name for the model ("Bash")
+}
+
+// shell is the model's call of the agent's shell tool running command.
+func (a acpAgent) shell(command string) fakeStep {
+	tool := a.tool
+	if tool == "" {
+		tool = "Bash"
+	}
+	return fakeStep{tool, map[string]any{"command": command, "description": "Run a command"}}
 }
 
 var claudeCodeACP = acpAgent{
 	name: "claude-code-acp",
-	who:  "@zed-industries/claude-code-acp",
 	env: func(e *Env, model *fakeModel) []string {
 		home := filepath.Join(e.Root, "home")
 		_ = os.MkdirAll(filepath.Join(home, ".claude"), 0o700)
@@ -307,13 +314,24 @@ func answerACPInAskuser(t *testing.T, e *Env, p socketproto.Pending, label strin
 	chooseInAskuser(label, "")(t, e, p)
 }
 
+// geminiSetupFor is geminiSetup's HOME for an agent started by the editor.
+func geminiSetupFor(e *Env) string {
+	home := filepath.Join(e.Root, "home")
+	dir := filepath.Join(home, ".gemini")
+	_ = os.MkdirAll(dir, 0o700)
+	settings := `{"general":{"disableAutoUpdate":true,"disableUpdateNag":true},"privacy":{"usageStatisticsEnabled":false},` +
+		`"telemetry":{"enabled":false},"security":{"auth":{"selectedType":"gemini-api-key"},"folderTrust":{"enabled":false}}}`
+	_ = os.WriteFile(filepath.Join(dir, "settings.json"), []byte(settings), 0o600)
+	return home
+}
+
 const acpMarkerPrompt = "Write the marker file."
 
 // testACPAnsweredInAskuser: Allow in askuser runs the command; the editor
 // is told to stop asking; history says askuser answered.
 func testACPAnsweredInAskuser(t *testing.T, a acpAgent) {
 	_, e, w := agentTest(t, a.name)
-	model := newFakeModel(t, fakeStep{"Bash", markerCommand})
+	model := newFakeModel(t, a.shell(markerCommand["command"].(string)))
 	ed := startACP(t, a, e, model, acpMarkerPrompt)
 	ev, p := acpPermission(t, ed, w, 1)
 	checkACPQuestion(t, a, e, ev, p, "echo hello > marker-file && cat marker-file")
@@ -348,7 +366,7 @@ func testACPAnsweredInAskuser(t *testing.T, a acpAgent) {
 // withdrawn saying how, and the command runs as the editor allowed.
 func testACPAnsweredInEditor(t *testing.T, a acpAgent) {
 	_, e, w := agentTest(t, a.name)
-	model := newFakeModel(t, fakeStep{"Bash", markerCommand})
+	model := newFakeModel(t, a.shell(markerCommand["command"].(string)))
 	ed := startACP(t, a, e, model, acpMarkerPrompt)
 	ev, p := acpPermission(t, ed, w, 1)
 	opt := optionOf(t, ev, "allow_once")
@@ -380,7 +398,7 @@ func testACPAnsweredInEditor(t *testing.T, a acpAgent) {
 // copy is withdrawn, the agent hears "cancelled", nothing runs.
 func testACPCancelled(t *testing.T, a acpAgent) {
 	_, e, w := agentTest(t, a.name)
-	model := newFakeModel(t, fakeStep{"Bash", markerCommand})
+	model := newFakeModel(t, a.shell(markerCommand["command"].(string)))
 	ed := startACP(t, a, e, model, acpMarkerPrompt)
 	_, p := acpPermission(t, ed, w, 1)
 	ed.send(t, `{"cancel":true}`)
@@ -403,7 +421,7 @@ func testACPCancelled(t *testing.T, a acpAgent) {
 func testACPRule(t *testing.T, a acpAgent) {
 	_, e, w := agentTest(t, a.name)
 	writeBump(t, e)
-	model := newFakeModel(t, fakeStep{"Bash", bash("./bump.sh")}, fakeStep{"Bash", bash("./bump.sh")})
+	model := newFakeModel(t, a.shell("./bump.sh"), a.shell("./bump.sh"))
 	ed := startACP(t, a, e, model, "Bump twice.")
 	_, p := acpPermission(t, ed, w, 1)
 	want := socketproto.RememberPrefix + "Bash: ./bump.sh (and with more arguments) in "
@@ -433,3 +451,21 @@ func TestAgentACPClaudeCodeAnsweredInEditor(t *testing.T) {
 }
 func TestAgentACPClaudeCodeCancelled(t *testing.T) { testACPCancelled(t, claudeCodeACP) }
 func TestAgentACPClaudeCodeRule(t *testing.T)      { testACPRule(t, claudeCodeACP) }
+
+var geminiACP = acpAgent{
+	name: "gemini",
+	env: func(e *Env, model *fakeModel) []string {
+		return geminiEnv(e, geminiSetupFor(e), model)
+	},
+	args: []string{"--acp", "--model", "gemini-2.5-flash"},
+	tool: "run_shell_command",
+}
+
+func TestAgentACPGeminiAnsweredInAskuser(t *testing.T) { testACPAnsweredInAskuser(t, geminiACP) }
+func TestAgentACPGeminiAnsweredInEditor(t *testing.T)  { testACPAnsweredInEditor(t, geminiACP) }
+func TestAgentACPGeminiCancelled(t *testing.T)         { testACPCancelled(t, geminiACP) }
+
+// Gemini CLI 0.61's permission requests carry no rawInput: the command is
+// the title and its directory and description are in words
+// ("[current working directory …] (…)"), so askuser shows them whole and
+// does not mark them for rules; no rule test.

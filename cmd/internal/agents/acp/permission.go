@@ -218,8 +218,8 @@ func describeKind(kind string) string {
 // terminal and the files it touches, in that order.
 func (p Permission) Preview() (preview string, marked bool) {
 	tc := p.Params.ToolCall
-	if tc.Kind == RuleTool && len(tc.Locations) == 0 && !hasDiff(tc.Content) {
-		if in, ok := commandInput(tc.RawInput); ok {
+	if tc.Kind == RuleTool && len(tc.Locations) == 0 {
+		if in, desc, ok := commandInput(tc.RawInput); ok && onlySays(tc.Content, desc) {
 			return in, true
 		}
 	}
@@ -235,6 +235,8 @@ func (p Permission) Preview() (preview string, marked bool) {
 	}
 	for _, c := range tc.Content {
 		switch c.Type {
+		case "content":
+			fmt.Fprintf(&b, "\n%s\n", blockText(c.Content))
 		case "diff":
 			fmt.Fprintf(&b, "\ndiff of %s:\n", visible(c.Path))
 			if c.OldText == nil {
@@ -264,34 +266,69 @@ func (p Permission) Preview() (preview string, marked bool) {
 	return out, false
 }
 
-func hasDiff(cs []ToolCallContent) bool {
+// onlySays reports whether the call's content is at most text saying desc
+// (an adapter shows the model's description of the command so): nothing the
+// input does not already hold.
+func onlySays(cs []ToolCallContent, desc string) bool {
 	for _, c := range cs {
-		if c.Type == "diff" {
-			return true
+		var block struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if c.Type != "content" || json.Unmarshal(c.Content, &block) != nil || block.Type != "text" || strings.TrimSpace(block.Text) != strings.TrimSpace(desc) {
+			return false
 		}
 	}
-	return false
+	return true
+}
+
+// blockText is a content block as the preview shows it: a text's text, and
+// of anything else what it is and where it points.
+func blockText(raw json.RawMessage) string {
+	var block struct {
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		URI      string `json:"uri"`
+		MimeType string `json:"mimeType"`
+		Resource struct {
+			URI  string `json:"uri"`
+			Text string `json:"text"`
+		} `json:"resource"`
+	}
+	if json.Unmarshal(raw, &block) != nil {
+		return indentJSON(raw)
+	}
+	switch block.Type {
+	case "text":
+		return visible(block.Text)
+	case "resource_link":
+		return "(a link to " + visible(block.URI) + ")"
+	case "resource":
+		return "(" + visible(block.Resource.URI) + ")\n" + visible(block.Resource.Text)
+	}
+	return "(" + visible(block.Type) + " " + visible(block.MimeType) + ")"
 }
 
 // commandInput is raw, indented, when it is one command as a string and at
 // most the model's description of it, both strings: the form a rule reads
 // (daemon/rules "acp").
-func commandInput(raw json.RawMessage) (string, bool) {
+func commandInput(raw json.RawMessage) (input, description string, ok bool) {
 	var in map[string]json.RawMessage
 	if json.Unmarshal(raw, &in) != nil || in == nil {
-		return "", false
+		return "", "", false
 	}
 	for k, v := range in {
 		var s string
 		if (k != "command" && k != "description") || json.Unmarshal(v, &s) != nil {
-			return "", false
+			return "", "", false
 		}
 	}
 	var cmd string
 	if json.Unmarshal(in["command"], &cmd) != nil || strings.TrimSpace(cmd) == "" {
-		return "", false
+		return "", "", false
 	}
-	return indentJSON(raw), true
+	_ = json.Unmarshal(in["description"], &description)
+	return indentJSON(raw), description, true
 }
 
 // indentJSON is raw indented, with its numbers as written and without
