@@ -247,6 +247,8 @@ type acpAgent struct {
 	env  func(e *Env, model *fakeModel) []string // its environment, pointed at the fake model
 	args []string                                // after its binary
 	tool string                                  // its shell tool's name for the model ("Bash")
+	// input is its shell tool's arguments; nil: command and description.
+	input func(command string) map[string]any
 }
 
 // shell is the model's call of the agent's shell tool running command.
@@ -254,6 +256,9 @@ func (a acpAgent) shell(command string) fakeStep {
 	tool := a.tool
 	if tool == "" {
 		tool = "Bash"
+	}
+	if a.input != nil {
+		return fakeStep{tool, a.input(command)}
 	}
 	return fakeStep{tool, map[string]any{"command": command, "description": "Run a command"}}
 }
@@ -469,3 +474,44 @@ func TestAgentACPGeminiCancelled(t *testing.T)         { testACPCancelled(t, gem
 // the title and its directory and description are in words
 // ("[current working directory …] (…)"), so askuser shows them whole and
 // does not mark them for rules; no rule test.
+
+// codexACPSetup is codexSetup's Codex home with approvals on request (as
+// Codex's "auto" mode asks before what the sandbox does not allow).
+func codexACPSetup(e *Env, model *fakeModel) []string {
+	home := filepath.Join(e.Root, "home")
+	codexHome := filepath.Join(home, ".codex")
+	_ = os.MkdirAll(codexHome, 0o700)
+	cfg := fmt.Sprintf(`model = "fake-model"
+model_provider = "fake"
+approval_policy = "on-request"
+
+[features]
+plugins = false
+
+[model_providers.fake]
+name = "fake"
+base_url = %q
+wire_api = "responses"
+env_key = "FAKE_API_KEY"
+`, model.URL()+"/v1")
+	_ = os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(cfg), 0o600)
+	return e.Environ("HOME="+home, "CODEX_HOME="+codexHome, "FAKE_API_KEY=dummy", "RUST_LOG=warn", "TMPDIR="+agentTmp(e))
+}
+
+var codexACP = acpAgent{
+	name: "codex-acp",
+	env:  codexACPSetup,
+	tool: "exec_command",
+	// Outside the sandbox, so that Codex asks.
+	input: func(command string) map[string]any {
+		return map[string]any{"cmd": command, "sandbox_permissions": "require_escalated", "justification": "Run a command"}
+	},
+}
+
+func TestAgentACPCodexAnsweredInAskuser(t *testing.T) { testACPAnsweredInAskuser(t, codexACP) }
+func TestAgentACPCodexAnsweredInEditor(t *testing.T)  { testACPAnsweredInEditor(t, codexACP) }
+func TestAgentACPCodexCancelled(t *testing.T)         { testACPCancelled(t, codexACP) }
+
+// Codex's ACP adapter 0.16.0 gives the command as an argument list with its
+// directory, the sandbox's amendment and more in rawInput: shown whole, not
+// marked for rules; no rule test.
