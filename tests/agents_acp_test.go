@@ -462,7 +462,7 @@ var geminiACP = acpAgent{
 	env: func(e *Env, model *fakeModel) []string {
 		return geminiEnv(e, geminiSetupFor(e), model)
 	},
-	args: []string{"--acp", "--model", "gemini-2.5-flash"},
+	args: []string{"--experimental-acp", "--model", "gemini-2.5-flash"},
 	tool: "run_shell_command",
 }
 
