@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"sync"
 	"testing"
 
@@ -23,6 +25,15 @@ import (
 func TestMain(m *testing.M) {
 	if path := os.Getenv("ACPPROXY_FAKE_AGENT"); path != "" {
 		os.Exit(fakeAgent(path))
+	}
+	switch os.Getenv("ACPPROXY_FAKE_MODE") {
+	case "stubborn": // deaf to the end of its input and to SIGTERM
+		signal.Ignore(syscall.SIGTERM)
+		fmt.Println(`{"jsonrpc":"2.0","method":"ready"}`)
+		select {}
+	case "exit3": // says one line and exits 3
+		fmt.Println(`{"jsonrpc":"2.0","method":"bye"}`)
+		os.Exit(3)
 	}
 	os.Exit(m.Run())
 }
