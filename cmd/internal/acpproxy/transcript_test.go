@@ -10,8 +10,8 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"syscall"
 	"sync"
+	"syscall"
 	"testing"
 
 	"askuser/socketproto"
