@@ -31,6 +31,19 @@ func TestMain(m *testing.M) {
 		signal.Ignore(syscall.SIGTERM)
 		fmt.Println(`{"jsonrpc":"2.0","method":"ready"}`)
 		select {}
+	case "echo": // says back every line it reads
+		in := bufio.NewReader(os.Stdin)
+		for {
+			line, err := in.ReadBytes('\n')
+			if len(line) > 0 {
+				if _, werr := os.Stdout.Write(line); werr != nil {
+					os.Exit(1)
+				}
+			}
+			if err != nil {
+				os.Exit(0)
+			}
+		}
 	case "exit3": // says one line and exits 3
 		fmt.Println(`{"jsonrpc":"2.0","method":"bye"}`)
 		os.Exit(3)
