@@ -66,13 +66,17 @@ type editorRequest struct {
 	session acp.SessionParams
 }
 
-// permission is one session/request_permission relayed to the editor and
-// asked in askuser.
+// permission is one of the agent's requests to the editor that is asked in
+// askuser too: a session/request_permission, or an elicitation/create form.
 type permission struct {
 	id      json.RawMessage
 	session string
-	prompt  acp.Permission
-	cancel  context.CancelCauseFunc
+	what    string // "permission request", "elicitation": for the log
+	// cancelled is the agent's answer when the turn ends first; describe
+	// says the editor's answer in words, for the withdrawal.
+	cancelled any
+	describe  func(result json.RawMessage) string
+	cancel    context.CancelCauseFunc
 
 	// mu orders the request's reaching the editor and its settling, so that
 	// the editor is told to stop asking only after it was asked.
@@ -192,24 +196,28 @@ func (r *Relay) FromAgent(line []byte) {
 	if has(line, `"sessionUpdate":"tool_call`) {
 		r.toolCallNoted(line)
 	}
-	if (follow && !bytes.Contains(line, sessionUpdate)) || has(line, `"`+acp.MethodRequestPermission+`"`) {
+	if (follow && !bytes.Contains(line, sessionUpdate)) || has(line, `"`+acp.MethodRequestPermission+`"`) || has(line, `"`+acp.MethodElicitation+`"`) {
 		var e acp.Envelope
 		if json.Unmarshal(line, &e) == nil {
+			var pm *permission
 			switch {
 			case e.IsResponse():
 				r.agentAnswered(e)
 			case e.IsRequest() && e.Method == acp.MethodRequestPermission:
-				if pm := r.permissionAsked(e); pm != nil {
-					pm.mu.Lock()
-					defer pm.mu.Unlock()
-					if pm.settled != "" {
-						r.mu.Lock()
-						delete(r.prompts, string(pm.id))
-						r.mu.Unlock()
-						return // a rule answered it: the editor never asks
-					}
-					pm.relayed = true
+				pm = r.permissionAsked(e)
+			case e.IsRequest() && e.Method == acp.MethodElicitation:
+				pm = r.elicitationAsked(e)
+			}
+			if pm != nil {
+				pm.mu.Lock()
+				defer pm.mu.Unlock()
+				if pm.settled != "" {
+					r.mu.Lock()
+					delete(r.prompts, string(pm.id))
+					r.mu.Unlock()
+					return // a rule answered it: the editor never asks
 				}
+				pm.relayed = true
 			}
 		}
 	}
@@ -313,10 +321,8 @@ func (r *Relay) agentAnswered(e acp.Envelope) {
 	}
 }
 
-// permissionAsked registers the agent's permission request and asks it in
-// askuser. It returns once askuser has it queued (or answered it by a
-// rule, or holdMax passed), so that a rule's answer is given before the
-// editor would ask; nil when askuser does not ask it.
+// permissionAsked asks the agent's permission request in askuser too
+// (mirror); nil when askuser does not ask it.
 func (r *Relay) permissionAsked(e acp.Envelope) *permission {
 	var p acp.PermissionParams
 	if err := json.Unmarshal(e.Params, &p); err != nil {
@@ -333,13 +339,48 @@ func (r *Relay) permissionAsked(e acp.Envelope) *permission {
 		r.logf("permission request %s: %v; left to the editor", e.ID, err)
 		return nil
 	}
-	req := r.request(prompt)
+	name, agent := r.asker(p.SessionID)
+	req := prompt.Request(name)
+	req.Agent = agent
+	return r.mirror(e, &permission{id: e.ID, session: p.SessionID, what: "permission request", cancelled: acp.Cancelled(), describe: prompt.Describe}, req,
+		func(resp socketproto.Response) (any, string) { return prompt.Outcome(resp) })
+}
+
+// elicitationAsked asks the agent's elicitation form in askuser too, one
+// typed question per field as for an MCP server's (mirror); nil when
+// askuser does not ask it (a URL, a field it cannot ask).
+func (r *Relay) elicitationAsked(e acp.Envelope) *permission {
+	var p acp.ElicitationParams
+	if err := json.Unmarshal(e.Params, &p); err != nil {
+		r.logf("elicitation %s: %v; left to the editor", e.ID, err)
+		return nil
+	}
+	form, err := p.Form()
+	if err != nil {
+		r.logf("elicitation %s: %v; left to the editor", e.ID, err)
+		return nil
+	}
+	_, agent := r.asker(p.SessionID)
+	req := socketproto.AskUserRequest{Request: socketproto.Request{Tool: socketproto.ToolAskUser, Questions: form.Questions, Agent: agent}}
+	return r.mirror(e, &permission{id: e.ID, session: p.SessionID, what: "elicitation", cancelled: acp.ElicitationCancelled(), describe: acp.DescribeElicitation}, req,
+		func(resp socketproto.Response) (any, string) {
+			res := form.Result(resp)
+			return res, res.Action
+		})
+}
+
+// mirror registers pm, one of the agent's requests, and asks req in
+// askuser; outcome reads askuser's answer as the agent's. It returns once
+// askuser has it queued (or answered it by a rule, or holdMax passed), so
+// that a rule's answer is given before the editor would ask; nil when
+// askuser does not ask it.
+func (r *Relay) mirror(e acp.Envelope, pm *permission, req socketproto.AskUserRequest, outcome func(socketproto.Response) (any, string)) *permission {
 	if perr := socketproto.ValidateRequest(req.Request, r.limits); perr != nil {
-		r.logf("permission request %s: cannot be asked in askuser: %v; left to the editor", e.ID, perr)
+		r.logf("%s %s: cannot be asked in askuser: %v; left to the editor", pm.what, e.ID, perr)
 		return nil
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	pm := &permission{id: e.ID, session: p.SessionID, prompt: prompt, cancel: cancel}
+	pm.cancel = cancel
 	r.mu.Lock()
 	if r.stopping {
 		r.mu.Unlock()
@@ -366,11 +407,11 @@ func (r *Relay) permissionAsked(e acp.Envelope) *permission {
 		}
 		if err != nil {
 			if ctx.Err() == nil {
-				r.logf("permission request %s: askuser: %v; answer it in the editor", e.ID, err)
+				r.logf("%s %s: askuser: %v; answer it in the editor", pm.what, e.ID, err)
 			}
 			return
 		}
-		out, why := prompt.Outcome(resp)
+		out, why := outcome(resp)
 		r.settle(pm, "askuser", why, out)
 	}()
 	hold := time.NewTimer(holdMax)
@@ -389,11 +430,11 @@ func (r *Relay) permissionAsked(e acp.Envelope) *permission {
 	return pm
 }
 
-// request is the prompt as askuser asks it, from the agent the proxy runs,
-// in the session's directory.
-func (r *Relay) request(p acp.Permission) socketproto.AskUserRequest {
+// asker is who asks in askuser: the agent the proxy runs, by its name, in
+// the session's directory.
+func (r *Relay) asker(session string) (string, *socketproto.Agent) {
 	r.mu.Lock()
-	name, cwd := r.agentName, r.sessions[p.Params.SessionID]
+	name, cwd := r.agentName, r.sessions[session]
 	r.mu.Unlock()
 	if name == "" {
 		name = agentinput.Printable(r.fallback, socketproto.MaxAgentNameChars)
@@ -401,11 +442,10 @@ func (r *Relay) request(p acp.Permission) socketproto.AskUserRequest {
 	if name == "" {
 		name = "ACP agent"
 	}
-	req := p.Request(name)
 	a := r.agent
 	if a.ID == "" {
 		a.ID = agentinput.Slug(name)
-		if s := agentinput.Slug(p.Params.SessionID); p.Params.SessionID != "" && s != "mcp" {
+		if s := agentinput.Slug(session); session != "" && s != "mcp" {
 			a.ID += "-" + s
 		}
 	}
@@ -414,14 +454,13 @@ func (r *Relay) request(p acp.Permission) socketproto.AskUserRequest {
 	if cwd != "" && len(cwd) <= socketproto.MaxAgentCwdChars {
 		a.Cwd = agentinput.Printable(cwd, socketproto.MaxAgentCwdChars)
 	}
-	req.Agent = &a
-	return req
+	return name, &a
 }
 
 // settle gives the agent its answer to pm, once: out from by. An editor
 // that was asked is told to stop asking ($/cancel_request). False when pm
 // was already settled.
-func (r *Relay) settle(pm *permission, by, why string, out acp.Outcome) bool {
+func (r *Relay) settle(pm *permission, by, why string, out any) bool {
 	pm.mu.Lock()
 	defer pm.mu.Unlock()
 	if pm.settled != "" {
@@ -431,7 +470,7 @@ func (r *Relay) settle(pm *permission, by, why string, out acp.Outcome) bool {
 	if b, err := json.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
-		Result  acp.Outcome     `json:"result"`
+		Result  any             `json:"result"`
 	}{"2.0", pm.id, out}); err == nil {
 		_ = r.toAgent.write(append(b, '\n'))
 	}
@@ -448,7 +487,7 @@ func (r *Relay) settle(pm *permission, by, why string, out acp.Outcome) bool {
 			_ = r.toEditor.write(append(b, '\n'))
 		}
 	}
-	r.logf("permission request %s: answered in %s (%s)", pm.id, by, why)
+	r.logf("%s %s: answered in %s (%s)", pm.what, pm.id, by, why)
 	return true
 }
 
@@ -474,16 +513,17 @@ func (r *Relay) editorAnswered(e acp.Envelope, line []byte) bool {
 	}
 	pm.mu.Unlock()
 	if !first {
-		r.logf("permission request %s: the editor's answer came after %s's; dropped", e.ID, pm.settled)
+		r.logf("%s %s: the editor's answer came after %s's; dropped", pm.what, e.ID, pm.settled)
 		return false
 	}
 	if editor == "" {
 		editor = "the editor"
 	}
 	how := "answered in " + editor
-	var res acp.Outcome
-	if len(e.Error) == 0 && json.Unmarshal(e.Result, &res) == nil && res.Outcome.Outcome != "" {
-		how += ": " + pm.prompt.Describe(res)
+	if len(e.Error) == 0 {
+		if d := pm.describe(e.Result); d != "" {
+			how += ": " + d
+		}
 	}
 	pm.cancel(askclient.Settled{How: agentinput.Printable(how, 200)})
 	return true
@@ -502,7 +542,7 @@ func (r *Relay) endSession(session, why string) {
 	}
 	r.mu.Unlock()
 	for _, pm := range open {
-		if r.settle(pm, "the proxy", why, acp.Cancelled()) {
+		if r.settle(pm, "the proxy", why, pm.cancelled) {
 			pm.cancel(askclient.Settled{How: why})
 		}
 	}

@@ -175,3 +175,32 @@ func TestStopWithdraws(t *testing.T) {
 	}
 	_ = context.Canceled
 }
+
+// An agent's elicitation form waits in askuser too: answered there, the
+// agent gets the content with its JSON types and the editor is told to stop
+// asking; a URL elicitation is the editor's alone.
+func TestElicitationAnsweredInAskuser(t *testing.T) {
+	gate := make(chan struct{})
+	fake := &asked{position: 1, answer: func(q socketproto.AskUserRequest) (socketproto.Response, bool) {
+		<-gate
+		return socketproto.Response{Answered: true, Answers: []socketproto.Answer{{Question: q.Questions[0].Question, Answer: socketproto.AnswerValue{JSON: []byte("3")}}}}, true
+	}}
+	r, agent, editor, _ := session(t, fake)
+	form := `{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"sessionId":"s1","mode":"form","message":"How many?","requestedSchema":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}}}` + "\n"
+	r.FromAgent([]byte(form))
+	close(gate)
+	r.FromAgent([]byte(`{"jsonrpc":"2.0","id":"e2","method":"elicitation/create","params":{"sessionId":"s1","mode":"url","message":"Log in","url":"https://example.com","elicitationId":"x"}}` + "\n"))
+	r.Stop()
+	if want := `{"jsonrpc":"2.0","id":"e1","result":{"action":"accept","content":{"n":3}}}` + "\n"; !strings.Contains(agent.String(), want) {
+		t.Errorf("the agent got %q, want %q", agent.String(), want)
+	}
+	if want := `{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"e1"}}`; !strings.Contains(editor.String(), want) {
+		t.Errorf("the editor got %q, want %q", editor.String(), want)
+	}
+	if len(fake.reqs) != 1 || fake.reqs[0].Questions[0].Input == nil || fake.reqs[0].Questions[0].Input.Type != "integer" {
+		t.Errorf("asked %+v; want the form's one integer field, and not the URL", fake.reqs)
+	}
+	if !strings.Contains(editor.String(), `"id":"e2"`) {
+		t.Errorf("the URL elicitation did not reach the editor")
+	}
+}

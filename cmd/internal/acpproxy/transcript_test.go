@@ -140,7 +140,8 @@ func (a *asked) ask(ctx context.Context, req socketproto.AskUserRequest, onQueue
 // agent: every line reaches the other side byte for byte and in order, the
 // malformed ones too; the two permission requests wait in askuser as well
 // and are withdrawn when the editor answers them; the proxy exits with the
-// agent's code.
+// agent's code. The elicitation form waits in askuser too, and is withdrawn
+// likewise.
 func TestTranscript(t *testing.T) {
 	const path = "testdata/session.txt"
 	steps, err := readTranscript(path)
@@ -190,8 +191,11 @@ func TestTranscript(t *testing.T) {
 	}
 	fake.mu.Lock()
 	defer fake.mu.Unlock()
-	if len(fake.reqs) != 2 {
-		t.Fatalf("asked %d questions in askuser, want the 2 permission requests", len(fake.reqs))
+	if len(fake.reqs) != 3 {
+		t.Fatalf("asked %d questions in askuser, want the 2 permission requests and the form", len(fake.reqs))
+	}
+	if q := fake.reqs[2].Questions; len(q) != 1 || !strings.Contains(q[0].Question, "Which branch?") || q[0].Input == nil {
+		t.Errorf("the form was asked as %+v", q)
 	}
 	if p := fake.reqs[0].Permission; p == nil || p.Agent != "acp" || p.Tool != "execute" || p.Allow != "Allow" {
 		t.Errorf("the shell command's prompt is marked %+v, want acp/execute/Allow", p)
@@ -208,8 +212,10 @@ func TestTranscript(t *testing.T) {
 			t.Errorf("withdrawal %d: cause %v, want settled in the editor", i, c)
 		}
 	}
-	if len(fake.causes) != 2 {
-		t.Errorf("%d withdrawals, want 2", len(fake.causes))
+	if len(fake.causes) != 3 {
+		t.Errorf("%d withdrawals, want 3", len(fake.causes))
+	} else if st := new(askclient.Settled); !errors.As(fake.causes[2], st) || st.How != "answered in transcript-editor: accept" {
+		t.Errorf("the form was withdrawn with %v", fake.causes[2])
 	}
 }
 

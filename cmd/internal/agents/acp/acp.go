@@ -19,6 +19,7 @@ const (
 	MethodSessionPrompt     = "session/prompt"
 	MethodSessionCancel     = "session/cancel"
 	MethodRequestPermission = "session/request_permission"
+	MethodElicitation       = "elicitation/create"
 	// MethodCancelRequest is the notification that cancels a request sent
 	// earlier, as @agentclientprotocol/sdk 2.4.0 names it
 	// (PROTOCOL_METHODS.cancel_request; later schema drafts call it

@@ -393,9 +393,14 @@ func (p Permission) Outcome(resp socketproto.Response) (o Outcome, why string) {
 	return Cancelled(), why + "; cancelled"
 }
 
-// Describe says in words what an outcome chose, for the words a withdrawal
-// carries ("Allow once", "cancelled").
-func (p Permission) Describe(o Outcome) string {
+// Describe says in words what the editor's result chose, for the words a
+// withdrawal carries (`"Allow once"`, "cancelled"); "" when it is no
+// outcome.
+func (p Permission) Describe(result json.RawMessage) string {
+	var o Outcome
+	if json.Unmarshal(result, &o) != nil || o.Outcome.Outcome == "" {
+		return ""
+	}
 	if o.Outcome.Outcome != "selected" {
 		return "cancelled"
 	}
