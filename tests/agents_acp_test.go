@@ -365,6 +365,7 @@ func testACPAnsweredInAskuser(t *testing.T, a acpAgent) {
 	if !strings.Contains(ed.run.out.String(), "answered in askuser") {
 		t.Errorf("the proxy's stderr does not say askuser answered:\n%s", ed.run.out)
 	}
+	wantHistory(t, e, "answered:pane")
 }
 
 // testACPAnsweredInEditor: the editor's answer wins; askuser's copy is
@@ -397,6 +398,7 @@ func testACPAnsweredInEditor(t *testing.T, a acpAgent) {
 	if code == 0 || !strings.Contains(errOut, "acp-test-editor") {
 		t.Errorf("a later answer in askuser: exit %d, %s", code, errOut)
 	}
+	wantHistory(t, e, "withdrawn:answered in acp-test-editor")
 }
 
 // testACPCancelled: the editor cancels the turn while both ask: askuser's
@@ -418,6 +420,7 @@ func testACPCancelled(t *testing.T, a acpAgent) {
 		t.Errorf("the command ran after the turn was cancelled")
 	}
 	ed.quit(t)
+	wantHistory(t, e, "withdrawn:the editor cancelled the turn")
 }
 
 // testACPRule: "Allow, and remember" chosen in askuser for the first call;
@@ -443,6 +446,48 @@ func testACPRule(t *testing.T, a acpAgent) {
 	ed.quit(t)
 	if got := runs(e); len(got) != 2 {
 		t.Errorf("bump.sh ran %d times, want 2", len(got))
+	}
+	wantHistory(t, e, "answered:pane", "answered:rule")
+}
+
+// acpHistory is how each request in history ended: "answered:pane",
+// "withdrawn:<settled>", "answered:rule".
+func acpHistory(t *testing.T, e *Env) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(e.State, "askuser", "history.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var h struct {
+			Outcome string `json:"outcome"`
+			Via     string `json:"via"`
+			Settled string `json:"settled"`
+		}
+		if json.Unmarshal([]byte(line), &h) == nil {
+			how := h.Via
+			if h.Settled != "" {
+				how = h.Settled
+			}
+			out = append(out, h.Outcome+":"+how)
+		}
+	}
+	return out
+}
+
+func wantHistory(t *testing.T, e *Env, want ...string) {
+	t.Helper()
+	got := acpHistory(t, e)
+	if len(got) != len(want) {
+		t.Errorf("history %q, want %q", got, want)
+		return
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("history %q, want %q", got, want)
+			return
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync"
 	"syscall"
 	"time"
 
@@ -39,6 +40,9 @@ type RunOptions struct {
 // in askuser and stops the agent. The exit code is the agent's (128+N for
 // a signal N), 0 when the proxy stopped it because the editor went away.
 func Run(ctx context.Context, o RunOptions) (int, error) {
+	// The agent's stderr is copied by a goroutine of os/exec unless it is a
+	// file, and the relay writes there too.
+	o.Stderr = &lockedWriter{w: o.Stderr}
 	cmd := exec.Command(o.Argv[0], o.Argv[1:]...)
 	cmd.Stderr = o.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -152,6 +156,19 @@ func exitCode(err error, stoppedByUs bool) int {
 		return 128 + int(ws.Signal())
 	}
 	return 1
+}
+
+// lockedWriter lets the agent's stderr and the proxy's own words share a
+// writer.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 func baseName(p string) string {

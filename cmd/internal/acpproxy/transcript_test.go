@@ -218,15 +218,3 @@ func TestTranscript(t *testing.T) {
 		t.Errorf("the form was withdrawn with %v", fake.causes[2])
 	}
 }
-
-// lockedWriter lets the proxy's goroutines share a buffer.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
