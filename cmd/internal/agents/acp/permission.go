@@ -186,7 +186,7 @@ func (p Permission) Request(agentName string) socketproto.AskUserRequest {
 	req := socketproto.AskUserRequest{Request: socketproto.Request{
 		Tool: socketproto.ToolAskUser,
 		Questions: []socketproto.Question{{
-			Question:    who + " asks to run: " + title,
+			Question:    who + " asks permission: " + title,
 			Header:      header,
 			MultiSelect: &multi,
 			Options:     opts,
