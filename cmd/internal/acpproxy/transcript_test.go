@@ -13,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"askuser/socketproto"
 	"askuser/socketproto/askclient"
@@ -30,7 +31,9 @@ func TestMain(m *testing.M) {
 	case "stubborn": // deaf to the end of its input and to SIGTERM
 		signal.Ignore(syscall.SIGTERM)
 		fmt.Println(`{"jsonrpc":"2.0","method":"ready"}`)
-		select {}
+		for {
+			time.Sleep(time.Hour) // (a bare select{} would be a deadlock the runtime ends)
+		}
 	case "echo": // says back every line it reads
 		in := bufio.NewReader(os.Stdin)
 		for {
