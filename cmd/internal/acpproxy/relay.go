@@ -177,6 +177,16 @@ func (r *Relay) FromEditor(line []byte) bool {
 				if !r.editorAnswered(e, line) {
 					return true // dropped: askuser answered first
 				}
+			case e.Method == acp.MethodSessionCancel:
+				// The agent hears the cancellation first, then "cancelled"
+				// for each request of the turn, as from an editor that
+				// answers them itself.
+				ok := r.toAgent.write(line) == nil
+				var p acp.SessionRef
+				if json.Unmarshal(e.Params, &p) == nil && p.SessionID != "" {
+					r.endSession(p.SessionID, "the editor cancelled the turn")
+				}
+				return ok
 			case e.Method != "":
 				r.editorSent(e)
 			}
@@ -251,7 +261,7 @@ func (r *Relay) toolCallNoted(line []byte) {
 }
 
 // editorSent notes the editor's requests whose answers say who the agent
-// is and where its sessions are, and its cancellations.
+// is and where its sessions are.
 func (r *Relay) editorSent(e acp.Envelope) {
 	switch e.Method {
 	case acp.MethodInitialize:
@@ -269,11 +279,6 @@ func (r *Relay) editorSent(e acp.Envelope) {
 		var p acp.SessionParams
 		_ = json.Unmarshal(e.Params, &p)
 		r.follow(e, p)
-	case acp.MethodSessionCancel:
-		var p acp.SessionRef
-		if json.Unmarshal(e.Params, &p) == nil && p.SessionID != "" {
-			r.endSession(p.SessionID, "the editor cancelled the turn")
-		}
 	}
 }
 

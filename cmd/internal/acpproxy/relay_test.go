@@ -145,8 +145,8 @@ func TestTurnEndWithdraws(t *testing.T) {
 			r.FromAgent([]byte(permReq))
 			c.end(r)
 			r.Stop()
-			if !strings.Contains(agent.String(), cancelled) {
-				t.Errorf("the agent got %q, want %q", agent.String(), cancelled)
+			if !strings.HasSuffix(agent.String(), cancelled) {
+				t.Errorf("the agent got %q, want it to end with %q (after the cancellation)", agent.String(), cancelled)
 			}
 			if !strings.Contains(editor.String(), cancelReq) {
 				t.Errorf("the editor got %q, want %q", editor.String(), cancelReq)
