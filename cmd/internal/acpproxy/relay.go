@@ -2,8 +2,8 @@
 // "ACP"): it runs an ACP agent as its child and relays the JSON-RPC lines
 // between it and the editor that started the proxy, byte for byte and in
 // order, while every session/request_permission the agent sends also waits
-// in askuser. The first answer wins, in askuser or in the editor: the other
-// copy is withdrawn. ACP's shapes are read through cmd/internal/agents/acp;
+// in askuser (and so does an elicitation form). The first answer wins, in
+// askuser or in the editor: the other copy is withdrawn. ACP's shapes are read through cmd/internal/agents/acp;
 // the daemon is reached through the Ask function it is given. It knows
 // nothing of the pane or of any one agent.
 package acpproxy
@@ -27,9 +27,8 @@ import (
 
 // AskFunc asks the daemon and waits for the result; a cancelled ctx
 // withdraws the question (with askclient.Settled as its cause, saying how
-// it was settled elsewhere).
-// onQueued sees the daemon's acknowledgement (a position of 0: the daemon
-// answered at once, by a remembered rule).
+// it was settled elsewhere). onQueued sees the daemon's acknowledgement (a
+// position of 0: the daemon answered at once, by a remembered rule).
 type AskFunc func(ctx context.Context, req socketproto.AskUserRequest, onQueued func(socketproto.Queued)) (socketproto.Response, error)
 
 // holdMax bounds how long a permission request waits for askuser's
@@ -53,7 +52,7 @@ type Relay struct {
 	editorName string
 	asked      map[string]editorRequest // the editor's requests whose response the proxy reads, by id
 	sessions   map[string]string        // session id → its directory
-	prompts    map[string]*permission   // the agent's permission requests, by id, until the editor's response
+	prompts    map[string]*permission   // the agent's requests asked in askuser too, by id, until the editor's response
 	tools      map[string]acp.ToolCall  // tool calls under way, by session and id, as their updates said
 	stopping   bool
 	wg         sync.WaitGroup
