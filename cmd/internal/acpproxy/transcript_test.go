@@ -111,6 +111,42 @@ func readTranscript(path string) ([]step, error) {
 	return steps, nil
 }
 
+// schemaMethods are every method of ACP v1 in @agentclientprotocol/sdk
+// 2.4.0 (its AGENT_METHODS, CLIENT_METHODS and PROTOCOL_METHODS), and
+// updateKinds every sessionUpdate of its SessionUpdate: the transcript
+// holds each.
+var (
+	schemaMethods = []string{
+		"initialize", "authenticate", "session/new", "session/load", "session/set_mode", "session/set_config_option",
+		"session/prompt", "session/cancel", "session/list", "session/delete", "session/resume", "session/close", "logout",
+		"session/request_permission", "session/update", "fs/write_text_file", "fs/read_text_file", "terminal/create",
+		"terminal/output", "terminal/release", "terminal/wait_for_exit", "terminal/kill", "elicitation/create",
+		"elicitation/complete", "$/cancel_request",
+	}
+	updateKinds = []string{
+		"user_message_chunk", "agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan",
+		"available_commands_update", "current_mode_update", "config_option_update", "session_info_update",
+		"usage_update", "notice", "compaction_update", "compaction_summary_chunk",
+	}
+)
+
+func TestTranscriptHoldsEveryMessageType(t *testing.T) {
+	b, err := os.ReadFile("testdata/session.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range schemaMethods {
+		if !strings.Contains(string(b), `"method":"`+m+`"`) {
+			t.Errorf("testdata/session.txt has no %s", m)
+		}
+	}
+	for _, k := range updateKinds {
+		if !strings.Contains(string(b), `"sessionUpdate":"`+k+`"`) {
+			t.Errorf("testdata/session.txt has no session/update %s", k)
+		}
+	}
+}
+
 // asked is a fake daemon: it keeps each question, acknowledges it, and
 // answers none; the cause of each withdrawal is kept too.
 type asked struct {
