@@ -26,7 +26,8 @@ const ViaRule Via = "rule"
 // command: the daemon reads what would run from Allow's own preview, the
 // text the user approves.
 type PermissionPrompt struct {
-	// Agent is the kind of agent: "claude-code", "codex" or "opencode".
+	// Agent is the kind of agent: "claude-code", "codex", "opencode", or
+	// "acp" for any agent behind askuser-client acp-proxy.
 	Agent string `json:"agent"`
 	// Tool is the agent's name for the tool asking ("Bash", "bash").
 	Tool string `json:"tool"`
@@ -87,6 +88,8 @@ func AgentWords(kind string) string {
 		return "Codex"
 	case "opencode":
 		return "OpenCode"
+	case "acp":
+		return "ACP agents"
 	}
 	return kind
 }

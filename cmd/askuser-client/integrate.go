@@ -16,7 +16,7 @@ import (
 	"askuser/socketproto/askclient"
 )
 
-const integrateSynopsis = `integrate claude|codex|gemini|opencode|pi [--write] [--command PATH] [--permissions] [--wrap NAME]…
+const integrateSynopsis = `integrate claude|codex|gemini|opencode|pi|zed [--write] [--command PATH] [--permissions] [--wrap NAME]…
 
 Prints what askuser adds to the agent's configuration, file by file; with
 --write merges it in: other settings are kept as they are, running it twice
@@ -39,6 +39,11 @@ changes nothing, and each file changed is first copied to FILE.bak-TIME.
           the MCP server in opencode.json with a day-long timeout
   pi      ~/.pi/agent/extensions/askuser.ts ($PI_CODING_AGENT_DIR): pi's
           ask_user tool and /questions command
+  zed     ~/.config/zed/settings.json ($XDG_CONFIG_HOME): every ACP agent in
+          agent_servers behind 'askuser-client acp-proxy' (an entry with a
+          command is wrapped where it stands), and an entry "NAME (askuser)"
+          for each of claude-code-acp, codex-acp and gemini found on the PATH,
+          so their permission requests wait in askuser as well as in Zed
 
 --wrap NAME (claude, gemini) also puts the configured MCP server NAME behind
 'askuser-client mcp-proxy', so the forms it asks its user (MCP elicitation)
@@ -47,9 +52,9 @@ wait in askuser: in ~/.claude.json's user-scope mcpServers, or in
 
 var integrateCommand = command{
 	name:     "integrate",
-	summary:  "connect an agent (claude, codex, gemini, opencode, pi): print, or --write, its settings",
+	summary:  "connect an agent (claude, codex, gemini, opencode, pi) or Zed: print, or --write, its settings",
 	synopsis: integrateSynopsis,
-	args:     argCount{1, 1, "agent (claude, codex, gemini, opencode or pi)"},
+	args:     argCount{1, 1, "agent (claude, codex, gemini, opencode, pi or zed)"},
 	setup: func(fs *flag.FlagSet) func(*invocation) error {
 		write := fs.Bool("write", false, "merge the settings in (a backup of each file changed is kept)")
 		command := fs.String("command", "", "the askuser-client the agent runs (default: this program's absolute path)")
@@ -69,7 +74,7 @@ func runIntegrate(x *invocation, write bool, command string, permissions bool, w
 	agent := x.args[0]
 	a, ok := agents.Named(agent)
 	if !ok {
-		return usagef("unknown agent %q; want claude, codex, gemini, opencode or pi", agent)
+		return usagef("unknown agent %q; want claude, codex, gemini, opencode, pi or zed", agent)
 	}
 	if permissions && !a.Permissions {
 		return usagef("--permissions: only for claude and codex")

@@ -31,6 +31,7 @@ const (
 // commands are all the subcommands, in the order help lists them. Each
 // lives in its own file.
 var commands = []*command{
+	&acpProxyCommand,
 	&answerCommand,
 	&askCommand,
 	&cancelCommand,

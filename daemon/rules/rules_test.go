@@ -62,7 +62,8 @@ func TestNoRememberOption(t *testing.T) {
 func TestSubjectPerAgent(t *testing.T) {
 	opencode := `{"permission": "bash", "patterns": ["go test ./..."], "metadata": {}}`
 	codex := `{"command": "go test ./...", "description": "Run the tests"}`
-	for _, c := range []struct{ agent, tool, preview string }{{"opencode", "bash", opencode}, {"codex", "Bash", codex}} {
+	acp := `{"command": "go test ./..."}`
+	for _, c := range []struct{ agent, tool, preview string }{{"opencode", "bash", opencode}, {"codex", "Bash", codex}, {"acp", "execute", codex}, {"acp", "execute", acp}} {
 		s, err := SubjectOf(socketproto.Request{
 			Questions:  []socketproto.Question{{Question: "q", Options: []socketproto.Option{{Label: "A", Preview: c.preview, ApprovesPreview: true}, {Label: "D"}}}},
 			Agent:      &socketproto.Agent{Cwd: "/p"},
@@ -74,6 +75,11 @@ func TestSubjectPerAgent(t *testing.T) {
 	}
 	if _, err := bashInput([]byte(`{"command": "ls", "dangerouslyDisableSandbox": true}`)); err == nil {
 		t.Errorf("dangerouslyDisableSandbox was remembered")
+	}
+	for _, in := range []string{`{"command": "ls", "cwd": "/"}`, `{"command": ["ls"]}`, `{"command": "ls", "timeout": 5}`, `{"description": "ls"}`, `{"command": "ls"} {}`} {
+		if _, err := acpInput([]byte(in)); err == nil {
+			t.Errorf("acp input %s was remembered", in)
+		}
 	}
 	if _, err := opencodeInput([]byte(`{"permission": "bash", "patterns": ["ls", "rm x"], "metadata": {}}`)); err == nil {
 		t.Errorf("two patterns were remembered")

@@ -64,6 +64,11 @@ func SubjectOf(req socketproto.Request) (Subject, error) {
 			return Subject{}, fmt.Errorf("tool %q: only shell commands are remembered", p.Tool)
 		}
 		command, err = opencodeInput(preview)
+	case "acp":
+		if p.Tool != "execute" {
+			return Subject{}, fmt.Errorf("tool %q: only shell commands are remembered", p.Tool)
+		}
+		command, err = acpInput(preview)
 	default:
 		return Subject{}, fmt.Errorf("permission.agent %q: no rules for this kind of agent", p.Agent)
 	}
@@ -120,6 +125,26 @@ func opencodeInput(preview []byte) (string, error) {
 		return "", fmt.Errorf("metadata.command is not the pattern")
 	}
 	return in.Patterns[0], nil
+}
+
+// acpInput is the command of an ACP agent's execute tool call as
+// askuser-client acp-proxy shows it: the call's raw input when it holds one
+// command and at most the model's description of it, {"command": …,
+// "description": …}, both strings. Anything else (a working directory, an
+// argument list, a timeout the agent may read otherwise) makes it none a
+// rule covers.
+func acpInput(preview []byte) (string, error) {
+	var in struct {
+		Command     *string `json:"command"`
+		Description *string `json:"description"`
+	}
+	if err := strictJSON(preview, &in); err != nil {
+		return "", fmt.Errorf("the input is not {\"command\", \"description\"}: %w", err)
+	}
+	if in.Command == nil || *in.Command == "" {
+		return "", fmt.Errorf("input.command: want the command as a string")
+	}
+	return *in.Command, nil
 }
 
 // strictJSON decodes exactly one JSON value, refusing unknown keys where v

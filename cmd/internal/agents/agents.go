@@ -7,6 +7,7 @@
 package agents
 
 import (
+	"askuser/cmd/internal/agents/acp"
 	"askuser/cmd/internal/agents/claudecode"
 	"askuser/cmd/internal/agents/codex"
 	"askuser/cmd/internal/agents/gemini"
@@ -22,6 +23,7 @@ var all = []integrate.Agent{
 	gemini.Integration,
 	opencode.Integration,
 	pi.Integration,
+	acp.Integration, // Zed's ACP agents, behind acp-proxy
 }
 
 // Named is the agent called name.

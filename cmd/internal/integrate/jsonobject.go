@@ -25,6 +25,9 @@ func (o *JSONObject) Get(k string) (any, bool) {
 	return v, ok
 }
 
+// Keys are o's keys in the file's order.
+func (o *JSONObject) Keys() []string { return append([]string(nil), o.keys...) }
+
 // Set replaces k's value where it stands, or appends k.
 func (o *JSONObject) Set(k string, v any) {
 	if _, ok := o.vals[k]; !ok {
