@@ -59,9 +59,14 @@ func (st *state) context() (*Req, *QState) {
 	return r, r.Current()
 }
 
+// apply takes one action: moving between requests always; otherwise, on
+// the request on screen (or the one the open input belongs to), by the
+// tables below — a dialog's own table while one is open, then the
+// request's, then the question's. Which actions are available now, and
+// why not, is the View's (available.go); these tables only do them.
 func (st *state) apply(a Action) {
-	r, s := st.context()
-	if a.Kind == Step || a.Kind == Open {
+	switch a.Kind {
+	case Step, Open:
 		st.closeInput()
 		if a.Kind == Step {
 			st.m.Step(a.Delta)
@@ -70,124 +75,142 @@ func (st *state) apply(a Action) {
 		}
 		return
 	}
+	r, s := st.context()
 	if r == nil {
 		return
 	}
-	if a.Kind == Paste && (st.mode == modeLong || st.mode == modeDiscard || st.mode == modeNone) {
-		st.word("Not pasted: answer the dialog first.")
-		return
-	}
-	switch st.mode {
-	case modeLong:
-		switch a.Kind {
-		case Yes, Accept:
-			st.acceptText(r, s, agenttext.Typed(st.text))
-		case Back:
-			st.mode = modeText
-		}
-		return
-	case modeDiscard:
-		switch a.Kind {
-		case Yes:
-			st.cancel(r)
-		case Back:
-			st.mode = st.back
-		}
-		return
-	case modeNone:
-		switch a.Kind {
-		case Yes:
-			st.answerNone(r, s)
-		case Back:
-			st.mode = modeList
+	if dialog, open := dialogActions[st.mode]; open {
+		if a.Kind == Paste {
+			st.word("Not pasted: answer the dialog first.")
+		} else if do := dialog[a.Kind]; do != nil {
+			do(st, a, r, s)
 		}
 		return
 	}
-	switch a.Kind {
-	case Next:
-		st.next()
+	if do := requestActions[a.Kind]; do != nil {
+		do(st, a, r, s)
 		return
-	case Tab:
-		st.setTab(r, r.Tab+a.Delta)
-	case TabTo:
-		st.setTab(r, a.Item)
-	case Submit:
+	}
+	if s == nil {
+		if a.Kind == Paste {
+			st.word("Not pasted: there is no answer to type here.")
+		}
+		return
+	}
+	if do := questionActions[a.Kind]; do != nil {
+		do(st, a, r, s)
+	}
+}
+
+// An actionFunc does one kind of action on request r and its question s
+// (nil on the Submit tab, for the request's and the dialogs' actions).
+type actionFunc func(st *state, a Action, r *Req, s *QState)
+
+// dialogActions take the actions while a dialog is open; any other does
+// nothing until it is answered.
+var dialogActions = map[mode]map[Kind]actionFunc{
+	modeLong: { // the typed answer is longer than the soft limit
+		Yes:    acceptLong,
+		Accept: acceptLong,
+		Back:   func(st *state, _ Action, _ *Req, _ *QState) { st.mode = modeText },
+	},
+	modeDiscard: { // declining would discard answers
+		Yes:  func(st *state, _ Action, r *Req, _ *QState) { st.cancel(r) },
+		Back: func(st *state, _ Action, _ *Req, _ *QState) { st.mode = st.back },
+	},
+	modeNone: { // "none of these" on a multi-select question
+		Yes:  func(st *state, _ Action, r *Req, s *QState) { st.answerNone(r, s) },
+		Back: func(st *state, _ Action, _ *Req, _ *QState) { st.mode = modeList },
+	},
+}
+
+func acceptLong(st *state, _ Action, r *Req, s *QState) {
+	st.acceptText(r, s, agenttext.Typed(st.text))
+}
+
+// requestActions act on the request as a whole.
+var requestActions = map[Kind]actionFunc{
+	Next:  func(st *state, _ Action, _ *Req, _ *QState) { st.next() },
+	Tab:   func(st *state, a Action, r *Req, _ *QState) { st.setTab(r, r.Tab+a.Delta) },
+	TabTo: func(st *state, a Action, r *Req, _ *QState) { st.setTab(r, a.Item) },
+	Submit: func(st *state, _ Action, r *Req, _ *QState) {
 		if r.OnSubmit() {
 			st.submit(r)
 		}
-	case Decline:
-		st.cancelFlow(r)
-	case Paste:
-		if s == nil {
-			st.word("Not pasted: there is no answer to type here.")
-		}
-	}
-	if s == nil {
-		return
-	}
-	switch a.Kind {
-	case Move:
-		st.move(s, a.Delta)
-	case Focus:
+	},
+	Decline: func(st *state, _ Action, r *Req, _ *QState) { st.cancelFlow(r) },
+}
+
+// questionActions act on the question on screen (or the open input's).
+var questionActions = map[Kind]actionFunc{
+	Move: func(st *state, a Action, _ *Req, s *QState) { st.move(s, a.Delta) },
+	Focus: func(st *state, a Action, _ *Req, s *QState) {
 		if indexOf(s.Items(), a.Item) >= 0 {
 			s.Cursor = a.Item
 		}
-	case Filter:
+	},
+	Filter: func(st *state, _ Action, _ *Req, _ *QState) {
 		st.closeInput()
 		st.startEdit(modeFilter)
-	case FilterText:
+	},
+	FilterText: func(st *state, a Action, _ *Req, s *QState) {
 		if st.mode != modeFilter {
 			st.closeInput()
 			st.startEdit(modeFilter)
 		}
 		st.text, st.typed = strings.ReplaceAll(a.Text, "\n", " "), true // a filter is one line
 		st.setFilter(s, st.text)
-	case ClearFilter:
+	},
+	ClearFilter: func(st *state, _ Action, _ *Req, s *QState) {
 		s.Filter = ""
 		st.move(s, 0)
-	case OpenNote:
+	},
+	OpenNote: func(st *state, _ Action, _ *Req, _ *QState) {
 		st.closeInput()
 		st.startEdit(modeNote)
-	case Close:
-		st.closeInput()
-	case Back:
-		st.finishEdit(false)
-	case Pick:
+	},
+	Close: func(st *state, _ Action, _ *Req, _ *QState) { st.closeInput() },
+	Back:  func(st *state, _ Action, _ *Req, _ *QState) { st.finishEdit(false) },
+	Pick: func(st *state, a Action, r *Req, s *QState) {
 		if st.mode == modeList && a.Item >= 0 && a.Item <= s.Other() && s.HasOptions() {
 			st.pick(r, s, a.Item)
 		}
-	case Choose:
+	},
+	Choose: func(st *state, _ Action, r *Req, s *QState) {
 		if st.mode == modeList && s.HasOptions() && !s.Q.IsMulti() {
 			st.choose(r, s, s.Cursor)
 		}
-	case Toggle:
+	},
+	Toggle: func(st *state, _ Action, _ *Req, s *QState) {
 		if st.mode == modeList && s.HasOptions() && s.Q.IsMulti() {
 			st.toggle(s, s.Cursor)
 		}
-	case Confirm:
+	},
+	Confirm: func(st *state, _ Action, r *Req, s *QState) {
 		if st.mode == modeList && s.HasOptions() && s.Q.IsMulti() {
 			st.enterMulti(r, s)
 		}
-	case None:
+	},
+	None: func(st *state, _ Action, r *Req, _ *QState) {
 		if st.mode == modeList && onMultiSelect(r) {
 			st.mode = modeNone
 		}
-	case LeaveEmpty:
+	},
+	LeaveEmpty: func(st *state, _ Action, r *Req, s *QState) {
 		if st.mode == modeList {
 			st.leaveEmpty(r, s)
 		}
-	case Type:
+	},
+	Type: func(st *state, a Action, _ *Req, s *QState) {
 		if st.mode == modeFilter {
 			st.text, st.typed = strings.ReplaceAll(a.Text, "\n", " "), true
 			st.setFilter(s, st.text)
 		} else if st.mode == modeText || st.mode == modeNote {
 			st.text, st.typed = a.Text, true
 		}
-	case Paste:
-		st.paste(r, s, a.Text)
-	case Accept:
-		st.finishEdit(true)
-	}
+	},
+	Paste:  func(st *state, a Action, r *Req, s *QState) { st.paste(r, s, a.Text) },
+	Accept: func(st *state, _ Action, _ *Req, _ *QState) { st.finishEdit(true) },
 }
 
 // paste inserts pasted text where typing would go. On an options list it
