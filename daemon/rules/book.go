@@ -86,18 +86,11 @@ func (b *Book) Refresh() bool {
 	}
 	b.seen = nil
 	data, err := b.read()
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			b.refused, b.problem = false, ""
-			if len(b.rules) > 0 && b.last != nil {
-				// Deleted by hand: the user's edit, no rule left.
-				b.rules, b.last = nil, nil
-				return true
-			}
-			return false
-		}
-		b.refused = true
-		b.problem = err.Error()
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return b.removed()
+	case err != nil:
+		b.refused, b.problem = true, err.Error()
 		b.seen = fi // refused until it changes
 		return false
 	}
@@ -106,6 +99,21 @@ func (b *Book) Refresh() bool {
 	if bytes.Equal(data, b.last) {
 		return false
 	}
+	return b.takeEdit(data)
+}
+
+// removed is the file deleted: by hand, the user's edit, no rule left.
+func (b *Book) removed() bool {
+	b.refused, b.problem = false, ""
+	if len(b.rules) > 0 && b.last != nil {
+		b.rules, b.last = nil, nil
+		return true
+	}
+	return false
+}
+
+// takeEdit takes in the file's new bytes, or refuses them saying why.
+func (b *Book) takeEdit(data []byte) bool {
 	var f fileForm
 	if err := json.Unmarshal(data, &f); err != nil {
 		b.problem = fmt.Sprintf("%s: %v; the rules are as before it was saved", b.path, err)

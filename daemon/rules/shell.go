@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -20,93 +21,125 @@ func Words(cmd string) ([]string, error) {
 	if err := visible(cmd); err != nil {
 		return nil, err
 	}
-	var words []string
-	var cur strings.Builder
-	inWord := false
-	end := func() {
-		if inWord {
-			words = append(words, cur.String())
-			cur.Reset()
-			inWord = false
+	l := &lexer{rs: []rune(cmd)}
+	for ; l.i < len(l.rs); l.i++ {
+		if err := l.step(); err != nil {
+			return nil, err
 		}
 	}
-	rs := []rune(cmd)
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
-		switch {
-		case r == ' ' || r == '\t':
-			end()
-		case r == '\'':
-			j := i + 1
-			for j < len(rs) && rs[j] != '\'' {
-				j++
-			}
-			if j == len(rs) {
-				return nil, fmt.Errorf("a quote (') is not closed")
-			}
-			cur.WriteString(string(rs[i+1 : j]))
-			inWord, i = true, j
-		case r == '"':
-			j := i + 1
-			for ; j < len(rs) && rs[j] != '"'; j++ {
-				switch rs[j] {
-				case '$', '`':
-					return nil, fmt.Errorf("it substitutes (%c inside double quotes)", rs[j])
-				case '\\':
-					if j+1 < len(rs) && strings.ContainsRune("\"\\$`", rs[j+1]) {
-						j++
-					}
-				case '\n':
-					return nil, fmt.Errorf("it spans lines")
-				}
-				cur.WriteRune(rs[j])
-			}
-			if j == len(rs) {
-				return nil, fmt.Errorf("a quote (\") is not closed")
-			}
-			inWord, i = true, j
-		case r == '\\':
-			if i+1 == len(rs) || rs[i+1] == '\n' {
-				return nil, fmt.Errorf("it ends in a backslash or continues a line")
-			}
-			i++
-			cur.WriteRune(rs[i])
-			inWord = true
-		case r == '\n' || r == '\r':
-			return nil, fmt.Errorf("it spans lines")
-		case strings.ContainsRune(";&|", r):
-			return nil, fmt.Errorf("it chains or pipes commands (%c)", r)
-		case r == '<' || r == '>':
-			return nil, fmt.Errorf("it redirects (%c)", r)
-		case r == '$' || r == '`':
-			return nil, fmt.Errorf("it substitutes (%c)", r)
-		case strings.ContainsRune("(){}", r):
-			return nil, fmt.Errorf("it groups or expands (%c)", r)
-		case strings.ContainsRune("*?[]", r):
-			return nil, fmt.Errorf("it expands a pattern (%c)", r)
-		case (r == '~' || r == '#') && !inWord:
-			return nil, fmt.Errorf("a word begins with %c", r)
-		case r == '~' && !alnum(rs[i-1]):
-			// bash expands a ~ after = or : too (a=~/x), and in a
-			// word that only looks like an assignment.
-			return nil, fmt.Errorf("it holds ~ after %q (tilde expansion)", rs[i-1])
-		case r == '!':
-			return nil, fmt.Errorf("it holds ! (negation or history)")
-		case r < ' ' || r == 0x7f:
-			return nil, fmt.Errorf("it holds a control character")
-		default:
-			cur.WriteRune(r)
-			inWord = true
-		}
-	}
-	end()
-	if len(words) == 0 {
+	l.end()
+	if len(l.words) == 0 {
 		return nil, fmt.Errorf("it is empty")
 	}
-	if strings.Contains(words[0], "=") {
-		return nil, fmt.Errorf("it sets a variable for the command (%s)", words[0])
+	if strings.Contains(l.words[0], "=") {
+		return nil, fmt.Errorf("it sets a variable for the command (%s)", l.words[0])
 	}
-	return words, nil
+	return l.words, nil
+}
+
+// specials are the characters that, unquoted, make sh do more than run one
+// program with literal words, and why each is refused.
+var specials = map[rune]string{
+	';': "it chains or pipes commands (;)", '&': "it chains or pipes commands (&)", '|': "it chains or pipes commands (|)",
+	'<': "it redirects (<)", '>': "it redirects (>)",
+	'$': "it substitutes ($)", '`': "it substitutes (`)",
+	'(': "it groups or expands (()", ')': "it groups or expands ())", '{': "it groups or expands ({)", '}': "it groups or expands (})",
+	'*': "it expands a pattern (*)", '?': "it expands a pattern (?)", '[': "it expands a pattern ([)", ']': "it expands a pattern (])",
+	'!': "it holds ! (negation or history)",
+}
+
+// lexer reads a command's words as sh does after quote removal; visible
+// has refused every control character before it runs.
+type lexer struct {
+	rs     []rune
+	i      int // the rune being read
+	words  []string
+	cur    strings.Builder
+	inWord bool
+}
+
+// end closes the word being read, if any.
+func (l *lexer) end() {
+	if l.inWord {
+		l.words = append(l.words, l.cur.String())
+		l.cur.Reset()
+		l.inWord = false
+	}
+}
+
+// step reads the rune at l.i, and what it begins.
+func (l *lexer) step() error {
+	r := l.rs[l.i]
+	switch r {
+	case ' ':
+		l.end()
+		return nil
+	case '\'':
+		return l.singleQuoted()
+	case '"':
+		return l.doubleQuoted()
+	case '\\':
+		if l.i+1 == len(l.rs) {
+			return fmt.Errorf("it ends in a backslash or continues a line")
+		}
+		l.i++
+		l.add(l.rs[l.i])
+		return nil
+	}
+	if why, special := specials[r]; special {
+		return errors.New(why)
+	}
+	switch {
+	case (r == '~' || r == '#') && !l.inWord:
+		return fmt.Errorf("a word begins with %c", r)
+	case r == '~' && !alnum(l.rs[l.i-1]):
+		// bash expands a ~ after = or : too (a=~/x), and in a word that
+		// only looks like an assignment.
+		return fmt.Errorf("it holds ~ after %q (tilde expansion)", l.rs[l.i-1])
+	}
+	l.add(r)
+	return nil
+}
+
+func (l *lexer) add(r rune) {
+	l.cur.WriteRune(r)
+	l.inWord = true
+}
+
+// singleQuoted reads '…': everything in it is literal.
+func (l *lexer) singleQuoted() error {
+	j := l.i + 1
+	for j < len(l.rs) && l.rs[j] != '\'' {
+		j++
+	}
+	if j == len(l.rs) {
+		return fmt.Errorf("a quote (') is not closed")
+	}
+	l.cur.WriteString(string(l.rs[l.i+1 : j]))
+	l.inWord, l.i = true, j
+	return nil
+}
+
+// doubleQuoted reads "…": literal but for \" \\ \$ \` escapes, and a $ or
+// a backtick in it substitutes.
+func (l *lexer) doubleQuoted() error {
+	j := l.i + 1
+	for ; j < len(l.rs) && l.rs[j] != '"'; j++ {
+		switch l.rs[j] {
+		case '$', '`':
+			return fmt.Errorf("it substitutes (%c inside double quotes)", l.rs[j])
+		case '\\':
+			if j+1 < len(l.rs) && strings.ContainsRune("\"\\$`", l.rs[j+1]) {
+				j++
+			}
+		}
+		l.cur.WriteRune(l.rs[j])
+	}
+	if j == len(l.rs) {
+		return fmt.Errorf("a quote (\") is not closed")
+	}
+	l.inWord, l.i = true, j
+	return nil
 }
 
 // visible refuses a command holding a character that does not show as
