@@ -184,98 +184,13 @@ func DecodeFromClient(line []byte) (Message, *Error) {
 	if perr != nil {
 		return nil, perr
 	}
-	var msg Message
-	var err *Error
-	switch typ {
-	case "hello":
-		var m Hello
-		err = decodeInto(line, &m)
-		msg = m
-	case "ask_user_request":
-		var m AskUserRequest
-		m, err = DecodeRequest(line)
-		msg = m
-	case "wait":
-		var m Wait
-		err = decodeInto(line, &m)
-		if err == nil {
-			err = checkRequestID("requestId", m.RequestID, true)
-		}
-		msg = m
-	case "cancel":
-		var m Cancel
-		err = decodeInto(line, &m)
-		if err == nil {
-			err = checkRequestID("requestId", m.RequestID, true)
-		}
-		if err == nil {
-			err = checkVia(m.Via)
-		}
-		if err == nil {
-			err = checkSettled(m.Settled)
-		}
-		msg = m
-	case "subscribe":
-		var m Subscribe
-		err = decodeInto(line, &m)
-		if err == nil && m.Role != "" && m.Role != RolePane && m.Role != RoleWatch {
-			err = Errf(CodeInvalidRequest, "role", "must be %q or %q, got %q", RolePane, RoleWatch, m.Role)
-		}
-		msg = m
-	case "list":
-		msg = ListRequest{}
-	case "status":
-		msg = StatusRequest{}
-	case "answer":
-		var m AnswerRequest
-		err = decodeInto(line, &m)
-		if err == nil {
-			err = checkRequestID("requestId", m.RequestID, true)
-		}
-		if err == nil && m.Answers == nil {
-			err = Errf(CodeInvalidRequest, "answers", "missing; give one answer per question")
-		}
-		if err == nil {
-			err = checkVia(m.Via)
-		}
-		msg = m
-	case "draft":
-		var m DraftRequest
-		m, err = decodeDraft(line)
-		msg = m
-	case "rules":
-		msg = RulesRequest{}
-	case "revoke_rule":
-		var m RevokeRule
-		err = decodeInto(line, &m)
-		if err == nil && m.ID <= 0 {
-			err = Errf(CodeInvalidRequest, "id", "must be a rule's id (askuser-client rules lists them), got %d", m.ID)
-		}
-		if err == nil {
-			err = checkVia(m.Via)
-		}
-		msg = m
-	case "activity":
-		msg = Activity{}
-	case "push_key":
-		msg = PushKeyRequest{}
-	case "push_subscribe":
-		var m PushSubscribe
-		err = decodeInto(line, &m)
-		if err == nil && (len(m.Subscription) == 0 || string(m.Subscription) == "null") {
-			err = Errf(CodeInvalidRequest, "subscription", "missing; give the browser's PushSubscription as JSON")
-		}
-		msg = m
-	case "push_unsubscribe":
-		var m PushUnsubscribe
-		err = decodeInto(line, &m)
-		if err == nil && m.Endpoint == "" {
-			err = Errf(CodeInvalidRequest, "endpoint", "missing; give the subscription's endpoint")
-		}
-		msg = m
-	default:
-		err = Errf(CodeUnknownType, "type", "unknown message type %q", typ)
+	decode, known := clientDecoders[typ]
+	if !known {
+		err := Errf(CodeUnknownType, "type", "unknown message type %q", typ)
+		err.RequestID = id
+		return nil, err
 	}
+	msg, err := decode(line)
 	if err != nil {
 		if err.RequestID == "" {
 			err.RequestID = id
@@ -283,6 +198,87 @@ func DecodeFromClient(line []byte) (Message, *Error) {
 		return nil, err
 	}
 	return msg, nil
+}
+
+// clientDecoders read each message a client may send, by its type, with the
+// checks of its fields that need nothing but the message.
+var clientDecoders = map[string]func([]byte) (Message, *Error){
+	"hello": decodeChecked[Hello](),
+	"ask_user_request": func(line []byte) (Message, *Error) {
+		m, err := DecodeRequest(line)
+		return m, err
+	},
+	"wait": decodeChecked(func(m Wait) *Error { return checkRequestID("requestId", m.RequestID, true) }),
+	"cancel": decodeChecked(
+		func(m Cancel) *Error { return checkRequestID("requestId", m.RequestID, true) },
+		func(m Cancel) *Error { return checkVia(m.Via) },
+		func(m Cancel) *Error { return checkSettled(m.Settled) }),
+	"subscribe": decodeChecked(func(m Subscribe) *Error {
+		if m.Role != "" && m.Role != RolePane && m.Role != RoleWatch {
+			return Errf(CodeInvalidRequest, "role", "must be %q or %q, got %q", RolePane, RoleWatch, m.Role)
+		}
+		return nil
+	}),
+	"list":   bare(ListRequest{}),
+	"status": bare(StatusRequest{}),
+	"answer": decodeChecked(
+		func(m AnswerRequest) *Error { return checkRequestID("requestId", m.RequestID, true) },
+		func(m AnswerRequest) *Error {
+			if m.Answers == nil {
+				return Errf(CodeInvalidRequest, "answers", "missing; give one answer per question")
+			}
+			return nil
+		},
+		func(m AnswerRequest) *Error { return checkVia(m.Via) }),
+	"draft": func(line []byte) (Message, *Error) {
+		m, err := decodeDraft(line)
+		return m, err
+	},
+	"rules": bare(RulesRequest{}),
+	"revoke_rule": decodeChecked(
+		func(m RevokeRule) *Error {
+			if m.ID <= 0 {
+				return Errf(CodeInvalidRequest, "id", "must be a rule's id (askuser-client rules lists them), got %d", m.ID)
+			}
+			return nil
+		},
+		func(m RevokeRule) *Error { return checkVia(m.Via) }),
+	"activity": bare(Activity{}),
+	"push_key": bare(PushKeyRequest{}),
+	"push_subscribe": decodeChecked(func(m PushSubscribe) *Error {
+		if len(m.Subscription) == 0 || string(m.Subscription) == "null" {
+			return Errf(CodeInvalidRequest, "subscription", "missing; give the browser's PushSubscription as JSON")
+		}
+		return nil
+	}),
+	"push_unsubscribe": decodeChecked(func(m PushUnsubscribe) *Error {
+		if m.Endpoint == "" {
+			return Errf(CodeInvalidRequest, "endpoint", "missing; give the subscription's endpoint")
+		}
+		return nil
+	}),
+}
+
+// decodeChecked reads a message of type M, then holds it to checks in
+// order: the first that fails is the error.
+func decodeChecked[M Message](checks ...func(M) *Error) func([]byte) (Message, *Error) {
+	return func(line []byte) (Message, *Error) {
+		var m M
+		if err := decodeInto(line, &m); err != nil {
+			return nil, err
+		}
+		for _, check := range checks {
+			if err := check(m); err != nil {
+				return nil, err
+			}
+		}
+		return m, nil
+	}
+}
+
+// bare is a message with nothing to read but its type.
+func bare(m Message) func([]byte) (Message, *Error) {
+	return func([]byte) (Message, *Error) { return m, nil }
 }
 
 // decodeDraft reads a draft message. Index and answer are required: a
