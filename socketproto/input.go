@@ -113,76 +113,95 @@ func ApplyInput(q Question) Question {
 }
 
 // validateInput checks the schema itself: a rule that could never be met,
-// or that the views could not show, is refused naming its field.
+// or that the views could not show, is refused naming its field. Each
+// check below holds one part of it, in the order a reader meets them.
 func validateInput(q Question, qf string) *Error {
-	in := q.Input
 	f := qf + ".input"
-	bad := func(field, format string, args ...any) *Error {
-		return Errf(CodeInvalidRequest, f+"."+field, format, args...)
-	}
-	isString := in.Type == InputString
-	isNumber := in.Type == InputNumber || in.Type == InputInteger
-	switch in.Type {
-	case InputString, InputNumber, InputInteger, InputBoolean, InputArray:
-	case "":
-		return bad("type", "missing; one of string, number, integer, boolean, array")
-	default:
-		return bad("type", "must be one of string, number, integer, boolean, array, got %q", truncateForError(in.Type))
-	}
-	if in.Format != "" {
-		if !isString {
-			return bad("format", "only for type string")
-		}
-		switch in.Format {
-		case FormatEmail, FormatURI, FormatDate, FormatDateTime:
-		default:
-			return bad("format", "must be one of email, uri, date, date-time, got %q", truncateForError(in.Format))
+	for _, check := range []func(*Input, string) *Error{inputType, inputFormat, inputLength, inputPattern, inputRange, inputEnum, validateItems} {
+		if e := check(q.Input, f); e != nil {
+			return e
 		}
 	}
-	if e := checkBounds(f, "minLength", "maxLength", in.MinLength, in.MaxLength, isString); e != nil {
+	if e := validateInputOptions(q, qf); e != nil {
 		return e
 	}
-	if in.Pattern != "" {
-		if !isString {
-			return bad("pattern", "only for type string")
-		}
-		if n := utf8.RuneCountInString(in.Pattern); n > MaxPatternChars {
-			return bad("pattern", "at most %d characters, got %d", MaxPatternChars, n)
-		}
-		if _, err := regexp.Compile(in.Pattern); err != nil {
-			return bad("pattern", "not a valid regular expression: %v", err)
+	if in := q.Input; len(in.Default) > 0 && !isNull(in.Default) {
+		if _, e := typedDefault(q); e != nil {
+			return Errf(CodeInvalidRequest, f+".default", "%v", e)
 		}
 	}
+	return nil
+}
+
+func inputType(in *Input, f string) *Error {
+	switch in.Type {
+	case InputString, InputNumber, InputInteger, InputBoolean, InputArray:
+		return nil
+	case "":
+		return Errf(CodeInvalidRequest, f+".type", "missing; one of string, number, integer, boolean, array")
+	}
+	return Errf(CodeInvalidRequest, f+".type", "must be one of string, number, integer, boolean, array, got %q", truncateForError(in.Type))
+}
+
+func inputFormat(in *Input, f string) *Error {
+	if in.Format == "" {
+		return nil
+	}
+	if in.Type != InputString {
+		return Errf(CodeInvalidRequest, f+".format", "only for type string")
+	}
+	switch in.Format {
+	case FormatEmail, FormatURI, FormatDate, FormatDateTime:
+		return nil
+	}
+	return Errf(CodeInvalidRequest, f+".format", "must be one of email, uri, date, date-time, got %q", truncateForError(in.Format))
+}
+
+func inputLength(in *Input, f string) *Error {
+	return checkBounds(f, "minLength", "maxLength", in.MinLength, in.MaxLength, in.Type == InputString)
+}
+
+func inputPattern(in *Input, f string) *Error {
+	if in.Pattern == "" {
+		return nil
+	}
+	if in.Type != InputString {
+		return Errf(CodeInvalidRequest, f+".pattern", "only for type string")
+	}
+	if n := utf8.RuneCountInString(in.Pattern); n > MaxPatternChars {
+		return Errf(CodeInvalidRequest, f+".pattern", "at most %d characters, got %d", MaxPatternChars, n)
+	}
+	if _, err := regexp.Compile(in.Pattern); err != nil {
+		return Errf(CodeInvalidRequest, f+".pattern", "not a valid regular expression: %v", err)
+	}
+	return nil
+}
+
+func inputRange(in *Input, f string) *Error {
+	isNumber := in.Type == InputNumber || in.Type == InputInteger
 	for _, b := range []struct {
 		name string
 		v    *float64
 	}{{"minimum", in.Minimum}, {"maximum", in.Maximum}} {
 		if b.v != nil && !isNumber {
-			return bad(b.name, "only for type number or integer")
+			return Errf(CodeInvalidRequest, f+"."+b.name, "only for type number or integer")
 		}
 		if b.v != nil && (math.IsNaN(*b.v) || math.IsInf(*b.v, 0)) {
-			return bad(b.name, "must be a finite number")
+			return Errf(CodeInvalidRequest, f+"."+b.name, "must be a finite number")
 		}
 	}
 	if in.Minimum != nil && in.Maximum != nil && *in.Minimum > *in.Maximum {
-		return bad("minimum", "greater than maximum (%s > %s)", fmtNum(*in.Minimum), fmtNum(*in.Maximum))
+		return Errf(CodeInvalidRequest, f+".minimum", "greater than maximum (%s > %s)", fmtNum(*in.Minimum), fmtNum(*in.Maximum))
 	}
-	if in.Enum != nil && !isString {
-		return bad("enum", "only for type string (an array takes items.enum)")
-	}
-	if in.Enum != nil && len(in.Enum) == 0 {
-		return bad("enum", "must list at least one value")
-	}
-	if e := validateItems(in, f); e != nil {
-		return e
-	}
-	if e := validateInputOptions(q, qf); e != nil {
-		return e
-	}
-	if len(in.Default) > 0 && !isNull(in.Default) {
-		if _, e := typedDefault(q); e != nil {
-			return bad("default", "%v", e)
-		}
+	return nil
+}
+
+func inputEnum(in *Input, f string) *Error {
+	switch {
+	case in.Enum != nil && in.Type != InputString:
+		return Errf(CodeInvalidRequest, f+".enum", "only for type string (an array takes items.enum)")
+	case in.Enum != nil && len(in.Enum) == 0:
+		return Errf(CodeInvalidRequest, f+".enum", "must list at least one value")
 	}
 	return nil
 }
