@@ -2,13 +2,13 @@ package tests
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"askuser/socketproto"
 	"askuser/tests/testdaemon"
@@ -40,17 +40,10 @@ func journaled(t *testing.T, e *Env, want string) {
 
 func fileHas(t *testing.T, path, want string) string {
 	t.Helper()
-	deadline := time.Now().Add(clientWait)
-	for {
+	return testdaemon.Eventually(t, fmt.Sprintf("%s to hold %q", path, want), func() (bool, string) {
 		data, _ := os.ReadFile(path)
-		if strings.Contains(string(data), want) {
-			return string(data)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never held %q; it has:\n%s", path, want, data)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return strings.Contains(string(data), want), string(data)
+	})
 }
 
 // listedAs polls the daemon's list until request id has the status, and
@@ -59,22 +52,21 @@ func listedAs(t *testing.T, e *Env, id string, status socketproto.RequestStatus)
 	t.Helper()
 	c := e.Dial()
 	defer c.Close()
-	deadline := time.Now().Add(clientWait)
-	var last []socketproto.Pending
-	for time.Now().Before(deadline) {
+	var found socketproto.Pending
+	testdaemon.Eventually(t, fmt.Sprintf("request %s to be listed as %s", id, status), func() (bool, string) {
 		if err := c.Send(socketproto.ListRequest{}); err != nil {
 			t.Fatal(err)
 		}
-		last = testdaemon.RecvType(t, c, "list", clientWait).(socketproto.List).Pending
-		for _, p := range last {
+		list := testdaemon.RecvType(t, c, "list", clientWait).(socketproto.List).Pending
+		for _, p := range list {
 			if p.RequestID == id && p.Status == status {
-				return p
+				found = p
+				return true, ""
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("request %s never listed as %s; last list: %+v", id, status, last)
-	return socketproto.Pending{}
+		return false, fmt.Sprintf("%+v", list)
+	})
+	return found
 }
 
 // decodeResult reads the result an `ask` or `wait` printed with --format json.

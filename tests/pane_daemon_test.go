@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"askuser/tests/testdaemon"
 	"askuser/views"
 )
 
@@ -78,21 +80,10 @@ func (p *simPane) text() string {
 
 func (p *simPane) waitFor(subs ...string) {
 	p.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testdaemon.Eventually(p.t, fmt.Sprintf("the pane to show %q", subs), func() (bool, string) {
 		s := p.text()
-		ok := true
-		for _, sub := range subs {
-			ok = ok && strings.Contains(s, sub)
-		}
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("the pane never showed %q:\n%s", subs, s)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return containsAll(s, subs), s
+	})
 }
 
 func (p *simPane) key(k tcell.Key, r rune) { p.scr.InjectKey(k, r, tcell.ModNone) }
@@ -154,13 +145,10 @@ func TestPaneReconnectsAfterDaemonRestart(t *testing.T) {
 	e.StopDaemon()
 	p.waitFor("Not connected to askuserd: it was stopped", "`askuserd serve`", "> typed while away")
 	e.StartDaemon()
-	deadline := time.Now().Add(10 * time.Second)
-	for strings.Contains(p.text(), "Not connected") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the pane did not reconnect:\n%s", p.text())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testdaemon.Eventually(t, "the pane to reconnect", func() (bool, string) {
+		s := p.text()
+		return !strings.Contains(s, "Not connected"), s
+	})
 	// If the daemon brought the request back, what was typed is still there.
 	if s := p.text(); strings.Contains(s, "Name?") && !strings.Contains(s, "> typed while away") {
 		t.Fatalf("the typed answer was lost on reconnecting:\n%s", s)
@@ -168,13 +156,13 @@ func TestPaneReconnectsAfterDaemonRestart(t *testing.T) {
 	if _, _, code := e.Client("", "ask", "--no-wait", "--request-id", "new-1", "--question", "Again?", "--option", "Y", "--option", "N"); code != 0 {
 		t.Fatalf("ask --no-wait: exit %d", code)
 	}
-	for !strings.Contains(p.text(), "Again?") {
-		p.key(tcell.KeyCtrlN, 0) // past the restored request, if any
-		if time.Now().After(deadline) {
-			t.Fatalf("the new request never showed:\n%s", p.text())
+	testdaemon.Eventually(t, "the new request to show", func() (bool, string) {
+		s := p.text()
+		if !strings.Contains(s, "Again?") {
+			p.key(tcell.KeyCtrlN, 0) // past the restored request, if any
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return strings.Contains(s, "Again?"), s
+	})
 }
 
 // Without a terminal (no controlling tty) the pane cannot open its screen: it

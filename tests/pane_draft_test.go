@@ -5,9 +5,10 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gdamore/tcell/v2"
+
+	"askuser/tests/testdaemon"
 )
 
 // TestPaneShowsDraftFromPendingFile: an answer typed into the real pending
@@ -32,15 +33,10 @@ func TestPaneShowsDraftFromPendingFile(t *testing.T) {
 		Instructions string           `json:"instructions"`
 		Requests     []map[string]any `json:"requests"`
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	testdaemon.Eventually(t, "the pending file to list draft-1", func() (bool, string) {
 		b, err := os.ReadFile(path)
-		if err == nil && json.Unmarshal(b, &doc) == nil && len(doc.Requests) == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the pending file never listed draft-1: %v\n%s", err, b)
-		}
-	}
+		return err == nil && json.Unmarshal(b, &doc) == nil && len(doc.Requests) == 1, string(b)
+	})
 	q0 := doc.Requests[0]["questions"].([]any)[0].(map[string]any)
 	q0["answer"] = "sqlite" // normalised like any answer: case-insensitive label
 	b, _ := json.MarshalIndent(doc, "", "  ")

@@ -68,26 +68,23 @@ func (p *tmuxPane) tmux(args ...string) string {
 // capture is the pane's screen now.
 func (p *tmuxPane) capture() string { return p.tmux("capture-pane", "-p") }
 
-// waitFor waits until the screen shows every string (10 s safety net).
+// waitFor waits until the screen shows every string.
 func (p *tmuxPane) waitFor(subs ...string) string {
 	p.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	return testdaemon.Eventually(p.t, fmt.Sprintf("the pane to show %q", subs), func() (bool, string) {
 		screen := p.capture()
-		ok := true
-		for _, s := range subs {
-			if !strings.Contains(screen, s) {
-				ok = false
-			}
+		return containsAll(screen, subs), screen + "\ndaemon log:\n" + p.e.DaemonLog()
+	})
+}
+
+// containsAll says whether s holds every one of subs.
+func containsAll(s string, subs []string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
 		}
-		if ok {
-			return screen
-		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("the pane never showed %q; screen:\n%s\ndaemon log:\n%s", subs, screen, p.e.DaemonLog())
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
+	return true
 }
 
 // keys sends tmux key names (Enter, Escape, Down, Tab, C-c …) once the pane
@@ -125,16 +122,13 @@ func (p *tmuxPane) paste(text string) {
 	p.tmux("paste-buffer", "-p", "-d")
 }
 
-// waitGone waits until the screen no longer shows sub (10 s safety net).
+// waitGone waits until the screen no longer shows sub.
 func (p *tmuxPane) waitGone(sub string) {
 	p.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for strings.Contains(p.capture(), sub) {
-		if time.Now().After(deadline) {
-			p.t.Fatalf("the pane still shows %q:\n%s", sub, p.capture())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testdaemon.Eventually(p.t, fmt.Sprintf("the pane to stop showing %q", sub), func() (bool, string) {
+		screen := p.capture()
+		return !strings.Contains(screen, sub), screen
+	})
 }
 
 // pid is the pane process's pid.
@@ -248,13 +242,12 @@ func TestPaneTmuxEscCancelsAndQuitLeavesDaemon(t *testing.T) {
 	p.waitFor("Pick")
 	pid := p.pid()
 	p.keys("q")
-	deadline := time.Now().Add(10 * time.Second)
-	for testdaemon.Alive(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the pane did not quit on q:\n%s", p.capture())
+	testdaemon.Eventually(t, "the pane to quit on q", func() (bool, string) {
+		if !testdaemon.Alive(pid) {
+			return true, "" // its tmux session is gone with it: nothing to capture
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return false, p.capture()
+	})
 	stdout, _, code := e.Client("", "list", "--json")
 	if code != 0 || !strings.Contains(stdout, "later-2") {
 		t.Fatalf("after quitting the pane, list says (exit %d):\n%s", code, stdout)
@@ -329,27 +322,18 @@ func testPaneTmuxSplit(t *testing.T, width int) {
 	shell.typeText(bin("askuserd") + " --split; echo split-exit=$?")
 	shell.keys("Enter")
 	// The new pane takes the focus: read each side by name.
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(shell.tmux("capture-pane", "-p", "-t", "{left}"), "split-exit=0") {
-		if time.Now().After(deadline) {
-			t.Fatalf("askuserd --split did not exit 0:\n%s", shell.tmux("capture-pane", "-p", "-t", "{left}"))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testdaemon.Eventually(t, "askuserd --split to exit 0", func() (bool, string) {
+		left := shell.tmux("capture-pane", "-p", "-t", "{left}")
+		return strings.Contains(left, "split-exit=0"), left
+	})
 	if panes := strings.Fields(shell.tmux("list-panes", "-F", "#{pane_id}")); len(panes) != 2 {
 		t.Fatalf("after --split: panes %v", panes)
 	}
 	// The new pane is the askuser pane.
-	for {
+	testdaemon.Eventually(t, "the split pane to show the empty inbox", func() (bool, string) {
 		out := shell.tmux("capture-pane", "-p", "-t", "{right}")
-		if strings.Contains(out, "No questions waiting") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the split pane shows:\n%s", out)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return strings.Contains(out, "No questions waiting"), out
+	})
 }
 
 // --split in a detached session (no tmux client attached, as when driven
@@ -363,16 +347,10 @@ func TestPaneTmuxSplitsTheWindowItRunsIn(t *testing.T) {
 	target := shell.e.Root + "-split-exit"
 	shell.tmux("send-keys", "-t", ":1", "-l", bin("askuserd")+" --split; echo $? > "+target)
 	shell.tmux("send-keys", "-t", ":1", "Enter")
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if b, err := os.ReadFile(target); err == nil && strings.TrimSpace(string(b)) == "0" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("askuserd --split in window 1 did not exit 0:\n%s", shell.tmux("capture-pane", "-p", "-t", ":1"))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testdaemon.Eventually(t, "askuserd --split in window 1 to exit 0", func() (bool, string) {
+		b, err := os.ReadFile(target)
+		return err == nil && strings.TrimSpace(string(b)) == "0", shell.tmux("capture-pane", "-p", "-t", ":1")
+	})
 	os.Remove(target)
 	if panes := strings.Fields(shell.tmux("list-panes", "-t", ":0", "-F", "#{pane_id}")); len(panes) != 1 {
 		t.Errorf("window 0 was split: panes %v", panes)

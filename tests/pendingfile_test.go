@@ -3,6 +3,7 @@ package tests
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,25 +35,24 @@ func pfAsk(t *testing.T, e *Env, id string, qs ...socketproto.Question) *socketp
 // pfFile waits until the pending file lists exactly ids.
 func pfFile(t *testing.T, e *Env, ids ...string) *pendingfile.File {
 	t.Helper()
-	deadline := time.Now().Add(clientWait)
-	var last []byte
-	for time.Now().Before(deadline) {
-		if data, err := os.ReadFile(e.Pending); err == nil {
-			last = data
-			if f, err := pendingfile.Parse(data); err == nil {
-				var got []string
-				for _, r := range f.Requests {
-					got = append(got, r.RequestID)
-				}
-				if slices.Equal(got, ids) {
-					return f
-				}
-			}
+	var file *pendingfile.File
+	testdaemon.Eventually(t, fmt.Sprintf("the pending file to list %q", ids), func() (bool, string) {
+		data, err := os.ReadFile(e.Pending)
+		if err != nil {
+			return false, err.Error()
 		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	t.Fatalf("the pending file never listed %q; last seen:\n%s", ids, last)
-	return nil
+		f, err := pendingfile.Parse(data)
+		if err != nil {
+			return false, string(data)
+		}
+		var got []string
+		for _, r := range f.Requests {
+			got = append(got, r.RequestID)
+		}
+		file = f
+		return slices.Equal(got, ids), string(data)
+	})
+	return file
 }
 
 // pfSave sets answers on request id and saves the file the way vim and

@@ -105,13 +105,9 @@ func TestAskWaitsForADaemonStoppedOnPurpose(t *testing.T) {
 	}
 	_ = daemon.Wait()
 
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(errb.String(), "stopped on purpose; waiting for it to be started again") {
-		if time.Now().After(deadline) {
-			t.Fatalf("ask did not say it waits; stderr: %q", errb.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testdaemon.Eventually(t, "ask to say it waits for the daemon stopped on purpose", func() (bool, string) {
+		return strings.Contains(errb.String(), "stopped on purpose; waiting for it to be started again"), errb.String()
+	})
 	time.Sleep(time.Second) // a restarting client would have started one by now
 	if _, err := os.Stat(e.Socket); !os.IsNotExist(err) {
 		t.Fatalf("a daemon was started while stopped on purpose (socket %v)", err)

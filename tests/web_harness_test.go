@@ -323,51 +323,30 @@ func (b *browser) open(w *webPane) {
 // waitJS waits until a JavaScript expression is true.
 func (b *browser) waitJS(cond string) {
 	b.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	testdaemon.Eventually(b.t, "the page to have "+cond, func() (bool, string) {
 		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
 		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!(`+cond+`)`))
 		cancel()
-		if err == nil && ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			b.t.Fatalf("the page never had %s (%v); its text:\n%s", cond, err, b.textNow())
-		}
-		time.Sleep(15 * time.Millisecond)
-	}
+		return err == nil && ok, fmt.Sprintf("(%v) its text:\n%s", err, b.textNow())
+	})
 }
 
 // waitText waits until the page's text holds every one of subs.
 func (b *browser) waitText(subs ...string) string {
 	b.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	return testdaemon.Eventually(b.t, fmt.Sprintf("the page to show %q", subs), func() (bool, string) {
 		s := b.textNow()
-		ok := true
-		for _, sub := range subs {
-			ok = ok && strings.Contains(s, sub)
-		}
-		if ok {
-			return s
-		}
-		if time.Now().After(deadline) {
-			b.t.Fatalf("the page never showed %q; its text:\n%s", subs, s)
-		}
-		time.Sleep(15 * time.Millisecond)
-	}
+		return containsAll(s, subs), s
+	})
 }
 
 // waitGone waits until the page's text no longer holds sub.
 func (b *browser) waitGone(sub string) {
 	b.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for strings.Contains(b.textNow(), sub) {
-		if time.Now().After(deadline) {
-			b.t.Fatalf("the page kept showing %q:\n%s", sub, b.textNow())
-		}
-		time.Sleep(15 * time.Millisecond)
-	}
+	testdaemon.Eventually(b.t, fmt.Sprintf("the page to stop showing %q", sub), func() (bool, string) {
+		s := b.textNow()
+		return !strings.Contains(s, sub), s
+	})
 }
 
 // settled waits until the input guard no longer holds taps back, as the

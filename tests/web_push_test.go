@@ -163,17 +163,10 @@ func (p *pushPage) notificationsNow() (string, bool) {
 
 func (p *pushPage) waitNotifications(want string) {
 	p.t.Helper()
-	deadline := time.Now().Add(testdaemon.Wait)
-	for {
+	testdaemon.Eventually(p.t, fmt.Sprintf("the worker to show\n%s\n", want), func() (bool, string) {
 		got, ok := p.notificationsNow()
-		if ok && got == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("the worker shows\n%s\nwant\n%s", got, want)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return ok && got == want, got
+	})
 }
 
 // tap is a tap on the notification tagged tag, or on its action: the

@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"askuser/tests/testdaemon"
 	"askuser/views/panecore"
 )
 
@@ -35,17 +36,10 @@ const secretQuestion = "Deploy the secret-project-7 branch?"
 // attacks below have question text to leak.
 func waitListed(t *testing.T, e *Env) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testdaemon.Eventually(t, "the question to be pending", func() (bool, string) {
 		out, _, _ := e.Client("", "list", "--json")
-		if strings.Contains(out, secretQuestion) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the question never became pending: %s", out)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return strings.Contains(out, secretQuestion), out
+	})
 }
 
 // do sends a request and returns its status and body.

@@ -3,7 +3,6 @@ package tests
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -211,17 +210,7 @@ func TestWebDraftsShared(t *testing.T) {
 // waitFile waits until the file at path holds sub.
 func waitFile(t *testing.T, path, sub string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		b, _ := os.ReadFile(path)
-		if strings.Contains(string(b), sub) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never held %q:\n%s", path, sub, b)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	fileHas(t, path, sub)
 }
 
 // The guard: a tap on content that just changed under it is not taken.

@@ -1,0 +1,31 @@
+package testdaemon
+
+import (
+	"testing"
+	"time"
+)
+
+// Settle is how long Eventually waits for what a test waits on: a safety
+// net for a machine under load, never a measure of anything.
+const Settle = 30 * time.Second
+
+// Eventually waits until check reports that what the test waits for has
+// happened, and returns what check last saw. check is polled: it looks at
+// the state (a screen, a file, a list) and says whether it is there yet,
+// and what it saw. Past Settle the test fails, naming what it waited for
+// and the last state seen, so that a failure says what never happened.
+func Eventually(t testing.TB, what string, check func() (done bool, saw string)) string {
+	t.Helper()
+	deadline := time.Now().Add(Settle)
+	for {
+		done, saw := check()
+		if done {
+			return saw
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %v for %s; last saw:\n%s", Settle, what, saw)
+			return saw
+		}
+		time.Sleep(15 * time.Millisecond)
+	}
+}
