@@ -275,7 +275,7 @@ func reconnect(ctx context.Context, o Options, acked bool) (*session, error) {
 				said = true
 			}
 		}
-		s, err := openSession(ctx, try)
+		s, err := dialSession(ctx, try)
 		if err == nil {
 			return s, nil
 		}
@@ -301,6 +301,10 @@ func reconnect(ctx context.Context, o Options, acked bool) (*session, error) {
 		pause = min(pause*2, time.Second)
 	}
 }
+
+// dialSession is how reconnect opens a session: openSession, but for the
+// tests of its back-off, which run in a synctest bubble with a fake.
+var dialSession = openSession
 
 // refusedToRun reports whether err says no daemon will run on the socket
 // for this client however long it tries: one started for it refused, or the
