@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -64,18 +65,10 @@ func servesAnAgent(t *testing.T, e *Env, id string) {
 // says waits until a process's output holds every one of want.
 func says(t *testing.T, who string, output func() string, want ...string) {
 	t.Helper()
-	for deadline := time.Now().Add(testdaemon.Wait); ; time.Sleep(10 * time.Millisecond) {
-		out, all := output(), true
-		for _, w := range want {
-			all = all && strings.Contains(out, w)
-		}
-		if all {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never said %q; it said:\n%s", who, want, out)
-		}
-	}
+	testdaemon.Eventually(t, fmt.Sprintf("%s to say %q", who, want), func() (bool, string) {
+		out := output()
+		return containsAll(out, want), out
+	})
 }
 
 // stopsOnSIGTERM sends one SIGTERM to cmd and fails the test unless it
