@@ -43,9 +43,7 @@ func TestEveryProgramSaysDidYouMean(t *testing.T) {
 	// The config's unknown key: in the daemon's log (and, through the
 	// same warning, in the pane and on the CLI's stderr).
 	e.StartDaemon()
-	if !strings.Contains(e.DaemonLog(), "ui.bel: unknown key, ignored; did you mean ui.bell?") {
-		t.Errorf("daemon log lacks the config guess:\n%s", e.DaemonLog())
-	}
+	says(t, "the daemon's log", e.DaemonLog, "ui.bel: unknown key, ignored; did you mean ui.bell?")
 }
 
 // A second `askuserd web` on a port in use says which process holds it.
