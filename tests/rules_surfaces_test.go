@@ -195,6 +195,9 @@ func TestWebProposalLeavesAllowFirst(t *testing.T) {
 	b.open(startWeb(t, e))
 	cmd, out, errb, _ := allowedTwice(t, e)
 	b.waitText("You allowed this 2 times.")
+	if dir := os.Getenv("ASKUSER_WEB_SCREENSHOTS"); dir != "" { // to look at, as TestWebScreenshots
+		b.screenshot(filepath.Join(dir, "phone-remember.png"))
+	}
 	if got := jsValue[string](b, `document.querySelector('button.option[data-option="0"]').innerText`); !strings.Contains(got, "Allow") || strings.Contains(got, "remember") {
 		t.Fatalf("the first option on the page is %q; want Allow", got)
 	}
