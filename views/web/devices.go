@@ -54,11 +54,16 @@ func (c *deviceCache) refresh() (bool, error) {
 		return false, nil
 	}
 	devs, lerr := c.store.List()
-	if lerr != nil {
-		return false, lerr
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if lerr != nil {
+		// Told once for this file (a FIFO put there, a bad edit), not at
+		// every look; the devices held stay.
+		if c.read {
+			c.id = id
+		}
+		return false, lerr
+	}
 	c.id, c.read = id, true
 	next := make(map[string]webdevices.Device, len(devs))
 	for _, d := range devs {
