@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -184,5 +185,63 @@ func TestWebPairingRefusedAndRotateForgetsDevices(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 401 {
 		t.Errorf("a session (%s…) after --rotate: %d", tok[:4], resp.StatusCode)
+	}
+}
+
+// readmeBlock is the sh block under the README heading, as a user would
+// copy it.
+func readmeBlock(t *testing.T, heading string) string {
+	t.Helper()
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), heading+"\n")
+	if !ok {
+		t.Fatalf("README.md has no %q section", heading)
+	}
+	_, rest, ok = strings.Cut(rest, "```sh\n")
+	if !ok {
+		t.Fatalf("the %q section has no ```sh block", heading)
+	}
+	block, _, ok := strings.Cut(rest, "```")
+	if !ok {
+		t.Fatalf("the %q section's block is not closed", heading)
+	}
+	return block
+}
+
+// The README's curl lines, run as printed (on this test's port): they
+// pair a device, list it, and revoke it.
+func TestWebDevicesReadmeCurl(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	e := NewEnv(t)
+	e.StartDaemon()
+	w := startWeb(t, e)
+	block := readmeBlock(t, "### Devices by hand")
+	base := strings.TrimSuffix(w.base, "/")
+	for _, s := range []string{"base=http://127.0.0.1:7341", "askuserd web --url"} {
+		if !strings.Contains(block, s) {
+			t.Fatalf("the README's block lacks %q:\n%s", s, block)
+		}
+	}
+	script := strings.Replace(block, "base=http://127.0.0.1:7341", "base="+base, 1)
+	script = strings.Replace(script, "askuserd web --url", bin("askuserd")+" web --url --listen "+strings.TrimPrefix(base, "http://"), 1)
+	cmd := exec.Command("sh", "-eu", "-c", script)
+	cmd.Env = e.Environ()
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("the README's curl lines: %v\nstdout: %s\nstderr: %s", err, out.String(), errb.String())
+	}
+	m := regexp.MustCompile(`^\{"devices":\[\{"id":"([0-9a-f]{6})","name":"curl",[^\n]*"this":true\}\]\}\n\{"name":"curl","ok":true,"revoked":"([0-9a-f]{6})"\}\n$`).FindStringSubmatch(out.String())
+	if m == nil || m[1] != m[2] {
+		t.Fatalf("the README's curl lines printed:\n%s", out.String())
+	}
+	if got := devicesCLI(t, e); !strings.Contains(got, "No devices.") {
+		t.Errorf("after the README's revoke:\n%s", got)
 	}
 }
