@@ -135,9 +135,15 @@ func (s *server) handleEvents(w http.ResponseWriter, r *http.Request, id string)
 	}
 	ping := time.NewTimer(keepAlive)
 	defer ping.Stop()
+	// A page left open is a device seen, though it sends nothing.
+	seen := time.NewTicker(seenEvery)
+	defer seen.Stop()
 	for {
 		var err error
 		select {
+		case <-seen.C:
+			s.devs.seen(webdevices.SessionHash(id))
+			continue
 		case b := <-st.ch:
 			err = writeView(w, rc, st, b)
 		case <-ping.C:

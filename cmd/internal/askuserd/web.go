@@ -233,6 +233,10 @@ func printWebURL(base, secretPath string, withSecret bool, s command.Streams) er
 		return err
 	}
 	store := &webdevices.Store{Dir: filepath.Dir(secretPath)}
+	// So is a devices file the login could not add to.
+	if _, err := store.List(); err != nil {
+		return err
+	}
 	code, expires, err := store.NewPairing()
 	if err != nil {
 		return err
