@@ -114,7 +114,7 @@
     clearTimeout(watchdog);
     clearTimeout(again);
     $('main').replaceChildren(el('section', { class: 'empty login' }, el('p', { class: 'big', text: big }), el('p', { text: small })));
-    for (const id of ['reqnav', 'notice', 'dialog', 'conn']) $(id).hidden = true;
+    for (const id of ['reqnav', 'notice', 'dialog', 'conn', 'rules', 'devices']) $(id).hidden = true;
     $('who').textContent = '';
     $('title').textContent = 'askuser';
     document.title = 'askuser';
