@@ -245,3 +245,24 @@ func TestWebDevicesReadmeCurl(t *testing.T) {
 		t.Errorf("after the README's revoke:\n%s", got)
 	}
 }
+
+// Devices are kept in the state dir: a device paired before askuserd web
+// restarts is still logged in after, with its name.
+func TestWebDevicesSurviveRestart(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	e.StartDaemon()
+	w := startWeb(t, e)
+	_, code := w.pairLink()
+	st, dev := w.pairByHand(code, pixelUA)
+	if st != 200 {
+		t.Fatalf("pairing: %d %v", st, dev)
+	}
+	w.stop()
+	w2 := startWeb(t, e)
+	hc := &http.Client{Timeout: 5 * time.Second}
+	if st, body, _ := do(t, hc, "GET", w2.base+"api/devices", map[string]string{"Authorization": "Bearer " + dev["token"]}, ""); st != 200 ||
+		!strings.Contains(body, `"id":"`+dev["device"]+`","name":"Android Chrome"`) {
+		t.Fatalf("after a restart: %d %s", st, body)
+	}
+}
