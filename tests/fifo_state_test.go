@@ -239,3 +239,28 @@ func TestFifoAtConfig(t *testing.T) {
 	e.stopDaemonWithin(true)
 	leftAlone(t, path)
 }
+
+// web-devices.json or web-pairing.json a FIFO: askuserd web, its pairing
+// link and its devices commands say why at once (none blocks on it), and
+// leave it alone.
+func TestFifoAtWebDevices(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"web-devices.json", "web-pairing.json"} {
+		t.Run(name, func(t *testing.T) {
+			e := NewEnv(t)
+			path := e.stateFile(name)
+			mkfifo(t, path)
+			want := path + " is a FIFO, not a regular file"
+			args := [][]string{{"web", "--url"}}
+			if name == "web-devices.json" {
+				args = append(args, []string{"web", "devices"}, []string{"web", "devices", "revoke", "abcdef"})
+			}
+			for _, a := range args {
+				if out, code := runToEnd(t, e, "askuserd", a...); code != 1 || !strings.Contains(out, want) {
+					t.Errorf("askuserd %v: exit %d, said %q; want exit 1 saying %q", a, code, out, want)
+				}
+			}
+			leftAlone(t, path)
+		})
+	}
+}

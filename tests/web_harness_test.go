@@ -128,7 +128,7 @@ func (w *webPane) secret() string {
 	return secret
 }
 
-// loginURL is the address `askuserd web --url` prints, for this pane's port.
+// loginURL is the address `askuserd web --url --secret` prints, for this pane's port.
 func (w *webPane) loginURL() string { return w.base + "#s=" + w.secret() }
 
 // httpClient is a client that logged in with the secret as the page does:

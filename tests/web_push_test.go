@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -328,5 +330,36 @@ func TestWebPushRefusedWithoutAContact(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusBadRequest || body["field"] != "web.push_contact" || !strings.Contains(body["error"], "push_contact") {
 		t.Errorf("push key without a contact: %s %v", resp.Status, body)
+	}
+}
+
+// A device revoked from the CLI loses its Web Push subscription too: the
+// daemon forgets the endpoint the device subscribed through the page.
+func TestWebPushRevokedDeviceUnsubscribed(t *testing.T) {
+	t.Parallel()
+	p := newPushPage(t)
+	endpoint := p.srv.Endpoint(p.dev)
+	subs := p.e.stateFile("push-subscriptions.json")
+	if b, err := os.ReadFile(subs); err != nil || !strings.Contains(string(b), endpoint) {
+		t.Fatalf("the daemon does not keep the subscription: %v", err)
+	}
+	out := devicesCLI(t, p.e)
+	m := regexp.MustCompile(`(?m)^([0-9a-f]{6})\s+.*\s+yes$`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no device listed with Web Push:\n%s", out)
+	}
+	if got := devicesCLI(t, p.e, "revoke", m[1]); !strings.Contains(got, "Web Push subscription was dropped") {
+		t.Errorf("revoke said %q", got)
+	}
+	if b, _ := os.ReadFile(subs); strings.Contains(string(b), endpoint) {
+		t.Errorf("the revoked device's endpoint is still subscribed:\n%s", b)
+	}
+	resp, err := p.client.Get(p.w.base + "api/session")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the revoked device's session: %s", resp.Status)
 	}
 }

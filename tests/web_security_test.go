@@ -315,9 +315,9 @@ func runAskuserd(e *Env, args ...string) (string, string, int) {
 func TestWebURLAndRotate(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
-	out, stderr, code := runAskuserd(e, "web", "--url")
+	out, stderr, code := runAskuserd(e, "web", "--url", "--secret")
 	if code != 0 {
-		t.Fatalf("askuserd web --url: exit %d: %s", code, stderr)
+		t.Fatalf("askuserd web --url --secret: exit %d: %s", code, stderr)
 	}
 	secretFile := filepath.Join(e.State, "askuser", "web-secret")
 	fi, err := os.Stat(secretFile)
@@ -327,19 +327,19 @@ func TestWebURLAndRotate(t *testing.T) {
 	b, _ := os.ReadFile(secretFile)
 	secret := strings.TrimSpace(string(b))
 	if want := "http://127.0.0.1:7341/#s=" + secret + "\n"; out != want {
-		t.Fatalf("askuserd web --url printed %q, want %q", out, want)
+		t.Fatalf("askuserd web --url --secret printed %q, want %q", out, want)
 	}
 	if len(secret) != 43 { // 32 bytes, base64url without padding
 		t.Fatalf("secret %q: want 32 random bytes", secret)
 	}
-	out2, _, _ := runAskuserd(e, "web", "--url", "--listen", "127.0.0.1:9000")
+	out2, _, _ := runAskuserd(e, "web", "--url", "--secret", "--listen", "127.0.0.1:9000")
 	if out2 != "http://127.0.0.1:9000/#s="+secret+"\n" {
 		t.Fatalf("with --listen: %q", out2)
 	}
 	if _, stderr, code := runAskuserd(e, "web", "--rotate"); code != 0 {
 		t.Fatalf("--rotate: exit %d: %s", code, stderr)
 	}
-	out3, _, _ := runAskuserd(e, "web", "--url")
+	out3, _, _ := runAskuserd(e, "web", "--url", "--secret")
 	if out3 == out || !strings.HasPrefix(out3, "http://127.0.0.1:7341/#s=") {
 		t.Fatalf("after --rotate --url printed %q (before %q)", out3, out)
 	}

@@ -42,7 +42,7 @@ func TestWebURLSaysLoopbackIsThisMachineOnly(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	out, stderr, code := runAskuserd(e, "web", "--url")
-	if code != 0 || !strings.HasPrefix(out, "http://127.0.0.1:7341/#s=") {
+	if code != 0 || !strings.HasPrefix(out, "http://127.0.0.1:7341/#p=") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 	for _, want := range []string{"only on this machine", "a phone cannot open it", "askuserd web --tailscale", "ssh -L 7341:127.0.0.1:7341"} {
@@ -53,13 +53,13 @@ func TestWebURLSaysLoopbackIsThisMachineOnly(t *testing.T) {
 }
 
 // `askuserd web --tailscale` runs tailscale serve for the page and prints
-// the tailnet's https address with the secret.
+// the tailnet's https pairing link.
 func TestWebTailscaleRunsServeAndPrintsHTTPS(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	path, calls := fakeTailscale(t, e, false)
 	out, stderr, code := runAskuserdEnv(e, path, "web", "--tailscale")
-	if code != 0 || !strings.HasPrefix(out, "https://box.tail1234.ts.net/#s=") {
+	if code != 0 || !strings.HasPrefix(out, "https://box.tail1234.ts.net/#p=") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 	got, _ := os.ReadFile(calls)
@@ -87,7 +87,7 @@ func TestWebTailscalePrintsServeWhenItCannotRunIt(t *testing.T) {
 	e := NewEnv(t)
 	path, _ := fakeTailscale(t, e, true)
 	out, stderr, code := runAskuserdEnv(e, path, "web", "--tailscale")
-	if code != 0 || !strings.HasPrefix(out, "https://box.tail1234.ts.net/#s=") {
+	if code != 0 || !strings.HasPrefix(out, "https://box.tail1234.ts.net/#p=") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 	if !strings.Contains(stderr, "run it yourself") || !strings.Contains(stderr, "  tailscale serve --bg --https=443 http://127.0.0.1:7341") {

@@ -115,6 +115,10 @@ func (p *Pane) Draw(screen tcell.Screen) {
 		p.drawHelp(screen, x+1, top, w-2, bottom)
 		return
 	}
+	if p.devices != nil {
+		p.drawDevices(screen, x+1, top, w-2, bottom)
+		return
+	}
 	if p.V.Rules != nil {
 		p.drawRules(screen, x+1, top, w-2, bottom)
 		return

@@ -32,6 +32,7 @@ const (
 	wDiscard                   // "Discard N answers? [y/N]"
 	wNone                      // "None of these? [y/N]"
 	wRules                     // the Rules view (remembered decisions)
+	wDevices                   // the Devices view (the web pane's devices)
 	wHelp                      // the list of keys (?)
 
 	wOptions  = wSingle | wMulti
@@ -48,12 +49,12 @@ var whereNames = []struct {
 	{wSingle, "single-select list"}, {wMulti, "multi-select list"}, {wText, "text input"}, {wNote, "note"},
 	{wFilter, "filter"}, {wSubmit, "Submit tab"}, {wBare, "request without questions"},
 	{wIdle, "nothing to answer"}, {wLong, "“Answer is long” prompt"}, {wDiscard, "“Discard” prompt"},
-	{wNone, "“None of these” prompt"}, {wRules, "Rules view"}, {wHelp, "list of keys"},
+	{wNone, "“None of these” prompt"}, {wRules, "Rules view"}, {wDevices, "Devices view"}, {wHelp, "list of keys"},
 }
 
 func (w where) String() string {
 	switch w {
-	case wBrowsing | wInputs | wRules | wHelp:
+	case wBrowsing | wInputs | wRules | wDevices | wHelp:
 		return "everywhere"
 	case wBrowsing:
 		return "no input open"
@@ -213,7 +214,7 @@ var keyTable = []binding{
 		do: do(panecore.Back)},
 
 	// Settling or not, a request can always be left, switched and quit.
-	{keys: kk(tcell.KeyCtrlC), keyNames: "Ctrl-C", doc: "quit the pane; the daemon, its queue and every draft go on", where: wBrowsing | wInputs | wRules | wHelp,
+	{keys: kk(tcell.KeyCtrlC), keyNames: "Ctrl-C", doc: "quit the pane; the daemon, its queue and every draft go on", where: wBrowsing | wInputs | wRules | wDevices | wHelp,
 		do: func(p *Pane, c keyCtx) { p.quit() }},
 
 	// The list of keys (?), over whatever was on screen.
@@ -229,6 +230,14 @@ var keyTable = []binding{
 		when: rulesListed, do: func(p *Pane, c keyCtx) { p.revokeAtCursor() }},
 	{keys: join(kk(tcell.KeyEscape), rk('R', 'q')), hint: "Esc/R back", keyNames: "Esc, `R`, `q`", doc: "back to the questions", where: wRules,
 		do: do(panecore.CloseRules)},
+
+	// The Devices view: the web pane's devices.
+	{keys: join(kk(tcell.KeyUp, tcell.KeyDown), rk('k', 'j')), hint: "↑↓ move", keyNames: "↑ ↓, `j` `k`", doc: "move between the devices", where: wDevices,
+		when: devicesListed, do: func(p *Pane, c keyCtx) { p.devices.cursor += arrow(c.ev) }},
+	{keys: rk('x'), hint: "x revoke", keyNames: "`x`", doc: "revoke the device under the cursor: it is logged out of the web pane, its Web Push stops; the others stay", where: wDevices,
+		when: devicesListed, do: func(p *Pane, c keyCtx) { p.revokeDevice() }},
+	{keys: join(kk(tcell.KeyEscape), rk('D', 'q')), hint: "Esc/D back", keyNames: "Esc, `D`, `q`", doc: "back to the questions", where: wDevices,
+		do: func(p *Pane, c keyCtx) { p.devices = nil }},
 
 	// The text inputs: Other, a free-text question, a note, the filter.
 	{keys: kk(tcell.KeyEnter), hint: "Enter send", keyNames: "Enter", doc: "a lone question: accept the typed answer and send it", where: wText,
@@ -329,7 +338,9 @@ var keyTable = []binding{
 			p.ruleCursor = 0
 			p.act(panecore.Action{Kind: panecore.OpenRules})
 		}},
-	{keys: rk('?'), hint: "? keys", keyNames: "`?`", doc: "list every key, where it applies and what it does", where: wBrowsing | wRules, pin: true,
+	{keys: rk('D'), hint: "D devices", keyNames: "`D`", doc: "the Devices view: the browsers and phones logged in to the web pane, when each paired and was last seen; revoke one", where: wBrowsing,
+		when: func(p *Pane, _ keyCtx) bool { return p.opt.Devices != nil }, do: func(p *Pane, c keyCtx) { p.openDevices() }},
+	{keys: rk('?'), hint: "? keys", keyNames: "`?`", doc: "list every key, where it applies and what it does", where: wBrowsing | wRules | wDevices, pin: true,
 		do: func(p *Pane, c keyCtx) { p.help, p.helpScroll = true, 0 }},
 	{keys: rk('q'), hint: "q quit", keyNames: "`q`", doc: "quit the pane; the daemon, its queue and every draft go on", where: wBrowsing, pin: true,
 		do: func(p *Pane, c keyCtx) { p.quit() }},
@@ -389,6 +400,9 @@ func (p *Pane) place() (where, keyCtx) {
 	c := keyCtx{r: r, s: s}
 	if p.help {
 		return wHelp, c
+	}
+	if p.devices != nil {
+		return wDevices, c
 	}
 	if p.V.Rules != nil {
 		return wRules, c

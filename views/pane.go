@@ -8,6 +8,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"askuser/internal/webdevices"
 	"askuser/socketproto"
 	"askuser/views/panecore"
 )
@@ -40,6 +41,12 @@ type Options struct {
 	// Demo marks a pane on fixture questions (askuserd --demo): it says so
 	// in its title, and that nothing it "sends" reaches an agent.
 	Demo bool
+	// Devices are the web pane's devices (the state dir's devices file,
+	// which a running `askuserd web` follows); nil: no Devices view.
+	Devices *webdevices.Store
+	// Unsubscribe asks the daemon to drop a revoked device's Web Push
+	// subscription; nil: not asked.
+	Unsubscribe func(endpoint string) error
 }
 
 // Pane is the whole screen: one tview primitive that lays out and draws
@@ -72,11 +79,12 @@ type Pane struct {
 	previewRows     int  // the preview's lines on screen: what { } scroll by
 	small           bool // the last draw said "terminal too small"
 	reading         *reading
-	word            string // the pane's own word about the last key (an editor that failed)
-	quiet           bool   // the last key was the pane's own (scrolling): the core's word is old
-	ruleCursor      int    // the rule under the cursor in the Rules view
-	help            bool   // the list of keys (?) is up
-	helpScroll      int    // its first line on screen
+	word            string       // the pane's own word about the last key (an editor that failed)
+	quiet           bool         // the last key was the pane's own (scrolling): the core's word is old
+	ruleCursor      int          // the rule under the cursor in the Rules view
+	devices         *devicesList // the Devices view while it is open
+	help            bool         // the list of keys (?) is up
+	helpScroll      int          // its first line on screen
 
 	// onWake asks for a redraw after d (0: none needed); set by the app.
 	onWake func(d time.Duration)

@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"askuser/internal/webdevices"
 	"askuser/views/panecore"
 )
 
@@ -27,6 +29,7 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("GET /api/events", s.authed(s.handleEvents))
 	mux.HandleFunc("GET /api/session", s.authed(func(w http.ResponseWriter, r *http.Request, _ string) { writeJSON(w, 200, map[string]any{"ok": true}) }))
 	mux.HandleFunc("POST /api/action", s.authed(s.change(s.handleAction)))
+	s.deviceRoutes(mux)
 	s.pushRoutes(mux)
 	return bounded(s.guard(mux))
 }
@@ -51,8 +54,9 @@ func (s *server) handleIndex(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(s.index)
 }
 
-// handleLogin trades the secret for a session token, in the response's
-// body: the page keeps it in its origin's storage.
+// handleLogin trades a pairing link's code (once, within 10 minutes) or
+// the long-lived secret for a session token, in the response's body: the
+// page keeps it in its origin's storage. Each login is a device.
 func (s *server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	if !s.sameOrigin(r) {
 		writeJSON(w, http.StatusForbidden, map[string]string{"error": "refused: the request did not come from this page (Origin)"})
@@ -61,18 +65,41 @@ func (s *server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	s.checkSecret()
 	var body struct {
 		Secret string `json:"secret"`
+		Pair   string `json:"pair"`
 	}
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&body); err != nil || body.Secret == "" {
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&body); err != nil || (body.Secret == "" && body.Pair == "") {
 		// Someone trying the API by hand: say what the body is, not that
 		// a secret they never sent is wrong.
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": `bad request: POST /login takes {"secret": "…"}, the secret being what follows #s= in the address ` + "`askuserd web --url`" + ` prints`})
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": `bad request: POST /login takes {"pair": "…"}, what follows #p= in the pairing link ` + "`askuserd web --url`" + ` prints, or {"secret": "…"}, what follows #s= in the address ` + "`askuserd web --url --secret`" + ` prints`})
+		return
+	}
+	token, id := s.keys.newSessionID()
+	ua := r.Header.Get("User-Agent")
+	if body.Pair != "" {
+		d, err := s.devs.store.Pair(body.Pair, ua, id)
+		var pe *webdevices.PairError
+		if errors.As(err, &pe) {
+			writeJSON(w, http.StatusGone, map[string]string{"error": pe.Error(), "reason": string(pe.Reason)})
+			return
+		}
+		if err != nil {
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "the device could not be kept: " + err.Error()})
+			return
+		}
+		s.log.Info("a device paired", "device", d.ID, "name", d.Name)
+		writeJSON(w, http.StatusOK, map[string]string{"token": token, "device": d.ID, "name": d.Name})
 		return
 	}
 	if !s.keys.matches(body.Secret) {
-		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "that secret is not valid (it may have been rotated): open the address `askuserd web --url` prints"})
+		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "that secret is not valid (it may have been rotated): open the pairing link `askuserd web --url` prints"})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"token": s.keys.newSession()})
+	d, err := s.devs.store.AddDevice(ua, id)
+	if err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "the device could not be kept: " + err.Error()})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"token": token, "device": d.ID, "name": d.Name})
 }
 
 // keepAlive is how often an idle stream carries a comment: proxies
@@ -108,9 +135,15 @@ func (s *server) handleEvents(w http.ResponseWriter, r *http.Request, id string)
 	}
 	ping := time.NewTimer(keepAlive)
 	defer ping.Stop()
+	// A page left open is a device seen, though it sends nothing.
+	seen := time.NewTicker(seenEvery)
+	defer seen.Stop()
 	for {
 		var err error
 		select {
+		case <-seen.C:
+			s.devs.seen(webdevices.SessionHash(id))
+			continue
 		case b := <-st.ch:
 			err = writeView(w, rc, st, b)
 		case <-ping.C:

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"askuser/internal/webdevices"
 )
 
 // The checks of docs/contract.md §12, on every request: the Host, the
@@ -48,15 +50,26 @@ func (s *server) guard(next http.Handler) http.Handler {
 	})
 }
 
-// session returns the request's session id, if it presents a valid token.
-// No cookie counts, whatever its name or path.
+// session returns the request's session id, if it presents a valid token
+// whose device is still in the devices file. No cookie counts, whatever its
+// name or path.
 func (s *server) session(r *http.Request) (string, bool) {
 	s.checkSecret()
+	s.checkDevices()
 	h := r.Header.Get("Authorization")
 	if len(h) <= len(bearer) || !strings.EqualFold(h[:len(bearer)], bearer) {
 		return "", false
 	}
-	return s.keys.session(strings.TrimSpace(h[len(bearer):]))
+	id, ok := s.keys.session(strings.TrimSpace(h[len(bearer):]))
+	if !ok {
+		return "", false
+	}
+	hash := webdevices.SessionHash(id)
+	if !s.devs.has(hash) {
+		return "", false // revoked, or from before devices were kept
+	}
+	s.devs.seen(hash)
+	return id, true
 }
 
 // authed refuses a request without a valid session: 401 and nothing else.

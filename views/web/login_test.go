@@ -24,15 +24,16 @@ func TestLoginBody(t *testing.T) {
 	if _, err := k.reload(); err != nil {
 		t.Fatal(err)
 	}
-	s := &server{keys: k, log: slog.New(slog.NewTextHandler(io.Discard, nil)), sessions: map[string]*session{}}
+	s := &server{keys: k, devs: newDeviceCache(filepath.Dir(path)), log: slog.New(slog.NewTextHandler(io.Discard, nil)), sessions: map[string]*session{}}
 	for _, c := range []struct {
 		name, body string
 		status     int
 		says       string
 	}{
-		{"no body", "", 400, `POST /login takes {"secret": "…"}`},
-		{"a form", "s=" + secret, 400, `POST /login takes {"secret": "…"}`},
-		{"another key", `{"s":"` + secret + `"}`, 400, "what follows #s= in the address `askuserd web --url` prints"},
+		{"no body", "", 400, `POST /login takes {"pair": "…"}`},
+		{"a form", "s=" + secret, 400, `POST /login takes {"pair": "…"}`},
+		{"another key", `{"s":"` + secret + `"}`, 400, "what follows #s= in the address `askuserd web --url --secret` prints"},
+		{"a made-up pairing code", `{"pair":"nope"}`, 410, "this is not a pairing link askuserd web made"},
 		{"a wrong secret", `{"secret":"nope"}`, 401, "that secret is not valid"},
 		{"the secret", `{"secret":"` + secret + `"}`, 200, `"token":`},
 	} {

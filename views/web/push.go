@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"askuser/internal/webdevices"
 	"askuser/socketproto"
 	"askuser/socketproto/agenttext"
 	"askuser/views/panecore"
@@ -58,14 +59,14 @@ func (s *server) ask(msg socketproto.Message, reply bool) (socketproto.Message, 
 // relay answers the page with the daemon's reply: 200 and its JSON, or the
 // daemon's error (400 for a request it refused, 404 for not_found, 502
 // when it could not be reached).
-func (s *server) relay(w http.ResponseWriter, msg socketproto.Message) {
+func (s *server) relay(w http.ResponseWriter, msg socketproto.Message) bool {
 	m, err := s.ask(msg, true)
 	var pe *socketproto.Error
 	switch {
 	case errors.As(err, &pe):
 	case err != nil:
 		writeJSON(w, http.StatusBadGateway, map[string]string{"error": "askuserd could not be reached: " + err.Error()})
-		return
+		return false
 	default:
 		if e, ok := m.(*socketproto.Error); ok {
 			pe = e
@@ -80,9 +81,10 @@ func (s *server) relay(w http.ResponseWriter, msg socketproto.Message) {
 			status = http.StatusServiceUnavailable
 		}
 		writeJSON(w, status, map[string]string{"error": pe.Message, "field": pe.Field})
-		return
+		return false
 	}
 	writeJSON(w, http.StatusOK, m)
+	return true
 }
 
 func (s *server) handlePushKey(w http.ResponseWriter, r *http.Request, _ string) {
@@ -92,16 +94,26 @@ func (s *server) handlePushKey(w http.ResponseWriter, r *http.Request, _ string)
 // maxSubscription bounds a PushSubscription's JSON: an endpoint and two keys.
 const maxSubscription = 8 << 10
 
-func (s *server) handleSubscribe(w http.ResponseWriter, r *http.Request, _ string) {
+// handleSubscribe relays a subscription, and remembers its endpoint as
+// the device's: revoking the device drops it at the daemon.
+func (s *server) handleSubscribe(w http.ResponseWriter, r *http.Request, id string) {
 	var sub json.RawMessage
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxSubscription)).Decode(&sub); err != nil {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "bad request: the body must be a PushSubscription's JSON: " + err.Error()})
 		return
 	}
-	s.relay(w, socketproto.PushSubscribe{Subscription: sub})
+	var ep struct {
+		Endpoint string `json:"endpoint"`
+	}
+	_ = json.Unmarshal(sub, &ep)
+	if s.relay(w, socketproto.PushSubscribe{Subscription: sub}) && ep.Endpoint != "" {
+		if err := s.devs.store.SetPush(webdevices.SessionHash(id), ep.Endpoint); err != nil {
+			s.log.Warn("the device's Web Push endpoint was not kept", "err", err)
+		}
+	}
 }
 
-func (s *server) handleUnsubscribe(w http.ResponseWriter, r *http.Request, _ string) {
+func (s *server) handleUnsubscribe(w http.ResponseWriter, r *http.Request, id string) {
 	var body struct {
 		Endpoint string `json:"endpoint"`
 	}
@@ -109,7 +121,9 @@ func (s *server) handleUnsubscribe(w http.ResponseWriter, r *http.Request, _ str
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "bad request: give the subscription's endpoint", "field": "endpoint"})
 		return
 	}
-	s.relay(w, socketproto.PushUnsubscribe{Endpoint: body.Endpoint})
+	if s.relay(w, socketproto.PushUnsubscribe{Endpoint: body.Endpoint}) {
+		_ = s.devs.store.SetPush(webdevices.SessionHash(id), "")
+	}
 }
 
 // handleNotified is a notification's action: the user chose option item,

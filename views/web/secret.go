@@ -92,6 +92,7 @@ func (s *server) watchSecret() {
 			return
 		case <-t.C:
 			s.checkSecret()
+			s.checkDevices()
 		}
 	}
 }
@@ -215,13 +216,20 @@ func (k *keyring) sign(what string) string {
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
-// newSession is a session token: a random id and its MAC. Nothing is
-// stored: a rotated secret makes every earlier token invalid.
+// newSession is a session token: a random id and its MAC. The token is
+// not stored (its device keeps a hash of the id, internal/webdevices): a
+// rotated secret makes every earlier token invalid.
 func (k *keyring) newSession() string {
+	tok, _ := k.newSessionID()
+	return tok
+}
+
+// newSessionID is newSession, with the session's id.
+func (k *keyring) newSessionID() (token, id string) {
 	raw := make([]byte, 18)
 	_, _ = rand.Read(raw)
-	id := base64.RawURLEncoding.EncodeToString(raw)
-	return id + "." + k.sign("session\x00"+id)
+	id = base64.RawURLEncoding.EncodeToString(raw)
+	return id + "." + k.sign("session\x00"+id), id
 }
 
 // session checks a token and returns its id.

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -72,6 +73,7 @@ func isLoopback(host string) bool {
 type server struct {
 	o     Options
 	keys  *keyring
+	devs  *deviceCache
 	hosts map[string]bool
 	tls   bool
 	stop  chan struct{}
@@ -104,12 +106,16 @@ func Serve(ctx context.Context, o Options) error {
 	s := &server{
 		o:        o,
 		keys:     &keyring{path: o.SecretPath},
+		devs:     newDeviceCache(filepath.Dir(o.SecretPath)),
 		tls:      useTLS,
 		stop:     make(chan struct{}),
 		log:      o.Logger,
 		sessions: map[string]*session{},
 	}
 	if _, err := s.keys.reload(); err != nil {
+		return err
+	}
+	if _, err := s.devs.refresh(); err != nil {
 		return err
 	}
 	var err error

@@ -13,6 +13,7 @@ import (
 	"askuser/cmd/internal/clientflags"
 	"askuser/cmd/internal/command"
 	"askuser/internal/config"
+	"askuser/internal/webdevices"
 	"askuser/socketproto/askclient"
 	"askuser/views"
 )
@@ -57,7 +58,9 @@ func runPane(o paneOptions, s command.Streams) error {
 		Editor:     cfg.Editor(),
 		InputGuard: cfg.UI.InputGuard.Duration,
 		Warnings:   cfg.Warnings,
+		Devices:    &webdevices.Store{Dir: cfg.StateDir()},
 	}
+	opt.Unsubscribe = func(endpoint string) error { return unsubscribe(opt.Socket, cfg.Limits.MaxMessageBytes, endpoint) }
 	if o.split {
 		return splitPane(opt.Socket, o.configPath, o.demo, s)
 	}

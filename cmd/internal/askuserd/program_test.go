@@ -52,6 +52,8 @@ func TestParse(t *testing.T) {
 		{[]string{"web", "--host", "a", "--host", "b", "--listen", "0.0.0.0:1", "--tls-cert", "c", "--tls-key", "k"}, "web",
 			webOptions{hosts: hostList{"a", "b"}, listen: "0.0.0.0:1", tlsCert: "c", tlsKey: "k"}},
 		{[]string{"web", "--rotate", "--tailscale"}, "web", webOptions{rotate: true, tailscale: true}},
+		{[]string{"web", "--url", "--secret"}, "web", webOptions{printURL: true, withSecret: true}},
+		{[]string{"web", "devices", "rename", "3f9a1c", "Work phone"}, "web", webOptions{args: []string{"devices", "rename", "3f9a1c", "Work phone"}}},
 	} {
 		r, code, stdout, stderr := run(t, c.args...)
 		if code != 0 || r.ran != c.ran || !reflect.DeepEqual(r.opts, c.opts) || stdout != "" || stderr != "" {

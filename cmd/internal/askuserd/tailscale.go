@@ -62,8 +62,8 @@ func serveCommand(listen string) []string {
 }
 
 // runTailscale is `askuserd web --tailscale`: it runs tailscale serve (or
-// prints it, when it cannot) and prints the https address with its secret.
-func runTailscale(listen, stateDir, secretPath string, s command.Streams) error {
+// prints it, when it cannot) and prints the https pairing link (or the address with its secret).
+func runTailscale(listen, stateDir, secretPath string, withSecret bool, s command.Streams) error {
 	name, err := tailnetName()
 	if err != nil {
 		fmt.Fprintf(s.Err, "askuserd web: %v\n", err)
@@ -90,7 +90,7 @@ func runTailscale(listen, stateDir, secretPath string, s command.Streams) error 
 	if err := webpush.KeepAddress(stateDir, "https://"+name); err != nil && !errors.Is(err, atomicfile.ErrNotSynced) {
 		fmt.Fprintf(s.Err, "askuserd web: could not keep https://%s as Web Push's contact (%v); set web.push_contact in config.toml\n", name, err)
 	}
-	return printWebURL("https://"+name+"/", secretPath, s)
+	return printWebURL("https://"+name+"/", secretPath, withSecret, s)
 }
 
 func isLoopbackListen(listen string) bool {

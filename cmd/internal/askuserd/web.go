@@ -22,6 +22,7 @@ import (
 	"askuser/cmd/internal/command"
 	"askuser/cmd/internal/shell"
 	"askuser/internal/config"
+	"askuser/internal/webdevices"
 	"askuser/views/web"
 )
 
@@ -38,6 +39,8 @@ type webOptions struct {
 	publicURL               string
 	printURL, rotate        bool
 	tailscale               bool
+	withSecret              bool     // --secret: --url and --tailscale print the long-lived secret, as before pairing links
+	args                    []string // devices [revoke ID | rename ID NAME]
 }
 
 func newWebCommand(runF func(webOptions, command.Streams) error) *command.Command {
@@ -45,13 +48,18 @@ func newWebCommand(runF func(webOptions, command.Streams) error) *command.Comman
 		Name:    "web",
 		Summary: "the web pane, for a browser or a phone",
 		Synopsis: `web [--listen HOST:PORT] [--tls-cert FILE --tls-key FILE] [--host NAME]... [--public-url URL]
-       askuserd web --url [--public-url URL]   print the page's address with its secret (and a QR code on a terminal)
-       askuserd web --tailscale   run tailscale serve for the page, print its https address (and a QR code)
-       askuserd web --rotate   make a new secret: every device is logged out
+       askuserd web --url [--public-url URL]   print a pairing link: it logs in one device, once, within 10 minutes (and a QR code on a terminal)
+       askuserd web --url --secret   print the address with the long-lived secret instead (it logs in any number of devices)
+       askuserd web --tailscale   run tailscale serve for the page, print its https pairing link (and a QR code)
+       askuserd web --rotate   make a new secret: every device is logged out and forgotten
+       askuserd web devices   list the devices logged in
+       askuserd web devices revoke ID   log one device out (and stop its Web Push)
+       askuserd web devices rename ID NAME   rename one
 
 Serves the web pane (the questions waiting in askuserd, for a browser or a
 phone) on 127.0.0.1:7341 unless told otherwise, starting the daemon first if
 none answers. Any address but a loopback one needs TLS.`,
+		Args: command.Args{Max: -1, What: "devices [revoke ID | rename ID NAME]"},
 		Setup: func(fs *flag.FlagSet) command.Run {
 			var o webOptions
 			fs.StringVar(&o.socket, "socket", "", "the daemon's Unix socket")
@@ -61,10 +69,11 @@ none answers. Any address but a loopback one needs TLS.`,
 			fs.StringVar(&o.tlsKey, "tls-key", "", "its private key (config web.tls_key)")
 			fs.Var(&o.hosts, "host", "a further host name the page is reached by (tailscale serve, a proxy); repeatable")
 			fs.StringVar(&o.publicURL, "public-url", "", "the address a phone opens when a proxy serves the page (tailscale serve): --url prints it, and its host name is served")
-			fs.BoolVar(&o.printURL, "url", false, "print the address with its secret, and a QR code on a terminal, then exit")
-			fs.BoolVar(&o.rotate, "rotate", false, "make a new secret, logging out every device, then exit")
-			fs.BoolVar(&o.tailscale, "tailscale", false, "run (or print) tailscale serve for the page and print its https address with the secret, then exit")
-			return func(_ []string, s command.Streams) error { return runF(o, s) }
+			fs.BoolVar(&o.printURL, "url", false, "print a pairing link (one device, once, within 10 minutes), and a QR code on a terminal, then exit")
+			fs.BoolVar(&o.withSecret, "secret", false, "with --url or --tailscale: print the address with the long-lived secret instead of a pairing link")
+			fs.BoolVar(&o.rotate, "rotate", false, "make a new secret, logging out and forgetting every device, then exit")
+			fs.BoolVar(&o.tailscale, "tailscale", false, "run (or print) tailscale serve for the page and print its https pairing link, then exit")
+			return func(args []string, s command.Streams) error { o.args = args; return runF(o, s) }
 		},
 	}
 }
@@ -90,15 +99,16 @@ func runWeb(o webOptions, s command.Streams) error {
 		hosts = append(hosts, u.Hostname())
 	}
 
+	if o.withSecret && !o.printURL && !o.tailscale {
+		return command.Usagef("--secret goes with --url or --tailscale")
+	}
 	switch {
+	case len(o.args) > 0:
+		return runDevices(o.args, &cfg, cfg.SocketPath(o.socket), s)
 	case o.rotate:
-		if _, err := web.RotateSecret(secretPath); err != nil {
-			return err
-		}
-		fmt.Fprintln(s.Out, "New secret made: every device is logged out. `askuserd web --url` prints the new address.")
-		return nil
+		return runRotate(secretPath, &cfg, cfg.SocketPath(o.socket), s)
 	case o.tailscale:
-		return runTailscale(addr, cfg.StateDir(), secretPath, s)
+		return runTailscale(addr, cfg.StateDir(), secretPath, o.withSecret, s)
 	case o.printURL:
 		base := first(publicURL, baseURL(addr, cert != "", hosts))
 		if publicURL == "" && isLoopbackListen(addr) {
@@ -106,7 +116,7 @@ func runWeb(o webOptions, s command.Streams) error {
 			host, _ := os.Hostname()
 			fmt.Fprintf(s.Err, loopbackNote, port, port, first(host, "this-machine"), port)
 		}
-		return printWebURL(base, secretPath, s)
+		return printWebURL(base, secretPath, o.withSecret, s)
 	}
 	if isLoopbackListen(addr) {
 		// A page proxied by tailscale serve arrives with the tailnet name.
@@ -141,7 +151,7 @@ func runWeb(o webOptions, s command.Streams) error {
 		Ready: func(a net.Addr) {
 			// The address without its secret: `--url` prints that, on
 			// purpose, rather than a log that may be kept.
-			fmt.Fprintf(s.Err, "askuserd web: serving %s (%s prints the address to open, with its secret)\n", baseURL(a.String(), cert != "", hosts), urlCommand(o))
+			fmt.Fprintf(s.Err, "askuserd web: serving %s (%s prints a pairing link to open)\n", baseURL(a.String(), cert != "", hosts), urlCommand(o))
 		},
 	})
 	stopped()
@@ -208,34 +218,63 @@ func baseURL(addr string, tls bool, hosts []string) string {
 	return scheme + "://" + host + "/"
 }
 
-// printWebURL prints the address with the secret in its fragment (never
-// sent to a server or kept in its logs), and a QR code of it for a phone
-// when stdout is a terminal.
-func printWebURL(base, secretPath string, s command.Streams) error {
+// printWebURL prints a pairing link (or, withSecret, the address with the
+// secret) in the address's fragment (never sent to a server or kept in its
+// logs), and a QR code of it for a phone when stdout is a terminal.
+func printWebURL(base, secretPath string, withSecret bool, s command.Streams) error {
 	f, ok := s.Out.(*os.File)
-	return writeWebURL(s.Out, base, secretPath, ok && term.IsTerminal(int(f.Fd())))
+	terminal := ok && term.IsTerminal(int(f.Fd()))
+	if withSecret {
+		return writeWebURL(s.Out, base, secretPath, terminal)
+	}
+	// The secret signs the session the link is traded for: one that cannot
+	// be made or read (a FIFO at its path) is said now, not at the login.
+	if _, err := web.LoadSecret(secretPath); err != nil {
+		return err
+	}
+	store := &webdevices.Store{Dir: filepath.Dir(secretPath)}
+	// So is a devices file the login could not add to.
+	if _, err := store.List(); err != nil {
+		return err
+	}
+	code, expires, err := store.NewPairing()
+	if err != nil {
+		return err
+	}
+	writeLink(s.Out, withSlash(base)+"#p="+code, fmt.Sprintf("This pairing link logs in one device, once, until %s (10 minutes). `askuserd web devices` lists the devices.", expires.Local().Format("15:04")), terminal)
+	return nil
 }
 
-// writeWebURL is printWebURL's output. On a terminal the QR code comes
-// first and the address under it: the code is taller than an 80×24
-// terminal leaves, and would push an address printed above it off screen.
+func withSlash(base string) string {
+	if !strings.HasSuffix(base, "/") {
+		return base + "/"
+	}
+	return base
+}
+
+// writeWebURL is printWebURL's output with the secret. On a terminal the
+// QR code comes first and the address under it: the code is taller than
+// an 80×24 terminal leaves, and would push an address printed above it off
+// screen.
 func writeWebURL(w io.Writer, base, secretPath string, terminal bool) error {
 	secret, err := web.LoadSecret(secretPath)
 	if err != nil {
 		return err
 	}
-	if !strings.HasSuffix(base, "/") {
-		base += "/"
-	}
-	u := base + "#s=" + secret
+	writeLink(w, withSlash(base)+"#s="+secret, "Anyone with this address can answer your agents' questions; `askuserd web --rotate` makes a new one.", terminal)
+	return nil
+}
+
+// writeLink prints u alone to a pipe; on a terminal its QR code, u under
+// it, and note.
+func writeLink(w io.Writer, u, note string, terminal bool) {
 	if !terminal {
 		fmt.Fprintln(w, u)
-		return nil
+		return
 	}
 	if qr, err := qrcode.New(u, qrcode.Medium); err == nil {
 		fmt.Fprint(w, qr.ToSmallString(false))
 	}
 	fmt.Fprintln(w, u)
-	fmt.Fprintln(w, "Anyone with this address can answer your agents' questions; `askuserd web --rotate` makes a new one.")
-	return nil
+	fmt.Fprintln(w, note)
 }

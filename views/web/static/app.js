@@ -19,6 +19,7 @@
     view: null,          // the core's view, as last sent; null until the first
     link: 'connecting',  // the stream to askuserd web: connecting, open, lost
     loggedOut: false,
+    devices: null,       // the Devices list while it is open: {loaded, list, error, renaming}
     sendError: '',       // an action that did not reach askuserd web
     bells: -1,
     refusal: '',         // the refusal last brought into view
@@ -101,18 +102,19 @@
   }
 
   function loggedOut() {
-    showLogin('Logged out', 'Open the address that askuserd web --url prints to log in again.');
+    showLogin('Logged out', 'This device was logged out (revoked, or askuserd web --rotate). On the machine that runs askuser, askuserd web --url prints a pairing link to log in again.');
   }
 
   // showLogin: no session. Nothing of the questions stays on the page.
   function showLogin(big, small) {
     st.loggedOut = true;
     st.view = null;
+    st.devices = null;
     if (live) { const l = live; live = null; l.abort(); }
     clearTimeout(watchdog);
     clearTimeout(again);
     $('main').replaceChildren(el('section', { class: 'empty login' }, el('p', { class: 'big', text: big }), el('p', { text: small })));
-    for (const id of ['reqnav', 'notice', 'dialog', 'conn']) $(id).hidden = true;
+    for (const id of ['reqnav', 'notice', 'dialog', 'conn', 'rules', 'devices']) $(id).hidden = true;
     $('who').textContent = '';
     $('title').textContent = 'askuser';
     document.title = 'askuser';
@@ -423,6 +425,68 @@
     return box;
   }
 
+  // --- devices (docs/contract.md §12) ------------------------------------------------------
+
+  // The Devices list is askuserd web's, not the core's: every login is a
+  // device, listed with when it paired and was last seen; Rename and Revoke
+  // go to askuserd web, which says what was done. Revoking this device logs
+  // this page out.
+  async function loadDevices(word) {
+    const r = await session.get('/api/devices');
+    if (r.status === 401) { loggedOut(); return; }
+    if (!st.devices) return; // closed meanwhile
+    st.devices = Object.assign(st.devices, { loaded: true, list: r.devices || [], error: r.ok ? '' : (r.error || 'not loaded'), word: word || '' });
+    render();
+  }
+  async function deviceCall(path, body, word) {
+    const r = await session.post(path, body);
+    if (r.status === 401) { loggedOut(); return; }
+    if (!st.devices) return;
+    st.devices.renaming = '';
+    await loadDevices(r.ok ? word(r) : (r.error || 'not done'));
+  }
+  function renderDevices(d) {
+    const box = el('section', { class: 'devices' }, el('h2', { text: 'Devices logged in to this page' }));
+    if (!d.loaded) { put(box, el('p', { class: 'how', text: 'Loading…' })); return box; }
+    if (d.error) put(box, el('p', { class: 'refusal', role: 'alert', dir: 'auto', text: d.error }));
+    if (d.word) put(box, el('p', { class: 'hint', role: 'status', dir: 'auto', text: d.word }));
+    if (!d.list.length) put(box, el('p', { class: 'how', text: 'No devices.' }));
+    for (const x of d.list) {
+      const item = el('div', { class: 'device-item', 'data-device': x.id },
+        el('p', { dir: 'auto' }, el('strong', { text: x.name }), x.this ? ' (this device)' : ''),
+        el('p', { class: 'how', text: x.details }));
+      if (d.renaming === x.id) {
+        const k = 'device-name-' + x.id;
+        const input = el('input', { type: 'text', class: 'text', 'data-k': k, id: k, maxlength: '60', 'aria-label': 'New name', value: x.name });
+        input.addEventListener('keydown', ev => { if (ev.key === 'Enter') { ev.preventDefault(); saveName(x.id, input.value); } });
+        put(item, input, el('div', { class: 'note-actions' },
+          el('button', { type: 'button', class: 'small', text: 'Cancel', onclick: ev => { ev.preventDefault(); d.renaming = ''; render(); } }),
+          el('button', { type: 'button', class: 'small save-name', text: 'Save name', onclick: ev => { ev.preventDefault(); saveName(x.id, $(k).value); } })));
+      } else {
+        put(item, el('div', { class: 'note-actions' },
+          el('button', { type: 'button', class: 'small rename', text: 'Rename', 'aria-label': 'Rename ' + x.name, onclick: ev => { ev.preventDefault(); d.renaming = x.id; render(); const i = $('device-name-' + x.id); if (i) i.focus(); } }),
+          el('button', { type: 'button', class: 'small revoke', text: 'Revoke', 'aria-label': 'Revoke ' + x.name, onclick: ev => {
+            ev.preventDefault();
+            deviceCall('/api/devices/' + encodeURIComponent(x.id) + '/revoke', {}, r => 'Revoked ' + r.name + ': it is logged out; the others stay.' + (r.push ? ' ' + r.push[0].toUpperCase() + r.push.slice(1) + '.' : ''));
+          } })));
+      }
+      put(box, item);
+    }
+    put(box, el('p', { class: 'how', text: 'Another device: on the machine that runs askuser, askuserd web --url prints a pairing link (one device, once, within 10 minutes).' }));
+    return box;
+  }
+  function saveName(id, name) {
+    deviceCall('/api/devices/' + encodeURIComponent(id) + '/rename', { name }, r => 'Renamed: ' + r.name + '.');
+  }
+  function toggleDevices(ev) {
+    ev.preventDefault();
+    if (st.devices) { st.devices = null; render(); return; }
+    if (st.view && st.view.rulesView) act('closeRules');
+    st.devices = { loaded: false, list: [], error: '', word: '', renaming: '' };
+    render();
+    loadDevices();
+  }
+
   // --- drawing -------------------------------------------------------------------------
 
   function render() {
@@ -449,6 +513,8 @@
     else next.append(renderRequest(r));
     if (v && v.rulesView) next.replaceChildren(renderRules(v.rulesView));
     $('rules').textContent = v && v.rulesView ? 'Back' : 'Rules';
+    if (st.devices) next.replaceChildren(renderDevices(st.devices));
+    $('devices').textContent = st.devices ? 'Back' : 'Devices';
     // Nodes under a finger are not replaced when nothing on them changed (an
     // age, a draft's echo): a tap that began on a button ends on it.
     if (next.innerHTML !== main.innerHTML) main.replaceChildren(...next.childNodes);
@@ -582,7 +648,8 @@
     if (!document.hidden && st.link !== 'open') connect();
   });
   window.addEventListener('online', connect);
-  $('rules').addEventListener('click', ev => { ev.preventDefault(); act(st.view && st.view.rulesView ? 'closeRules' : 'rules'); });
+  $('rules').addEventListener('click', ev => { ev.preventDefault(); if (st.devices) { st.devices = null; render(); } act(st.view && st.view.rulesView ? 'closeRules' : 'rules'); });
+  $('devices').addEventListener('click', toggleDevices);
   $('prev').addEventListener('click', ev => { const a = offer('prevRequest'); if (a) on(a.kind, { delta: a.delta })(ev); });
   $('next').addEventListener('click', ev => { const a = offer('nextRequest'); if (a) on(a.kind, { delta: a.delta })(ev); });
   $('notify').addEventListener('click', toggleNotify);
@@ -598,8 +665,12 @@
 
   session.start().then(how => {
     if (how === 'ok') { render(); connect(); push.start(renderHeader); return; }
-    if (how === 'refused') showLogin('That secret is not valid', 'It may have been rotated with askuserd web --rotate: open the address that askuserd web --url prints now.');
+    if (how === 'pairing') {
+      const r = session.refusal();
+      const big = r.reason === 'used' ? 'This pairing link was used already' : r.reason === 'expired' ? 'This pairing link expired' : 'This pairing link is not valid';
+      showLogin(big, r.error || 'On the machine that runs askuser, askuserd web --url prints a new one.');
+    } else if (how === 'refused') showLogin('That secret is not valid', 'It may have been rotated with askuserd web --rotate: open the address that askuserd web --url prints now.');
     else if (how === 'unreachable') showLogin('askuserd web cannot be reached', 'Is it running? Reload this page once it is.');
-    else showLogin('This page needs the address with its secret', 'On the machine that runs askuser, askuserd web --url prints it, with a QR code for a phone.');
+    else showLogin('This page needs a pairing link', 'On the machine that runs askuser, askuserd web --url prints one, with a QR code for a phone.');
   });
 })();

@@ -1,6 +1,7 @@
 'use strict';
-// The session (docs/contract.md §12). The secret in the address (#s=…, or
-// ?s=…) is traded once for a session token, which this origin keeps in its
+// The session (docs/contract.md §12). A pairing link's code in the address
+// (#p=…, once, within 10 minutes) or the long-lived secret (#s=…, or ?s=…)
+// is traded once for a session token, which this origin keeps in its
 // localStorage and presents as "Authorization: Bearer …" on every call, the
 // event stream included. Storage is per origin (scheme, host and port): a
 // page on another port of this host can neither read the token nor have the
@@ -17,33 +18,44 @@ window.askuserSession = (function () {
     try { if (t) localStorage.setItem(KEY, t); else localStorage.removeItem(KEY); } catch (e) { /* memory only */ }
   }
 
-  // secretInAddress takes the secret out of the address bar, so that it is
-  // neither kept in the history nor shown over a shoulder.
-  function secretInAddress() {
+  // loginInAddress takes the pairing code or the secret out of the address
+  // bar, so that it is neither kept in the history nor shown over a
+  // shoulder: the login body that trades it, or null.
+  function loginInAddress() {
+    const p = /(?:^#|&)p=([A-Za-z0-9_-]+)/.exec(location.hash);
     const m = /(?:^#|&)s=([A-Za-z0-9_-]+)/.exec(location.hash) || /(?:^\?|&)s=([A-Za-z0-9_-]+)/.exec(location.search);
-    if (m) history.replaceState(null, '', '/');
-    return m ? m[1] : '';
+    if (p || m) history.replaceState(null, '', '/');
+    return p ? { pair: p[1] } : m ? { secret: m[1] } : null;
   }
 
+  let refusal = { error: '', reason: '' }; // why the last login was refused
+
   // start resolves to 'ok' with a token to present, 'none' when there is
-  // neither a token nor a secret, 'refused' when the secret is not valid,
-  // 'unreachable' when the server could not be asked.
+  // neither a token nor a login in the address, 'refused' when the secret
+  // is not valid, 'pairing' when the pairing link was refused (used, expired:
+  // refusal() says what happened), 'unreachable' when the server could not
+  // be asked.
   async function start() {
-    const secret = secretInAddress();
-    if (!secret) return load() ? 'ok' : 'none';
+    const body = loginInAddress();
+    if (!body) return load() ? 'ok' : 'none';
     let r;
     try {
       r = await fetch('/login', {
         method: 'POST', cache: 'no-store', credentials: 'omit',
         headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ secret }),
+        body: JSON.stringify(body),
       });
     } catch (e) {
       return 'unreachable';
     }
-    if (!r.ok) { save(''); return 'refused'; }
     const j = await r.json().catch(() => ({}));
-    if (!j.token) return 'refused';
+    if (!r.ok || !j.token) {
+      refusal = { error: j.error || '', reason: j.reason || '' };
+      // A refused pairing link leaves a device already logged in here as it is.
+      if (body.pair) return 'pairing';
+      save('');
+      return 'refused';
+    }
     save(j.token);
     return 'ok';
   }
@@ -110,5 +122,5 @@ window.askuserSession = (function () {
     return res.status;
   }
 
-  return { start, post, send, get: path => send('GET', path), stream, token: load, loggedIn: () => !!load(), forget: () => save('') };
+  return { start, refusal: () => refusal, post, send, get: path => send('GET', path), stream, token: load, loggedIn: () => !!load(), forget: () => save('') };
 })();
