@@ -47,8 +47,8 @@ func (d *server) startJournal(ctx context.Context) error {
 	dir := d.opts.Config.StateDir()
 	dc := d.opts.Config.Daemon
 	opts := journal.Options{
-		Dir:            dir,
-		Logf:           func(format string, args ...any) { d.log.Warn(fmt.Sprintf(format, args...)) },
+		Dir:  dir,
+		Logf: func(format string, args ...any) { d.log.Warn(fmt.Sprintf(format, args...)) },
 		// Told from the queue goroutine or before it serves: posted, so
 		// that it is said in order with everything else.
 		HistoryTrouble: func(path, msg string) { d.q.post(func(s *state) { s.fileError(path, msg) }) },
