@@ -52,6 +52,9 @@ type extensionAPI interface {
 	// onActivity registers f to be told when the user pressed a key or
 	// tapped on a surface (the activity message).
 	onActivity(f func(time.Time))
+	// fileError says (and, with msg "", unsays) that one of the daemon's
+	// files at path cannot be used.
+	fileError(path, msg string)
 	// onNotifySettings registers f to be told the [notify] table when
 	// config.toml changes it.
 	onNotifySettings(f func(config.Notify))
@@ -137,6 +140,25 @@ func (s *state) setDraftByID(id string, draft []json.RawMessage) *socketproto.Er
 			"%d answers for %d questions", len(draft), len(r.p.Questions))
 	}
 	return s.changeDraft(r, draft)
+}
+
+// fileError is pendingFileError for the daemon's other files (history,
+// the push files): remembered until cleared, said to every subscriber, in
+// status.
+func (s *state) fileError(path, msg string) {
+	if msg == "" {
+		if _, said := s.otherTrouble[path]; !said {
+			return
+		}
+		delete(s.otherTrouble, path)
+		s.log.Info("file: usable again", "path", path)
+	} else {
+		if s.otherTrouble == nil {
+			s.otherTrouble = map[string]string{}
+		}
+		s.otherTrouble[path] = msg
+	}
+	s.broadcast(socketproto.FileError{Path: path, Error: msg})
 }
 
 // pendingFileError remembers what it said of path until it is cleared, so

@@ -2,7 +2,9 @@ package daemon
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"time"
 
@@ -292,7 +294,17 @@ func (s *state) status() socketproto.Status {
 
 		PendingFileError: s.fileTrouble[s.opts.PendingFilePath],
 		StateDirError:    s.trouble,
+		FileErrors:       s.fileErrors(),
 		ConfigError:      s.configs.trouble,
 		ConfigRestart:    s.configs.restart,
 	}
+}
+
+// fileErrors is the troubles of the daemon's other files, by path.
+func (s *state) fileErrors() []socketproto.FileError {
+	var out []socketproto.FileError
+	for _, path := range slices.Sorted(maps.Keys(s.otherTrouble)) {
+		out = append(out, socketproto.FileError{Path: path, Error: s.otherTrouble[path]})
+	}
+	return out
 }

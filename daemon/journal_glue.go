@@ -47,8 +47,11 @@ func (d *server) startJournal(ctx context.Context) error {
 	dir := d.opts.Config.StateDir()
 	dc := d.opts.Config.Daemon
 	opts := journal.Options{
-		Dir:            dir,
-		Logf:           func(format string, args ...any) { d.log.Warn(fmt.Sprintf(format, args...)) },
+		Dir:  dir,
+		Logf: func(format string, args ...any) { d.log.Warn(fmt.Sprintf(format, args...)) },
+		// Told from the queue goroutine or before it serves: posted, so
+		// that it is said in order with everything else.
+		HistoryTrouble: func(path, msg string) { d.q.post(func(s *state) { s.fileError(path, msg) }) },
 		SyncAlways:     dc.Sync == config.SyncAlways,
 		SyncInterval:   dc.SyncInterval.Duration,
 		MaxRecordBytes: 4*d.limits.MaxMessageBytes + 64<<10,
@@ -180,6 +183,9 @@ func (s *state) tellTrouble(c *conn) {
 	}
 	for _, path := range slices.Sorted(maps.Keys(s.fileTrouble)) {
 		s.send(c, socketproto.PendingFileError{Path: path, Error: s.fileTrouble[path]})
+	}
+	for _, path := range slices.Sorted(maps.Keys(s.otherTrouble)) {
+		s.send(c, socketproto.FileError{Path: path, Error: s.otherTrouble[path]})
 	}
 	if s.configs.trouble != "" || len(s.configs.restart) > 0 {
 		s.send(c, s.configChanged())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"path/filepath"
 	"time"
 
 	"askuser/daemon/notify"
@@ -33,6 +34,8 @@ func startNotifier(ctx context.Context, h host) error {
 		// surface go on.
 		h.log.Warn("web push: cannot read the subscriptions; no push this run", "err", err)
 		store = nil
+		path := filepath.Join(cfg.StateDir(), webpush.SubscriptionsFile)
+		h.queue.do(func(q extensionAPI) { q.fileError(path, err.Error()+"; Web Push is off until askuserd restarts") })
 	} else {
 		notifiers = append(notifiers, &webpush.Sender{Store: store, Log: h.log, Contact: contact})
 	}

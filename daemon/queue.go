@@ -90,6 +90,9 @@ type state struct {
 	// fileTrouble is what was last said of each pending file and not
 	// cleared yet (extensions.go), for subscribers that come later.
 	fileTrouble map[string]string
+	// otherTrouble is what was last said of the daemon's other files
+	// (fileError) and not cleared.
+	otherTrouble map[string]string
 	// configs follows config.toml (configfile.go).
 	configs configFollowing
 	// held is what the current step sends, released by commit once the

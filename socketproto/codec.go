@@ -358,6 +358,7 @@ var fromDaemon = map[string]func(line []byte) (Message, error){
 	"rule_answered":      decodeAs[RuleAnswered],
 	"rule_not_saved":     decodeAs[RuleNotSaved],
 	"config_changed":     decodeAs[ConfigChanged],
+	"file_error":         decodeAs[FileError],
 	"push_key":           decodeAs[PushKey],
 	"error":              decodeAs[*Error], // a pointer, as *Error is the Go error
 }

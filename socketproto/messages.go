@@ -354,6 +354,8 @@ type Status struct {
 	// not yet cleared); absent when none.
 	PendingFileError string `json:"pendingFileError,omitempty"`
 	StateDirError    string `json:"stateDirError,omitempty"`
+	// FileErrors are the daemon's other files that cannot be used now.
+	FileErrors []FileError `json:"fileErrors,omitempty"`
 	// ConfigError is why config.toml, changed while the daemon runs, was
 	// refused (the daemon keeps its last good config); ConfigRestart, the
 	// keys changed since the start that take effect only at the next.
@@ -429,6 +431,16 @@ type PendingFileError struct {
 }
 
 func (PendingFileError) MessageType() string { return "pending_file_error" }
+
+// FileError says one of the daemon's other files at Path (history.jsonl,
+// push-subscriptions.json, push-vapid.json) cannot be used and why (a FIFO
+// there, a full disk); an empty Error says that it can again.
+type FileError struct {
+	Path  string `json:"path"`
+	Error string `json:"error"`
+}
+
+func (FileError) MessageType() string { return "file_error" }
 
 // ConfigChanged says what became of config.toml at Path, changed while the
 // daemon runs: Error when it was refused (the daemon keeps its last good

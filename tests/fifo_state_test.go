@@ -133,6 +133,7 @@ func TestFifoAtHistory(t *testing.T) {
 	mkfifo(t, path)
 	servesAnAgent(t, e, "fifo-hist")
 	says(t, "askuserd", e.DaemonLog, "history "+path+": "+path+" is a FIFO, not a regular file; left alone")
+	reported(t, e, path, "is a FIFO")
 	servesAnAgent(t, e, "fifo-hist-2")
 	leftAlone(t, path)
 	e.stopDaemonWithin(true)
@@ -161,6 +162,7 @@ func TestFifoAtPushSubscriptions(t *testing.T) {
 	e.StartDaemon()
 	says(t, "askuserd", e.DaemonLog, "web push: cannot read the subscriptions; no push this run",
 		path+" is a FIFO, not a regular file; askuserd reads and writes only a regular file there")
+	reported(t, e, path, "Web Push is off until askuserd restarts")
 	w := startWeb(t, e)
 	servesAnAgent(t, e, "fifo-push")
 	c, _ := w.httpClient()
@@ -263,4 +265,14 @@ func TestFifoAtWebDevices(t *testing.T) {
 			leftAlone(t, path)
 		})
 	}
+}
+
+// reported checks that the daemon says path's trouble where it says a
+// pending file's: in status (and, through the same event, in the panes).
+func reported(t *testing.T, e *Env, path, want string) {
+	t.Helper()
+	testdaemon.Eventually(t, "status to report "+path, func() (bool, string) {
+		out, _, _ := e.Client("", "status")
+		return strings.Contains(out, "file problem:") && strings.Contains(out, path) && strings.Contains(out, want), out
+	})
 }

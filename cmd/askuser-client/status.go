@@ -45,6 +45,9 @@ var statusCommand = command{
 			if st.PendingFileError != "" {
 				fmt.Fprintf(tw, "pending file problem:\t%s\n", flatText(st.PendingFileError))
 			}
+			for _, fe := range st.FileErrors {
+				fmt.Fprintf(tw, "file problem:\t%s: %s\n", flatText(fe.Path), flatText(fe.Error))
+			}
 			if st.ConfigError != "" {
 				fmt.Fprintf(tw, "config refused:\t%s (the daemon keeps its last good config)\n", flatText(st.ConfigError))
 			}

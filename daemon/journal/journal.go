@@ -26,7 +26,11 @@ const StateFile = "state.jsonl"
 type Options struct {
 	Dir  string               // the state dir; made 0700 if missing
 	Logf func(string, ...any) // damage and write errors; default discards
-	Now  func() time.Time     // default time.Now
+	// HistoryTrouble, if set, is told why history.jsonl cannot take its
+	// entries (a FIFO there, a full disk), and "" once it takes them
+	// again: the user is told where a pending file's trouble is told.
+	HistoryTrouble func(path, msg string)
+	Now            func() time.Time // default time.Now
 	// SyncAlways makes Commit fsync before it returns; otherwise a
 	// background fsync follows each write within SyncInterval.
 	SyncAlways   bool
@@ -73,7 +77,9 @@ type Journal struct {
 	// a state dir deleted and written back gets a new one.
 	histFile *os.File
 	histInfo os.FileInfo
-	dirty    bool // written since the last fsync (SyncAlways)
+	// histTrouble is what HistoryTrouble was last told ("" for none).
+	histTrouble string
+	dirty       bool // written since the last fsync (SyncAlways)
 	// size and histSize are the sizes the files had after our last write
 	// to them (-1: unknown): a file of another size was changed by
 	// someone else, and its end is looked at before appending.
@@ -262,10 +268,22 @@ func (j *Journal) appendHistory(entries []history.Entry) {
 	}
 	if err != nil {
 		j.opts.Logf("history %s: %v; %d entries kept to write later", j.history, err, len(j.unhistoried))
+		j.historyTrouble(fmt.Sprintf("%v; %d entries kept to write when it takes them", err, len(j.unhistoried)))
 		return
 	}
 	j.unhistoried = nil
 	j.dirty = true
+	j.historyTrouble("")
+}
+
+// historyTrouble tells Options.HistoryTrouble what changed: a new trouble,
+// or that there is none any more.
+func (j *Journal) historyTrouble(msg string) {
+	if j.opts.HistoryTrouble == nil || msg == j.histTrouble {
+		return
+	}
+	j.histTrouble = msg
+	j.opts.HistoryTrouble(j.history, msg)
 }
 
 // historyFile is history.jsonl opened for appending. It stays open between

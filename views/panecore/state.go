@@ -182,6 +182,8 @@ func (st *state) event(msg socketproto.Message) {
 		st.condition("config_error", ev.Error, fmt.Sprintf("Config %s refused: %s; askuserd keeps its last good config.", path, agenttext.Clean(ev.Error, false)))
 		restart := strings.Join(ev.Restart, ", ")
 		st.condition("config_restart", restart, fmt.Sprintf("Config %s: %s take effect when askuserd restarts (askuserd stop, then askuserd).", path, agenttext.Clean(restart, false)))
+	case socketproto.FileError:
+		st.condition("file "+ev.Path, ev.Error, fmt.Sprintf("File %s: %s", agenttext.Clean(ev.Path, false), agenttext.Clean(ev.Error, false)))
 	case socketproto.StateDirError:
 		st.condition("state_dir "+ev.Path, ev.Error, fmt.Sprintf("State dir %s cannot take writes: %s", agenttext.Clean(ev.Path, false), agenttext.Clean(ev.Error, false)))
 	case *socketproto.Error:

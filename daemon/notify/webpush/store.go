@@ -32,6 +32,9 @@ const (
 	subsFile = "push-subscriptions.json"
 )
 
+// SubscriptionsFile is where the devices are kept, in the state dir.
+const SubscriptionsFile = subsFile
+
 // MaxSubscriptions bounds the devices kept; the oldest goes first.
 const MaxSubscriptions = 32
 
