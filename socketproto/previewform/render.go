@@ -120,6 +120,11 @@ func (r *renderer) fields(fs []field, prefix string) {
 		}
 		return "", false
 	}
+	if prefix == "" {
+		// The file first: indented JSON sorts the keys, and "content"
+		// would come before the path it is written to.
+		fs = pathFirst(fs)
+	}
 	oldS, hasOld := str("old_string")
 	newS, hasNew := str("new_string")
 	for _, f := range fs {
@@ -152,6 +157,17 @@ func (r *renderer) fields(fs []field, prefix string) {
 			r.plainField(name, f.raw)
 		}
 	}
+}
+
+// pathFirst is fs with the field naming the file first.
+func pathFirst(fs []field) []field {
+	for i, f := range fs {
+		if f.key == "file_path" || f.key == "filePath" || f.key == "path" {
+			out := append([]field{f}, fs[:i]...)
+			return append(out, fs[i+1:]...)
+		}
+	}
+	return fs
 }
 
 // plainField lists a field the form does not draw: "key: value", a string

@@ -58,12 +58,12 @@ func TestWriteNumbersEveryLineOfALongFile(t *testing.T) {
 
 func TestWriteCRLFAndNoFinalNewline(t *testing.T) {
 	check(t, Write, preview(t, map[string]string{"file_path": "/w.bat", "content": "@echo off\r\necho hi\r\nexit"}), `
+file_path: /w.bat
 content: 3 lines, CRLF line endings, no newline at the end
 1  @echo off
 2  echo hi
 3  exit
 \ No newline at end of file
-file_path: /w.bat
 `)
 	// A lone "\r" is not a line end: it shows.
 	check(t, Write, preview(t, map[string]string{"content": "a\r\nb\nc\rd\n"}), `
@@ -132,6 +132,7 @@ func TestMultiEditIsOneDiffPerEdit(t *testing.T) {
 		{"old_string": "two", "new_string": "dos", "replace_all": true},
 	}})
 	check(t, Edit, pv, `
+file_path: /m.txt
 edits: 2
 edit 1 of 2: old_string (1 line) → new_string (1 line)
 1   - one
@@ -140,7 +141,6 @@ edit 2 of 2: old_string (1 line) → new_string (1 line)
   replace_all: true
 1   - two
   1 + dos
-file_path: /m.txt
 `)
 }
 
