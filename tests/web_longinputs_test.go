@@ -84,9 +84,9 @@ func TestWebEditDrawnAsADiff(t *testing.T) {
 	dir := phoneShots(t)
 	e, _, b := webSetup(t, 390, 844)
 	res := askOnSocket(t, e, fileTool(t, "Edit", "edit", map[string]any{
-		"file_path":  "/src/app/server.go",
-		"old_string": "func (s *Server) Start() error {\n\tln, err := net.Listen(\"tcp\", s.addr)\n\tif err != nil {\n\t\treturn err\n\t}\n\treturn s.serve(ln)\n}",
-		"new_string": "func (s *Server) Start(ctx context.Context) error {\n\tvar lc net.ListenConfig\n\tln, err := lc.Listen(ctx, \"tcp\", s.addr)\n\tif err != nil {\n\t\treturn fmt.Errorf(\"listening on %s: %w\", s.addr, err)\n\t}\n\treturn s.serve(ln)\n}",
+		"file_path":   "/src/app/server.go",
+		"old_string":  "func (s *Server) Start() error {\n\tln, err := net.Listen(\"tcp\", s.addr)\n\tif err != nil {\n\t\treturn err\n\t}\n\treturn s.serve(ln)\n}",
+		"new_string":  "func (s *Server) Start(ctx context.Context) error {\n\tvar lc net.ListenConfig\n\tln, err := lc.Listen(ctx, \"tcp\", s.addr)\n\tif err != nil {\n\t\treturn fmt.Errorf(\"listening on %s: %w\", s.addr, err)\n\t}\n\treturn s.serve(ln)\n}",
 		"replace_all": false,
 	}))
 	b.waitText("What “Allow” approves", "file_path: /src/app/server.go", "old_string (7 lines) → new_string (8 lines)")
