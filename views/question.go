@@ -111,6 +111,9 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *panecore.RequestView, s *pan
 	pv := p.previewOf(s)
 	listW := w
 	wide := pv != "" && w >= widePreview
+	if pv != "" && len(s.Options[s.Cursor].PreviewLines) > 0 {
+		wide = w >= wideFile
+	}
 	if wide {
 		listW = w * 11 / 20
 	}
@@ -190,6 +193,11 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *panecore.RequestView, s *pan
 			ph := min(len(pvLines)+1, max(3, (bottom-ly)/2))
 			if bottom-ly < 10 {
 				ph = min(len(pvLines)+1, max(2, (bottom-ly)/3+1))
+			}
+			if len(s.Options[s.Cursor].PreviewLines) > 0 {
+				// A file or a diff to read to the end: the rows the list
+				// does not need are the preview's.
+				ph = min(len(pvLines)+1, max(ph, bottom-ly-need))
 			}
 			ph = max(min(ph, bottom-ly-3), min(2, bottom-ly))
 			listBottom = bottom - ph
