@@ -111,10 +111,14 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *panecore.RequestView, s *pan
 	pv := p.previewOf(s)
 	listW := w
 	wide := pv != "" && w >= widePreview
-	if pv != "" && len(s.Options[s.Cursor].PreviewLines) > 0 {
+	drawn := pv != "" && len(s.Options[s.Cursor].PreviewLines) > 0
+	if drawn {
 		wide = w >= wideFile
 	}
-	if wide {
+	switch {
+	case wide && drawn:
+		listW = w * 2 / 5 // code wants the width more than the list does
+	case wide:
 		listW = w * 11 / 20
 	}
 	items := s.Items
