@@ -83,3 +83,29 @@ func TestAnEditIsDrawnAsADiff(t *testing.T) {
 		t.Fatalf("a diff that fits is read at once; sent %v", got)
 	}
 }
+
+// Control characters in a file's text are shown as escapes, never sent to
+// the terminal; CRLF line ends are said once; at 40×12 the drawn preview
+// still shows and scrolls, and Allow waits for its last line.
+func TestADrawnFileShowsItsControlsAndFitsASmallTerminal(t *testing.T) {
+	t.Parallel()
+	h := newH(t, 40, 12)
+	q := fileToolQuestion(t, "Write", previewform.Write, map[string]any{"file_path": "/w.bat", "content": "@echo off\r\necho \x1b[31mred\x07\r\nexit\r\n"})
+	h.Event(snap(pending("req-1", q)))
+	h.Has("Preview 1–", "file_path: /w.bat")
+	h.Press("1")
+	if len(h.D.Sent()) != 0 {
+		t.Fatalf("Allow taken at 40×12 with the file not all shown: %v", h.D.Sent())
+	}
+	for i := 0; i < 10 && !strings.Contains(h.Text(), "3  exit"); i++ {
+		h.Press("}")
+	}
+	h.Has(`2  echo \u001b[31mred\u0007`, "3  exit")
+	h.HasNot(`\r`)
+	h.Press("{", "{", "{", "{")
+	h.Has("content: 3 lines, CRLF line endings")
+	h.Press("1")
+	if got := h.Answers("req-1"); len(got) != 1 || got[0]["previewDigest"] != socketproto.PreviewDigest(q.Options[0].Preview) {
+		t.Fatalf("Allow not taken once the whole file was shown: %v", got)
+	}
+}
