@@ -41,7 +41,7 @@ func Digits(lines []Line) (digits int, diff bool) {
 }
 
 // Plain is the lines as text, one a line, each after its gutter: what
-// askuser-client show prints.
+// askuser-client show prints and the pending file holds under "approves".
 func Plain(lines []Line) string {
 	digits, diff := Digits(lines)
 	var b strings.Builder
