@@ -71,6 +71,11 @@ type Option struct {
 	// option only once every line of it has been on screen (docs/contract.md §6,
 	// "Allow means seen").
 	ApprovesPreview bool `json:"approvesPreview,omitempty"`
+	// PreviewForm names the form of a preview that is a file tool's input
+	// ("write", "edit", "patch"; socketproto/previewform), set by the
+	// integrations: the views draw it as the file's text or a diff, derived
+	// from the preview alone; the preview and its digest are unchanged.
+	PreviewForm string `json:"previewForm,omitempty"`
 }
 
 // Question is one question of a request. MultiSelect is a pointer because the

@@ -1,6 +1,8 @@
 package socketproto
 
 import (
+	"askuser/socketproto/previewform"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -142,6 +144,9 @@ func validateQuestion(q Question, qf string, p profile) *Error {
 // limit (only the message size bounds it) and must be there to be seen; a
 // multi-select list shows no previews, so no option there may approve one.
 func checkPreview(of string, o Option, multi bool) *Error {
+	if o.PreviewForm != "" && !previewform.Known(o.PreviewForm) {
+		return Errf(CodeInvalidRequest, of+".previewForm", "must be \"write\", \"edit\" or \"patch\", got %q", truncateForError(o.PreviewForm))
+	}
 	if !o.ApprovesPreview {
 		return checkText(of+".preview", o.Preview, MaxPreviewChars, false, true)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"askuser/socketproto"
+	"askuser/socketproto/previewform"
 	"askuser/tests/testdaemon"
 )
 
@@ -341,5 +342,38 @@ func TestAgentClaudeCodeInteractivePermission(t *testing.T) {
 				t.Errorf("the allowed command did not run")
 			}
 		})
+	}
+}
+
+// TestAgentClaudeCodeWriteDrawnAsTheFile: Claude Code's Write asks through
+// the PermissionRequest hook; every way to say yes names the form
+// "write", so the file is read as its text, numbered; Allow, with the
+// preview's digest, writes the file.
+func TestAgentClaudeCodeWriteDrawnAsTheFile(t *testing.T) {
+	claude, e, w := agentTest(t, "claude-code")
+	file := filepath.Join(e.Root, "notes.txt")
+	steps := []agentStep{{fakeStep: fakeStep{"Write", map[string]any{"file_path": file, "content": "first line\nsecond line\n"}},
+		question: "Allow the agent to use Write with the input shown?",
+		do: func(t *testing.T, e *Env, p socketproto.Pending) {
+			for _, o := range p.Questions[0].Options {
+				if !o.ApprovesPreview {
+					continue
+				}
+				if o.PreviewForm != previewform.Write {
+					t.Errorf("%q names the form %q, want %q", o.Label, o.PreviewForm, previewform.Write)
+				}
+				drawn := previewform.Plain(previewform.Render(o.PreviewForm, o.Preview))
+				if !strings.Contains(drawn, "file_path: "+file+"\ncontent: 2 lines\n1  first line\n2  second line\n") {
+					t.Errorf("%q is drawn as\n%s\nfrom the preview\n%s", o.Label, drawn, o.Preview)
+				}
+			}
+			answerCLI(`["Allow"]`)(t, e, p)
+		}}}
+	model := modelPlaying(t, steps)
+	agent := startClaudePermission(t, claude, e, model)
+	playScript(t, e, w, model, agent, "claude-code", steps)
+	agent.wait(t)
+	if b, err := os.ReadFile(file); err != nil || string(b) != "first line\nsecond line\n" {
+		t.Errorf("the allowed Write left %q (%v)", b, err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"askuser/socketproto"
+	"askuser/socketproto/previewform"
 )
 
 // End to end with the real OpenCode (docs/contract.md §11): the plugin of
@@ -47,7 +48,7 @@ func opencodeSetup(t *testing.T, e *Env, model *fakeModel) []string {
 		"small_model": "fake/fake-model",
 		"autoupdate":  false,
 		"share":       "disabled",
-		"permission":  map[string]any{"bash": "ask"},
+		"permission":  map[string]any{"bash": "ask", "edit": "ask"},
 		"provider": map[string]any{"fake": map[string]any{
 			"npm":     "@ai-sdk/openai-compatible",
 			"name":    "Fake",
@@ -394,5 +395,39 @@ func checkOpencodePermission(t *testing.T, p socketproto.Pending, pattern string
 	allow := q.Options[0]
 	if !allow.ApprovesPreview || !strings.Contains(allow.Preview, `"permission": "bash"`) || !strings.Contains(allow.Preview, pattern) {
 		t.Errorf("Allow once approves %v the preview:\n%s", allow.ApprovesPreview, allow.Preview)
+	}
+}
+
+// TestAgentOpenCodeWriteDrawnAsADiff: OpenCode's write tool asks its "edit"
+// permission with the change as a unified diff (metadata.diff); the
+// plugin names the form ("previewForm": "patch"), so the file's lines are
+// drawn as lines put in, numbered, and Allow once with the preview's
+// digest writes the file.
+func TestAgentOpenCodeWriteDrawnAsADiff(t *testing.T) {
+	opencode, e, w := agentTest(t, "opencode")
+	steps := []agentStep{
+		{fakeStep: fakeStep{"write", map[string]any{"filePath": filepath.Join(e.Root, "notes.txt"), "content": "first line\nsecond line\n"}},
+			// The pattern is the path from OpenCode's worktree: "/" here, no git.
+			question: "Allow OpenCode to use edit: " + strings.TrimPrefix(filepath.Join(e.Root, "notes.txt"), "/") + "?",
+			do: func(t *testing.T, e *Env, p socketproto.Pending) {
+				for _, o := range p.Questions[0].Options[:2] {
+					if o.PreviewForm != previewform.Patch {
+						t.Errorf("%q names the form %q, want %q", o.Label, o.PreviewForm, previewform.Patch)
+					}
+					drawn := previewform.Plain(previewform.Render(o.PreviewForm, o.Preview))
+					if !strings.Contains(drawn, "1 + first line") || !strings.Contains(drawn, "2 + second line") {
+						t.Errorf("%q is drawn as\n%s\nfrom the preview\n%s", o.Label, drawn, o.Preview)
+					}
+				}
+				answerCLI(`["Allow once"]`)(t, e, p)
+			}},
+	}
+	model := modelPlaying(t, steps)
+	env := opencodeSetup(t, e, model)
+	srv := startOpencodeServe(t, e, env, opencode)
+	srv.prompt(opencodePrompt)
+	playScript(t, e, w, model, srv.agent, "opencode", steps)
+	if b, err := os.ReadFile(filepath.Join(e.Root, "notes.txt")); err != nil || string(b) != "first line\nsecond line\n" {
+		t.Errorf("the allowed write left %q (%v)", b, err)
 	}
 }

@@ -13,6 +13,10 @@ import (
 const (
 	maxListItems = 6  // options the list keeps room for before the question above it is cut; more show when they fit
 	widePreview  = 70 // from this width the preview sits beside the list
+	// wideFile is widePreview for a preview drawn as a file or a diff: code
+	// wants the width, and beside the list at 80 columns a line of it
+	// would wrap into two or three.
+	wideFile = 120
 	// The smallest terminal the pane draws a question on (docs/contract.md §6 "Small
 	// terminals"): below it, "terminal too small" rather than a question
 	// cut so short that a key could answer what is not on screen.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"askuser/socketproto/previewform"
 	"askuser/views/panecore"
 )
 
@@ -110,7 +111,14 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *panecore.RequestView, s *pan
 	pv := p.previewOf(s)
 	listW := w
 	wide := pv != "" && w >= widePreview
-	if wide {
+	drawn := pv != "" && len(s.Options[s.Cursor].PreviewLines) > 0
+	if drawn {
+		wide = w >= wideFile
+	}
+	switch {
+	case wide && drawn:
+		listW = w * 2 / 5 // code wants the width more than the list does
+	case wide:
 		listW = w * 11 / 20
 	}
 	items := s.Items
@@ -180,7 +188,7 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *panecore.RequestView, s *pan
 	// The preview: beside a wide list, else under it.
 	listBottom, pvEnd := bottom, 0
 	if pv != "" {
-		pvLines := wrap(pv, max(1, w-2))
+		pvLines := previewRows(s.Options[s.Cursor], max(1, w-2))
 		if wide {
 			pvEnd = p.drawPreview(screen, r, s, l, pv, x+listW+2, ly, w-listW-2, bottom)
 		} else {
@@ -189,6 +197,11 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *panecore.RequestView, s *pan
 			ph := min(len(pvLines)+1, max(3, (bottom-ly)/2))
 			if bottom-ly < 10 {
 				ph = min(len(pvLines)+1, max(2, (bottom-ly)/3+1))
+			}
+			if len(s.Options[s.Cursor].PreviewLines) > 0 {
+				// A file or a diff to read to the end: the rows the list
+				// does not need are the preview's.
+				ph = min(len(pvLines)+1, max(ph, bottom-ly-need))
 			}
 			ph = max(min(ph, bottom-ly-3), min(2, bottom-ly))
 			listBottom = bottom - ph
@@ -207,6 +220,52 @@ func (p *Pane) previewOf(s *panecore.QuestionView) string {
 		return ""
 	}
 	return Clean(s.Options[s.Cursor].Preview, true)
+}
+
+// previewRows is option o's preview as the rows of a panel w cells wide:
+// drawn in its form when the view has it so (a gutter of line numbers and
+// the diff's mark, the text wrapped beside it), else its text wrapped.
+// "Allow means seen" counts these rows.
+func previewRows(o panecore.OptionView, w int) [][]seg {
+	if len(o.PreviewLines) == 0 {
+		lines := wrap(Clean(o.Preview, true), w)
+		rows := make([][]seg, len(lines))
+		for i, l := range lines {
+			rows[i] = []seg{{l, stylePlain}}
+		}
+		return rows
+	}
+	digits, diff := previewform.Digits(o.PreviewLines)
+	var rows [][]seg
+	for _, l := range o.PreviewLines {
+		g := previewform.Gutter(l, digits, diff)
+		if width(g) > w/2 {
+			g = "" // a pane too narrow for numbers keeps the text
+		}
+		st, gst := previewStyle(l.Kind)
+		for k, part := range wrap(Clean(l.Text, false), max(1, w-width(g))) {
+			if k > 0 {
+				g = strings.Repeat(" ", width(g))
+			}
+			rows = append(rows, []seg{{g, gst}, {part, st}})
+		}
+	}
+	return rows
+}
+
+// previewStyle is how a drawn line shows: its text, and its gutter.
+func previewStyle(k previewform.Kind) (text, gutter tcell.Style) {
+	switch k {
+	case previewform.Head:
+		return styleStrong, styleQuiet
+	case previewform.Hunk, previewform.Note:
+		return styleQuiet, styleQuiet
+	case previewform.Del:
+		return styleDel, styleDel
+	case previewform.Add:
+		return styleAdd, styleAdd
+	}
+	return stylePlain, styleQuiet
 }
 
 // itemBlock is an option's lines: the numbered label, then its description.
@@ -351,7 +410,7 @@ func (p *Pane) drawPreview(screen tcell.Screen, r *panecore.RequestView, s *pane
 	if w < 3 || bottom-y < 2 {
 		return y
 	}
-	lines := wrap(pv, w)
+	lines := previewRows(s.Options[s.Cursor], w)
 	h := bottom - y - 1
 	title := "─ Preview "
 	if len(lines) > h {
@@ -364,7 +423,7 @@ func (p *Pane) drawPreview(screen tcell.Screen, r *panecore.RequestView, s *pane
 	put(screen, x, y, w, seg{truncate(title+strings.Repeat("─", max(0, w-width(title))), w), styleQuiet})
 	end = y + 1
 	for i := 0; i < h && l.prevTop+i < len(lines); i++ {
-		put(screen, x, y+1+i, w, seg{lines[l.prevTop+i], stylePlain})
+		put(screen, x, y+1+i, w, lines[l.prevTop+i]...)
 		end++
 	}
 	p.previewRows = h

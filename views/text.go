@@ -136,6 +136,10 @@ var (
 	styleTitle  = tcell.StyleDefault.Reverse(true)            // the title bar
 	styleInput  = tcell.StyleDefault.Underline(true)          // text being typed
 	styleHint   = tcell.StyleDefault.Dim(true)                // an input's placeholder
+	// A diff's lines taken out and put in: the terminal's own red and
+	// green (its palette's first two colours, as its theme sets them).
+	styleDel = tcell.StyleDefault.Foreground(tcell.ColorMaroon)
+	styleAdd = tcell.StyleDefault.Foreground(tcell.ColorGreen)
 )
 
 // put prints segments at (x, y), clipped to w cells, and returns the cells

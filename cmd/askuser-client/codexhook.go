@@ -72,7 +72,7 @@ func runCodexHook(x *invocation) int {
 	// The same question as Claude Code's permission prompt: Allow approves
 	// the whole input, shown as its preview. Codex has no "don't ask
 	// again" suggestions to offer, and refuses updatedPermissions.
-	perm := claudecode.Permission{Tool: in.ToolName, Input: input, Agent: "codex"}
+	perm := claudecode.Permission{Tool: in.ToolName, Input: input, Agent: "codex", Form: codex.PreviewForm(in.ToolName)}
 	resp, code, ok := codexHook.ask(x, in.SessionID, in.Cwd, perm.Request(), nil)
 	if !ok {
 		return code

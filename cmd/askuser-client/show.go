@@ -10,6 +10,7 @@ import (
 
 	"askuser/socketproto"
 	"askuser/socketproto/askclient"
+	"askuser/socketproto/previewform"
 )
 
 const showSynopsis = `show ID [--json] [flags]
@@ -131,8 +132,15 @@ func writeRequest(w io.Writer, p socketproto.Pending, now time.Time) {
 				writePreview(w, "      ", o.Preview)
 				continue
 			}
-			fmt.Fprintf(w, "      choosing it approves all of this (%s):\n", lineCount(o.Preview))
-			writePreview(w, "      ", o.Preview)
+			if drawn := previewform.Render(o.PreviewForm, o.Preview); drawn != nil {
+				// A file tool's input, drawn as the pane and the page draw
+				// it (the file's text, a diff); --json has it as sent.
+				fmt.Fprintf(w, "      choosing it approves all of this (the input drawn as %s, %d %s):\n", formWords(o.PreviewForm), len(drawn), plural(len(drawn), "line", "lines"))
+				writePreview(w, "      ", strings.TrimSuffix(previewform.Plain(drawn), "\n"))
+			} else {
+				fmt.Fprintf(w, "      choosing it approves all of this (%s):\n", lineCount(o.Preview))
+				writePreview(w, "      ", o.Preview)
+			}
 			d := socketproto.PreviewDigest(o.Preview)
 			fmt.Fprintf(w, "      digest: %s\n", d)
 			if len(p.Questions) == 1 {
@@ -172,6 +180,17 @@ func writeIndented(w io.Writer, first, rest, text string) {
 }
 
 // lineCount says how long a preview is: "1 line", "12 lines".
+// formWords names a preview's form for a person.
+func formWords(form string) string {
+	switch form {
+	case previewform.Write:
+		return "the file it writes"
+	case previewform.Edit:
+		return "a diff of the edit"
+	}
+	return "the patch"
+}
+
 func lineCount(s string) string {
 	n := strings.Count(s, "\n") + 1
 	return fmt.Sprintf("%d %s", n, plural(n, "line", "lines"))

@@ -9,6 +9,7 @@ import (
 
 	"askuser/socketproto"
 	"askuser/socketproto/agenttext"
+	"askuser/socketproto/previewform"
 )
 
 // Instructions is the first field of the file, verbatim from docs/contract.md §5.
@@ -321,7 +322,7 @@ func renderRequest(p socketproto.Pending) Request {
 					if fq.Approves == nil {
 						fq.Approves = Approves{}
 					}
-					fq.Approves[o.Label] = strings.Split(o.Preview, "\n")
+					fq.Approves[o.Label] = approvedLines(o)
 					if fq.ApprovesDigest == nil {
 						fq.ApprovesDigest = ApprovesDigest{}
 					}
@@ -339,6 +340,17 @@ func renderRequest(p socketproto.Pending) Request {
 		r.Questions = append(r.Questions, fq)
 	}
 	return r
+}
+
+// approvedLines is what an approving option approves, line by line: a
+// file tool's input as the pane draws it (the file's text, a diff;
+// previewForm), else its preview as it is. Either way all of it shows,
+// and the digest beside it is the preview's.
+func approvedLines(o socketproto.Option) []string {
+	if drawn := previewform.Render(o.PreviewForm, o.Preview); drawn != nil {
+		return strings.Split(strings.TrimSuffix(previewform.Plain(drawn), "\n"), "\n")
+	}
+	return strings.Split(o.Preview, "\n")
 }
 
 // isFilled reports whether raw holds some value other than null.

@@ -366,3 +366,36 @@ func TestRenderEscapesBidiControls(t *testing.T) {
 		t.Errorf("merging the daemon's own file changes something: %+v", acts)
 	}
 }
+
+// A file tool's input is shown under "approves" as the pane draws it (the
+// file's text, numbered), not as JSON lines with literal \n; the digest
+// beside it is the preview's, and the file reads back as the daemon's own.
+func TestApprovesAFileAsItsText(t *testing.T) {
+	preview := "{\n  \"content\": \"package a\\n\\nfunc A() {}\\n\",\n  \"file_path\": \"/src/a.go\"\n}"
+	q := socketproto.Question{Question: "Allow the agent to use Write with the input shown?", MultiSelect: boolp(false),
+		Options: []socketproto.Option{
+			{Label: "Allow", Preview: preview, ApprovesPreview: true, PreviewForm: "write"},
+			{Label: "Deny"},
+		}}
+	p := pending("r", q)
+	out := Render([]socketproto.Pending{p})
+	f, err := Parse(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Line by line, in order, between "approves" and its digest.
+	at := bytes.Index(out, []byte(`"approves"`))
+	for _, line := range []string{`"file_path: /src/a.go",`, `"content: 3 lines",`, `"1  package a",`, `"2",`, `"3  func A() {}"`, `"approvesDigest"`} {
+		k := bytes.Index(out[max(at, 0):], []byte(line))
+		if at < 0 || k < 0 {
+			t.Fatalf("the file does not show the Write as its text (%s):\n%s", line, out)
+		}
+		at += k
+	}
+	if got := f.Requests[0].Questions[0].ApprovesDigest["Allow"]; got != socketproto.PreviewDigest(preview) {
+		t.Errorf("approvesDigest %q, want the preview's", got)
+	}
+	if acts := Merge(f, []socketproto.Pending{p}); len(acts) != 0 {
+		t.Errorf("merging the daemon's own file changes something: %+v", acts)
+	}
+}

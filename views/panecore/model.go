@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"askuser/socketproto"
+	"askuser/socketproto/previewform"
 )
 
 // Model is what a surface knows: the waiting requests as the daemon
@@ -48,6 +49,9 @@ type QState struct {
 	// approve (a permission prompt's Allow). This surface's own, kept when
 	// a draft replaces the answer.
 	approvals approvalReading
+	// drawn are the options' previews drawn in their forms, found once:
+	// a question's previews never change, and a diff is not free.
+	drawn map[int][]previewform.Line
 
 	// Known is the daemon's draft of this question as the pane last knew
 	// it (from an event, or the draft it sent). A draft that arrives and
@@ -639,4 +643,20 @@ func (m *Model) sortReqs() {
 	sort.SliceStable(m.Reqs, func(i, j int) bool {
 		return m.Reqs[i].P.CreatedAt.Before(m.Reqs[j].P.CreatedAt)
 	})
+}
+
+// drawnPreview is option i's preview drawn in the form it names (nil when none).
+func (s *QState) drawnPreview(i int) []previewform.Line {
+	o := s.Q.Options[i]
+	if o.PreviewForm == "" || o.Preview == "" {
+		return nil
+	}
+	if l, ok := s.drawn[i]; ok {
+		return l
+	}
+	if s.drawn == nil {
+		s.drawn = map[int][]previewform.Line{}
+	}
+	s.drawn[i] = previewform.Render(o.PreviewForm, o.Preview)
+	return s.drawn[i]
 }

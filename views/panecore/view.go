@@ -1,6 +1,10 @@
 package panecore
 
-import "time"
+import (
+	"time"
+
+	"askuser/socketproto/previewform"
+)
 
 // View is everything a face needs to draw: what the core decided, as plain
 // values, to read and to send as JSON, never to change (its slices are
@@ -179,6 +183,12 @@ type OptionView struct {
 	ApprovesPreview bool   `json:"approvesPreview,omitempty"`
 	Read            bool   `json:"read,omitempty"`
 	ReadPercent     int    `json:"readPercent,omitempty"`
+	// PreviewLines is the preview drawn in the form its option names (a
+	// file's text, a diff; socketproto/previewform), nil when it has none or
+	// the preview does not have that form's shape. A face that has them
+	// draws them rather than Preview, and reports the lines of what it drew
+	// (PreviewShown).
+	PreviewLines []previewform.Line `json:"previewLines,omitempty"`
 }
 
 // InputKind is what an open text input edits.

@@ -165,7 +165,8 @@ func questionView(s *QState) QuestionView {
 		qv.Checked = append([]bool(nil), s.Checked...)
 	}
 	for i, o := range s.Q.Options {
-		ov := OptionView{Label: o.Label, Description: o.Description, Preview: o.Preview, ApprovesPreview: o.ApprovesPreview}
+		ov := OptionView{Label: o.Label, Description: o.Description, Preview: o.Preview, ApprovesPreview: o.ApprovesPreview,
+			PreviewLines: s.drawnPreview(i)}
 		if o.ApprovesPreview {
 			ov.Read = s.approvals.read[i]
 			ov.ReadPercent = s.approvals.percent(i)

@@ -71,7 +71,13 @@ func cleanView(v panecore.View) panecore.View {
 			for k, o := range q.Options {
 				o.Label = agenttext.Clean(o.Label, false)
 				o.Description = agenttext.Clean(o.Description, true)
-				o.Preview = agenttext.Clean(o.Preview, true)
+				if len(o.PreviewLines) > 0 {
+					// The page draws the lines, made clean by previewform
+					// (agenttext); the preview itself need not travel twice.
+					o.Preview = ""
+				} else {
+					o.Preview = agenttext.Clean(o.Preview, true)
+				}
 				os[k] = o
 			}
 			q.Options = os

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"askuser/socketproto"
+	"askuser/socketproto/previewform"
 	"askuser/tests/testdaemon"
 	"askuser/tests/testdaemon/inproc"
 
@@ -132,5 +133,29 @@ func TestPermissionPromptOtherToolsAreAYesNoQuestion(t *testing.T) {
 				t.Errorf("decision:\n got %v\nwant %v", got, c.want)
 			}
 		})
+	}
+}
+
+// claude -p's permission_prompt for a file tool: the question names the
+// form its input is drawn in, a Write's as the file's text; Allow, with the
+// preview's digest, gives Claude Code the input back unchanged.
+func TestPermissionPromptWriteNamesItsForm(t *testing.T) {
+	sock := inproc.Start(t, nil).Socket
+	watch := testdaemon.WatchNext(t, sock)
+	cs := newSession(t, testConfig(sock), nil)
+	input := map[string]any{"file_path": "/src/notes.txt", "content": "one\ntwo\n"}
+	call, _ := json.Marshal(map[string]any{"tool_name": "Write", "input": input, "tool_use_id": "toolu_01Write"})
+	ch := permissionCall(t, cs, call)
+	p := watch("request_added").(socketproto.RequestAdded).Request
+	q := p.Questions[0]
+	if q.Options[0].PreviewForm != previewform.Write {
+		t.Fatalf("Allow names the form %q, want %q", q.Options[0].PreviewForm, previewform.Write)
+	}
+	if drawn := previewform.Plain(previewform.Render(q.Options[0].PreviewForm, q.Options[0].Preview)); !strings.Contains(drawn, "1  one\n2  two\n") {
+		t.Errorf("the Write is drawn as\n%s", drawn)
+	}
+	testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI, Answers: []json.RawMessage{testdaemon.Seen(q, json.RawMessage(`"Allow"`))}})
+	if got, want := permissionResult(t, ch), (map[string]any{"behavior": "allow", "updatedInput": input}); !reflect.DeepEqual(got, want) {
+		t.Errorf("decision:\n got %v\nwant %v", got, want)
 	}
 }

@@ -275,7 +275,7 @@
       const custom = q.multi ? q.checked[other] : q.choice === other;
       if (custom && !answer && q.custom) put(box, el('p', { class: 'typed', dir: 'auto', text: 'Other: ' + q.custom }));
       const k = q.cursor;
-      if (k >= 0 && k < other && q.options[k].preview && !q.options[k].approvesPreview) put(box, preview(r, i, k, false));
+      if (k >= 0 && k < other && (q.options[k].preview || q.options[k].previewLines) && !q.options[k].approvesPreview) put(box, preview(r, i, k, false));
     } else if (answer) {
       put(box, textInput(answer));
     } else if (q.custom) {
@@ -311,7 +311,7 @@
       body.append(txt('span', 'label', o.label));
       if (o.description) body.append(txt('span', 'desc', o.description));
       if (o.approvesPreview) body.append(el('span', { class: 'has-preview', text: o.read ? 'approves everything shown above (read)' : 'approves everything shown above: read it to the end first' }));
-      else if (o.preview) body.append(el('span', { class: 'has-preview', text: 'preview' }));
+      else if (o.preview || o.previewLines) body.append(el('span', { class: 'has-preview', text: 'preview' }));
     }
     b.append(body);
     return b;
@@ -326,12 +326,37 @@
       title = 'What “' + o.label + '” approves';
       title += o.read ? ' — read to the end' : ' — read it to the end' + (o.readPercent ? ' (read ' + o.readPercent + '% of it)' : '');
     }
+    const lines = o.previewLines;
     return el('div', { class: 'preview-wrap' + (approves ? ' approves' : '') },
       el('div', { class: 'preview-title', dir: 'auto', text: title }),
       el('pre', {
-        class: 'preview', dir: 'auto', tabindex: '0', 'data-q': approves ? String(i) : null, 'data-approves': approves ? String(k) : null,
-        'aria-label': title, text: o.preview,
-      }));
+        class: 'preview' + (lines ? ' drawn' : ''), dir: lines ? 'ltr' : 'auto', tabindex: '0',
+        'data-q': approves ? String(i) : null, 'data-approves': approves ? String(k) : null,
+        'aria-label': title, text: lines ? null : o.preview,
+      }, lines ? drawnLines(lines) : null));
+  }
+
+  // drawnLines lays out a preview the core drew in its form (a file's text,
+  // a diff): one row a line, its numbers and the diff's mark in a gutter,
+  // its text wrapping beside it. Each row is whole lines of the box's line
+  // height, so the lines reported read are the lines drawn.
+  function drawnLines(lines) {
+    let most = 0, diff = false;
+    for (const l of lines) {
+      most = Math.max(most, l.old || 0, l.new || 0);
+      diff = diff || l.kind === 'same' || l.kind === 'del' || l.kind === 'add';
+    }
+    const w = String(most).length;
+    const num = n => (n ? String(n) : '').padStart(w, ' ');
+    const mark = { same: '   ', del: ' - ', add: ' + ' };
+    return lines.map(l => {
+      let g = '';
+      if (l.kind === 'text') g = num(l.new) + '  ';
+      else if (mark[l.kind]) g = num(l.old) + ' ' + num(l.new) + mark[l.kind];
+      return el('div', { class: 'pl ' + l.kind },
+        g ? el('span', { class: 'g', 'aria-hidden': 'true', text: g }) : null,
+        el('span', { class: 't', dir: 'auto', text: l.text }));
+    });
   }
 
   function textInput(input) {

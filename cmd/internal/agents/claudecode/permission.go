@@ -10,6 +10,7 @@ import (
 
 	"askuser/cmd/internal/agentinput"
 	"askuser/socketproto"
+	"askuser/socketproto/previewform"
 )
 
 // Claude Code's permission prompts ("Allow Bash to run `npm install`?")
@@ -47,6 +48,31 @@ type Permission struct {
 	// (docs/contract.md §13): "claude-code" when empty, "codex" for
 	// Codex's hook, which asks the same question.
 	Agent string
+	// Form is the form the input is drawn in (socketproto/previewform):
+	// for Claude Code (Agent empty) when empty, the one of its tool named
+	// Tool (PreviewForm).
+	Form string
+}
+
+// PreviewForm is the form Claude Code's tool's input is drawn in: a Write
+// as the file's text, an Edit or MultiEdit as a diff; "" for any other.
+func PreviewForm(tool string) string {
+	switch tool {
+	case "Write":
+		return previewform.Write
+	case "Edit", "MultiEdit":
+		return previewform.Edit
+	}
+	return ""
+}
+
+// form is the form of every preview of the prompt: each begins with the
+// input. Another agent asking through this question names its own.
+func (p Permission) form() string {
+	if p.Form != "" || p.Agent != "" {
+		return p.Form
+	}
+	return PreviewForm(p.Tool)
 }
 
 // PermissionDecision is what the user decided. Allow with Suggestion set is
@@ -109,7 +135,7 @@ func (p Permission) suggestions() []json.RawMessage {
 func (p Permission) Request() socketproto.AskUserRequest {
 	name, preview := p.name(), p.inputPreview()
 	opts := []socketproto.Option{
-		{Label: PermissionAllow, Description: "Run " + name + " with this input", Preview: preview, ApprovesPreview: true},
+		{Label: PermissionAllow, Description: "Run " + name + " with this input", Preview: preview, ApprovesPreview: true, PreviewForm: p.form()},
 		{Label: PermissionDeny, Description: "Do not run it; the agent is told you said no"},
 	}
 	for _, s := range p.suggestionOptions() {
@@ -118,6 +144,7 @@ func (p Permission) Request() socketproto.AskUserRequest {
 			Description:     s.description(name),
 			Preview:         preview + "\n\nand from now on: " + s.rule + "\n\nthe permission update Claude Code keeps:\n" + indentJSON(s.raw),
 			ApprovesPreview: true,
+			PreviewForm:     p.form(),
 		})
 	}
 	tool := socketproto.ToolAskUserQuestion

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"askuser/socketproto"
+	"askuser/socketproto/previewform"
 )
 
 // Allow approves the whole input, so the whole input is Allow's preview:
@@ -154,5 +155,35 @@ func TestPermissionLongRuleIsShownWhole(t *testing.T) {
 	}
 	if d := p.Decide(socketproto.Response{Answered: true, Answers: []socketproto.Answer{{SelectedOption: keep.Label}}}); string(d.Suggestion) != string(rule) {
 		t.Errorf("decision %+v", d)
+	}
+}
+
+// A file tool's prompt names the form its input is drawn in, on every way
+// to say yes: a Write as the file's text, an Edit or MultiEdit as a diff.
+func TestPermissionNamesTheFormOfAFileTool(t *testing.T) {
+	for tool, want := range map[string]string{"Write": previewform.Write, "Edit": previewform.Edit, "MultiEdit": previewform.Edit, "Bash": ""} {
+		input := json.RawMessage(`{"file_path":"/a.go","content":"package a\n","old_string":"a","new_string":"b","command":"ls"}`)
+		p := Permission{Tool: tool, Input: input, Suggestions: []json.RawMessage{json.RawMessage(`{"type":"setMode","mode":"acceptEdits","destination":"session"}`)}}
+		req := p.Request()
+		if perr := socketproto.ValidateRequest(req.Request, socketproto.DefaultLimits()); perr != nil {
+			t.Fatalf("%s: refused: %v", tool, perr)
+		}
+		for _, o := range req.Questions[0].Options {
+			if o.ApprovesPreview && o.PreviewForm != want {
+				t.Errorf("%s: %q has previewForm %q, want %q", tool, o.Label, o.PreviewForm, want)
+			}
+			if o.ApprovesPreview && want != "" && previewform.Render(o.PreviewForm, o.Preview) == nil {
+				t.Errorf("%s: %q's preview is not drawn in its form:\n%s", tool, o.Label, o.Preview)
+			}
+		}
+	}
+	// Codex's apply_patch asks through the same question, naming its own form.
+	p := Permission{Tool: "apply_patch", Agent: "codex", Form: previewform.Patch,
+		Input: json.RawMessage(`{"command":"*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch\n"}`)}
+	if o := p.Request().Questions[0].Options[0]; o.PreviewForm != previewform.Patch || previewform.Render(o.PreviewForm, o.Preview) == nil {
+		t.Errorf("apply_patch: %+v", o)
+	}
+	if o := (Permission{Tool: "Write", Agent: "codex", Input: json.RawMessage(`{}`)}).Request().Questions[0].Options[0]; o.PreviewForm != "" {
+		t.Errorf("another agent's Write took Claude Code's form %q", o.PreviewForm)
 	}
 }

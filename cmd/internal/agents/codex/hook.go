@@ -6,7 +6,11 @@
 // reads the input.
 package codex
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"askuser/socketproto/previewform"
+)
 
 // HookInput is the part of Codex's PermissionRequest hook input that
 // codex-hook reads. Codex 0.169.0 sends session_id, turn_id, transcript_path, cwd,
@@ -25,4 +29,13 @@ type HookInput struct {
 // hookSpecificOutput) carrying decision.
 func PermissionOutput(decision map[string]any) map[string]any {
 	return map[string]any{"hookEventName": "PermissionRequest", "decision": decision}
+}
+
+// PreviewForm is the form Codex's tool's input is drawn in: apply_patch's
+// ({"command": "*** Begin Patch…"}) as its patch; "" for any other tool.
+func PreviewForm(tool string) string {
+	if tool == "apply_patch" {
+		return previewform.Patch
+	}
+	return ""
 }

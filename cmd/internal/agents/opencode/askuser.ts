@@ -242,6 +242,9 @@ function alwaysText(p: PermissionAsked): string {
  * be cut.
  */
 function permissionRequest(p: PermissionAsked, agent: object): object {
+	// An edit (OpenCode's edit, write and patch tools all ask "edit") carries its change as a unified
+	// diff in metadata.diff: askuser draws it as a diff ("previewForm", docs/contract.md §3).
+	const form = p.permission === "edit" ? { previewForm: "patch" } : {};
 	const named = oneLine(p.permission, 100);
 	const what = named && named === p.permission ? named : "the tool";
 	const patterns = (p.patterns ?? []).map((s) => oneLine(s, 200)).filter(Boolean);
@@ -256,12 +259,13 @@ function permissionRequest(p: PermissionAsked, agent: object): object {
 				header: "Permission",
 				multiSelect: false,
 				options: [
-					{ label: ALLOW_ONCE, description: `Let ${what} run this once, as shown`, preview: permissionText(p), approvesPreview: true },
+					{ label: ALLOW_ONCE, description: `Let ${what} run this once, as shown`, preview: permissionText(p), approvesPreview: true, ...form },
 					{
 						label: ALLOW_ALWAYS,
 						description: `Let ${what} run, and not ask again this session for the patterns shown`,
 						preview: alwaysText(p),
 						approvesPreview: true,
+						...form,
 					},
 					{ label: REJECT, description: "Do not run it; a note or typed text becomes the message the model reads" },
 				],
