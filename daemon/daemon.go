@@ -88,27 +88,10 @@ type server struct {
 // removes the socket, releases the lock and returns nil. It returns an error
 // when it cannot start (another daemon, an unsafe directory).
 func Run(ctx context.Context, opts Options) error {
-	if opts.SocketPath == "" {
-		opts.SocketPath = opts.Config.SocketPath("")
-	}
-	if opts.PendingFilePath == "" {
-		opts.PendingFilePath = opts.Config.PendingFilePath()
-	}
-	if opts.Version == "" {
-		opts.Version = Version
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	if opts.Config.Limits == (socketproto.Limits{}) {
-		opts.Config.Limits = socketproto.DefaultLimits()
-	}
+	opts = opts.withDefaults()
 	d := &server{opts: opts, log: opts.Logger, limits: opts.Config.Limits, uid: os.Getuid(), live: map[*conn]struct{}{}, maxConns: maxConnections()}
 	d.output = newOutputBudget(orDefault(opts.OutputBytes, defaultOutputBytes))
 	d.input = newInputBudget(orDefault(opts.InputBytes, defaultInputBytes))
-	if d.opts.LineTimeout <= 0 {
-		d.opts.LineTimeout = defaultLineTimeout
-	}
 	if opts.budgets != nil {
 		opts.budgets(d.output, d.input)
 	}
@@ -139,19 +122,16 @@ func Run(ctx context.Context, opts Options) error {
 	d.q = newQueue(opts, d.log)
 	queueDone := make(chan struct{})
 	go func() { d.q.run(ctx); close(queueDone) }()
-	// The journal first: it restores the queue before anyone follows it.
-	for _, start := range []func(context.Context) error{d.startJournal, d.startExtensions} {
-		if err := start(ctx); err != nil {
-			stopping := ctx.Err() != nil // a signal during start-up is a stop, not a failure
-			cancel()
-			ln.Close()
-			d.wg.Wait()
-			<-queueDone
-			if stopping {
-				return nil
-			}
-			return err
+	if err := d.startServices(ctx); err != nil {
+		stopping := ctx.Err() != nil // a signal during start-up is a stop, not a failure
+		cancel()
+		ln.Close()
+		d.wg.Wait()
+		<-queueDone
+		if stopping {
+			return nil
 		}
+		return err
 	}
 
 	d.log.Info("askuserd listening", "socket", opts.SocketPath, "pendingFile", opts.PendingFilePath,
@@ -179,6 +159,40 @@ func Run(ctx context.Context, opts Options) error {
 	d.wg.Wait()
 	if err := os.Remove(opts.SocketPath); err != nil && !errors.Is(err, os.ErrNotExist) {
 		d.log.Warn("removing the socket", "err", err)
+	}
+	return nil
+}
+
+// withDefaults fills in what opts leaves unset.
+func (opts Options) withDefaults() Options {
+	if opts.SocketPath == "" {
+		opts.SocketPath = opts.Config.SocketPath("")
+	}
+	if opts.PendingFilePath == "" {
+		opts.PendingFilePath = opts.Config.PendingFilePath()
+	}
+	if opts.Version == "" {
+		opts.Version = Version
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opts.Config.Limits == (socketproto.Limits{}) {
+		opts.Config.Limits = socketproto.DefaultLimits()
+	}
+	if opts.LineTimeout <= 0 {
+		opts.LineTimeout = defaultLineTimeout
+	}
+	return opts
+}
+
+// startServices starts the journal, then the extensions: the journal
+// restores the queue before anyone follows it.
+func (d *server) startServices(ctx context.Context) error {
+	for _, start := range []func(context.Context) error{d.startJournal, d.startExtensions} {
+		if err := start(ctx); err != nil {
+			return err
+		}
 	}
 	return nil
 }

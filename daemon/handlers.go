@@ -20,9 +20,16 @@ func (s *state) handle(c *conn, msg socketproto.Message, perr *socketproto.Error
 		s.send(c, perr)
 		return
 	}
+	if s.handleRequestMessage(c, msg) || s.handleServiceMessage(c, msg) {
+		return
+	}
+	s.send(c, socketproto.Errf(socketproto.CodeUnknownType, "type", "unknown message type %q", msg.MessageType()))
+}
+
+// handleRequestMessage handles a message about one request (asking, waiting,
+// withdrawing, answering, a draft) and reports whether msg was one.
+func (s *state) handleRequestMessage(c *conn, msg socketproto.Message) bool {
 	switch m := msg.(type) {
-	case socketproto.Hello:
-		s.hello(c, m)
 	case socketproto.AskUserRequest:
 		s.ask(c, m)
 	case socketproto.Wait:
@@ -33,6 +40,19 @@ func (s *state) handle(c *conn, msg socketproto.Message, perr *socketproto.Error
 		s.answer(c, m)
 	case socketproto.DraftRequest:
 		s.draft(c, m)
+	default:
+		return false
+	}
+	return true
+}
+
+// handleServiceMessage handles a message about the daemon and the
+// connection (hello, subscribing, listing, status, rules, activity, web
+// push) and reports whether msg was one.
+func (s *state) handleServiceMessage(c *conn, msg socketproto.Message) bool {
+	switch m := msg.(type) {
+	case socketproto.Hello:
+		s.hello(c, m)
 	case socketproto.Subscribe:
 		s.subscribe(c, m)
 	case socketproto.ListRequest:
@@ -52,8 +72,9 @@ func (s *state) handle(c *conn, msg socketproto.Message, perr *socketproto.Error
 	case socketproto.PushUnsubscribe:
 		s.pushUnsubscribe(c, m)
 	default:
-		s.send(c, socketproto.Errf(socketproto.CodeUnknownType, "type", "unknown message type %q", msg.MessageType()))
+		return false
 	}
+	return true
 }
 
 func (s *state) hello(c *conn, m socketproto.Hello) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -172,62 +173,86 @@ const stateDirPoll = 2 * time.Second
 // stateDirPoll.
 func (d *server) watchStateDir(ctx context.Context, dir string) {
 	defer d.wg.Done()
-	parent := filepath.Dir(dir)
-	var events <-chan fsnotify.Event
-	var errs <-chan error
-	w, err := fsnotify.NewWatcher()
-	if err == nil {
-		defer w.Close()
-		events, errs = w.Events, w.Errors
-	} else {
-		d.log.Warn("state dir: cannot watch it; a deleted state dir is noticed within "+stateDirPoll.String(), "err", err)
-	}
-	watching := false
-	watch := func() {
-		if w != nil && !watching {
-			watching = w.Add(parent) == nil
-		}
-	}
-	watch()
-	settle := time.NewTimer(time.Hour)
-	settle.Stop()
-	defer settle.Stop()
+	sw := newStateDirWatch(dir, d.log)
+	defer sw.close()
 	poll := time.NewTicker(stateDirPoll)
 	defer poll.Stop()
 	for {
 		var tick <-chan time.Time
-		if !watching {
+		if !sw.watching {
 			tick = poll.C
 		}
 		select {
 		case <-ctx.Done():
 			return
-		case ev, ok := <-events:
-			if !ok {
-				events = nil
-				continue
-			}
-			switch {
-			case ev.Name == parent && ev.Has(fsnotify.Remove|fsnotify.Rename):
-				watching = false // the watch went with the parent, and the dir with it
-				settle.Reset(stateDirSettle)
-			case ev.Name == dir && ev.Has(fsnotify.Remove|fsnotify.Rename|fsnotify.Chmod|fsnotify.Create):
-				settle.Reset(stateDirSettle)
-			}
+		case ev, ok := <-sw.events:
+			sw.event(ev, ok)
 			continue
-		case err, ok := <-errs:
+		case err, ok := <-sw.errs:
 			if !ok {
-				errs = nil
+				sw.errs = nil
 				continue
 			}
 			d.log.Warn("state dir: watching it", "err", err)
 			continue
-		case <-settle.C:
+		case <-sw.settle.C:
 		case <-tick:
 		}
 		if !d.q.do(func(s *state) { s.checkStateDir() }) {
 			return
 		}
-		watch()
+		sw.watch()
+	}
+}
+
+// stateDirWatch is watchStateDir's watch on the state dir's parent.
+type stateDirWatch struct {
+	dir, parent string
+	w           *fsnotify.Watcher // nil when none could be made
+	watching    bool              // the parent is watched now
+	events      <-chan fsnotify.Event
+	errs        <-chan error
+	settle      *time.Timer // fires stateDirSettle after the dir changed
+}
+
+func newStateDirWatch(dir string, log *slog.Logger) *stateDirWatch {
+	sw := &stateDirWatch{dir: dir, parent: filepath.Dir(dir)}
+	if w, err := fsnotify.NewWatcher(); err == nil {
+		sw.w, sw.events, sw.errs = w, w.Events, w.Errors
+	} else {
+		log.Warn("state dir: cannot watch it; a deleted state dir is noticed within "+stateDirPoll.String(), "err", err)
+	}
+	sw.watch()
+	sw.settle = time.NewTimer(time.Hour)
+	sw.settle.Stop()
+	return sw
+}
+
+// watch watches the parent again if the watch went with it.
+func (sw *stateDirWatch) watch() {
+	if sw.w != nil && !sw.watching {
+		sw.watching = sw.w.Add(sw.parent) == nil
+	}
+}
+
+// event starts the settle timer when the dir, or its parent, went or changed.
+func (sw *stateDirWatch) event(ev fsnotify.Event, ok bool) {
+	if !ok {
+		sw.events = nil
+		return
+	}
+	switch {
+	case ev.Name == sw.parent && ev.Has(fsnotify.Remove|fsnotify.Rename):
+		sw.watching = false // the watch went with the parent, and the dir with it
+		sw.settle.Reset(stateDirSettle)
+	case ev.Name == sw.dir && ev.Has(fsnotify.Remove|fsnotify.Rename|fsnotify.Chmod|fsnotify.Create):
+		sw.settle.Reset(stateDirSettle)
+	}
+}
+
+func (sw *stateDirWatch) close() {
+	sw.settle.Stop()
+	if sw.w != nil {
+		sw.w.Close()
 	}
 }

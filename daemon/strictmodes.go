@@ -59,58 +59,87 @@ func strictDir(dir, what, key string, uid int) error {
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", what, dir, err)
 	}
-	elsewhere := "set " + key + " to a directory of your own"
-	// The path as written: a symlink in it is followed on every open.
-	for p := abs; ; p = filepath.Dir(p) {
-		li, err := os.Lstat(p)
-		if err != nil {
-			return fmt.Errorf("%s %s: %w", what, dir, err)
-		}
-		if li.Mode()&fs.ModeSymlink != 0 && !trustedOwner(peertrust.Owner(li), uid) {
-			return &peertrust.Refusal{Path: p,
-				Why: "a symlink on the way to " + what + " " + abs + " is owned by " + peertrust.Who(peertrust.Owner(li)) + ", who could point it anywhere",
-				Fix: "replace it with a directory of your own, or " + elsewhere}
-		}
-		if p == filepath.Dir(p) {
-			break
-		}
+	c := dirCheck{dir: dir, what: what, uid: uid, elsewhere: "set " + key + " to a directory of your own"}
+	if err := c.symlinksTo(abs); err != nil {
+		return err
 	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", what, dir, err)
 	}
+	if err := c.itself(real); err != nil {
+		return err
+	}
+	return c.above(real)
+}
+
+// dirCheck is one strictDir: the directory as configured, what names it,
+// the user's uid, and the advice to move it.
+type dirCheck struct {
+	dir, what, elsewhere string
+	uid                  int
+}
+
+// symlinksTo refuses a symlink on the path as written that someone else
+// owns: a symlink in it is followed on every open.
+func (c dirCheck) symlinksTo(abs string) error {
+	for p := abs; ; p = filepath.Dir(p) {
+		li, err := os.Lstat(p)
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", c.what, c.dir, err)
+		}
+		if li.Mode()&fs.ModeSymlink != 0 && !trustedOwner(peertrust.Owner(li), c.uid) {
+			return &peertrust.Refusal{Path: p,
+				Why: "a symlink on the way to " + c.what + " " + abs + " is owned by " + peertrust.Who(peertrust.Owner(li)) + ", who could point it anywhere",
+				Fix: "replace it with a directory of your own, or " + c.elsewhere}
+		}
+		if p == filepath.Dir(p) {
+			return nil
+		}
+	}
+}
+
+// itself refuses the directory the path resolves to, real, unless it is a
+// directory of the user's that no one else may write.
+func (c dirCheck) itself(real string) error {
 	fi, err := os.Stat(real)
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", what, dir, err)
+		return fmt.Errorf("%s %s: %w", c.what, c.dir, err)
 	}
 	if !fi.IsDir() {
-		return &peertrust.Refusal{Path: real, Why: what + " is not a directory", Fix: "remove it, or " + elsewhere}
+		return &peertrust.Refusal{Path: real, Why: c.what + " is not a directory", Fix: "remove it, or " + c.elsewhere}
 	}
-	if o := peertrust.Owner(fi); o != uid {
+	if o := peertrust.Owner(fi); o != c.uid {
 		return &peertrust.Refusal{Path: real,
-			Why: what + " is owned by " + peertrust.Who(o) + ", not by you (uid " + strconv.Itoa(uid) + "), who may have put files there for askuserd to trust",
-			Fix: "remove it (as root if need be) or " + elsewhere + "; if it is yours after all, check what is in it, then run chown -R " + strconv.Itoa(uid) + " " + real}
+			Why: c.what + " is owned by " + peertrust.Who(o) + ", not by you (uid " + strconv.Itoa(c.uid) + "), who may have put files there for askuserd to trust",
+			Fix: "remove it (as root if need be) or " + c.elsewhere + "; if it is yours after all, check what is in it, then run chown -R " + strconv.Itoa(c.uid) + " " + real}
 	}
 	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
 		return &peertrust.Refusal{Path: real,
-			Why: fmt.Sprintf("%s has mode %04o, which lets other users write there", what, perm),
+			Why: fmt.Sprintf("%s has mode %04o, which lets other users write there", c.what, perm),
 			Fix: "run chmod 700 " + real}
 	}
+	return nil
+}
+
+// above refuses a directory above real that someone other than the user or
+// root owns, or that others may write without the sticky bit.
+func (c dirCheck) above(real string) error {
 	for p := filepath.Dir(real); ; p = filepath.Dir(p) {
 		pi, err := os.Stat(p)
 		if err != nil {
-			return fmt.Errorf("%s %s: %s: %w", what, dir, p, err)
+			return fmt.Errorf("%s %s: %s: %w", c.what, c.dir, p, err)
 		}
-		above := "it is above " + what + " " + real
-		if o := peertrust.Owner(pi); !trustedOwner(o, uid) {
+		above := "it is above " + c.what + " " + real
+		if o := peertrust.Owner(pi); !trustedOwner(o, c.uid) {
 			return &peertrust.Refusal{Path: p,
-				Why: above + " and owned by " + peertrust.Who(o) + ", who could replace " + what + " with their own",
-				Fix: elsewhere + " (under one that only you and root own)"}
+				Why: above + " and owned by " + peertrust.Who(o) + ", who could replace " + c.what + " with their own",
+				Fix: c.elsewhere + " (under one that only you and root own)"}
 		}
 		if pi.Mode().Perm()&0o002 != 0 && pi.Mode()&fs.ModeSticky == 0 {
 			return &peertrust.Refusal{Path: p,
-				Why: fmt.Sprintf("%s and has mode %04o: every user may write there, and without the sticky bit any of them could replace %s with their own", above, pi.Mode().Perm(), what),
-				Fix: "run chmod o-w " + p + " (or chmod +t " + p + "), or " + elsewhere}
+				Why: fmt.Sprintf("%s and has mode %04o: every user may write there, and without the sticky bit any of them could replace %s with their own", above, pi.Mode().Perm(), c.what),
+				Fix: "run chmod o-w " + p + " (or chmod +t " + p + "), or " + c.elsewhere}
 		}
 		if p == filepath.Dir(p) {
 			return nil

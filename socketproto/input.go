@@ -333,47 +333,63 @@ func (in *Input) Rule() string {
 	var parts []string
 	switch in.Type {
 	case InputString:
-		if len(in.Enum) > 0 {
-			parts = append(parts, "one of: "+strings.Join(in.Enum, ", "))
-			break
-		}
-		parts = append(parts, formatNoun(in.Format))
-		if s := countRange(in.MinLength, in.MaxLength, "character", "characters"); s != "" {
-			parts = append(parts, s)
-		}
-		if in.Pattern != "" {
-			parts = append(parts, "matching /"+in.Pattern+"/")
-		}
+		parts = stringRule(in)
 	case InputNumber, InputInteger:
-		noun := "a number"
-		if in.Type == InputInteger {
-			noun = "a whole number"
-		}
-		switch {
-		case in.Minimum != nil && in.Maximum != nil:
-			noun += " from " + fmtNum(*in.Minimum) + " to " + fmtNum(*in.Maximum)
-		case in.Minimum != nil:
-			noun += " ≥ " + fmtNum(*in.Minimum)
-		case in.Maximum != nil:
-			noun += " ≤ " + fmtNum(*in.Maximum)
-		}
-		parts = append(parts, noun)
+		parts = []string{numberRule(in)}
 	case InputBoolean:
-		parts = append(parts, "Yes or No")
+		parts = []string{"Yes or No"}
 	case InputArray:
-		var enum []string
-		if in.Items != nil {
-			enum = in.Items.Enum
-		}
-		parts = append(parts, "any of: "+strings.Join(enum, ", "))
-		if s := countRange(in.MinItems, in.MaxItems, "choice", "choices"); s != "" {
-			parts = append(parts, s)
-		}
+		parts = arrayRule(in)
 	}
 	if !in.IsRequired() {
 		parts = append(parts, "optional (may be left empty)")
 	}
 	return strings.Join(parts, "; ")
+}
+
+// stringRule is a string input's rule in words, one part per constraint.
+func stringRule(in *Input) []string {
+	if len(in.Enum) > 0 {
+		return []string{"one of: " + strings.Join(in.Enum, ", ")}
+	}
+	parts := []string{formatNoun(in.Format)}
+	if s := countRange(in.MinLength, in.MaxLength, "character", "characters"); s != "" {
+		parts = append(parts, s)
+	}
+	if in.Pattern != "" {
+		parts = append(parts, "matching /"+in.Pattern+"/")
+	}
+	return parts
+}
+
+// numberRule is a number or integer input's rule in words.
+func numberRule(in *Input) string {
+	noun := "a number"
+	if in.Type == InputInteger {
+		noun = "a whole number"
+	}
+	switch {
+	case in.Minimum != nil && in.Maximum != nil:
+		return noun + " from " + fmtNum(*in.Minimum) + " to " + fmtNum(*in.Maximum)
+	case in.Minimum != nil:
+		return noun + " ≥ " + fmtNum(*in.Minimum)
+	case in.Maximum != nil:
+		return noun + " ≤ " + fmtNum(*in.Maximum)
+	}
+	return noun
+}
+
+// arrayRule is an array input's rule in words, one part per constraint.
+func arrayRule(in *Input) []string {
+	var enum []string
+	if in.Items != nil {
+		enum = in.Items.Enum
+	}
+	parts := []string{"any of: " + strings.Join(enum, ", ")}
+	if s := countRange(in.MinItems, in.MaxItems, "choice", "choices"); s != "" {
+		parts = append(parts, s)
+	}
+	return parts
 }
 
 func formatNoun(format string) string {
@@ -468,7 +484,13 @@ func stringProblem(in *Input, s string) string {
 			return "does not match the pattern"
 		}
 	}
-	switch in.Format {
+	return formatProblem(in.Format, s)
+}
+
+// formatProblem is why s is not written in the format, "" if it is or
+// there is none.
+func formatProblem(format, s string) string {
+	switch format {
 	case FormatEmail:
 		if !isEmailAddress(s) {
 			return "not an email address"

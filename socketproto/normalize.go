@@ -520,61 +520,13 @@ func DraftChecked(raw json.RawMessage) []string {
 // pane sends, where typed text is explicit and never matched to a label.
 func fromObject(q Question, obj map[string]any) (selection, error) {
 	sel := newSelection(q)
-	for k := range obj {
-		switch k {
-		case "selected", "custom", "notes":
-		case "previewDigest":
-			if _, ok := obj[k].(string); !ok {
-				return sel, errors.New("previewDigest: must be a string (the PreviewDigest of the preview the chosen option approves)")
-			}
-		case "typing":
-			// Text typed in a pane and not yet accepted (a draft keeps it
-			// so that closing the pane loses nothing): never part of the
-			// answer.
-			if _, ok := obj[k].(string); !ok && obj[k] != nil {
-				return sel, errors.New("typing: must be a string")
-			}
-		case "checked":
-			// Boxes checked in a pane and not confirmed: never part of
-			// the answer either (DraftChecked).
-			if l, ok := obj[k].([]any); !ok && obj[k] != nil {
-				return sel, errors.New("checked: must be a list of option labels")
-			} else {
-				for _, e := range l {
-					if _, ok := e.(string); !ok {
-						return sel, errors.New("checked: must be a list of option labels")
-					}
-				}
-			}
-		default:
-			return sel, fmt.Errorf("unknown key %q (use \"selected\", \"custom\", \"notes\" and \"previewDigest\")", truncateForError(k))
+	for k, v := range obj {
+		if err := checkObjectKey(k, v); err != nil {
+			return sel, err
 		}
 	}
-	switch x := obj["selected"].(type) {
-	case nil:
-	case []any:
-		sel.noneOfThese = len(x) == 0
-		for i, e := range x {
-			if s, ok := e.(string); ok && strings.TrimSpace(s) == "" {
-				continue
-			}
-			if e == nil {
-				continue
-			}
-			if len(q.Options) == 0 {
-				return sel, errors.New(`selected: this question has no options; give the answer as "custom"`)
-			}
-			idx, _, err := element(q, e)
-			if err != nil && !isNumber(e) {
-				return sel, fmt.Errorf("selected[%d]: %v", i, err)
-			}
-			if idx < 0 {
-				return sel, fmt.Errorf("selected[%d]: %q is not an option of this question", i, truncateForError(fmt.Sprint(e)))
-			}
-			sel.chosen[idx] = true
-		}
-	default:
-		return sel, errors.New("selected: must be a list of option labels")
+	if err := sel.chooseFromObject(q, obj["selected"]); err != nil {
+		return sel, err
 	}
 	switch x := obj["custom"].(type) {
 	case nil:
@@ -592,6 +544,90 @@ func fromObject(q Question, obj map[string]any) (selection, error) {
 	}
 	sel.digest, _ = obj["previewDigest"].(string)
 	return sel, nil
+}
+
+// checkObjectKey refuses a key the object form does not have, and the keys
+// that are never part of the answer when they have the wrong type.
+func checkObjectKey(k string, v any) error {
+	switch k {
+	case "selected", "custom", "notes":
+	case "previewDigest":
+		if _, ok := v.(string); !ok {
+			return errors.New("previewDigest: must be a string (the PreviewDigest of the preview the chosen option approves)")
+		}
+	case "typing":
+		// Text typed in a pane and not yet accepted (a draft keeps it
+		// so that closing the pane loses nothing): never part of the
+		// answer.
+		if _, ok := v.(string); !ok && v != nil {
+			return errors.New("typing: must be a string")
+		}
+	case "checked":
+		// Boxes checked in a pane and not confirmed: never part of
+		// the answer either (DraftChecked).
+		if !isLabelList(v) {
+			return errors.New("checked: must be a list of option labels")
+		}
+	default:
+		return fmt.Errorf("unknown key %q (use \"selected\", \"custom\", \"notes\" and \"previewDigest\")", truncateForError(k))
+	}
+	return nil
+}
+
+// isLabelList reports whether v is absent or a list of strings.
+func isLabelList(v any) bool {
+	if v == nil {
+		return true
+	}
+	l, ok := v.([]any)
+	if !ok {
+		return false
+	}
+	for _, e := range l {
+		if _, ok := e.(string); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// chooseFromObject checks the options named by the object form's
+// "selected"; an empty list is "none of these", and blank or null entries
+// are skipped.
+func (sel *selection) chooseFromObject(q Question, selected any) error {
+	switch x := selected.(type) {
+	case nil:
+		return nil
+	case []any:
+		sel.noneOfThese = len(x) == 0
+		for i, e := range x {
+			if err := sel.chooseElement(q, i, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	default:
+		return errors.New("selected: must be a list of option labels")
+	}
+}
+
+// chooseElement checks the option "selected"[i] names.
+func (sel *selection) chooseElement(q Question, i int, e any) error {
+	if s, ok := e.(string); (ok && strings.TrimSpace(s) == "") || e == nil {
+		return nil
+	}
+	if len(q.Options) == 0 {
+		return errors.New(`selected: this question has no options; give the answer as "custom"`)
+	}
+	idx, _, err := element(q, e)
+	if err != nil && !isNumber(e) {
+		return fmt.Errorf("selected[%d]: %v", i, err)
+	}
+	if idx < 0 {
+		return fmt.Errorf("selected[%d]: %q is not an option of this question", i, truncateForError(fmt.Sprint(e)))
+	}
+	sel.chosen[idx] = true
+	return nil
 }
 
 // NormalizeAnswers normalises a whole answer message: one answer per

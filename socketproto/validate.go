@@ -103,6 +103,18 @@ func validateQuestion(q Question, qf string, p profile) *Error {
 	if p.multiSelectRequired && q.MultiSelect == nil {
 		return Errf(CodeInvalidRequest, qf+".multiSelect", "missing; the %s tool needs true or false", p.tool)
 	}
+	if err := validateOptions(q, qf, p); err != nil {
+		return err
+	}
+	if q.Input != nil {
+		return validateInput(q, qf)
+	}
+	return nil
+}
+
+// validateOptions checks how many options the question has for its tool,
+// and each option's texts; no two labels may be the same.
+func validateOptions(q Question, qf string, p profile) *Error {
 	no := len(q.Options)
 	if no < p.minOptions || no > p.maxOptions {
 		if p.minOptions == 0 {
@@ -113,13 +125,7 @@ func validateQuestion(q Question, qf string, p profile) *Error {
 	seenL := make(map[string]int, no)
 	for j, o := range q.Options {
 		of := fieldIndex(qf+".options", j)
-		if err := checkText(of+".label", o.Label, MaxLabelChars, true, false); err != nil {
-			return err
-		}
-		if err := checkText(of+".description", o.Description, MaxDescriptionChars, false, true); err != nil {
-			return err
-		}
-		if err := checkPreview(of, o, q.IsMulti()); err != nil {
+		if err := validateOption(o, of, q.IsMulti()); err != nil {
 			return err
 		}
 		// Labels are compared trimmed: "SQLite" and "SQLite " would look the
@@ -130,10 +136,18 @@ func validateQuestion(q Question, qf string, p profile) *Error {
 		}
 		seenL[key] = j
 	}
-	if q.Input != nil {
-		return validateInput(q, qf)
-	}
 	return nil
+}
+
+// validateOption checks one option's label, description and preview.
+func validateOption(o Option, of string, multi bool) *Error {
+	if err := checkText(of+".label", o.Label, MaxLabelChars, true, false); err != nil {
+		return err
+	}
+	if err := checkText(of+".description", o.Description, MaxDescriptionChars, false, true); err != nil {
+		return err
+	}
+	return checkPreview(of, o, multi)
 }
 
 // checkText enforces the text rules shared by every string an agent sends:

@@ -83,30 +83,78 @@ func run(n int, binDir string) error {
 		return err
 	}
 	defer os.RemoveAll(root)
-	if binDir == "" {
-		binDir = filepath.Join(root, "bin")
-		build := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "./cmd/askuserd", "./cmd/askuser-client")
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			return fmt.Errorf("building (run from the module root): %w", err)
-		}
+	if binDir, err = buildBinaries(root, binDir); err != nil {
+		return err
 	}
 	d, err := benchdaemon.Start(filepath.Join(binDir, "askuserd"), root, "")
 	if err != nil {
 		return err
 	}
 	defer d.Stop()
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	watch, err := socketproto.Dial(d.Sock, 0)
+	watch, events, err := watchEvents(d.Sock)
 	if err != nil {
 		return err
 	}
 	defer watch.Close()
-	if err := watch.Send(socketproto.Subscribe{Role: socketproto.RoleWatch}); err != nil {
+
+	p, err := startProxy(binDir, root)
+	if err != nil {
 		return err
+	}
+	defer p.stop()
+	toAskuser, toEditor, withdrawn, err := p.measure(n, events)
+	if err != nil {
+		return err
+	}
+
+	fresh, err := hop(d.Sock, nil, n, events)
+	if err != nil {
+		return err
+	}
+	conn, err := socketproto.Dial(d.Sock, 0)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	go func() { _, _ = io.Copy(io.Discard, conn.NetConn()) }()
+	open, err := hop(d.Sock, conn, n, events)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%d permission requests, %d asks each way\n", n, n)
+	report("agent → askuser request_added (through acp-proxy)", toAskuser)
+	report("agent → editor reads it (through acp-proxy)", toEditor)
+	report("ask_user_request, new connection → request_added", fresh)
+	report("ask_user_request, open connection → request_added", open)
+	report("editor answers → askuser's copy withdrawn", withdrawn)
+	return nil
+}
+
+// buildBinaries returns binDir, or when it is empty builds askuserd and
+// askuser-client under root and returns where they went.
+func buildBinaries(root, binDir string) (string, error) {
+	if binDir != "" {
+		return binDir, nil
+	}
+	binDir = filepath.Join(root, "bin")
+	build := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "./cmd/askuserd", "./cmd/askuser-client")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return "", fmt.Errorf("building (run from the module root): %w", err)
+	}
+	return binDir, nil
+}
+
+// watchEvents subscribes as a watcher and stamps every event with when it
+// was read; the snapshot is already consumed when it returns.
+func watchEvents(sock string) (*socketproto.Conn, <-chan received, error) {
+	watch, err := socketproto.Dial(sock, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := watch.Send(socketproto.Subscribe{Role: socketproto.RoleWatch}); err != nil {
+		watch.Close()
+		return nil, nil, err
 	}
 	events := make(chan received, 16)
 	go func() {
@@ -120,30 +168,55 @@ func run(n int, binDir string) error {
 		}
 	}()
 	<-events // the snapshot
+	return watch, events, nil
+}
 
-	proxy := exec.Command(filepath.Join(binDir, "askuser-client"), "acp-proxy", "--no-autostart", "--", self)
-	proxy.SysProcAttr = proc.DiesWithUs()
-	proxy.Env = append(os.Environ(), agentEnv+"=1",
+// proxy is a running `askuser-client acp-proxy` with this program as its
+// agent and the bench as its editor.
+type proxy struct {
+	cmd   *exec.Cmd
+	in    io.WriteCloser
+	lines <-chan received
+}
+
+// startProxy starts the proxy and completes initialize and session/new.
+func startProxy(binDir, root string) (*proxy, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(filepath.Join(binDir, "askuser-client"), "acp-proxy", "--no-autostart", "--", self)
+	cmd.SysProcAttr = proc.DiesWithUs()
+	cmd.Env = append(os.Environ(), agentEnv+"=1",
 		"XDG_RUNTIME_DIR="+filepath.Join(root, "run"),
 		"XDG_STATE_HOME="+filepath.Join(root, "state"),
 		"XDG_CONFIG_HOME="+filepath.Join(root, "config"),
 		"ASKUSER_SOCKET=")
-	proxy.Stderr = io.Discard
-	toProxy, err := proxy.StdinPipe()
+	cmd.Stderr = io.Discard
+	in, err := cmd.StdinPipe()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	fromProxy, err := proxy.StdoutPipe()
+	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := proxy.Start(); err != nil {
-		return err
+	if err := cmd.Start(); err != nil {
+		return nil, err
 	}
-	defer func() { toProxy.Close(); _ = proxy.Wait() }()
+	p := &proxy{cmd: cmd, in: in, lines: readLines(out)}
+	if err := p.handshake(root); err != nil {
+		p.stop()
+		return nil, err
+	}
+	return p, nil
+}
+
+// readLines stamps every line r gives with when it was read.
+func readLines(r io.Reader) <-chan received {
 	lines := make(chan received, 16)
 	go func() {
-		br := bufio.NewReader(fromProxy)
+		br := bufio.NewReader(r)
 		for {
 			l, err := br.ReadBytes('\n')
 			if err != nil {
@@ -153,113 +226,123 @@ func run(n int, binDir string) error {
 			lines <- received{line: l, at: time.Now()}
 		}
 	}()
-	send := func(s string) error { _, err := io.WriteString(toProxy, s+"\n"); return err }
-	if err := send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientInfo":{"name":"bench-editor"}}}`); err != nil {
-		return err
-	}
-	<-lines
-	if err := send(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"` + root + `","mcpServers":[]}}`); err != nil {
-		return err
-	}
-	<-lines
+	return lines
+}
 
-	var toAskuser, toEditor, withdrawn []time.Duration
+func (p *proxy) send(s string) error { _, err := io.WriteString(p.in, s+"\n"); return err }
+
+func (p *proxy) stop() { p.in.Close(); _ = p.cmd.Wait() }
+
+func (p *proxy) handshake(root string) error {
+	if err := p.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientInfo":{"name":"bench-editor"}}}`); err != nil {
+		return err
+	}
+	<-p.lines
+	if err := p.send(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"` + root + `","mcpServers":[]}}`); err != nil {
+		return err
+	}
+	<-p.lines
+	return nil
+}
+
+// measure has the agent ask n times and the editor allow each: how long
+// until askuser adds the request, until the editor reads it, and from the
+// editor's answer until askuser's copy is withdrawn.
+func (p *proxy) measure(n int, events <-chan received) (toAskuser, toEditor, withdrawn []time.Duration, err error) {
 	for i := range n {
 		id := i + 10
-		if err := send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"_bench/ask","params":{}}`, id)); err != nil {
-			return err
+		if err := p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"_bench/ask","params":{}}`, id)); err != nil {
+			return nil, nil, nil, err
 		}
-		l, ok := <-lines
-		if !ok {
-			return fmt.Errorf("the proxy ended")
+		wrote, read, err := p.readPermission()
+		if err != nil {
+			return nil, nil, nil, err
 		}
-		var req struct {
-			Params struct {
-				Meta struct {
-					T int64 `json:"t"`
-				} `json:"_meta"`
-			} `json:"params"`
-		}
-		if err := json.Unmarshal(l.line, &req); err != nil || req.Params.Meta.T == 0 {
-			return fmt.Errorf("the editor got %q", l.line)
-		}
-		wrote := time.Unix(0, req.Params.Meta.T)
-		toEditor = append(toEditor, l.at.Sub(wrote))
+		toEditor = append(toEditor, read.Sub(wrote))
 		added, err := next[socketproto.RequestAdded](events)
 		if err != nil {
-			return err
+			return nil, nil, nil, err
 		}
 		toAskuser = append(toAskuser, added.at.Sub(wrote))
 		answered := time.Now()
-		if err := send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"outcome":{"outcome":"selected","optionId":"a"}}}`, id)); err != nil {
-			return err
+		if err := p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"outcome":{"outcome":"selected","optionId":"a"}}}`, id)); err != nil {
+			return nil, nil, nil, err
 		}
 		res, err := next[socketproto.RequestResolved](events)
 		if err != nil {
-			return err
+			return nil, nil, nil, err
 		}
 		withdrawn = append(withdrawn, res.at.Sub(answered))
 	}
+	return toAskuser, toEditor, withdrawn, nil
+}
 
-	ask := func(c *socketproto.Conn, id string) error {
-		multi, wait := false, true
-		return c.Send(socketproto.AskUserRequest{Request: socketproto.Request{RequestID: id, Tool: socketproto.ToolAskUser,
-			Questions: []socketproto.Question{{Question: "Allow?", MultiSelect: &multi, Options: []socketproto.Option{{Label: "Allow"}, {Label: "Deny"}}}}},
-			Wait: &wait})
+// readPermission reads the editor's next line, a session/request_permission,
+// and returns when the agent wrote it and when the editor read it.
+func (p *proxy) readPermission() (wrote, read time.Time, err error) {
+	l, ok := <-p.lines
+	if !ok {
+		return time.Time{}, time.Time{}, fmt.Errorf("the proxy ended")
 	}
-	hop := func(open *socketproto.Conn) ([]time.Duration, error) {
-		var out []time.Duration
-		for i := range n {
-			id := fmt.Sprintf("hop-%p-%d", open, i)
-			t0 := time.Now()
-			c := open
-			if c == nil {
-				var err error
-				if c, err = socketproto.Dial(d.Sock, 0); err != nil {
-					return nil, err
-				}
-			}
-			if err := ask(c, id); err != nil {
+	var req struct {
+		Params struct {
+			Meta struct {
+				T int64 `json:"t"`
+			} `json:"_meta"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal(l.line, &req); err != nil || req.Params.Meta.T == 0 {
+		return time.Time{}, time.Time{}, fmt.Errorf("the editor got %q", l.line)
+	}
+	return time.Unix(0, req.Params.Meta.T), l.at, nil
+}
+
+// hop times n asks sent straight to the daemon until request_added, each
+// on a new connection when open is nil, else all on open.
+func hop(sock string, open *socketproto.Conn, n int, events <-chan received) ([]time.Duration, error) {
+	var out []time.Duration
+	for i := range n {
+		id := fmt.Sprintf("hop-%p-%d", open, i)
+		t0 := time.Now()
+		c := open
+		if c == nil {
+			var err error
+			if c, err = socketproto.Dial(sock, 0); err != nil {
 				return nil, err
-			}
-			added, err := next[socketproto.RequestAdded](events)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, added.at.Sub(t0))
-			if err := c.Send(socketproto.Cancel{RequestID: id}); err != nil {
-				return nil, err
-			}
-			if _, err := next[socketproto.RequestResolved](events); err != nil {
-				return nil, err
-			}
-			if open == nil {
-				c.Close()
 			}
 		}
-		return out, nil
+		at, err := askAndCancel(c, id, events)
+		if open == nil {
+			c.Close()
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, at.Sub(t0))
 	}
-	fresh, err := hop(nil)
+	return out, nil
+}
+
+// askAndCancel asks on c, and once the watcher hears it added cancels it
+// and waits for it to be resolved; it returns when it was added.
+func askAndCancel(c *socketproto.Conn, id string, events <-chan received) (time.Time, error) {
+	multi, wait := false, true
+	if err := c.Send(socketproto.AskUserRequest{Request: socketproto.Request{RequestID: id, Tool: socketproto.ToolAskUser,
+		Questions: []socketproto.Question{{Question: "Allow?", MultiSelect: &multi, Options: []socketproto.Option{{Label: "Allow"}, {Label: "Deny"}}}}},
+		Wait: &wait}); err != nil {
+		return time.Time{}, err
+	}
+	added, err := next[socketproto.RequestAdded](events)
 	if err != nil {
-		return err
+		return time.Time{}, err
 	}
-	conn, err := socketproto.Dial(d.Sock, 0)
-	if err != nil {
-		return err
+	if err := c.Send(socketproto.Cancel{RequestID: id}); err != nil {
+		return time.Time{}, err
 	}
-	defer conn.Close()
-	go func() { _, _ = io.Copy(io.Discard, conn.NetConn()) }()
-	open, err := hop(conn)
-	if err != nil {
-		return err
+	if _, err := next[socketproto.RequestResolved](events); err != nil {
+		return time.Time{}, err
 	}
-	fmt.Printf("%d permission requests, %d asks each way\n", n, n)
-	report("agent → askuser request_added (through acp-proxy)", toAskuser)
-	report("agent → editor reads it (through acp-proxy)", toEditor)
-	report("ask_user_request, new connection → request_added", fresh)
-	report("ask_user_request, open connection → request_added", open)
-	report("editor answers → askuser's copy withdrawn", withdrawn)
-	return nil
+	return added.at, nil
 }
 
 type received struct {

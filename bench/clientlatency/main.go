@@ -46,43 +46,14 @@ func run(n int, binDir string, static bool) error {
 		return err
 	}
 	defer os.RemoveAll(root)
-	if binDir == "" {
-		binDir = filepath.Join(root, "bin")
-		build := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "./cmd/askuserd", "./cmd/askuser-client", "./bench/clientlatency/minimal")
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if static {
-			build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		}
-		if err := build.Run(); err != nil {
-			return fmt.Errorf("building (run from the module root): %w", err)
-		}
-	}
-	env := append(os.Environ(),
-		"XDG_RUNTIME_DIR="+filepath.Join(root, "run"),
-		"XDG_STATE_HOME="+filepath.Join(root, "state"),
-		"XDG_CONFIG_HOME="+filepath.Join(root, "config"),
-		"ASKUSER_SOCKET=")
-	for _, d := range []string{"run", "state", "config"} {
-		if err := os.MkdirAll(filepath.Join(root, d), 0o700); err != nil {
-			return err
-		}
-	}
-	sock := filepath.Join(root, "run", "askuser", "askuserd.sock")
-
-	daemon := exec.Command(filepath.Join(binDir, "askuserd"), "serve", "--log-level", "warn")
-	daemon.SysProcAttr = proc.DiesWithUs()
-	daemon.Env = env
-	daemon.Stderr = os.Stderr
-	if err := daemon.Start(); err != nil {
+	if binDir, err = buildBinaries(root, binDir, static); err != nil {
 		return err
 	}
-	defer func() {
-		_ = daemon.Process.Signal(os.Interrupt)
-		_ = daemon.Wait()
-	}()
-	if err := waitForSocket(sock); err != nil {
+	env, sock, stopDaemon, err := startDaemon(root, binDir)
+	if err != nil {
 		return err
 	}
+	defer stopDaemon()
 	stop, err := startAnswerer(sock)
 	if err != nil {
 		return err
@@ -91,50 +62,89 @@ func run(n int, binDir string, static bool) error {
 
 	client := filepath.Join(binDir, "askuser-client")
 	minimal := filepath.Join(binDir, "minimal")
-	runProc := func(env []string, bin string, args ...string) func() error {
-		return func() error {
-			cmd := exec.Command(bin, args...)
-			cmd.Env = env
-			if out, err := cmd.CombinedOutput(); err != nil {
-				return fmt.Errorf("%s %v: %v: %s", filepath.Base(bin), args, err, out)
-			}
-			return nil
+	printSizes(static, client, minimal)
+	fmt.Printf("runs per line: %d\n\n", n)
+	var r reporter
+	for _, st := range steps(env, sock, client, minimal) {
+		if err := r.report(n, st.name, st.minimal, st.f); err != nil {
+			return err
 		}
 	}
-	// A minimal line sets the baseline of the askuser-client line after
-	// it, which shows the ratio to it.
-	var baseline time.Duration
-	report := func(name string, minimal bool, f func() error) error {
-		d, err := measure(n, f)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		ratio := ""
-		if !minimal && baseline > 0 {
-			ratio = fmt.Sprintf("  %.2f× minimal", float64(d[0])/float64(baseline))
-		}
-		fmt.Printf("%-44s p50 %8s  p90 %8s  p99 %8s%s\n", name, d[0], d[1], d[2], ratio)
-		baseline = 0
-		if minimal {
-			baseline = d[0]
-		}
-		return nil
+	return nil
+}
+
+// buildBinaries returns binDir, or when it is empty builds askuserd,
+// askuser-client and minimal under root and returns where they went.
+func buildBinaries(root, binDir string, static bool) (string, error) {
+	if binDir != "" {
+		return binDir, nil
 	}
+	binDir = filepath.Join(root, "bin")
+	build := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "./cmd/askuserd", "./cmd/askuser-client", "./bench/clientlatency/minimal")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if static {
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	}
+	if err := build.Run(); err != nil {
+		return "", fmt.Errorf("building (run from the module root): %w", err)
+	}
+	return binDir, nil
+}
+
+// startDaemon runs `askuserd serve` with its XDG dirs under root and
+// waits until it answers; env is the environment that reaches it.
+func startDaemon(root, binDir string) (env []string, sock string, stop func(), err error) {
+	env = append(os.Environ(),
+		"XDG_RUNTIME_DIR="+filepath.Join(root, "run"),
+		"XDG_STATE_HOME="+filepath.Join(root, "state"),
+		"XDG_CONFIG_HOME="+filepath.Join(root, "config"),
+		"ASKUSER_SOCKET=")
+	for _, d := range []string{"run", "state", "config"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o700); err != nil {
+			return nil, "", nil, err
+		}
+	}
+	sock = filepath.Join(root, "run", "askuser", "askuserd.sock")
+
+	daemon := exec.Command(filepath.Join(binDir, "askuserd"), "serve", "--log-level", "warn")
+	daemon.SysProcAttr = proc.DiesWithUs()
+	daemon.Env = env
+	daemon.Stderr = os.Stderr
+	if err := daemon.Start(); err != nil {
+		return nil, "", nil, err
+	}
+	stop = func() {
+		_ = daemon.Process.Signal(os.Interrupt)
+		_ = daemon.Wait()
+	}
+	if err := waitForSocket(sock); err != nil {
+		stop()
+		return nil, "", nil, err
+	}
+	return env, sock, stop, nil
+}
+
+func printSizes(static bool, bins ...string) {
 	linking := "with cgo, as go build builds them"
 	if static {
 		linking = "static, CGO_ENABLED=0"
 	}
-	for _, b := range []string{client, minimal} {
+	for _, b := range bins {
 		if fi, err := os.Stat(b); err == nil {
 			fmt.Printf("%-14s %5.1f MB (%s)\n", filepath.Base(b), float64(fi.Size())/(1<<20), linking)
 		}
 	}
-	fmt.Printf("runs per line: %d\n\n", n)
-	steps := []struct {
-		name    string
-		minimal bool
-		f       func() error
-	}{
+}
+
+// step is one line of the report: what runs n times.
+type step struct {
+	name    string
+	minimal bool // the baseline of the askuser-client line after it
+	f       func() error
+}
+
+func steps(env []string, sock, client, minimal string) []step {
+	return []step{
 		{"exec /bin/true (process floor)", false, runProc(env, "/bin/true")},
 		{"in process: dial, status, one line", false, func() error { return oneLine(sock) }},
 		{"in process: dial, ask, read the answer", false, func() error { return rawAsk(sock) }},
@@ -145,24 +155,54 @@ func run(n int, binDir string, static bool) error {
 		{"minimal list", true, runProc(env, minimal, "list", sock)},
 		{"askuser-client list", false, runProc(env, client, "list")},
 		{"minimal ask, answered at once", true, runProc(env, minimal, "ask", sock)},
-		{"askuser-client ask, answered at once", false, func() error {
-			cmd := exec.Command(client, "ask", "--question", "Proceed?", "--option", "Yes", "--option", "No", "--no-autostart")
-			cmd.Env = env
-			out, err := cmd.Output()
-			if err != nil {
-				return fmt.Errorf("%v: %s", err, out)
-			}
-			var r socketproto.Response
-			if err := json.Unmarshal(out, &r); err != nil || !r.Answered {
-				return fmt.Errorf("unexpected result %s", out)
-			}
-			return nil
-		}},
+		{"askuser-client ask, answered at once", false, func() error { return clientAsk(env, client) }},
 	}
-	for _, st := range steps {
-		if err := report(st.name, st.minimal, st.f); err != nil {
-			return err
+}
+
+// runProc runs bin with args and env, and fails when it does.
+func runProc(env []string, bin string, args ...string) func() error {
+	return func() error {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("%s %v: %v: %s", filepath.Base(bin), args, err, out)
 		}
+		return nil
+	}
+}
+
+// clientAsk runs `askuser-client ask` and checks it was answered.
+func clientAsk(env []string, client string) error {
+	cmd := exec.Command(client, "ask", "--question", "Proceed?", "--option", "Yes", "--option", "No", "--no-autostart")
+	cmd.Env = env
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("%v: %s", err, out)
+	}
+	var r socketproto.Response
+	if err := json.Unmarshal(out, &r); err != nil || !r.Answered {
+		return fmt.Errorf("unexpected result %s", out)
+	}
+	return nil
+}
+
+// reporter prints one line per step. A minimal line sets the baseline of
+// the askuser-client line after it, which shows the ratio to it.
+type reporter struct{ baseline time.Duration }
+
+func (r *reporter) report(n int, name string, minimal bool, f func() error) error {
+	d, err := measure(n, f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	ratio := ""
+	if !minimal && r.baseline > 0 {
+		ratio = fmt.Sprintf("  %.2f× minimal", float64(d[0])/float64(r.baseline))
+	}
+	fmt.Printf("%-44s p50 %8s  p90 %8s  p99 %8s%s\n", name, d[0], d[1], d[2], ratio)
+	r.baseline = 0
+	if minimal {
+		r.baseline = d[0]
 	}
 	return nil
 }

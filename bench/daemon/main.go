@@ -120,6 +120,19 @@ func dial(sock string) (*line, error) {
 
 func (l *line) send(s string) error { _, err := l.nc.Write([]byte(s)); return err }
 
+// exchange sends s and reads until a message of type typ, returning how
+// long that took.
+func (l *line) exchange(s, typ string) (time.Duration, error) {
+	t0 := time.Now()
+	if err := l.send(s); err != nil {
+		return 0, err
+	}
+	if _, err := l.next(typ); err != nil {
+		return 0, err
+	}
+	return time.Since(t0), nil
+}
+
 // next reads messages until one of type typ, returning it decoded.
 func (l *line) next(typ string) (map[string]any, error) {
 	_ = l.nc.SetReadDeadline(time.Now().Add(60 * time.Second))
@@ -157,80 +170,21 @@ func ask(id, question string, wait bool) string {
 }
 
 func benchHop(d *daemonProc, root string, n int) error {
-	// The raw echo server: the same kind of process, the same JSON lines.
-	echoSock := filepath.Join(root, "echo.sock")
-	self, err := os.Executable()
+	ec, stopEcho, err := startEcho(root)
 	if err != nil {
 		return err
 	}
-	echo := exec.Command(self, "-echo-server", echoSock)
-	echo.SysProcAttr = proc.DiesWithUs()
-	echo.Stderr = os.Stderr
-	if err := echo.Start(); err != nil {
-		return err
-	}
-	defer func() { _ = echo.Process.Kill(); _ = echo.Wait() }()
-	var ec *line
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if ec, err = dial(echoSock); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("echo server: %w", err)
-		}
-	}
-	sub, err := dial(d.Sock)
+	defer stopEcho()
+	h, err := dialHop(d.Sock)
 	if err != nil {
 		return err
 	}
-	asker, err := dial(d.Sock)
-	if err != nil {
-		return err
-	}
-	answerer, err := dial(d.Sock)
-	if err != nil {
-		return err
-	}
-	if err := sub.send(`{"type":"subscribe","role":"watch"}` + "\n"); err != nil {
-		return err
-	}
-	if _, err := sub.next("snapshot"); err != nil {
-		return err
-	}
+	h.echo = ec
 	warm := n / 10
 	var echoD, addedD, answerD []time.Duration
 	for i := 0; i < n+warm; i++ {
-		msg := ask(fmt.Sprintf("h%d", i), "Which database should we use?", true)
-		t0 := time.Now()
-		if err := ec.send(msg); err != nil {
-			return err
-		}
-		if _, err := ec.next("ask_user_request"); err != nil {
-			return err
-		}
-		e := time.Since(t0)
-
-		t0 = time.Now()
-		if err := asker.send(msg); err != nil {
-			return err
-		}
-		if _, err := sub.next("request_added"); err != nil {
-			return err
-		}
-		a := time.Since(t0)
-		if _, err := asker.next("ask_user_queued"); err != nil {
-			return err
-		}
-
-		t0 = time.Now()
-		if err := answerer.send(`{"type":"answer","requestId":"h` + strconv.Itoa(i) + `","answers":["2"]}` + "\n"); err != nil {
-			return err
-		}
-		if _, err := asker.next("ask_user_response"); err != nil {
-			return err
-		}
-		r := time.Since(t0)
-		if _, err := answerer.next("ok"); err != nil {
+		e, a, r, err := h.roundTrips(i)
+		if err != nil {
 			return err
 		}
 		if i >= warm {
@@ -249,6 +203,86 @@ func benchHop(d *daemonProc, root string, n int) error {
 			float64(p50)/float64(p50e))
 	}
 	return nil
+}
+
+// startEcho runs the raw echo server, this program again: the same kind of
+// process as the daemon, the same JSON lines. It returns a connection to it.
+func startEcho(root string) (*line, func(), error) {
+	echoSock := filepath.Join(root, "echo.sock")
+	self, err := os.Executable()
+	if err != nil {
+		return nil, nil, err
+	}
+	echo := exec.Command(self, "-echo-server", echoSock)
+	echo.SysProcAttr = proc.DiesWithUs()
+	echo.Stderr = os.Stderr
+	if err := echo.Start(); err != nil {
+		return nil, nil, err
+	}
+	stop := func() { _ = echo.Process.Kill(); _ = echo.Wait() }
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		ec, err := dial(echoSock)
+		if err == nil {
+			return ec, stop, nil
+		}
+		if time.Now().After(deadline) {
+			stop()
+			return nil, nil, fmt.Errorf("echo server: %w", err)
+		}
+	}
+}
+
+// hopConns are the connections one hop measurement uses.
+type hopConns struct {
+	echo, sub, asker, answerer *line
+}
+
+// dialHop dials the daemon's subscriber (its snapshot read), asker and
+// answerer.
+func dialHop(sock string) (*hopConns, error) {
+	h := &hopConns{}
+	for _, c := range []**line{&h.sub, &h.asker, &h.answerer} {
+		var err error
+		if *c, err = dial(sock); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := h.sub.exchange(`{"type":"subscribe","role":"watch"}`+"\n", "snapshot"); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// roundTrips times ask i through the echo server, the same ask through the
+// daemon to its subscriber, and its answer back to the asker.
+func (h *hopConns) roundTrips(i int) (echo, added, answered time.Duration, err error) {
+	msg := ask(fmt.Sprintf("h%d", i), "Which database should we use?", true)
+	if echo, err = h.echo.exchange(msg, "ask_user_request"); err != nil {
+		return 0, 0, 0, err
+	}
+	t0 := time.Now()
+	if err := h.asker.send(msg); err != nil {
+		return 0, 0, 0, err
+	}
+	if _, err := h.sub.next("request_added"); err != nil {
+		return 0, 0, 0, err
+	}
+	added = time.Since(t0)
+	if _, err := h.asker.next("ask_user_queued"); err != nil {
+		return 0, 0, 0, err
+	}
+	t0 = time.Now()
+	if err := h.answerer.send(`{"type":"answer","requestId":"h` + strconv.Itoa(i) + `","answers":["2"]}` + "\n"); err != nil {
+		return 0, 0, 0, err
+	}
+	if _, err := h.asker.next("ask_user_response"); err != nil {
+		return 0, 0, 0, err
+	}
+	answered = time.Since(t0)
+	if _, err := h.answerer.next("ok"); err != nil {
+		return 0, 0, 0, err
+	}
+	return echo, added, answered, nil
 }
 
 // serveEcho decodes each JSON line and writes it back re-encoded: the least a
@@ -314,33 +348,15 @@ func benchScale(d *daemonProc, n int) error {
 	pid := d.Cmd.Process.Pid
 	time.Sleep(500 * time.Millisecond)
 	before := vmRSS(pid)
-	conns := make([]*line, n)
 	t0 := time.Now()
-	retries := 0
-	for i := range conns {
-		c, err := dial(d.Sock)
-		for errors.Is(err, syscall.EAGAIN) && retries < 100000 {
-			// The listen backlog is full: the daemon is busy accepting.
-			retries++
-			time.Sleep(time.Millisecond)
-			c, err = dial(d.Sock)
+	conns, retries, err := askAll(d.Sock, n)
+	defer func() {
+		for _, c := range conns {
+			c.nc.Close()
 		}
-		if err != nil {
-			return fmt.Errorf("agent %d: %w", i, err)
-		}
-		conns[i] = c
-		if err := c.send(ask(fmt.Sprintf("a%d", i), fmt.Sprintf("Question for agent %d?", i), true)); err != nil {
-			return err
-		}
-	}
-	for i, c := range conns {
-		m, err := c.next("ask_user_queued")
-		if err != nil {
-			return fmt.Errorf("agent %d: %w", i, err)
-		}
-		if m["requestId"] != fmt.Sprintf("a%d", i) {
-			return fmt.Errorf("agent %d queued as %v", i, m["requestId"])
-		}
+	}()
+	if err != nil {
+		return err
 	}
 	queued := time.Since(t0)
 	// Let the pending file's writer and the GC settle before reading RSS.
@@ -351,13 +367,78 @@ func benchScale(d *daemonProc, n int) error {
 	fmt.Printf("  daemon VmRSS %d KiB idle → %d KiB with %d waiting: %.1f KiB per waiting agent\n",
 		before, after, n, float64(after-before)/float64(n))
 
-	// Each agent reads its own result concurrently.
-	type got struct {
-		i   int
-		err error
-		at  time.Time
+	results := readResults(conns)
+	answerer, err := dial(d.Sock)
+	if err != nil {
+		return err
 	}
-	results := make(chan got, n)
+	oks := readOKs(answerer, n)
+	tAnswer := time.Now()
+	if err := answerAll(answerer, n); err != nil {
+		return err
+	}
+	lastSent := time.Now()
+	last, err := lastResult(results, n)
+	if err != nil {
+		return err
+	}
+	if err := <-oks; err != nil {
+		return err
+	}
+	fmt.Printf("  all %d answered correctly: answers written in %v; last answer written → last agent's result %v; first answer → last result %v\n",
+		n, lastSent.Sub(tAnswer).Round(time.Millisecond), last.Sub(lastSent).Round(time.Millisecond), last.Sub(tAnswer).Round(time.Millisecond))
+	return nil
+}
+
+// askAll has n agents ask, each on its own connection, and waits until
+// every one is queued. retries counts the connects retried on a full listen
+// backlog. conns holds the connections made, even on an error.
+func askAll(sock string, n int) (conns []*line, retries int, err error) {
+	for i := 0; i < n; i++ {
+		c, err := dialRetrying(sock, &retries)
+		if err != nil {
+			return conns, retries, fmt.Errorf("agent %d: %w", i, err)
+		}
+		conns = append(conns, c)
+		if err := c.send(ask(fmt.Sprintf("a%d", i), fmt.Sprintf("Question for agent %d?", i), true)); err != nil {
+			return conns, retries, err
+		}
+	}
+	for i, c := range conns {
+		m, err := c.next("ask_user_queued")
+		if err != nil {
+			return conns, retries, fmt.Errorf("agent %d: %w", i, err)
+		}
+		if m["requestId"] != fmt.Sprintf("a%d", i) {
+			return conns, retries, fmt.Errorf("agent %d queued as %v", i, m["requestId"])
+		}
+	}
+	return conns, retries, nil
+}
+
+// dialRetrying dials, retrying while the listen backlog is full (the
+// daemon is busy accepting), up to 100000 retries counted in *retries.
+func dialRetrying(sock string, retries *int) (*line, error) {
+	c, err := dial(sock)
+	for errors.Is(err, syscall.EAGAIN) && *retries < 100000 {
+		*retries++
+		time.Sleep(time.Millisecond)
+		c, err = dial(sock)
+	}
+	return c, err
+}
+
+// agentResult is what agent i read, checked, and when.
+type agentResult struct {
+	i   int
+	err error
+	at  time.Time
+}
+
+// readResults has each agent read its own result concurrently and check it
+// is the answer meant for it.
+func readResults(conns []*line) <-chan agentResult {
+	results := make(chan agentResult, len(conns))
 	for i, c := range conns {
 		go func() {
 			m, err := c.next("ask_user_response")
@@ -367,13 +448,15 @@ func benchScale(d *daemonProc, n int) error {
 					err = fmt.Errorf("agent %d got %q, want %q", i, a, want)
 				}
 			}
-			results <- got{i, err, time.Now()}
+			results <- agentResult{i, err, time.Now()}
 		}()
 	}
-	answerer, err := dial(d.Sock)
-	if err != nil {
-		return err
-	}
+	return results
+}
+
+// readOKs reads the daemon's n "ok" replies to the answerer, and sends
+// nil once it has, or the first error.
+func readOKs(answerer *line, n int) <-chan error {
 	oks := make(chan error, 1)
 	go func() {
 		for i := 0; i < n; i++ {
@@ -384,34 +467,31 @@ func benchScale(d *daemonProc, n int) error {
 		}
 		oks <- nil
 	}()
+	return oks
+}
+
+// answerAll writes each agent's own answer, as fast as the socket takes them.
+func answerAll(answerer *line, n int) error {
 	w := bufio.NewWriterSize(answerer.nc, 1<<16)
-	tAnswer := time.Now()
 	for i := 0; i < n; i++ {
 		fmt.Fprintf(w, `{"type":"answer","requestId":"a%d","answers":["Answer for agent %d"],"via":"cli"}`+"\n", i, i)
 	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	lastSent := time.Now()
+	return w.Flush()
+}
+
+// lastResult waits for n results and returns when the last one was read.
+func lastResult(results <-chan agentResult, n int) (time.Time, error) {
 	var last time.Time
 	for i := 0; i < n; i++ {
 		g := <-results
 		if g.err != nil {
-			return g.err
+			return time.Time{}, g.err
 		}
 		if g.at.After(last) {
 			last = g.at
 		}
 	}
-	if err := <-oks; err != nil {
-		return err
-	}
-	fmt.Printf("  all %d answered correctly: answers written in %v; last answer written → last agent's result %v; first answer → last result %v\n",
-		n, lastSent.Sub(tAnswer).Round(time.Millisecond), last.Sub(lastSent).Round(time.Millisecond), last.Sub(tAnswer).Round(time.Millisecond))
-	for _, c := range conns {
-		c.nc.Close()
-	}
-	return nil
+	return last, nil
 }
 
 func benchIdle(d *daemonProc, period time.Duration) error {

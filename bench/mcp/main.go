@@ -217,29 +217,11 @@ func coldStart(argv []string, env []string) (time.Duration, time.Duration, error
 // server's VmRSS and VmHWM from /proc, then answers so everything ends cleanly.
 func waitingRSS(binDir string, env []string, root string) (rss, hwm int, err error) {
 	sock := filepath.Join(root, "run", "askuser", "askuserd.sock")
-	d := exec.Command(filepath.Join(binDir, "askuserd"), "serve")
-	d.SysProcAttr = proc.DiesWithUs()
-	d.Env = env
-	if err := d.Start(); err != nil {
+	c, stop, err := startWatched(binDir, env, sock)
+	if err != nil {
 		return 0, 0, err
 	}
-	defer func() {
-		_ = d.Process.Signal(syscall.SIGTERM)
-		_ = d.Wait()
-	}()
-	var c *socketproto.Conn
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if c, err = socketproto.Dial(sock, 0); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			return 0, 0, fmt.Errorf("askuserd did not answer on %s: %w", sock, err)
-		}
-	}
-	defer c.Close()
-	if err := c.Send(socketproto.Subscribe{Role: socketproto.RoleWatch}); err != nil {
-		return 0, 0, err
-	}
+	defer stop()
 
 	s, err := spawn([]string{filepath.Join(binDir, "askuser-client"), "mcp"}, env, "--no-autostart")
 	if err != nil {
@@ -256,16 +238,9 @@ func waitingRSS(binDir string, env []string, root string) (rss, hwm int, err err
 	if err := s.send(call); err != nil {
 		return 0, 0, err
 	}
-	_ = c.NetConn().SetReadDeadline(time.Now().Add(10 * time.Second))
-	var id string
-	for id == "" {
-		m, err := c.Recv()
-		if err != nil {
-			return 0, 0, fmt.Errorf("waiting for the question at the daemon: %w", err)
-		}
-		if a, ok := m.(socketproto.RequestAdded); ok {
-			id = a.Request.RequestID
-		}
+	id, err := nextAdded(c)
+	if err != nil {
+		return 0, 0, err
 	}
 	// Let the call settle into waiting before reading its memory.
 	time.Sleep(200 * time.Millisecond)
@@ -285,6 +260,60 @@ func waitingRSS(binDir string, env []string, root string) (rss, hwm int, err err
 		return 0, 0, err
 	}
 	return rss, hwm, nil
+}
+
+// startWatched starts a daemon on sock and subscribes to it as a watcher;
+// stop closes the connection and stops the daemon.
+func startWatched(binDir string, env []string, sock string) (*socketproto.Conn, func(), error) {
+	d := exec.Command(filepath.Join(binDir, "askuserd"), "serve")
+	d.SysProcAttr = proc.DiesWithUs()
+	d.Env = env
+	if err := d.Start(); err != nil {
+		return nil, nil, err
+	}
+	stopDaemon := func() {
+		_ = d.Process.Signal(syscall.SIGTERM)
+		_ = d.Wait()
+	}
+	c, err := dialWithin(sock, 10*time.Second)
+	if err != nil {
+		stopDaemon()
+		return nil, nil, err
+	}
+	stop := func() { c.Close(); stopDaemon() }
+	if err := c.Send(socketproto.Subscribe{Role: socketproto.RoleWatch}); err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return c, stop, nil
+}
+
+// dialWithin dials sock until it answers, for up to wait.
+func dialWithin(sock string, wait time.Duration) (*socketproto.Conn, error) {
+	for deadline := time.Now().Add(wait); ; time.Sleep(10 * time.Millisecond) {
+		c, err := socketproto.Dial(sock, 0)
+		if err == nil {
+			return c, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("askuserd did not answer on %s: %w", sock, err)
+		}
+	}
+}
+
+// nextAdded waits up to 10 s for the next request added, as a watcher
+// hears it, and returns its id.
+func nextAdded(c *socketproto.Conn) (string, error) {
+	_ = c.NetConn().SetReadDeadline(time.Now().Add(10 * time.Second))
+	for {
+		m, err := c.Recv()
+		if err != nil {
+			return "", fmt.Errorf("waiting for the question at the daemon: %w", err)
+		}
+		if a, ok := m.(socketproto.RequestAdded); ok {
+			return a.Request.RequestID, nil
+		}
+	}
 }
 
 // procMemory reads VmRSS and VmHWM (KiB) from /proc/PID/status.

@@ -79,14 +79,9 @@ func bench() int {
 		return fail(err)
 	}
 	defer os.RemoveAll(root)
-	bin := filepath.Join(root, "askuserd")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/askuserd")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if *noCgo {
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	}
-	if err := build.Run(); err != nil {
-		return fail(fmt.Errorf("building askuserd (run from the module root): %w", err))
+	bin, err := buildDaemon(root, *noCgo)
+	if err != nil {
+		return fail(err)
 	}
 	prlimit, err := exec.LookPath("prlimit")
 	if err != nil && *asLimit > 0 {
@@ -100,12 +95,7 @@ func bench() int {
 	proc.RaiseFileLimit(4096)
 
 	big := testdaemon.BigRequestLine(bigID)
-	limit := "with no address-space limit"
-	if *asLimit > 0 {
-		limit = fmt.Sprintf("under prlimit --as=%d (%s)", *asLimit, mib(*asLimit/1024))
-	}
-	fmt.Printf("memattack: askuserd (%s) %s%s; the parked request is %d bytes (max_message_bytes %d)\n",
-		linkage(bin), limit, strings.Join(append([]string{""}, env...), ", "), len(big), socketproto.DefaultLimits().MaxMessageBytes)
+	printSetup(bin, *asLimit, env, big)
 	failed := false
 	for i, name := range strings.Split(*only, ",") {
 		a, ok := attacks[strings.ToUpper(strings.TrimSpace(name))]
@@ -132,6 +122,31 @@ func bench() int {
 		return 1
 	}
 	return 0
+}
+
+// buildDaemon builds askuserd into root, without cgo when noCgo.
+func buildDaemon(root string, noCgo bool) (string, error) {
+	bin := filepath.Join(root, "askuserd")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/askuserd")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if noCgo {
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	}
+	if err := build.Run(); err != nil {
+		return "", fmt.Errorf("building askuserd (run from the module root): %w", err)
+	}
+	return bin, nil
+}
+
+// printSetup prints the daemon's linkage and limits, and the parked
+// request's size.
+func printSetup(bin string, asLimit int, env []string, big []byte) {
+	limit := "with no address-space limit"
+	if asLimit > 0 {
+		limit = fmt.Sprintf("under prlimit --as=%d (%s)", asLimit, mib(asLimit/1024))
+	}
+	fmt.Printf("memattack: askuserd (%s) %s%s; the parked request is %d bytes (max_message_bytes %d)\n",
+		linkage(bin), limit, strings.Join(append([]string{""}, env...), ", "), len(big), socketproto.DefaultLimits().MaxMessageBytes)
 }
 
 func fail(err error) int {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -116,31 +117,12 @@ func runProxy(x *invocation, res resolved, agent socketproto.Agent, argv []strin
 	signal.Notify(sigpipe, syscall.SIGPIPE)
 	defer signal.Stop(sigpipe)
 
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stderr = x.stderr
-	// The server's stdin is a pipe of our own too: a write to a server that
-	// stopped reading can then be given a deadline, so that stopping never
-	// waits on it.
-	serverStdin, serverIn, err := os.Pipe()
+	cmd, serverIn, serverOut, err := startServer(argv, x.stderr)
 	if err != nil {
 		return err
 	}
 	defer serverIn.Close()
-	cmd.Stdin = serverStdin
-	// The server's stdout is a pipe of our own rather than StdoutPipe's, so
-	// that waiting for the server never closes what is still being relayed.
-	serverOut, pw, err := os.Pipe()
-	if err != nil {
-		return err
-	}
 	defer serverOut.Close()
-	cmd.Stdout = pw
-	err = cmd.Start()
-	pw.Close()
-	serverStdin.Close()
-	if err != nil {
-		return fmt.Errorf("starting the MCP server: %v", err)
-	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 
@@ -204,6 +186,37 @@ func runProxy(x *invocation, res resolved, agent socketproto.Agent, argv []strin
 		return exitStatus(signalExit(got)) // got is written before ctx is cancelled
 	}
 	return proxyExit(clientEnded, serverEnded)
+}
+
+// startServer starts the MCP server argv with pipes of our own: in, its
+// stdin, so that a write to a server that stopped reading can be given a
+// deadline and stopping never waits on it; out, its stdout, rather than
+// StdoutPipe's, so that waiting for the server never closes what is still
+// being relayed.
+func startServer(argv []string, stderr io.Writer) (cmd *exec.Cmd, in, out *os.File, err error) {
+	cmd = exec.Command(argv[0], argv[1:]...)
+	cmd.Stderr = stderr
+	serverStdin, in, err := os.Pipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cmd.Stdin = serverStdin
+	out, pw, err := os.Pipe()
+	if err != nil {
+		serverStdin.Close()
+		in.Close()
+		return nil, nil, nil, err
+	}
+	cmd.Stdout = pw
+	err = cmd.Start()
+	pw.Close()
+	serverStdin.Close()
+	if err != nil {
+		in.Close()
+		out.Close()
+		return nil, nil, nil, fmt.Errorf("starting the MCP server: %v", err)
+	}
+	return cmd, in, out, nil
 }
 
 // stopServer lets the server exit on the end of its stdin, then sends

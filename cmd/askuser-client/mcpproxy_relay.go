@@ -505,10 +505,8 @@ func (r *relay) inputRequired(ctx context.Context, line []byte) bool {
 	if decodeExact(line, &m) != nil || m.Result.ResultType != "input_required" || len(m.ID) == 0 || len(m.Result.InputRequests) == 0 {
 		return false
 	}
-	for _, in := range m.Result.InputRequests {
-		if in.Method != "elicitation/create" {
-			return false
-		}
+	if !onlyElicitations(m.Result.InputRequests) {
+		return false
 	}
 	r.mu.Lock()
 	call, ok := r.calls[string(m.ID)]
@@ -516,42 +514,11 @@ func (r *relay) inputRequired(ctx context.Context, line []byte) bool {
 	if !ok {
 		return false
 	}
-	ids := make([]string, 0, len(m.Result.InputRequests))
-	for id := range m.Result.InputRequests {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
 	r.track(ctx, "c"+string(m.ID), func(ctx context.Context) {
-		responses := map[string]elicit.Result{}
-		for _, id := range ids {
-			var p elicit.Params
-			err := json.Unmarshal(m.Result.InputRequests[id].Params, &p)
-			res := elicit.Result{}
-			if err == nil {
-				res, err = r.askElicitation(ctx, p)
-			} else {
-				err = &cannotAsk{why: "inputRequests." + id + ": " + err.Error()}
-			}
-			var ca *cannotAsk
-			switch {
-			case err == nil:
-				responses[id] = res
-				continue
-			case errors.Is(context.Cause(ctx), errPeerCancelled):
-				return // the client cancelled its call: nothing more is due
-			case ctx.Err() != nil:
-				return // stopping: the client is gone or going
-			case errors.As(err, &ca) && r.clientCanElicit():
-				// The client's own round trip, from the start.
-				r.mu.Lock()
-				delete(r.calls, string(m.ID))
-				r.mu.Unlock()
-				_ = r.toClient.write(line)
-				return
-			default:
-				r.replyError(r.toClient, m.ID, -32603, err.Error())
-				return
-			}
+		responses, err := r.askInputs(ctx, m.Result.InputRequests)
+		if err != nil {
+			r.inputsFailed(ctx, m.ID, line, err)
+			return
 		}
 		retry, err := retryCall(call, responses, m.Result.RequestState)
 		if err != nil {
@@ -561,6 +528,59 @@ func (r *relay) inputRequired(ctx context.Context, line []byte) bool {
 		_ = r.toServer.write(retry)
 	}, func() {})
 	return true
+}
+
+func onlyElicitations(inputs map[string]message) bool {
+	for _, in := range inputs {
+		if in.Method != "elicitation/create" {
+			return false
+		}
+	}
+	return true
+}
+
+// askInputs asks each elicitation of inputs in askuser, in the order of
+// their keys, and returns the results by key; the first that cannot be
+// answered stops it.
+func (r *relay) askInputs(ctx context.Context, inputs map[string]message) (map[string]elicit.Result, error) {
+	ids := make([]string, 0, len(inputs))
+	for id := range inputs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	responses := map[string]elicit.Result{}
+	for _, id := range ids {
+		var p elicit.Params
+		if err := json.Unmarshal(inputs[id].Params, &p); err != nil {
+			return nil, &cannotAsk{why: "inputRequests." + id + ": " + err.Error()}
+		}
+		res, err := r.askElicitation(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		responses[id] = res
+	}
+	return responses, nil
+}
+
+// inputsFailed ends the call id whose inputs askInputs could not answer
+// with err; line is the server's input_required result.
+func (r *relay) inputsFailed(ctx context.Context, id json.RawMessage, line []byte, err error) {
+	var ca *cannotAsk
+	switch {
+	case errors.Is(context.Cause(ctx), errPeerCancelled):
+		// the client cancelled its call: nothing more is due
+	case ctx.Err() != nil:
+		// stopping: the client is gone or going
+	case errors.As(err, &ca) && r.clientCanElicit():
+		// The client's own round trip, from the start.
+		r.mu.Lock()
+		delete(r.calls, string(id))
+		r.mu.Unlock()
+		_ = r.toClient.write(line)
+	default:
+		r.replyError(r.toClient, id, -32603, err.Error())
+	}
 }
 
 // retryCall is the client's call again, with the answers in inputResponses

@@ -186,47 +186,16 @@ func (j *Journal) writeState(b []byte) error {
 			return err
 		}
 	}
-	if j.f != nil && !j.stillAtPath() {
-		j.closeFile()
-	}
-	if j.f == nil {
-		f, err := openRegular(j.path, unix.O_RDWR|unix.O_APPEND, false)
-		if errors.Is(err, fs.ErrNotExist) {
-			// Deleted under us (or the whole state dir): the records
-			// before this one went with it; write the whole live state.
-			if err := j.Compact(); err != nil {
-				return err
-			}
-			f, err = openRegular(j.path, unix.O_RDWR|unix.O_APPEND, false)
-		}
-		if err != nil {
-			return j.unavailable(err)
-		}
-		j.f = f
+	if err := j.openState(); err != nil {
+		return err
 	}
 	fi, err := j.f.Stat()
 	if err != nil {
 		return j.unavailable(err)
 	}
-	if fi.Size() != j.size {
-		// Not as we left it. A last line without its newline (a write cut
-		// short that could not be cut back, a fragment put there by
-		// anything else) would swallow this record: rewrite the journal
-		// instead.
-		if whole, err := endsWhole(j.f); err != nil || !whole {
-			j.closeFile()
-			if err != nil {
-				return j.unavailable(err)
-			}
-			j.opts.Logf("state journal %s: its last line is cut short; rewriting it from the live state", j.path)
-			j.broken = true
-			return j.writeState(b)
-		}
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink == 0 {
-		// Unlinked while we held it: the records would go nowhere.
-		j.closeFile()
-		j.broken = true
+	if rewrite, err := j.mustRewrite(fi); err != nil {
+		return err
+	} else if rewrite {
 		return j.writeState(b)
 	}
 	if _, err := j.f.Write(b); err != nil {
@@ -242,6 +211,59 @@ func (j *Journal) writeState(b []byte) error {
 	j.size = fi.Size() + int64(len(b))
 	j.dirty = true
 	return nil
+}
+
+// openState opens state.jsonl for appending, unless the file open is still
+// the one at its path.
+func (j *Journal) openState() error {
+	if j.f != nil && !j.stillAtPath() {
+		j.closeFile()
+	}
+	if j.f != nil {
+		return nil
+	}
+	f, err := openRegular(j.path, unix.O_RDWR|unix.O_APPEND, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		// Deleted under us (or the whole state dir): the records
+		// before this one went with it; write the whole live state.
+		if err := j.Compact(); err != nil {
+			return err
+		}
+		f, err = openRegular(j.path, unix.O_RDWR|unix.O_APPEND, false)
+	}
+	if err != nil {
+		return j.unavailable(err)
+	}
+	j.f = f
+	return nil
+}
+
+// mustRewrite reports whether the open journal, as fi found it, can no
+// longer take a record appended to it. If so it is closed and marked broken,
+// so that the next write rewrites it from the live state.
+func (j *Journal) mustRewrite(fi fs.FileInfo) (bool, error) {
+	if fi.Size() != j.size {
+		// Not as we left it. A last line without its newline (a write cut
+		// short that could not be cut back, a fragment put there by
+		// anything else) would swallow this record: rewrite the journal
+		// instead.
+		if whole, err := endsWhole(j.f); err != nil || !whole {
+			j.closeFile()
+			if err != nil {
+				return false, j.unavailable(err)
+			}
+			j.opts.Logf("state journal %s: its last line is cut short; rewriting it from the live state", j.path)
+			j.broken = true
+			return true, nil
+		}
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink == 0 {
+		// Unlinked while we held it: the records would go nowhere.
+		j.closeFile()
+		j.broken = true
+		return true, nil
+	}
+	return false, nil
 }
 
 func (j *Journal) unavailable(err error) error {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 
 	"golang.org/x/sys/unix"
 
@@ -32,69 +33,86 @@ func replay(path string, m *model, maxLine int, logf func(string, ...any)) (newe
 		return 0
 	}
 	defer f.Close()
-	var (
-		bad, good int
-		firstBad  string
-		lr        lineReader
-	)
-	err = eachLine(f, maxLine, func(lineNo int, line []byte, tooLong, last bool) {
-		if newer > 0 {
-			return
-		}
-		if last {
-			// No newline: the daemon died mid-append. Everything before is good.
-			size := fmt.Sprintf("%d bytes", len(line))
-			if tooLong {
-				size = fmt.Sprintf("over %d bytes", maxLine)
-			}
-			logf("state journal %s: dropped a last line cut short (%s), kept the %d records before it", path, size, good)
-			return
-		}
-		problem := ""
-		var r Record
-		switch {
-		case tooLong:
-			problem = fmt.Sprintf("line %d: longer than %d bytes", lineNo, maxLine)
-		case len(bytes.TrimSpace(line)) == 0:
-			return
-		default:
-			var why string
-			if r, why, newer = lr.decode(line); newer > 0 {
-				return
-			}
-			if why != "" {
-				problem = fmt.Sprintf("line %d: %s", lineNo, why)
-			} else if !m.apply(r) {
-				problem = fmt.Sprintf("line %d: a %q record for %q fits nothing before it", lineNo, r.Op, r.ID)
-			}
-		}
-		if problem != "" {
-			bad++
-			if firstBad == "" {
-				firstBad = problem
-			}
-			return
-		}
-		good++
-	})
-	if newer > 0 {
+	rp := &replayer{path: path, m: m, maxLine: maxLine, logf: logf}
+	err = eachLine(f, maxLine, rp.line)
+	if rp.newer > 0 {
 		logf("state journal %s is format %d, written by a newer askuserd (this one reads up to format %d): nothing restored, and it is left as it is",
-			path, newer, Format)
-		return newer
+			path, rp.newer, Format)
+		return rp.newer
 	}
 	if err != nil {
-		logf("state journal %s: reading stopped at an error, kept the %d records before it: %v", path, good, err)
-		bad++
+		logf("state journal %s: reading stopped at an error, kept the %d records before it: %v", path, rp.good, err)
+		rp.bad++
 	}
-	if bad > 0 {
-		keep := path + ".corrupt"
-		if err := copyFile(path, keep); err != nil {
-			logf("state journal %s: could not keep a copy at %s: %v", path, keep, err)
-		}
-		logf("state journal %s: skipped %d damaged records (first at %s), recovered the other %d; the damaged file is kept at %s",
-			path, bad, firstBad, good, keep)
+	if rp.bad > 0 {
+		rp.keepDamaged()
 	}
 	return 0
+}
+
+// replayer is one replay under way: what it kept and what it skipped.
+type replayer struct {
+	path    string
+	m       *model
+	maxLine int
+	logf    func(string, ...any)
+
+	lr        lineReader
+	good, bad int
+	firstBad  string
+	newer     int // the format of a journal too new to read, once seen
+}
+
+// line replays one line of the journal (eachLine's fn).
+func (rp *replayer) line(lineNo int, line []byte, tooLong, last bool) {
+	switch {
+	case rp.newer > 0:
+	case last:
+		// No newline: the daemon died mid-append. Everything before is good.
+		size := fmt.Sprintf("%d bytes", len(line))
+		if tooLong {
+			size = fmt.Sprintf("over %d bytes", rp.maxLine)
+		}
+		rp.logf("state journal %s: dropped a last line cut short (%s), kept the %d records before it", rp.path, size, rp.good)
+	case tooLong:
+		rp.damaged(fmt.Sprintf("line %d: longer than %d bytes", lineNo, rp.maxLine))
+	case len(bytes.TrimSpace(line)) == 0:
+	default:
+		rp.record(lineNo, line)
+	}
+}
+
+// record applies the record on a line, or counts it damaged.
+func (rp *replayer) record(lineNo int, line []byte) {
+	r, why, newer := rp.lr.decode(line)
+	if rp.newer = newer; newer > 0 {
+		return
+	}
+	switch {
+	case why != "":
+		rp.damaged(fmt.Sprintf("line %d: %s", lineNo, why))
+	case !rp.m.apply(r):
+		rp.damaged(fmt.Sprintf("line %d: a %q record for %q fits nothing before it", lineNo, r.Op, r.ID))
+	default:
+		rp.good++
+	}
+}
+
+func (rp *replayer) damaged(problem string) {
+	rp.bad++
+	if rp.firstBad == "" {
+		rp.firstBad = problem
+	}
+}
+
+// keepDamaged keeps a copy of the damaged journal for a person to look at.
+func (rp *replayer) keepDamaged() {
+	keep := rp.path + ".corrupt"
+	if err := copyFile(rp.path, keep); err != nil {
+		rp.logf("state journal %s: could not keep a copy at %s: %v", rp.path, keep, err)
+	}
+	rp.logf("state journal %s: skipped %d damaged records (first at %s), recovered the other %d; the damaged file is kept at %s",
+		rp.path, rp.bad, rp.firstBad, rp.good, keep)
 }
 
 // eachLine calls fn for each line of r, without its newline. A line longer
@@ -138,16 +156,9 @@ func eachLine(r io.Reader, max int, fn func(lineNo int, line []byte, tooLong, la
 // mark may be gone too, so it is read from its start for every result the
 // journal still holds (all), which are the ones that can be written again.
 func missingHistory(path string, mark int64, resolved, all []history.Entry, logf func(string, ...any)) []history.Entry {
-	seen := map[string]int{}
-	f, err := openRegular(path, unix.O_RDONLY, false)
-	cut := mark > 0 && errors.Is(err, fs.ErrNotExist)
-	if err == nil {
+	f, cut, err := openHistoryAt(path, mark)
+	if f != nil {
 		defer f.Close()
-		if fi, err := f.Stat(); err == nil && fi.Size() >= mark {
-			_, _ = f.Seek(mark, io.SeekStart)
-		} else if err == nil {
-			cut = true
-		}
 	}
 	if cut && len(all) > 0 {
 		logf("history %s is shorter than when the journal was last compacted (cut or replaced): "+
@@ -157,15 +168,9 @@ func missingHistory(path string, mark int64, resolved, all []history.Entry, logf
 	if len(resolved) == 0 {
 		return nil
 	}
+	seen := map[string]int{}
 	if err == nil {
-		_ = eachLine(f, 64<<20, func(_ int, line []byte, tooLong, _ bool) {
-			var h struct {
-				RequestID string `json:"requestId"`
-			}
-			if !tooLong && json.Unmarshal(line, &h) == nil {
-				seen[h.RequestID]++
-			}
-		})
+		seen = countRequestIDs(f)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		logf("history: cannot read it to check it is whole: %v", err)
 	}
@@ -181,6 +186,40 @@ func missingHistory(path string, mark int64, resolved, all []history.Entry, logf
 		logf("history: %d resolved requests were missing from %s; writing them", len(missing), path)
 	}
 	return missing
+}
+
+// openHistoryAt opens history.jsonl at offset mark. cut says the file is
+// shorter than mark, or gone when mark is past its start; a file shorter
+// than mark is read from its start, as is one that cannot be measured.
+func openHistoryAt(path string, mark int64) (f *os.File, cut bool, err error) {
+	f, err = openRegular(path, unix.O_RDONLY, false)
+	if err != nil {
+		return nil, mark > 0 && errors.Is(err, fs.ErrNotExist), err
+	}
+	fi, serr := f.Stat()
+	switch {
+	case serr != nil:
+		return f, false, nil
+	case fi.Size() < mark:
+		return f, true, nil
+	}
+	_, _ = f.Seek(mark, io.SeekStart)
+	return f, false, nil
+}
+
+// countRequestIDs counts how often each requestId comes in what is left of
+// r's lines.
+func countRequestIDs(r io.Reader) map[string]int {
+	seen := map[string]int{}
+	_ = eachLine(r, 64<<20, func(_ int, line []byte, tooLong, _ bool) {
+		var h struct {
+			RequestID string `json:"requestId"`
+		}
+		if !tooLong && json.Unmarshal(line, &h) == nil {
+			seen[h.RequestID]++
+		}
+	})
+	return seen
 }
 
 func copyFile(from, to string) error {

@@ -15,23 +15,9 @@ import (
 // refuse it (web-push-libs/web-push#947), so that a phone never silently
 // gets nothing.
 func CheckPushContact(s string) error {
-	var host string
-	switch {
-	case strings.HasPrefix(s, "mailto:"):
-		// Not net/mail: the clients read this package and link no net.
-		local, domain, ok := strings.Cut(strings.TrimPrefix(s, "mailto:"), "@")
-		if !ok || local == "" || domain == "" || strings.ContainsAny(s, " <>,;\"\t\n") || strings.Contains(domain, "@") {
-			return fmt.Errorf("must be mailto: and one e-mail address, got %q", s)
-		}
-		host = domain
-	case strings.HasPrefix(s, "https://"):
-		u, err := url.Parse(s)
-		if err != nil || u.Hostname() == "" {
-			return fmt.Errorf("must be an https URL, got %q", s)
-		}
-		host = u.Hostname()
-	default:
-		return fmt.Errorf("must be a mailto: address or an https URL (Apple's push service takes nothing else), got %q", s)
+	host, err := pushContactHost(s)
+	if err != nil {
+		return err
 	}
 	host = strings.ToLower(strings.TrimSuffix(host, "."))
 	if ip, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
@@ -49,4 +35,25 @@ func CheckPushContact(s string) error {
 		}
 	}
 	return nil
+}
+
+// pushContactHost is the host a contact names: the domain of a mailto:
+// address, the host of an https URL.
+func pushContactHost(s string) (string, error) {
+	switch {
+	case strings.HasPrefix(s, "mailto:"):
+		// Not net/mail: the clients read this package and link no net.
+		local, domain, ok := strings.Cut(strings.TrimPrefix(s, "mailto:"), "@")
+		if !ok || local == "" || domain == "" || strings.ContainsAny(s, " <>,;\"\t\n") || strings.Contains(domain, "@") {
+			return "", fmt.Errorf("must be mailto: and one e-mail address, got %q", s)
+		}
+		return domain, nil
+	case strings.HasPrefix(s, "https://"):
+		u, err := url.Parse(s)
+		if err != nil || u.Hostname() == "" {
+			return "", fmt.Errorf("must be an https URL, got %q", s)
+		}
+		return u.Hostname(), nil
+	}
+	return "", fmt.Errorf("must be a mailto: address or an https URL (Apple's push service takes nothing else), got %q", s)
 }

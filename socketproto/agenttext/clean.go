@@ -24,37 +24,50 @@ func Clean(s string, keepNewlines bool) string {
 			i++
 			continue
 		}
-		switch {
-		case r == 0x1b: // ESC
-			i += n
-			i = skipEscape(s, i)
+		if next, ok := skipSequence(s, r, i+n); ok {
+			i = next
 			continue
-		case r == 0x9b: // 8-bit CSI
-			i = skipCSI(s, i+n)
-			continue
-		case r == 0x9d || r == 0x90 || r == 0x98 || r == 0x9e || r == 0x9f: // 8-bit OSC, DCS, SOS, PM, APC
-			i = skipString(s, i+n)
-			continue
-		case r == '\n':
-			if keepNewlines {
-				b.WriteByte('\n')
-			} else {
-				b.WriteByte(' ')
-			}
-		case r == '\t':
-			b.WriteString("    ")
-		case r == '\r':
-			// "\r\n" is a newline already; a lone '\r' could overwrite a line.
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			// other C0 and C1 controls: dropped
-		case IsBidiControl(r):
-			b.WriteString(bidiEscape(r))
-		default:
-			b.WriteString(s[i : i+n])
 		}
+		writeClean(&b, r, s[i:i+n], keepNewlines)
 		i += n
 	}
 	return b.String()
+}
+
+// skipSequence skips the escape sequence r starts, if it starts one, and
+// returns the index after it; after is the index after r.
+func skipSequence(s string, r rune, after int) (int, bool) {
+	switch r {
+	case 0x1b: // ESC
+		return skipEscape(s, after), true
+	case 0x9b: // 8-bit CSI
+		return skipCSI(s, after), true
+	case 0x9d, 0x90, 0x98, 0x9e, 0x9f: // 8-bit OSC, DCS, SOS, PM, APC
+		return skipString(s, after), true
+	}
+	return after, false
+}
+
+// writeClean writes r, written raw in the text, as Clean shows it.
+func writeClean(b *strings.Builder, r rune, raw string, keepNewlines bool) {
+	switch {
+	case r == '\n':
+		if keepNewlines {
+			b.WriteByte('\n')
+		} else {
+			b.WriteByte(' ')
+		}
+	case r == '\t':
+		b.WriteString("    ")
+	case r == '\r':
+		// "\r\n" is a newline already; a lone '\r' could overwrite a line.
+	case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+		// other C0 and C1 controls: dropped
+	case IsBidiControl(r):
+		b.WriteString(bidiEscape(r))
+	default:
+		b.WriteString(raw)
+	}
 }
 
 // skipEscape skips what follows an ESC at s[i:] and returns the index after it.

@@ -134,98 +134,152 @@ func waitFor(ctx context.Context, o Options, id string, first socketproto.Messag
 	if err != nil {
 		return socketproto.Response{}, err
 	}
+	w := &waiter{ctx: ctx, o: o, id: id, first: first, onQueued: onQueued, withdrawOnCancel: withdrawOnCancel, acked: acked, s: s}
 	defer func() {
-		if s != nil {
-			s.close()
+		if w.s != nil {
+			w.s.close()
 		}
 	}()
-	var noAck <-chan time.Time
 	if !acked {
 		t := time.NewTimer(AckWait)
 		defer t.Stop()
-		noAck = t.C
+		w.noAck = t.C
 	}
-	resumed := false
-	sendErr := s.conn.Send(first)
+	w.sendErr = s.conn.Send(first)
 	for {
-		var r received
-		if sendErr != nil {
-			// The daemon may have refused the message and closed while it
-			// was still being written (a request over
-			// limits.max_message_bytes): what it said before closing is
-			// the answer, not a lost connection to resume from — resending
-			// would be refused the same way, for ever.
-			if e := refusalBeforeClose(s); e != nil {
-				return socketproto.Response{}, e
-			}
-			r = received{err: sendErr}
-		} else {
-			select {
-			case <-ctx.Done():
-				if withdrawOnCancel {
-					withdraw(s, id, settledHow(ctx))
-				}
-				return socketproto.Response{}, ctx.Err()
-			case <-noAck:
-				return socketproto.Response{}, fmt.Errorf("%w: askuserd took the connection but did not acknowledge request %s within %v", ErrConnectionLost, id, AckWait)
-			case r = <-s.in:
-			}
+		r, err := w.next()
+		if err != nil {
+			return socketproto.Response{}, err
 		}
 		if r.err != nil {
-			if errors.Is(r.err, socketproto.ErrTooLarge) {
-				// The client reads far more than limits.max_message_bytes
-				// (see socketproto.NewConn): naming that setting would send
-				// the user to a knob that does not help.
-				return socketproto.Response{}, fmt.Errorf("askuserd sent a message over %d bytes, the most this client reads: %w", s.conn.ReadLimit(), r.err)
+			if err := w.resume(r.err); err != nil {
+				return socketproto.Response{}, err
 			}
-			s.close()
-			s = nil
-			ns, rerr := reconnect(ctx, o, acked)
-			if rerr != nil {
-				if ctx.Err() != nil {
-					return socketproto.Response{}, ctx.Err()
-				}
-				if !acked && refusedToRun(rerr) {
-					// The daemon never took the question, and none will
-					// run here: as if the first dial had said so.
-					return socketproto.Response{}, rerr
-				}
-				if refusedToRun(rerr) {
-					return socketproto.Response{}, fmt.Errorf("%w while waiting for %s: %v; reconnecting: %w", ErrConnectionLost, id, r.err, rerr)
-				}
-				return socketproto.Response{}, fmt.Errorf("%w while waiting for %s: %v; gave up reconnecting after %v: %w", ErrConnectionLost, id, r.err, ReconnectWindow, rerr)
-			}
-			s = ns
-			resumed = true
-			sendErr = s.conn.Send(socketproto.Wait{RequestID: id})
 			continue
 		}
-		if !acked {
+		if !w.acked {
 			// Whatever the daemon says of the request, it has read it.
-			acked, noAck = true, nil
+			w.acked, w.noAck = true, nil
 		}
-		switch m := r.msg.(type) {
-		case socketproto.Queued:
-			if onQueued != nil {
-				onQueued(m)
-			}
-		case socketproto.Response:
-			return m, nil
-		case *socketproto.Error:
-			if resumed && m.Code == socketproto.CodeNotFound {
-				if req, ok := first.(socketproto.AskUserRequest); ok {
-					// A daemon that restarted without its state has forgotten
-					// the question: ask it again under the same id rather
-					// than lose it. Once per reconnection, so this cannot loop.
-					resumed = false
-					sendErr = s.conn.Send(req)
-					continue
-				}
-				return socketproto.Response{}, fmt.Errorf("%w: reconnected, but askuserd no longer knows request %s (%w)", ErrConnectionLost, id, m)
-			}
-			return socketproto.Response{}, m
+		if resp, done, err := w.handle(r.msg); done {
+			return resp, err
 		}
 	}
+}
+
+// waiter is one waitFor: the request it waits for and the connection it
+// waits on, which changes each time one breaks.
+type waiter struct {
+	ctx              context.Context
+	o                Options
+	id               string
+	first            socketproto.Message
+	onQueued         func(socketproto.Queued)
+	withdrawOnCancel bool
+
+	s       *session
+	sendErr error            // the last send's, until the next read
+	acked   bool             // the daemon has said something of the request
+	noAck   <-chan time.Time // fires when it took too long to
+	resumed bool             // reconnected, and not yet answered on the new connection
+}
+
+// next returns what the connection read next, or the error that ends the
+// wait: ctx done, no acknowledgement in time, or a refusal the daemon sent
+// before closing.
+func (w *waiter) next() (received, error) {
+	if w.sendErr != nil {
+		// The daemon may have refused the message and closed while it
+		// was still being written (a request over
+		// limits.max_message_bytes): what it said before closing is
+		// the answer, not a lost connection to resume from — resending
+		// would be refused the same way, for ever.
+		if e := refusalBeforeClose(w.s); e != nil {
+			return received{}, e
+		}
+		return received{err: w.sendErr}, nil
+	}
+	select {
+	case <-w.ctx.Done():
+		if w.withdrawOnCancel {
+			withdraw(w.s, w.id, settledHow(w.ctx))
+		}
+		return received{}, w.ctx.Err()
+	case <-w.noAck:
+		return received{}, fmt.Errorf("%w: askuserd took the connection but did not acknowledge request %s within %v", ErrConnectionLost, w.id, AckWait)
+	case r := <-w.s.in:
+		return r, nil
+	}
+}
+
+// resume replaces a connection that broke with cause by a new one waiting
+// for the same request, or says why it cannot.
+func (w *waiter) resume(cause error) error {
+	if errors.Is(cause, socketproto.ErrTooLarge) {
+		// The client reads far more than limits.max_message_bytes
+		// (see socketproto.NewConn): naming that setting would send
+		// the user to a knob that does not help.
+		return fmt.Errorf("askuserd sent a message over %d bytes, the most this client reads: %w", w.s.conn.ReadLimit(), cause)
+	}
+	w.s.close()
+	w.s = nil
+	ns, err := reconnect(w.ctx, w.o, w.acked)
+	if err != nil {
+		return w.gaveUp(cause, err)
+	}
+	w.s = ns
+	w.resumed = true
+	w.sendErr = w.s.conn.Send(socketproto.Wait{RequestID: w.id})
+	return nil
+}
+
+// gaveUp is the error for a connection that broke with cause and could not
+// be replaced because of err.
+func (w *waiter) gaveUp(cause, err error) error {
+	if w.ctx.Err() != nil {
+		return w.ctx.Err()
+	}
+	if !w.acked && refusedToRun(err) {
+		// The daemon never took the question, and none will
+		// run here: as if the first dial had said so.
+		return err
+	}
+	if refusedToRun(err) {
+		return fmt.Errorf("%w while waiting for %s: %v; reconnecting: %w", ErrConnectionLost, w.id, cause, err)
+	}
+	return fmt.Errorf("%w while waiting for %s: %v; gave up reconnecting after %v: %w", ErrConnectionLost, w.id, cause, ReconnectWindow, err)
+}
+
+// handle acts on a message about the request; done says the wait is over.
+func (w *waiter) handle(msg socketproto.Message) (resp socketproto.Response, done bool, err error) {
+	switch m := msg.(type) {
+	case socketproto.Queued:
+		if w.onQueued != nil {
+			w.onQueued(m)
+		}
+	case socketproto.Response:
+		return m, true, nil
+	case *socketproto.Error:
+		return w.refused(m)
+	}
+	return socketproto.Response{}, false, nil
+}
+
+// refused acts on an error the daemon sent about the request.
+func (w *waiter) refused(m *socketproto.Error) (resp socketproto.Response, done bool, err error) {
+	if !w.resumed || m.Code != socketproto.CodeNotFound {
+		return socketproto.Response{}, true, m
+	}
+	req, ok := w.first.(socketproto.AskUserRequest)
+	if !ok {
+		return socketproto.Response{}, true, fmt.Errorf("%w: reconnected, but askuserd no longer knows request %s (%w)", ErrConnectionLost, w.id, m)
+	}
+	// A daemon that restarted without its state has forgotten the
+	// question: ask it again under the same id rather than lose it. Once
+	// per reconnection, so this cannot loop.
+	w.resumed = false
+	w.sendErr = w.s.conn.Send(req)
+	return socketproto.Response{}, false, nil
 }
 
 // refusalBeforeClose reads what the daemon sent on a connection whose send

@@ -74,76 +74,118 @@ func Connect(ctx context.Context, o Options) (*socketproto.Conn, error) {
 	if !o.Autostart {
 		return nil, fmt.Errorf("%w on %s: %w%s", ErrUnreachable, o.SocketPath, err, whatToDo(err))
 	}
+	return autostart(ctx, o, err)
+}
+
+// autostart starts a daemon because dialing said dialErr, and dials until
+// one answers, starting another when one steps aside, up to maxStarts.
+func autostart(ctx context.Context, o Options, dialErr error) (*socketproto.Conn, error) {
 	started, serr := startDaemon(o)
 	if serr != nil {
-		return nil, fmt.Errorf("%w on %s (%v), and starting it failed: %w", ErrUnreachable, o.SocketPath, err, serr)
+		return nil, fmt.Errorf("%w on %s (%v), and starting it failed: %w", ErrUnreachable, o.SocketPath, dialErr, serr)
 	}
-	deadline := time.Now().Add(autostartWait)
-	pause := 5 * time.Millisecond
-	starts := 1
-	var last *startOutcome
+	a := &autostarter{o: o, started: started, starts: 1, deadline: time.Now().Add(autostartWait), pause: 5 * time.Millisecond}
 	for {
-		c, err = socketproto.Dial(o.SocketPath, o.MaxMessageBytes)
+		c, err := socketproto.Dial(o.SocketPath, o.MaxMessageBytes)
 		if err == nil {
-			if started == nil {
+			if a.started == nil {
 				return c, nil
 			}
-			return vouch(ctx, o, c, started, deadline)
+			return vouch(ctx, o, c, a.started, a.deadline)
 		}
 		if peertrust.IsRefusal(err) {
 			// Someone else's socket appeared while ours was starting.
 			return nil, fmt.Errorf("%w: %w", ErrUnreachable, err)
 		}
-		if time.Now().After(deadline) {
-			break
+		if time.Now().After(a.deadline) {
+			return nil, a.timedOut(err)
 		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case out := <-started:
-			started, last = nil, &out
-			if out.status.Ready {
-				continue // listening: dial at once
-			}
-			// A daemon that refused for a reason of its own (the state dir
-			// held by a daemon on another socket, a broken config) will
-			// refuse again: say why now rather than after the deadline.
-			// Losing to a daemon on this very socket is a start-up race:
-			// that one is about to answer.
-			if out.status.Code == socketproto.StartRefused {
-				return nil, fmt.Errorf("%w on %s: %w", ErrUnreachable, o.SocketPath, &StartRefusal{Reason: out.status.Message})
-			}
-			// It lost to a daemon that was still shutting down (its lock
-			// not yet released) or to one starting beside it: if nothing
-			// answers, start another rather than wait out the deadline.
-			time.Sleep(pause)
-			if c, err = socketproto.Dial(o.SocketPath, o.MaxMessageBytes); err == nil {
-				return c, nil
-			}
-			// Past maxStarts keep polling: the winner of a start-up race
-			// may still be on its way to listening.
-			if starts < maxStarts {
-				if started, serr = startDaemon(o); serr != nil {
-					return nil, fmt.Errorf("%w on %s (%v), and starting it failed: %w", ErrUnreachable, o.SocketPath, err, serr)
-				}
-				starts++
-			}
-		case <-time.After(pause):
-		}
-		if pause < 100*time.Millisecond {
-			pause *= 2
+		if c, err := a.await(ctx); c != nil || err != nil {
+			return c, err
 		}
 	}
-	cause := fmt.Errorf("%v; the started askuserd did not answer within %v%s", err, autostartWait, logHint(o))
+}
+
+// autostarter is one autostart under way.
+type autostarter struct {
+	o        Options
+	started  <-chan startOutcome // the latest start's, nil once it said
+	starts   int
+	last     *startOutcome // the latest start that said how it went
+	deadline time.Time
+	pause    time.Duration // between dials, doubling up to 100 ms
+}
+
+// await waits a pause between dials, or less when the latest start says
+// how it went. It returns a connection or an error to end the autostart
+// with, or neither to dial again.
+func (a *autostarter) await(ctx context.Context) (*socketproto.Conn, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case out := <-a.started:
+		return a.ended(out)
+	case <-time.After(a.pause):
+		a.slowDown()
+		return nil, nil
+	}
+}
+
+// ended acts on how the latest start went, like await.
+func (a *autostarter) ended(out startOutcome) (*socketproto.Conn, error) {
+	a.started, a.last = nil, &out
+	if out.status.Ready {
+		return nil, nil // listening: dial at once
+	}
+	// A daemon that refused for a reason of its own (the state dir
+	// held by a daemon on another socket, a broken config) will
+	// refuse again: say why now rather than after the deadline.
+	// Losing to a daemon on this very socket is a start-up race:
+	// that one is about to answer.
+	if out.status.Code == socketproto.StartRefused {
+		return nil, fmt.Errorf("%w on %s: %w", ErrUnreachable, a.o.SocketPath, &StartRefusal{Reason: out.status.Message})
+	}
+	// It lost to a daemon that was still shutting down (its lock
+	// not yet released) or to one starting beside it: if nothing
+	// answers, start another rather than wait out the deadline.
+	time.Sleep(a.pause)
+	c, err := socketproto.Dial(a.o.SocketPath, a.o.MaxMessageBytes)
+	if err == nil {
+		return c, nil
+	}
+	// Past maxStarts keep polling: the winner of a start-up race
+	// may still be on its way to listening.
+	if a.starts < maxStarts {
+		started, serr := startDaemon(a.o)
+		if serr != nil {
+			return nil, fmt.Errorf("%w on %s (%v), and starting it failed: %w", ErrUnreachable, a.o.SocketPath, err, serr)
+		}
+		a.started = started
+		a.starts++
+	}
+	a.slowDown()
+	return nil, nil
+}
+
+func (a *autostarter) slowDown() {
+	if a.pause < 100*time.Millisecond {
+		a.pause *= 2
+	}
+}
+
+// timedOut is the error for an autostart whose deadline passed with the
+// socket still saying err.
+func (a *autostarter) timedOut(err error) error {
+	cause := fmt.Errorf("%v; the started askuserd did not answer within %v%s", err, autostartWait, logHint(a.o))
 	// The last start that ended says more than the deadline does, even
 	// when a later one is still on its way.
-	if last != nil && !last.status.Ready {
-		cause = fmt.Errorf("%v; the started askuserd exited: %v%s", err, last.exit, logHint(o))
-		if last.status.Message != "" {
-			cause = &StartRefusal{Reason: last.status.Message}
+	if a.last != nil && !a.last.status.Ready {
+		cause = fmt.Errorf("%v; the started askuserd exited: %v%s", err, a.last.exit, logHint(a.o))
+		if a.last.status.Message != "" {
+			cause = &StartRefusal{Reason: a.last.status.Message}
 		}
 	}
-	return nil, fmt.Errorf("%w on %s: %w", ErrUnreachable, o.SocketPath, cause)
+	return fmt.Errorf("%w on %s: %w", ErrUnreachable, a.o.SocketPath, cause)
 }
 
 // vouch hands out c, a connection that reached the socket, only once the

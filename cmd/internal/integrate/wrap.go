@@ -24,21 +24,9 @@ func Wrap(a Agent, env Env, changes []Change, names []string) ([]Change, []strin
 		return nil, nil, fmt.Errorf("--wrap knows Claude Code's and Gemini CLI's settings, not %s's; put %q mcp-proxy -- in front of the server's command by hand", a.Name, env.Client)
 	}
 	path := a.MCPSettings(env)
-	at := -1
-	for i, c := range changes {
-		if c.Path == path {
-			at = i
-		}
-	}
-	var old, cur []byte
-	if at >= 0 {
-		old, cur = changes[at].Old, changes[at].New
-	} else {
-		var err error
-		if old, err = ReadConfigFile(path); err != nil {
-			return nil, nil, err
-		}
-		cur = old
+	at, old, cur, err := planned(changes, path)
+	if err != nil {
+		return nil, nil, err
 	}
 	root, err := parseJSONObject(cur)
 	if err != nil {
@@ -48,17 +36,9 @@ func Wrap(a Agent, env Env, changes []Change, names []string) ([]Change, []strin
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %v", path, err)
 	}
-	snippet := NewJSONObject()
-	var notes []string
-	for _, name := range names {
-		entry, note, err := wrapEntry(a, servers, name, env.Client)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %v", path, err)
-		}
-		snippet.Set(name, entry)
-		if note != "" {
-			notes = append(notes, note)
-		}
+	snippet, notes, err := wrapEntries(a, servers, names, env.Client)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", path, err)
 	}
 	next, err := jsonIndent(root)
 	if err != nil {
@@ -68,15 +48,7 @@ func Wrap(a Agent, env Env, changes []Change, names []string) ([]Change, []strin
 	if err != nil {
 		return nil, nil, err
 	}
-	c := Change{Path: path, Old: old, New: next, Mode: 0o600, Snippet: string(show)}
-	if old != nil {
-		// Already wrapped: left byte for byte.
-		if same, err := parseJSONObject(old); err == nil {
-			if a, _ := jsonIndent(same); string(a) == string(next) {
-				c.New = old
-			}
-		}
-	}
+	c := Change{Path: path, Old: old, New: keepIfSame(old, next), Mode: 0o600, Snippet: string(show)}
 	if at >= 0 {
 		// One document per file: the wrapped servers go into the
 		// snippet askuser's own entry already shows.
@@ -87,6 +59,57 @@ func Wrap(a Agent, env Env, changes []Change, names []string) ([]Change, []strin
 		return changes, notes, nil
 	}
 	return append(changes, c), notes, nil
+}
+
+// planned finds the plan's change of path (at, -1 if none) and returns the
+// file as it was and as the plan leaves it so far; without a change, both
+// are the file as it is.
+func planned(changes []Change, path string) (at int, old, cur []byte, err error) {
+	at = -1
+	for i, c := range changes {
+		if c.Path == path {
+			at = i
+		}
+	}
+	if at >= 0 {
+		return at, changes[at].Old, changes[at].New, nil
+	}
+	if old, err = ReadConfigFile(path); err != nil {
+		return -1, nil, nil, err
+	}
+	return at, old, old, nil
+}
+
+// wrapEntries wraps each named server, and returns the wrapped entries as
+// the snippet to show, with a note for each entry that needs one.
+func wrapEntries(a Agent, servers *JSONObject, names []string, client string) (*JSONObject, []string, error) {
+	snippet := NewJSONObject()
+	var notes []string
+	for _, name := range names {
+		entry, note, err := wrapEntry(a, servers, name, client)
+		if err != nil {
+			return nil, nil, err
+		}
+		snippet.Set(name, entry)
+		if note != "" {
+			notes = append(notes, note)
+		}
+	}
+	return snippet, notes, nil
+}
+
+// keepIfSame returns old when next is only old indented again, so that a
+// file whose entries were all wrapped already is left byte for byte.
+func keepIfSame(old, next []byte) []byte {
+	if old == nil {
+		return next
+	}
+	if same, err := parseJSONObject(old); err == nil {
+		if a, _ := jsonIndent(same); string(a) == string(next) {
+			return old
+		}
+	}
+	return next
 }
 
 // mergeServersSnippet adds the servers of wrapped to the mcpServers of the

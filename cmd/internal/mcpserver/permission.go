@@ -55,40 +55,18 @@ func (s *server) permissionPrompt(ctx context.Context, req *mcp.CallToolRequest)
 		args.Input = json.RawMessage("{}")
 	}
 
-	var decision map[string]any
+	var (
+		decision map[string]any
+		failed   *mcp.CallToolResult
+		err      error
+	)
 	if args.ToolName == claudecode.AskTool {
-		ask, perr := claudecode.Request(args.Input, s.cfg.Limits)
-		if perr != nil {
-			return toolError(perr.Error()), nil
-		}
-		agent, refused := s.asker(req)
-		if refused != nil {
-			return refused, nil
-		}
-		resp, failed, err := s.ask(ctx, req, agent, ask)
-		if failed != nil || err != nil {
-			return failed, err
-		}
-		updated, err := claudecode.UpdatedInput(args.Input, ask.Questions, resp)
-		if err != nil {
-			return toolError("input: " + err.Error()), nil
-		}
-		decision = map[string]any{"behavior": "allow", "updatedInput": updated}
+		decision, failed, err = s.askUserQuestion(ctx, req, args.Input)
 	} else {
-		perm := claudecode.Permission{Tool: args.ToolName, Input: args.Input}
-		ask := perm.Request()
-		if perr := socketproto.ValidateRequest(ask.Request, s.cfg.Limits); perr != nil {
-			return toolError(perr.Error()), nil
-		}
-		agent, refused := s.asker(req)
-		if refused != nil {
-			return refused, nil
-		}
-		resp, failed, err := s.ask(ctx, req, agent, ask)
-		if failed != nil || err != nil {
-			return failed, err
-		}
-		decision = permissionDecision(args.Input, perm.Decide(resp))
+		decision, failed, err = s.askPermission(ctx, req, args)
+	}
+	if failed != nil || err != nil {
+		return failed, err
 	}
 	text, err := json.Marshal(decision)
 	if err != nil {
@@ -96,6 +74,48 @@ func (s *server) permissionPrompt(ctx context.Context, req *mcp.CallToolRequest)
 	}
 	// Text only: Claude Code reads the decision from the text.
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}, nil
+}
+
+// askUserQuestion asks Claude Code's AskUserQuestion in askuser and
+// allows it with the answers in its input.
+func (s *server) askUserQuestion(ctx context.Context, req *mcp.CallToolRequest, input json.RawMessage) (map[string]any, *mcp.CallToolResult, error) {
+	ask, perr := claudecode.Request(input, s.cfg.Limits)
+	if perr != nil {
+		return nil, toolError(perr.Error()), nil
+	}
+	resp, failed, err := s.askFor(ctx, req, ask)
+	if failed != nil || err != nil {
+		return nil, failed, err
+	}
+	updated, err := claudecode.UpdatedInput(input, ask.Questions, resp)
+	if err != nil {
+		return nil, toolError("input: " + err.Error()), nil
+	}
+	return map[string]any{"behavior": "allow", "updatedInput": updated}, nil, nil
+}
+
+// askPermission asks whether another tool may run, and decides as the
+// user answered.
+func (s *server) askPermission(ctx context.Context, req *mcp.CallToolRequest, args permissionPromptArgs) (map[string]any, *mcp.CallToolResult, error) {
+	perm := claudecode.Permission{Tool: args.ToolName, Input: args.Input}
+	ask := perm.Request()
+	if perr := socketproto.ValidateRequest(ask.Request, s.cfg.Limits); perr != nil {
+		return nil, toolError(perr.Error()), nil
+	}
+	resp, failed, err := s.askFor(ctx, req, ask)
+	if failed != nil || err != nil {
+		return nil, failed, err
+	}
+	return permissionDecision(args.Input, perm.Decide(resp)), nil, nil
+}
+
+// askFor asks in askuser for the agent that made req.
+func (s *server) askFor(ctx context.Context, req *mcp.CallToolRequest, ask socketproto.AskUserRequest) (socketproto.Response, *mcp.CallToolResult, error) {
+	agent, refused := s.asker(req)
+	if refused != nil {
+		return socketproto.Response{}, refused, nil
+	}
+	return s.ask(ctx, req, agent, ask)
 }
 
 // permissionDecision is the result for a tool other than AskUserQuestion:

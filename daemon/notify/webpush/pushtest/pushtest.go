@@ -344,19 +344,9 @@ func (d *Device) Decrypt(body []byte) ([]byte, error) {
 // 8292): k is publicKey, the JWT is signed by it with ES256, its aud is the
 // endpoint's origin, its exp within 24 hours, and it has a sub.
 func CheckVAPID(header, publicKey, origin string) error {
-	rest, ok := strings.CutPrefix(header, "vapid ")
-	if !ok {
-		return fmt.Errorf("scheme: want \"vapid\", got %q", header)
-	}
-	var t, k string
-	for _, part := range strings.Split(rest, ",") {
-		part = strings.TrimSpace(part)
-		if v, ok := strings.CutPrefix(part, "t="); ok {
-			t = v
-		}
-		if v, ok := strings.CutPrefix(part, "k="); ok {
-			k = v
-		}
+	t, k, err := vapidParams(header)
+	if err != nil {
+		return err
 	}
 	if k != publicKey {
 		return fmt.Errorf("k=%q is not the daemon's key %q", k, publicKey)
@@ -370,6 +360,33 @@ func CheckVAPID(header, publicKey, origin string) error {
 	if b, err := base64.RawURLEncoding.DecodeString(header64); err != nil || json.Unmarshal(b, &hdr) != nil || hdr.Alg != "ES256" {
 		return fmt.Errorf("JWT header: want alg ES256")
 	}
+	if err := checkVAPIDClaims(claims64, origin); err != nil {
+		return err
+	}
+	return checkES256(k, header64+"."+claims64, sig64)
+}
+
+// vapidParams reads t and k from "vapid t=JWT, k=KEY".
+func vapidParams(header string) (t, k string, err error) {
+	rest, ok := strings.CutPrefix(header, "vapid ")
+	if !ok {
+		return "", "", fmt.Errorf("scheme: want \"vapid\", got %q", header)
+	}
+	for _, part := range strings.Split(rest, ",") {
+		part = strings.TrimSpace(part)
+		if v, ok := strings.CutPrefix(part, "t="); ok {
+			t = v
+		}
+		if v, ok := strings.CutPrefix(part, "k="); ok {
+			k = v
+		}
+	}
+	return t, k, nil
+}
+
+// checkVAPIDClaims checks the JWT's claims: aud is origin, exp within 24
+// hours, and a sub.
+func checkVAPIDClaims(claims64, origin string) error {
 	var claims struct {
 		Aud string `json:"aud"`
 		Exp int64  `json:"exp"`
@@ -387,6 +404,11 @@ func CheckVAPID(header, publicKey, origin string) error {
 	if claims.Sub == "" {
 		return errors.New("no sub")
 	}
+	return nil
+}
+
+// checkES256 verifies that sig64 signs signed with the P-256 key k.
+func checkES256(k, signed, sig64 string) error {
 	pub, err := base64.RawURLEncoding.DecodeString(k)
 	if err != nil || len(pub) != 65 {
 		return errors.New("k is not a P-256 point")
@@ -399,7 +421,7 @@ func CheckVAPID(header, publicKey, origin string) error {
 	if err != nil {
 		return fmt.Errorf("k is not a P-256 point: %v", err)
 	}
-	digest := sha256.Sum256([]byte(header64 + "." + claims64))
+	digest := sha256.Sum256([]byte(signed))
 	if !ecdsa.Verify(key, digest[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])) {
 		return errors.New("the JWT's signature does not verify with k")
 	}
