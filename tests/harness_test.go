@@ -160,8 +160,12 @@ func (e *Env) StartDaemon(extraArgs ...string) {
 	e.T.Cleanup(e.StopDaemon)
 }
 
-// StopDaemon sends SIGTERM and waits for a clean exit; anything else fails
-// the test.
+// StopDaemon sends SIGTERM and waits for the daemon to exit; anything but
+// a clean stop fails the test — except the stop the contract allows on a
+// machine so busy that the clean stop took longer than its 2 s (§2: it
+// says so and exits 1; every acknowledged change is already written). The
+// tests of stopping itself (stop_test.go, fifo_state_test.go) hold the
+// clean stop.
 func (e *Env) StopDaemon() {
 	if e.daemon == nil || e.daemon.Process == nil {
 		return
@@ -169,6 +173,10 @@ func (e *Env) StopDaemon() {
 	cmd := e.daemon
 	e.daemon = nil
 	if err := testdaemon.StopBinary(cmd); err != nil {
+		if strings.Contains(e.DaemonLog(), "not stopped cleanly within") {
+			e.T.Logf("%v: the stop past its deadline that §2 allows on a busy machine", err)
+			return
+		}
 		e.T.Errorf("%v; output:\n%s", err, e.daemonLog)
 	}
 }
