@@ -59,7 +59,8 @@ type result struct {
 	settled string
 }
 
-// state is everything the queue goroutine owns.
+// state is everything the queue goroutine owns, in parts that each own one
+// concern (embedded, so that their fields read as the state's).
 type state struct {
 	opts    Options
 	log     *slog.Logger
@@ -68,42 +69,62 @@ type state struct {
 	now     func() time.Time
 	post    func(func(*state)) bool
 
-	pending map[string]*request
-	order   *list.List // of *request, oldest first
-
-	results     map[string]*result
-	expiries    []*result // resolve order = expiry order (one retention for all)
-	expiryTimer *time.Timer
-
-	subs      map[*conn]struct{}
-	panes     int
-	lastState socketproto.DaemonState // the state last announced to subscribers
-
-	idSeq uint64
-
+	queuedRequests // what waits for the user
+	keptResults    // what was resolved, kept for "wait"
+	subscriberSet  // the panes and watchers
 	// followers are told of every change (followers.go).
-	followers   []follower
-	replies     cachedReplies // list and snapshot, encoded once per change
-	journaled                 // the state journal (journal_glue.go)
-	keptAnswers               // answers kept for a repeated request (kept_answers.go)
-	remembered                // remembered decisions (rules_glue.go)
-	// fileTrouble is what was last said of each pending file and not
-	// cleared yet (extensions.go), for subscribers that come later.
-	fileTrouble map[string]string
-	// otherTrouble is what was last said of the daemon's other files
-	// (fileError) and not cleared.
-	otherTrouble map[string]string
+	followers    []follower
+	replies      cachedReplies // list and snapshot, encoded once per change
+	journaled                  // the state journal (journal_glue.go)
+	keptAnswers                // answers kept for a repeated request (kept_answers.go)
+	remembered                 // remembered decisions (rules_glue.go)
+	fileTroubles               // what is said of files that cannot be used
 	// configs follows config.toml (configfile.go).
 	configs configFollowing
 	// held is what the current step sends, released by commit once the
 	// step's journal writes are done (and fsynced, with daemon.sync =
 	// "always"): nothing leaves before the change it reports is kept.
-	held []func()
-	// activity is told of the user's keys and taps (notify.go); push is
-	// the Web Push store; both nil until the notifier starts.
+	held          []func()
+	notifierHooks // the notifier's, once it starts (notify.go)
+}
+
+// queuedRequests are the requests waiting for the user.
+type queuedRequests struct {
+	pending map[string]*request
+	order   *list.List // of *request, oldest first
+	idSeq   uint64
+}
+
+// keptResults are resolved requests whose results are kept for
+// daemon.result_retention.
+type keptResults struct {
+	results     map[string]*result
+	expiries    []*result // resolve order = expiry order (one retention for all)
+	expiryTimer *time.Timer
+}
+
+// subscriberSet is the connections that subscribed.
+type subscriberSet struct {
+	subs      map[*conn]struct{}
+	panes     int
+	lastState socketproto.DaemonState // the state last announced to subscribers
+}
+
+// fileTroubles is what was last said of files that cannot be used, and not
+// cleared yet, for subscribers that come later: each pending file's
+// (extensions.go), and the daemon's other files' (fileError).
+type fileTroubles struct {
+	fileTrouble  map[string]string
+	otherTrouble map[string]string
+}
+
+// notifierHooks are the notifier's: activity is told of the user's keys
+// and taps, push is the Web Push store and pushContact its contact; all
+// nil until the notifier starts (notify.go).
+type notifierHooks struct {
 	activity    func(time.Time)
 	push        pushService
-	pushContact func() (string, error) // webpush.Contact, with push
+	pushContact func() (string, error)
 }
 
 func newQueue(opts Options, log *slog.Logger) *queue {
@@ -112,18 +133,16 @@ func newQueue(opts Options, log *slog.Logger) *queue {
 		done:  make(chan struct{}),
 	}
 	q.st = &state{
-		opts:      opts,
-		log:       log,
-		limits:    opts.Config.Limits,
-		configs:   configFollowing{started: opts.Config},
-		started:   time.Now(),
-		now:       time.Now,
-		post:      q.post,
-		pending:   map[string]*request{},
-		order:     list.New(),
-		results:   map[string]*result{},
-		subs:      map[*conn]struct{}{},
-		lastState: socketproto.StateIdle,
+		opts:           opts,
+		log:            log,
+		limits:         opts.Config.Limits,
+		configs:        configFollowing{started: opts.Config},
+		started:        time.Now(),
+		now:            time.Now,
+		post:           q.post,
+		queuedRequests: queuedRequests{pending: map[string]*request{}, order: list.New()},
+		keptResults:    keptResults{results: map[string]*result{}},
+		subscriberSet:  subscriberSet{subs: map[*conn]struct{}{}, lastState: socketproto.StateIdle},
 	}
 	if opts.now != nil {
 		q.st.now = opts.now
