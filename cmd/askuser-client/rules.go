@@ -108,6 +108,8 @@ func madeWhere(via string) string {
 		return "by you in the pending file"
 	case string(socketproto.ViaCLI):
 		return "by you with askuser-client"
+	case string(socketproto.ViaWeb):
+		return "by you on the web page"
 	}
 	return "by you in the " + via
 }
