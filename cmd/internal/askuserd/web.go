@@ -101,12 +101,19 @@ func runWeb(o webOptions, s command.Streams) error {
 		return runTailscale(addr, cfg.StateDir(), secretPath, s)
 	case o.printURL:
 		base := first(publicURL, baseURL(addr, cert != "", hosts))
-		if publicURL == "" && isLoopbackListen(addr) {
+		loopback := publicURL == "" && isLoopbackListen(addr)
+		// No QR code of a loopback address: no phone can open it, and its
+		// 22 lines would scroll the note that says so out of sight. The
+		// note comes after the address, where it is read.
+		if err := printWebURL(base, secretPath, s, !loopback); err != nil {
+			return err
+		}
+		if loopback {
 			_, port, _ := net.SplitHostPort(addr)
 			host, _ := os.Hostname()
 			fmt.Fprintf(s.Err, loopbackNote, port, port, first(host, "this-machine"), port)
 		}
-		return printWebURL(base, secretPath, s)
+		return nil
 	}
 	if isLoopbackListen(addr) {
 		// A page proxied by tailscale serve arrives with the tailnet name.
@@ -210,16 +217,18 @@ func baseURL(addr string, tls bool, hosts []string) string {
 
 // printWebURL prints the address with the secret in its fragment (never
 // sent to a server or kept in its logs), and a QR code of it for a phone
-// when stdout is a terminal.
-func printWebURL(base, secretPath string, s command.Streams) error {
+// when stdout is a terminal and qr says a phone can open the address.
+func printWebURL(base, secretPath string, s command.Streams, qr bool) error {
 	f, ok := s.Out.(*os.File)
-	return writeWebURL(s.Out, base, secretPath, ok && term.IsTerminal(int(f.Fd())))
+	return writeWebURL(s.Out, base, secretPath, ok && term.IsTerminal(int(f.Fd())), qr)
 }
 
 // writeWebURL is printWebURL's output. On a terminal the QR code comes
 // first and the address under it: the code is taller than an 80×24
 // terminal leaves, and would push an address printed above it off screen.
-func writeWebURL(w io.Writer, base, secretPath string, terminal bool) error {
+// Without qr (a loopback address) a terminal gets the address and the
+// warning alone.
+func writeWebURL(w io.Writer, base, secretPath string, terminal, qr bool) error {
 	secret, err := web.LoadSecret(secretPath)
 	if err != nil {
 		return err
@@ -232,8 +241,10 @@ func writeWebURL(w io.Writer, base, secretPath string, terminal bool) error {
 		fmt.Fprintln(w, u)
 		return nil
 	}
-	if qr, err := qrcode.New(u, qrcode.Medium); err == nil {
-		fmt.Fprint(w, qr.ToSmallString(false))
+	if qr {
+		if code, err := qrcode.New(u, qrcode.Medium); err == nil {
+			fmt.Fprint(w, code.ToSmallString(false))
+		}
 	}
 	fmt.Fprintln(w, u)
 	fmt.Fprintln(w, "Anyone with this address can answer your agents' questions; `askuserd web --rotate` makes a new one.")
