@@ -47,8 +47,10 @@ var rulesCommand = command{
 				}
 				fmt.Fprintf(x.stdout, "rule %d revoked\n", id)
 				return nil
+			case x.args[0] == "revoke":
+				return usagef("revoke needs the rule's ID (a number rules lists)")
 			default:
-				return usagef("rules takes no argument, or revoke ID")
+				return unknownWord("subcommand", x.args[0], []string{"revoke"}, "rules takes no argument, or revoke ID")
 			}
 			c, err := x.client()
 			if err != nil {
