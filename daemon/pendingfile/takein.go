@@ -38,8 +38,9 @@ func (s *Syncer) read(settled bool) {
 	h := sha256.Sum256(data)
 	before := s.onDisk
 	s.onDisk = h
-	if s.id.ours(h) && h == before && len(s.unapproved) > 0 && idOf(fi) != s.ourFile {
-		// The daemon's newest text saved again by the user, byte for byte:
+	if s.id.ours(h) && len(s.unapproved) > 0 && idOf(fi) != s.ourFile {
+		// The daemon's text saved again by the user, byte for byte (by
+		// rename or in place: the file is not the one the daemon wrote):
 		// after a refused Allow, that is the save the refusal asks for
 		// (the answer as the draft, "approvesDigest" as written). Any
 		// other time it changes nothing, and it is not looked at.
