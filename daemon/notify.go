@@ -22,7 +22,7 @@ func startNotifier(ctx context.Context, h host) error {
 	cfg := h.opts.Config
 	var notifiers []notify.Notifier
 	if len(cfg.Notify.Command) > 0 {
-		notifiers = append(notifiers, notify.Command{Argv: cfg.Notify.Command, Log: h.log})
+		notifiers = append(notifiers, &notify.Command{Argv: cfg.Notify.Command, Log: h.log})
 	}
 	if cfg.Notify.Ntfy != "" {
 		notifiers = append(notifiers, &ntfy.Notifier{Topic: cfg.Notify.Ntfy, Token: cfg.Notify.NtfyToken, Page: webPage(cfg.Web.PublicURL, cfg.Web.Listen), Log: h.log})

@@ -167,12 +167,14 @@ func TestWebPushPermissionPromptOffersNoAction(t *testing.T) {
 	}
 }
 
-// Three questions within the grace of each other make one notification.
+// Three questions from three agents within the grace of each other make
+// one notification.
 func TestWebPushBurstIsOneNotification(t *testing.T) {
 	t.Parallel()
 	d, srv, _, _ := pushDaemon(t, func(c *config.Config) { c.Notify.Grace = config.Duration{Duration: time.Second} })
 	a := testdaemon.DialRaw(t, d.Socket)
-	a.Send(testdaemon.AskLine("r1", `"wait":false,`) + testdaemon.AskLine("r2", `"wait":false,`) + testdaemon.AskLine("r3", `"wait":false,`))
+	a.Send(testdaemon.AskLine("r1", `"wait":false,"agent":{"name":"one"},`) + testdaemon.AskLine("r2", `"wait":false,"agent":{"name":"two"},`) +
+		testdaemon.AskLine("r3", `"wait":false,"agent":{"name":"three"},`))
 	for range 3 {
 		a.Expect("ask_user_queued")
 	}
@@ -196,7 +198,7 @@ func TestWebPushBurstIsOneNotification(t *testing.T) {
 		p := payload(t, m)
 		kinds = append(kinds, p.Type+":"+p.Title)
 	}
-	want := "show:3 agents are waiting|show:2 agents are waiting|show:An agent asks|close:"
+	want := "show:3 agents are waiting|show:2 agents are waiting|show:three asks|close:"
 	if strings.Join(kinds, "|") != want {
 		t.Errorf("pushes\n%s\nwant\n%s", strings.Join(kinds, "|"), want)
 	}

@@ -311,10 +311,10 @@ func decodeDraft(line []byte) (DraftRequest, *Error) {
 
 func checkVia(via Via) *Error {
 	switch via {
-	case "", ViaPane, ViaCLI:
+	case "", ViaPane, ViaCLI, ViaWeb:
 		return nil
 	}
-	return Errf(CodeInvalidRequest, "via", "must be %q or %q, got %q", ViaPane, ViaCLI, via)
+	return Errf(CodeInvalidRequest, "via", "must be %q, %q or %q, got %q", ViaPane, ViaWeb, ViaCLI, via)
 }
 
 // checkSettled holds a cancel's "settled" to one short line: it is shown

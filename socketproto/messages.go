@@ -49,6 +49,7 @@ const (
 	ViaPane  Via = "pane"
 	ViaFile  Via = "file"
 	ViaCLI   Via = "cli"
+	ViaWeb   Via = "web"   // the web page (askuserd web), the pane core's other face
 	ViaAgent Via = "agent" // the asker withdrew its own request
 )
 

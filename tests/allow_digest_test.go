@@ -132,3 +132,49 @@ func TestPendingFileAllowTakesTheBuffersDigest(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 }
+
+// A save refused for its lost "approvesDigest" says to keep the field as
+// written and save again. The rewritten file holds the answer as a draft
+// and the field: saved again exactly as it is (the editor reloaded it, the
+// user saved), that is the user's answer, and it is sent.
+func TestPendingFileRefusedAllowSavedAgainIsSent(t *testing.T) {
+	t.Parallel()
+	for _, style := range []string{"by rename", "in place"} {
+		t.Run(style, func(t *testing.T) {
+			t.Parallel()
+			e := NewEnv(t)
+			e.StartDaemon()
+			asker := pfAsk(t, e, "perm-3", allowQuestion)
+			pfFile(t, e, "perm-3")
+			data, err := os.ReadFile(e.Pending)
+			if err != nil {
+				t.Fatal(err)
+			}
+			digest := socketproto.PreviewDigest(allowQuestion.Options[0].Preview)
+			digestField := regexp.MustCompile(`\s*"approvesDigest": \{\s*"Allow": "` + digest + `"\s*\},`)
+			edited := digestField.ReplaceAll(data, nil)
+			edited = bytes.Replace(edited, []byte(`"answer": null`), []byte(`"answer": "Allow"`), 1)
+			pfRename(t, e, edited)
+			pfProblems(t, e, func(p []string) bool { return strings.Contains(strings.Join(p, "\n"), `"approvesDigest"`) })
+
+			data, err = os.ReadFile(e.Pending)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !digestField.Match(data) || !bytes.Contains(data, []byte(`"answer": "Allow"`)) {
+				t.Fatalf("the rewritten file should hold the field and the answer as a draft:\n%s", data)
+			}
+			if style == "in place" {
+				if err := os.WriteFile(e.Pending, data, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				pfRename(t, e, data)
+			}
+			res := pfResponse(t, asker)
+			if !res.Answered || res.Answers[0].SelectedOption != "Allow" || res.AnsweredVia != socketproto.ViaFile {
+				t.Fatalf("result %+v", res)
+			}
+		})
+	}
+}

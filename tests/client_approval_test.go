@@ -102,7 +102,9 @@ func TestClientApprovalNeedsTheInputShown(t *testing.T) {
 		}
 	}
 	decodeJSON(t, mustClient(t, e, "", "show", "perm-1", "--json"), &asJSON)
+	// Numbered from 1, as answer takes them: "answer perm-1 1" is Allow.
 	if len(asJSON.Approvals) != 1 || asJSON.Approvals[0].PreviewDigest != want || asJSON.Approvals[0].Label != "Allow" ||
+		asJSON.Approvals[0].Question != 1 || asJSON.Approvals[0].Option != 1 ||
 		asJSON.Questions[0].Options[0].Preview != approvalInput {
 		t.Errorf("show --json: approvals %+v", asJSON.Approvals)
 	}

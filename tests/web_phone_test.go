@@ -117,18 +117,65 @@ func TestWebPhoneSeveralRequests(t *testing.T) {
 	b.settled()
 	b.click(`button.option[data-option="1"]`)
 	e.Client("", "ask", "--no-wait", "--question", "Second question?", "--option", "Yes", "--option", "No", "--request-id", "req-b")
-	b.waitText("askuser — 2 waiting", "request 1 of 2", "First question?")
+	b.waitText("askuser — 2 waiting", "1 of 2", "First question?")
 	if got := b.attr(`button.option[data-option="1"]`, "aria-checked"); got != "true" {
 		t.Fatalf("the new request changed the one being answered (No checked: %q)", got)
 	}
 	b.click(`#next`)
-	b.waitText("request 2 of 2", "Second question?")
+	b.waitText("2 of 2", "Second question?")
 	b.click(`#prev`)
-	b.waitText("request 1 of 2", "First question?")
+	b.waitText("1 of 2", "First question?")
 	b.clickText("Send")
 	b.waitText("Second question?")
 	b.waitGone("First question?")
 	if out, _, _ := e.Client("", "list", "--json"); strings.Contains(out, "req-a") || !strings.Contains(out, "req-b") {
 		t.Fatalf("after answering the first: %s", out)
+	}
+}
+
+// The sticky header is one line (title, Notify, Rules) and the asker's line
+// at 360×640, however long the agent's name and directory (agent text): the
+// asker's line ends in "…", its whole text is its title, and a tap shows it
+// whole and another folds it again. With two requests the ‹ › sit on the
+// asker's line.
+func TestWebHeaderStaysTwoLinesOnASmallPhone(t *testing.T) {
+	t.Parallel()
+	e, _, b := webSetup(t, 360, 640)
+	name := strings.Repeat("a-very-long-agent-name-", 8) + "end"
+	cwd := "/home/someone/" + strings.Repeat("deeply/nested/directory/", 10) + "project"
+	for _, id := range []string{"h1", "h2"} {
+		askOnSocket(t, e, `{"requestId":"`+id+`","agent":{"name":"`+name+`","cwd":"`+cwd+`"},"questions":[{"question":"Header `+id+`?","options":[{"label":"Yes"},{"label":"No"}]}]}`)
+	}
+	b.waitText("askuser — 2 waiting", "1 of 2", "Header h1?")
+	b.settled()
+	dir := os.Getenv("ASKUSER_WEB_SCREENSHOTS")
+	if dir != "" {
+		b.screenshot(filepath.Join(dir, "small-phone-long-agent.png"))
+	}
+	// One line is the tallest of the bar's buttons; the asker's line the
+	// tallest of its own; the header is those two and its padding.
+	lines := func() (header, bar, asker float64) {
+		v := jsValue[[]float64](b, `(() => {
+			const h = id => document.querySelector(id).getBoundingClientRect().height;
+			return [h('#top'), h('#top .bar'), h('#top .asker')]; })()`)
+		return v[0], v[1], v[2]
+	}
+	header, bar, asker := lines()
+	if bar > 50 || asker > 50 || header > bar+asker+20 {
+		t.Errorf("at 360×640 the header is %.0f px (bar %.0f, asker's line %.0f): want one line and the asker's line", header, bar, asker)
+	}
+	if h := jsValue[float64](b, `document.getElementById('title').getBoundingClientRect().height`); h > 30 {
+		t.Errorf("the title wraps: %.0f px high", h)
+	}
+	checkLayout(t, b, 360)
+	if title := b.attr("#who", "title"); !strings.Contains(title, name) || !strings.Contains(title, cwd) {
+		t.Errorf("the asker's whole line is not its title: %q", title)
+	}
+	b.click("#who")
+	b.waitJS(`document.getElementById('who').getBoundingClientRect().height > 60 && document.getElementById('who').getAttribute('aria-expanded') === 'true'`)
+	b.click("#who")
+	b.waitJS(`document.getElementById('who').getAttribute('aria-expanded') === 'false'`)
+	if header2, _, _ := lines(); header2 != header {
+		t.Errorf("folded again, the header is %.0f px, was %.0f", header2, header)
 	}
 }

@@ -52,6 +52,25 @@ func TestWebURLSaysLoopbackIsThisMachineOnly(t *testing.T) {
 	}
 }
 
+// On a terminal, a loopback address gets no QR code (no phone can open it):
+// at 80×24 the address and the note on how a phone gets there are all on
+// screen at once, nothing scrolled away.
+func TestWebURLLoopbackOnATerminalHasNoQRCode(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	// cat holds the pane open on its output once askuserd has exited.
+	p := startTmux(t, e, 80, 24, bin("askuserd")+" web --url; echo END-OF-OUTPUT; cat")
+	screen := p.waitFor("END-OF-OUTPUT")
+	for _, want := range []string{"http://127.0.0.1:7341/#s=", "Anyone with this address", "a phone cannot open it", "askuserd web --tailscale"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the screen does not show %q:\n%s", want, screen)
+		}
+	}
+	if strings.ContainsAny(screen, "█▀▄") {
+		t.Errorf("a QR code of a loopback address:\n%s", screen)
+	}
+}
+
 // `askuserd web --tailscale` runs tailscale serve for the page and prints
 // the tailnet's https pairing link.
 func TestWebTailscaleRunsServeAndPrintsHTTPS(t *testing.T) {

@@ -58,10 +58,13 @@ func TestWebAnswersSingleSelect(t *testing.T) {
 	b.waitText("Preview: SQLite", `sql.Open("sqlite", "app.db")`)
 	b.clickText("Send")
 	r, code := waitClient(t, cmd, out, errb)
-	if code != 0 || !r.Answered || r.AnsweredVia != socketproto.ViaPane || r.Answers[0].Answer.Text != "SQLite" {
+	// The page is its own surface: the agent, history and every other
+	// surface hear "web", never "pane".
+	if code != 0 || !r.Answered || r.AnsweredVia != socketproto.ViaWeb || r.Answers[0].Answer.Text != "SQLite" {
 		t.Fatalf("exit %d, result %+v", code, r)
 	}
 	b.waitText("No questions waiting", "Answer to “Which database should we use?” sent.")
+	fileHas(t, e.stateFile("history.jsonl"), `"via":"web"`)
 }
 
 func TestWebMultiSelectWithOtherAndNote(t *testing.T) {

@@ -61,6 +61,7 @@ func TestResolvedElsewhereNotices(t *testing.T) {
 	}{
 		{socketproto.RequestResolved{RequestID: "req-1", Outcome: "answered", Via: "file"}, "“What should we name this service?” was answered elsewhere (file)."},
 		{socketproto.RequestResolved{RequestID: "req-1", Outcome: "answered", Via: "cli"}, "“What should we name this service?” was answered elsewhere (cli)."},
+		{socketproto.RequestResolved{RequestID: "req-1", Outcome: "answered", Via: "web"}, "“What should we name this service?” was answered elsewhere (web)."},
 		{socketproto.RequestResolved{RequestID: "req-1", Outcome: "cancelled", Via: "cli"}, "“What should we name this service?” was declined elsewhere (cli)."},
 		{socketproto.RequestResolved{RequestID: "req-1", Outcome: "withdrawn", Via: "agent"}, "“What should we name this service?” was withdrawn by its agent."},
 		// Wrapped at 80 columns: the question, then how.

@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gdamore/tcell/v2"
 
@@ -15,8 +16,10 @@ import (
 
 func (p *Pane) drawRules(screen tcell.Screen, x, y, w, bottom int) {
 	v := p.V.Rules
-	put(screen, x, y, w, seg{"Rules: prompts they cover are allowed without asking", styleStrong})
-	y++
+	for _, l := range wrap("Rules: prompts they cover are allowed without asking", max(1, w)) {
+		put(screen, x, y, w, seg{l, styleStrong})
+		y++
+	}
 	if !v.Loaded {
 		put(screen, x, y, w, seg{"Loading…", styleQuiet})
 		return
@@ -28,7 +31,14 @@ func (p *Pane) drawRules(screen tcell.Screen, x, y, w, bottom int) {
 		}
 	}
 	if len(v.Rules) == 0 {
-		put(screen, x, y+1, w, seg{"No rules. Choose “Allow, and remember” on a permission prompt to make one.", stylePlain})
+		y++
+		for _, l := range wrap("No rules. Choose “Allow, and remember” on a permission prompt to make one.", max(1, w)) {
+			if y >= bottom {
+				break
+			}
+			put(screen, x, y, w, seg{l, stylePlain})
+			y++
+		}
 		return
 	}
 	p.ruleCursor = min(max(p.ruleCursor, 0), len(v.Rules)-1)
@@ -42,18 +52,28 @@ func (p *Pane) drawRules(screen tcell.Screen, x, y, w, bottom int) {
 		if i == p.ruleCursor {
 			style = styleFocus
 		}
-		for j, l := range wrapAtMost(fmt.Sprintf("%d  %s", r.ID, r.Sentence), max(1, w), 3) {
+		// A hanging indent: the sentence and its details wrap under the
+		// sentence's first word, the id alone in its column.
+		id := fmt.Sprintf("%d  ", r.ID)
+		indent := width(id)
+		for j, l := range wrapAtMost(r.Sentence, max(1, w-indent), 6) {
 			if y >= bottom {
 				break
 			}
-			if j > 0 {
+			lead := strings.Repeat(" ", indent)
+			if j == 0 {
+				lead = id
+			} else {
 				style = stylePlain
 			}
-			put(screen, x, y, w, seg{l, style})
+			put(screen, x, y, w, seg{lead + l, style})
 			y++
 		}
-		if y < bottom {
-			put(screen, x+3, y, w-3, seg{r.Details, styleQuiet})
+		for _, l := range wrapAtMost(r.Details, max(1, w-indent), 3) {
+			if y >= bottom {
+				break
+			}
+			put(screen, x+indent, y, w-indent, seg{l, styleQuiet})
 			y++
 		}
 	}

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -41,4 +42,46 @@ func TestRulesView(t *testing.T) {
 	}
 	h.Press("<Esc>")
 	h.Has("Which database")
+}
+
+// At 80 columns a rule's sentence and details wrap under the sentence, not
+// back to column 1 under its id; at 40 nothing is cut off.
+func TestRulesViewWrapsUnderTheSentence(t *testing.T) {
+	t.Parallel()
+	for _, width := range []int{80, 40} {
+		h := newH(t, width, 24)
+		h.Event(snap())
+		h.Press("R")
+		made := time.Date(2026, 11, 26, 1, 0, 0, 0, time.UTC)
+		sentence := "Bash: go test ./... -run TestSomethingQuiteLong -count=1 (and with more arguments) in ~/src/a-fairly-long-project, for claude"
+		h.Event(socketproto.Rules{Revision: 2, Path: "/s/rules.json", Rules: []socketproto.ListedRule{
+			{Rule: socketproto.Rule{ID: 12, Made: made, MadeVia: "pane"}, Sentence: sentence, RuleUse: socketproto.RuleUse{Answered: 2, LastAnswered: &made}},
+		}})
+		h.Has("12  Bash: go test")
+		lines := h.Lines()
+		first := -1
+		for i, l := range lines {
+			if strings.Contains(l, "12  Bash:") {
+				first = i
+				break
+			}
+		}
+		col := strings.Index(lines[first], "12  Bash:") + len("12  ")
+		var body []string
+		for _, l := range lines[first+1:] {
+			if strings.TrimSpace(l) == "" || strings.Contains(l, "↑↓") {
+				break
+			}
+			if lead := len(l) - len(strings.TrimLeft(l, " ")); lead != col {
+				t.Errorf("at %d columns a rule's line starts at column %d, want %d (under the sentence):\n%s", width, lead, col, h.Text())
+			}
+			body = append(body, strings.TrimSpace(l))
+		}
+		all := strings.Join(append([]string{strings.TrimSpace(lines[first][col:])}, body...), " ")
+		for _, want := range []string{"for claude", "answered 2×"} {
+			if !strings.Contains(all, want) {
+				t.Errorf("at %d columns %q is cut off:\n%s", width, want, h.Text())
+			}
+		}
+	}
 }

@@ -53,21 +53,47 @@ func wrapParagraph(p string, w int) []string {
 			lineW = ww
 			continue
 		}
-		// A word longer than the line: break it between grapheme clusters.
-		g := uniseg.NewGraphemes(word)
-		for g.Next() {
-			cw := g.Width()
-			if lineW+cw > w && lineW > 0 {
+		// A word longer than the line: break it after a '/' where it can
+		// (a socket's path breaks between directories, not inside a name),
+		// else between grapheme clusters.
+		if lineW > 0 {
+			flush() // it starts a line of its own, to be broken there
+		}
+		for _, part := range splitAfterSlashes(word) {
+			pw := width(part)
+			if lineW > 0 && lineW+pw > w && pw <= w {
 				flush()
 			}
-			line.WriteString(g.Str())
-			lineW += cw
+			g := uniseg.NewGraphemes(part)
+			for g.Next() {
+				cw := g.Width()
+				if lineW+cw > w && lineW > 0 {
+					flush()
+				}
+				line.WriteString(g.Str())
+				lineW += cw
+			}
 		}
 	}
 	if lineW > 0 || len(lines) == 0 {
 		flush()
 	}
 	return lines
+}
+
+// splitAfterSlashes cuts a word after each '/': "/run/user/" is "/",
+// "run/", "user/". A word without one is itself.
+func splitAfterSlashes(word string) []string {
+	var parts []string
+	for {
+		i := strings.IndexByte(word, '/')
+		if i < 0 || i == len(word)-1 {
+			break
+		}
+		parts = append(parts, word[:i+1])
+		word = word[i+1:]
+	}
+	return append(parts, word)
 }
 
 // wrapAtMost wraps clean text like wrap, in at most n lines: the last one

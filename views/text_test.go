@@ -23,3 +23,13 @@ func TestWrapKeepsEveryCharacter(t *testing.T) {
 		}
 	}
 }
+
+// A path longer than the line breaks between directories, never inside a
+// name: the empty pane's "Agents ask on …" in a 40-column split.
+func TestWrapBreaksAPathAtSlashes(t *testing.T) {
+	got := wrap("Agents ask on /tmp/askuser-test-1234567/runtime/askuser/askuserd.sock", 30)
+	want := []string{"Agents ask on", "/tmp/askuser-test-1234567/", "runtime/askuser/askuserd.sock"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("wrap = %q, want %q", got, want)
+	}
+}

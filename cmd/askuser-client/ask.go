@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -88,7 +90,7 @@ func (f *askFlags) run(x *invocation) error {
 	if f.noWait || !req.Waits() { // a request file may say "wait": false itself
 		q, err := c.Park(ctx, req)
 		if err != nil {
-			return exitStatus(askFailure(x.stdout, x.stderr, "ask", f.format, req.RequestID, err))
+			return exitStatus(askFailure(x.stdout, x.stderr, "ask", f.format, req.RequestID, inFlagTerms(src, req, err)))
 		}
 		pendingFile := q.PendingFile
 		if pendingFile == "" {
@@ -104,9 +106,51 @@ func (f *askFlags) run(x *invocation) error {
 			fmt.Fprintf(x.stderr, "askuser-client ask: interrupted; request %s withdrawn\n", req.RequestID)
 			return exitStatus(signalExit(sig()))
 		}
-		return exitStatus(askFailure(x.stdout, x.stderr, "ask", f.format, req.RequestID, err))
+		return exitStatus(askFailure(x.stdout, x.stderr, "ask", f.format, req.RequestID, inFlagTerms(src, req, err)))
 	}
 	return exitStatus(printResult(x.stdout, x.stderr, f.format, resp))
+}
+
+// questionField is a field of the one question --question asks, as the
+// daemon names it: questions[0].options[1].label.
+var questionField = regexp.MustCompile(`questions\[0\]\.(question|header|multiSelect|options\[(\d+)\](?:\.(label|description))?|options)`)
+
+// inFlagTerms is the daemon's refusal of a request the flags built (src
+// "flags"), said in the flags' words: "--option "A" given twice", not
+// "questions[0].options[1].label: duplicate of questions[0].options[0].label".
+// The error's field stays the request's, for a program reading --format json.
+func inFlagTerms(src string, req socketproto.AskUserRequest, err error) error {
+	var pe *socketproto.Error
+	if src != "flags" || !errors.As(err, &pe) || !strings.HasPrefix(pe.Field, "questions[0].") {
+		return err
+	}
+	msg := pe.Message
+	if m := questionField.FindStringSubmatch(pe.Field); m != nil && m[2] != "" && strings.Contains(msg, ": duplicate of ") {
+		n, _ := strconv.Atoi(m[2])
+		label := "#" + m[2]
+		if len(req.Questions) == 1 && n < len(req.Questions[0].Options) {
+			label = strings.TrimSpace(req.Questions[0].Options[n].Label)
+		}
+		msg = fmt.Sprintf("--option %q given twice: each option needs a label of its own", label)
+	} else {
+		msg = questionField.ReplaceAllStringFunc(msg, func(s string) string {
+			m := questionField.FindStringSubmatch(s)
+			switch {
+			case m[1] == "question" || m[1] == "header":
+				return "--" + m[1]
+			case m[1] == "multiSelect":
+				return "--multi"
+			case m[2] != "":
+				n, _ := strconv.Atoi(m[2])
+				if m[3] == "description" {
+					return fmt.Sprintf("the description of --option %d (after its =)", n+1)
+				}
+				return fmt.Sprintf("--option %d", n+1)
+			}
+			return "--option"
+		})
+	}
+	return &socketproto.Error{RequestID: pe.RequestID, Code: pe.Code, Message: msg, Field: pe.Field}
 }
 
 // usageErr marks input mistakes that are about the flags, not the file.

@@ -8,6 +8,7 @@ import (
 	"askuser/cmd/internal/clientflags"
 	runner "askuser/cmd/internal/command"
 	"askuser/internal/config"
+	"askuser/internal/didyoumean"
 	"askuser/socketproto/askclient"
 )
 
@@ -110,6 +111,16 @@ func (x *invocation) client() (*askclient.Client, error) {
 // usagef is a mistake in how the command was called: said in one line
 // with where help is, exit 2.
 func usagef(format string, args ...any) error { return runner.Usagef(format, args...) }
+
+// unknownWord is the usage error of a word a command does not know (a
+// subcommand, an agent, a tool): what was typed, the known word it most
+// likely meant, and what the command takes.
+func unknownWord(what, typed string, known []string, takes string) error {
+	if guess := didyoumean.Nearest(typed, known); guess != "" {
+		return usagef("unknown %s %q; did you mean %q?", what, typed, guess)
+	}
+	return usagef("unknown %s %q; %s", what, typed, takes)
+}
 
 // exitStatus ends a command that has said all it had to say (a result on
 // stdout, a refusal it explained) with its own exit code.

@@ -74,7 +74,7 @@ func runIntegrate(x *invocation, write bool, command string, permissions bool, w
 	agent := x.args[0]
 	a, ok := agents.Named(agent)
 	if !ok {
-		return usagef("unknown agent %q; want claude, codex, gemini, opencode, pi or zed", agent)
+		return unknownWord("agent", agent, agents.Names(), "want claude, codex, gemini, opencode, pi or zed")
 	}
 	if permissions && !a.Permissions {
 		return usagef("--permissions: only for claude and codex")

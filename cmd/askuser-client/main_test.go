@@ -53,3 +53,24 @@ func TestCommandTableIsSorted(t *testing.T) {
 		t.Errorf("commands are not in alphabetical order: %v", names)
 	}
 }
+
+// A mistyped word after a command (a subcommand, an agent, a tool) gets
+// the word most likely meant, as a mistyped command does.
+func TestUnknownSubcommandGuesses(t *testing.T) {
+	for args, want := range map[string]string{
+		"rules revok":     `askuser-client rules: unknown subcommand "revok"; did you mean "revoke"?`,
+		"rules xyzzy":     `askuser-client rules: unknown subcommand "xyzzy"; rules takes no argument, or revoke ID`,
+		"integrate claud": `askuser-client integrate: unknown agent "claud"; did you mean "claude"?`,
+		"integrate codx":  `askuser-client integrate: unknown agent "codx"; did you mean "codex"?`,
+		"pending clera":   `askuser-client pending: unknown argument "clera"; did you mean "clear"?`,
+		"schema ask_usr":  `askuser-client schema: unknown tool "ask_usr"; did you mean "ask_user"?`,
+		"history -n abc":  `askuser-client history: -n: want a number, got "abc"`,
+	} {
+		var stdout, stderr strings.Builder
+		code := dispatch(strings.Fields(args), strings.NewReader(""), &stdout, &stderr)
+		want += "\nRun 'askuser-client " + strings.Fields(args)[0] + " --help' for usage.\n"
+		if code != exitUsage || stdout.Len() != 0 || stderr.String() != want {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and %q", args, code, stdout.String(), stderr.String(), want)
+		}
+	}
+}

@@ -36,7 +36,7 @@ var pendingCommand = command{
 		return func(x *invocation) error {
 			clear := len(x.args) == 1
 			if clear && x.args[0] != "clear" {
-				return usagef("unknown argument %q; the only subcommand is clear", x.args[0])
+				return unknownWord("argument", x.args[0], []string{"clear"}, "the only subcommand is clear")
 			}
 			if *yes && !clear {
 				return usagef("--yes goes with pending clear")

@@ -3,6 +3,9 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/rivo/uniseg"
 
 	"askuser/socketproto"
 )
@@ -28,6 +31,35 @@ func TestAgentTextSanitisedInEveryListing(t *testing.T) {
 		out := stdout.String()
 		if strings.Contains(out, rlo) || !strings.Contains(out, `\u202e`) {
 			t.Errorf("%v prints the override raw, or hides it:\n%s", args, out)
+		}
+	}
+}
+
+// list fits 100 columns: a permission prompt's long command and a long
+// agent name are clipped, the id never is, and a request whose input is
+// left out says so under the table with the command that shows it.
+func TestListFitsAHundredColumns(t *testing.T) {
+	now := time.Now()
+	pending := []socketproto.Pending{
+		{Status: "waiting", CreatedAt: now.Add(-3 * time.Second), Request: socketproto.Request{RequestID: "req-62fe8a2390cf316a",
+			Agent: &socketproto.Agent{Name: "claude-code-with-a-very-long-name-indeed"},
+			Questions: []socketproto.Question{{Question: "Allow Bash: " + strings.Repeat("go test ./... -run TestSomethingLong ", 4) + "?",
+				Options: []socketproto.Option{{Label: "Allow", Preview: "go test", ApprovesPreview: true}, {Label: "Deny"}}}}}},
+		{Status: "parked", CreatedAt: now.Add(-2 * time.Minute), Request: socketproto.Request{RequestID: "l-2", Agent: &socketproto.Agent{Name: "bash"},
+			Questions: []socketproto.Question{{Question: "名前は何にしますか？" + strings.Repeat("長い質問", 20)}, {Question: "Second?"}}}},
+	}
+	var b strings.Builder
+	writePendingTable(&b, pending, now)
+	out := b.String()
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if w := uniseg.StringWidth(line); w > listWidth {
+			t.Errorf("a line of %d columns:\n%s", w, line)
+		}
+	}
+	for _, want := range []string{"req-62fe8a2390cf316a  waiting", "[input not shown]", "(+1 more)", "…",
+		"\ninput not shown: askuser-client show req-62fe8a2390cf316a\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list does not say %q:\n%s", want, out)
 		}
 	}
 }

@@ -47,8 +47,10 @@ var rulesCommand = command{
 				}
 				fmt.Fprintf(x.stdout, "rule %d revoked\n", id)
 				return nil
+			case x.args[0] == "revoke":
+				return usagef("revoke needs the rule's ID (a number rules lists)")
 			default:
-				return usagef("rules takes no argument, or revoke ID")
+				return unknownWord("subcommand", x.args[0], []string{"revoke"}, "rules takes no argument, or revoke ID")
 			}
 			c, err := x.client()
 			if err != nil {
@@ -108,6 +110,8 @@ func madeWhere(via string) string {
 		return "by you in the pending file"
 	case string(socketproto.ViaCLI):
 		return "by you with askuser-client"
+	case string(socketproto.ViaWeb):
+		return "by you on the web page"
 	}
 	return "by you in the " + via
 }

@@ -19,7 +19,7 @@ var schemaCommand = command{
 				tool = x.args[0]
 			}
 			if tool != socketproto.ToolAskUser && tool != socketproto.ToolAskUserQuestion {
-				return usagef("unknown tool %q; want ask_user or ask_user_question", tool)
+				return unknownWord("tool", tool, []string{socketproto.ToolAskUser, socketproto.ToolAskUserQuestion}, "want ask_user or ask_user_question")
 			}
 			// Schema is indented already, two spaces as printed here.
 			if _, err := x.stdout.Write(append(agenttool.Schema(tool), '\n')); err != nil {

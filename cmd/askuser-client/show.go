@@ -69,9 +69,11 @@ func (e notWaiting) Error() string {
 }
 
 // approval is one option that approves its preview, as show --json lists it.
+// Question and option count from 1, as answer takes them (answer ID 1 is
+// the first option) and as show prints them.
 type approval struct {
-	Question      int    `json:"question"` // index in questions
-	Option        int    `json:"option"`   // index in the question's options
+	Question      int    `json:"question"` // 1 is the first question
+	Option        int    `json:"option"`   // 1 is the question's first option
 	Label         string `json:"label"`
 	PreviewDigest string `json:"previewDigest"`
 }
@@ -81,7 +83,7 @@ func approvals(p socketproto.Pending) []approval {
 	for i, q := range p.Questions {
 		for j, o := range q.Options {
 			if o.ApprovesPreview {
-				out = append(out, approval{i, j, o.Label, socketproto.PreviewDigest(o.Preview)})
+				out = append(out, approval{i + 1, j + 1, o.Label, socketproto.PreviewDigest(o.Preview)})
 			}
 		}
 	}

@@ -21,14 +21,18 @@ const commandTimeout = 30 * time.Second
 type Command struct {
 	Argv []string
 	Log  *slog.Logger
+
+	// opened: the notifications (by tag) this run has told the program
+	// of. Only the notifier's own goroutine touches it.
+	opened map[string]bool
 }
 
-func (c Command) Name() string { return "notify.command" }
+func (c *Command) Name() string { return "notify.command" }
 
 // commandEvent is ASKUSER_EVENT for each kind of notice.
 var commandEvent = map[Kind]string{KindNew: "added", KindUpdate: "updated", KindReminder: "reminder"}
 
-func (c Command) Announce(ctx context.Context, n Notice) {
+func (c *Command) Announce(ctx context.Context, n Notice) {
 	ids := make([]string, len(n.Requests))
 	for i, p := range n.Requests {
 		ids[i] = p.RequestID
@@ -42,9 +46,28 @@ func (c Command) Announce(ctx context.Context, n Notice) {
 	if n.Permission() {
 		permission = "1"
 	}
+	// The program sees each notification begin with "added": one that
+	// this run never announced (a request restored after a restart,
+	// reminded) is added first, as the reminder it is.
+	event := commandEvent[n.Kind]
+	if !c.opened[n.Tag] {
+		event = commandEvent[KindNew]
+		if c.opened == nil {
+			c.opened = map[string]bool{}
+		}
+		c.opened[n.Tag] = true
+	}
+	// ASKUSER_REQUEST_ID is a request the notification announces now (the
+	// first of them); ASKUSER_TAG names the notification through all its
+	// calls.
+	first := n.Tag
+	if len(ids) > 0 {
+		first = ids[0]
+	}
 	c.run(ctx, n.Tag,
-		"ASKUSER_EVENT="+commandEvent[n.Kind],
-		"ASKUSER_REQUEST_ID="+n.Tag,
+		"ASKUSER_EVENT="+event,
+		"ASKUSER_TAG="+n.Tag,
+		"ASKUSER_REQUEST_ID="+first,
 		"ASKUSER_REQUEST_IDS="+strings.Join(ids, " "),
 		"ASKUSER_AGENT="+agent,
 		"ASKUSER_QUESTION="+question,
@@ -55,17 +78,19 @@ func (c Command) Announce(ctx context.Context, n Notice) {
 	)
 }
 
-func (c Command) Withdraw(ctx context.Context, g Gone) {
+func (c *Command) Withdraw(ctx context.Context, g Gone) {
+	delete(c.opened, g.Tag)
 	c.run(ctx, g.Tag,
 		"ASKUSER_EVENT=resolved",
-		"ASKUSER_REQUEST_ID="+g.Tag,
+		"ASKUSER_TAG="+g.Tag,
+		"ASKUSER_REQUEST_ID="+g.RequestID,
 		"ASKUSER_OUTCOME="+string(g.Outcome),
 		"ASKUSER_VIA="+string(g.Via),
 		"ASKUSER_WAITING="+strconv.Itoa(g.Waiting),
 	)
 }
 
-func (c Command) run(ctx context.Context, tag string, env ...string) {
+func (c *Command) run(ctx context.Context, tag string, env ...string) {
 	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.Argv[0], c.Argv[1:]...)

@@ -77,15 +77,19 @@ func (n Notice) Permission() bool {
 
 // Title is the notice's first line, cleaned for any surface.
 func (n Notice) Title() string {
-	if len(n.Requests) > 1 {
-		return fmt.Sprintf("%d agents are waiting", len(n.Requests))
-	}
 	if len(n.Requests) == 0 {
 		return "askuser"
 	}
 	who := agenttext.Clean(n.Requests[0].Agent.DisplayName(), false)
 	if who == "" {
 		who = "An agent"
+	}
+	if len(n.Requests) > 1 {
+		// Agents, not requests: three asks from one shell are one agent.
+		if k := n.Agents(); k > 1 {
+			return fmt.Sprintf("%d agents are waiting", k)
+		}
+		return fmt.Sprintf("%s has %d requests waiting", who, len(n.Requests))
 	}
 	verb := "asks"
 	if n.Permission() {
@@ -95,6 +99,21 @@ func (n Notice) Title() string {
 		verb = "is still waiting"
 	}
 	return who + " " + verb
+}
+
+// Agents is how many distinct agents the notice's requests come from: by
+// the agent's id where it has one, else by its name; requests that say
+// nothing of their agent are one unknown agent.
+func (n Notice) Agents() int {
+	seen := map[string]bool{}
+	for _, p := range n.Requests {
+		key := "name:" + p.Agent.DisplayName()
+		if p.Agent != nil && p.Agent.ID != "" {
+			key = "id:" + p.Agent.ID
+		}
+		seen[key] = true
+	}
+	return len(seen)
 }
 
 // Body is the notice's text: the question of a single request (and how many

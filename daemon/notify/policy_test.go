@@ -178,8 +178,28 @@ func TestNoticeText(t *testing.T) {
 	if got := strings.Join(one.Choices(), ","); got != "A,B" {
 		t.Errorf("choices %q", got)
 	}
+	// A burst counts agents, not requests: two asks that say no agent
+	// are one unknown agent, and claude another.
 	three := Notice{Requests: []socketproto.Pending{pending("a"), pending("b"), allow}}
-	if three.Title() != "3 agents are waiting" || three.Choices() != nil {
+	if three.Title() != "2 agents are waiting" || three.Choices() != nil {
 		t.Errorf("burst: %q %v", three.Title(), three.Choices())
+	}
+	from := func(id, name, agentID string) socketproto.Pending {
+		p := pending(id)
+		p.Agent = &socketproto.Agent{Name: name, ID: agentID}
+		return p
+	}
+	for _, c := range []struct {
+		reqs []socketproto.Pending
+		want string
+	}{
+		{[]socketproto.Pending{from("1", "bash", ""), from("2", "bash", ""), from("3", "bash", ""), from("4", "Claude Code", "")}, "2 agents are waiting"},
+		{[]socketproto.Pending{from("1", "bash", ""), from("2", "bash", ""), from("3", "bash", "")}, "bash has 3 requests waiting"},
+		{[]socketproto.Pending{from("1", "claude", "s1"), from("2", "claude", "s2")}, "2 agents are waiting"},
+		{[]socketproto.Pending{from("1", "claude", "s1"), from("2", "claude", "s1")}, "claude has 2 requests waiting"},
+	} {
+		if got := (Notice{Kind: KindNew, Requests: c.reqs}).Title(); got != c.want {
+			t.Errorf("title %q, want %q", got, c.want)
+		}
 	}
 }

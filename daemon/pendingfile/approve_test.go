@@ -104,3 +104,58 @@ func TestDraftedAllowIsSentOnlyWithTheBuffersDigest(t *testing.T) {
 		})
 	}
 }
+
+// An answer refused only for its "approvesDigest" becomes the draft; the
+// refusal says to keep the field and save again. Doing exactly that saves
+// the file unchanged (the draft is what the daemon wrote): no edit, yet it
+// is the user's answer, and it is sent. A draft that is the same answer but
+// was never refused (a pane's) is not sent by an unchanged save; nor is the
+// refused answer once the draft has changed since.
+func TestRefusedAllowIsSentByAnUnchangedSave(t *testing.T) {
+	p := pending("r", permissionQuestion)
+
+	// The save without the field: refused, the answer kept as a draft.
+	r := renderRequest(p)
+	r.Questions[0].ApprovesDigest = nil
+	r.Questions[0].Answer = json.RawMessage(`"Allow"`)
+	acts := Merge(&File{Requests: []Request{r}}, []socketproto.Pending{p})
+	var refused []json.RawMessage
+	for _, a := range acts {
+		if a.Kind == Resolve {
+			t.Fatalf("resolved without the digest: %+v", acts)
+		}
+		if a.Kind == Report && a.Unapproved {
+			refused = a.Draft
+		}
+		if a.Kind == SetDraft {
+			p.Draft = a.Draft
+		}
+	}
+	if refused == nil || !SameDraft(p.Draft, refused) {
+		t.Fatalf("actions %+v: want a report marked Unapproved with the answer, and the answer as the draft", acts)
+	}
+
+	// The file as the daemon rewrites it, saved as it is.
+	again := renderRequest(p)
+	if again.Questions[0].ApprovesDigest == nil || string(compact(again.Questions[0].Answer)) != `"Allow"` {
+		t.Fatalf("the rewritten file lacks the field or the draft: %+v", again.Questions[0])
+	}
+	unchanged := Save{File: &File{Requests: []Request{again}}, Base: map[string][]json.RawMessage{"r": p.Draft}}
+	if got := kinds(unchanged.Merge([]socketproto.Pending{p})); got != "" {
+		t.Fatalf("an unchanged save with nothing refused did %s; want nothing", got)
+	}
+	unchanged.Unapproved = map[string][]json.RawMessage{"r": refused}
+	if got := kinds(unchanged.Merge([]socketproto.Pending{p})); got != "resolve:r" {
+		t.Fatalf("the refused answer saved again with its field did %q; want it sent", got)
+	}
+
+	// Changed since (a pane chose Deny): the old refusal sends nothing.
+	denied := p
+	denied.Draft = []json.RawMessage{json.RawMessage(`"Deny"`)}
+	again = renderRequest(denied)
+	unchanged = Save{File: &File{Requests: []Request{again}}, Base: map[string][]json.RawMessage{"r": denied.Draft},
+		Unapproved: map[string][]json.RawMessage{"r": refused}}
+	if got := kinds(unchanged.Merge([]socketproto.Pending{denied})); got != "" {
+		t.Fatalf("a refusal of an answer since replaced did %q; want nothing", got)
+	}
+}

@@ -53,6 +53,11 @@ type Action struct {
 	// request does (answered elsewhere, cancelled, withdrawn). False for a
 	// problem about the save itself, or an id that was not waiting.
 	Waiting bool
+	// Unapproved, for Report: the request's answers were complete and
+	// refused only for an approving choice's "approvesDigest"; Draft holds
+	// them. Passed back in the next Save's Unapproved, an unchanged save of
+	// them that now carries the field sends them.
+	Unapproved bool
 }
 
 // Merge is MergeFrom against the newest state: for a save whose revision
@@ -84,7 +89,7 @@ func MergeFrom(f *File, base map[string][]json.RawMessage, pending []socketproto
 
 // Merge is the save merged into pending: MergeWith with its base.
 func (sv Save) Merge(pending []socketproto.Pending) []Action {
-	return MergeWith(sv.File, sv.Base, sv.Wrote, pending)
+	return mergeSave(sv.File, sv.Base, sv.Wrote, sv.Unapproved, pending)
 }
 
 // MergeWith is MergeFrom for a save whose base may not be known. Against
@@ -95,6 +100,12 @@ func (sv Save) Merge(pending []socketproto.Pending) []Action {
 // the daemon itself wrote there once (wrote reports it) and an answer left
 // empty are not edits; only what the daemon never wrote is the user's.
 func MergeWith(f *File, base map[string][]json.RawMessage, wrote func(id string, i int, raw json.RawMessage) bool, pending []socketproto.Pending) []Action {
+	return mergeSave(f, base, wrote, nil, pending)
+}
+
+// mergeSave is MergeWith with unapproved: the answers of earlier saves
+// refused only for their "approvesDigest" (Action.Unapproved), by request.
+func mergeSave(f *File, base map[string][]json.RawMessage, wrote func(id string, i int, raw json.RawMessage) bool, unapproved map[string][]json.RawMessage, pending []socketproto.Pending) []Action {
 	if base != nil {
 		wrote = nil // the base says exactly what the buffer held
 	}
@@ -133,7 +144,7 @@ func MergeWith(f *File, base map[string][]json.RawMessage, wrote func(id string,
 		if base != nil {
 			was = base[r.RequestID] // nil when the request was not in it: nothing filled
 		}
-		acts = append(acts, mergeRequest(at, r, p, was, wrote)...)
+		acts = append(acts, mergeRequest(at, r, p, was, wrote, unapproved[r.RequestID])...)
 	}
 	return acts
 }
@@ -155,8 +166,10 @@ func unedited(r Request, was []json.RawMessage) bool {
 
 // mergeRequest handles one request that is in the file and pending; was is
 // its answers in the revision the save was edited from; wrote, when that
-// revision is not known, what the daemon ever wrote there (see MergeWith).
-func mergeRequest(at string, r Request, p *socketproto.Pending, was []json.RawMessage, wrote func(id string, i int, raw json.RawMessage) bool) []Action {
+// revision is not known, what the daemon ever wrote there (see MergeWith);
+// unapproved, the answers a save gave it that were refused only for their
+// "approvesDigest" (nil when none were).
+func mergeRequest(at string, r Request, p *socketproto.Pending, was []json.RawMessage, wrote func(id string, i int, raw json.RawMessage) bool, unapproved []json.RawMessage) []Action {
 	var acts []Action
 	raws, digests, inFile, unmatched := fileAnswers(r, p)
 	for _, text := range unmatched {
@@ -185,6 +198,14 @@ func mergeRequest(at string, r Request, p *socketproto.Pending, was []json.RawMe
 			draft[i] = compact(raws[i])
 		}
 	}
+	// The user's answer, refused only for a missing or stale
+	// "approvesDigest", became the draft: saved again unchanged, as the
+	// refusal asks ("keep that field as written and save again"), it is
+	// no edit, yet it is the user's answer, and it is sent with this save's
+	// digest. Only while the draft is still that answer.
+	if !edited && unapproved != nil && SameDraft(unapproved, draft) {
+		edited = true
+	}
 	if !edited {
 		return acts
 	}
@@ -208,7 +229,9 @@ func mergeRequest(at string, r Request, p *socketproto.Pending, was []json.RawMe
 	if complete && valid {
 		sent, problems := approved(p, draft, digests)
 		for _, msg := range problems {
-			acts = append(acts, reportWaiting(p.RequestID, "%s: request %q, %s", at, p.RequestID, msg))
+			a := reportWaiting(p.RequestID, "%s: request %q, %s", at, p.RequestID, msg)
+			a.Unapproved, a.Draft = true, draft
+			acts = append(acts, a)
 		}
 		if len(problems) == 0 {
 			answers, perr := socketproto.NormalizeAnswers(p.Questions, sent)

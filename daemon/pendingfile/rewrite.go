@@ -75,6 +75,9 @@ func (s *Syncer) write() {
 		}
 	}
 	s.id.wrote(h, big)
+	if fi, err := os.Lstat(s.path); err == nil {
+		s.ourFile = idOf(fi)
+	}
 	s.onDisk = h
 	s.rewrites.Add(1)
 	s.nextWrite = time.Now().Add(min(max(2*time.Since(start), minGap), maxGap))

@@ -40,6 +40,10 @@ type Save struct {
 	// journalled and before anything after them can be acknowledged. It
 	// may be nil.
 	Taken func()
+	// Unapproved are the answers earlier saves gave that were refused only
+	// for their "approvesDigest" (Action.Unapproved), by request id: an
+	// unchanged save of one of them, now with the field, sends it.
+	Unapproved map[string][]json.RawMessage
 }
 
 // Options configure a Syncer.
@@ -86,10 +90,15 @@ const (
 // happens in one goroutine, so the file is never written while a save is
 // being read.
 type Syncer struct {
-	path   string
-	q      Queue
-	report func(string)
-	logf   func(string, ...any)
+	// unapproved: see Save.Unapproved; kept between saves by takeIn.
+	unapproved map[string][]json.RawMessage
+	// ourFile is the file as the daemon last wrote it (inode, size, mtime):
+	// the same bytes written again by someone else are a save.
+	ourFile fileID
+	path    string
+	q       Queue
+	report  func(string)
+	logf    func(string, ...any)
 
 	dirty    chan struct{}
 	stop     chan struct{}

@@ -2,6 +2,7 @@ package pendingfile
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -37,6 +38,20 @@ func (s *Syncer) read(settled bool) {
 	h := sha256.Sum256(data)
 	before := s.onDisk
 	s.onDisk = h
+	if s.id.ours(h) && len(s.unapproved) > 0 && idOf(fi) != s.ourFile {
+		// The daemon's text saved again by the user, byte for byte (by
+		// rename or in place: the file is not the one the daemon wrote):
+		// after a refused Allow, that is the save the refusal asks for
+		// (the answer as the draft, "approvesDigest" as written). Any
+		// other time it changes nothing, and it is not looked at.
+		s.ourFile = idOf(fi)
+		if f, perr := Parse(data); perr == nil {
+			s.become(s.status.settled())
+			s.takeIn(f, h, data)
+			s.wantWrite = true
+			return
+		}
+	}
 	if s.id.ours(h) {
 		s.become(s.status.settled())
 		// The daemon's text put back over something else (an editor's
@@ -244,7 +259,8 @@ func (s *Syncer) takeIn(f *File, h [32]byte, data []byte) {
 	if base == nil && f.Revision != 0 {
 		s.logf("pending file: a save edited from revision %d, which the daemon no longer knows: merged against the newest state, where only answers the daemon never wrote into the file count as edits", f.Revision)
 	}
-	acts, _ := s.q.Apply(Save{File: f, Base: base, Wrote: s.id.wroteAnswer, Taken: func() { s.id.take(h) }})
+	acts, _ := s.q.Apply(Save{File: f, Base: base, Wrote: s.id.wroteAnswer, Taken: func() { s.id.take(h) }, Unapproved: s.unapproved})
+	s.noteUnapproved(f, acts)
 	for _, a := range acts {
 		switch a.Kind {
 		case Resolve:
@@ -278,6 +294,23 @@ func (s *Syncer) takeIn(f *File, h [32]byte, data []byte) {
 		}
 	}
 	s.showProblems(problems)
+}
+
+// noteUnapproved keeps, for the next save, the answers this one gave that
+// were refused only for their "approvesDigest"; what this save said of a
+// request replaces what an earlier one did.
+func (s *Syncer) noteUnapproved(f *File, acts []Action) {
+	for _, r := range f.Requests {
+		delete(s.unapproved, r.RequestID)
+	}
+	for _, a := range acts {
+		if a.Kind == Report && a.Unapproved {
+			if s.unapproved == nil {
+				s.unapproved = map[string][]json.RawMessage{}
+			}
+			s.unapproved[a.RequestID] = a.Draft
+		}
+	}
 }
 
 // rescue looks at the file the rewrite swapped out. It is normally what the

@@ -184,13 +184,43 @@ var DefaultRunsPrograms = []string{
 // DefaultWebListen is web.listen when config.toml says nothing.
 const DefaultWebListen = "127.0.0.1:7341"
 
+// wantDuration begins the error of a value that is no duration; Parse adds
+// an example of the key's scale ("400ms" for ui.input_guard, not "10m").
+const wantDuration = "want a duration"
+
+// durationExample is the key's default as config.toml writes it ("400ms",
+// "10m", "24h"), or "" when the key is no duration with a default.
+func durationExample(key string) string {
+	d := Default()
+	v, ok := map[string]time.Duration{
+		"daemon.orphan_grace":     d.Daemon.OrphanGrace.Duration,
+		"daemon.result_retention": d.Daemon.ResultRetention.Duration,
+		"daemon.sync_interval":    d.Daemon.SyncInterval.Duration,
+		"ui.input_guard":          d.UI.InputGuard.Duration,
+		"notify.idle":             d.Notify.Idle.Duration,
+		"notify.grace":            d.Notify.Grace.Duration,
+		"notify.repeat":           d.Notify.Repeat.Duration,
+	}[key]
+	if !ok || v <= 0 {
+		return ""
+	}
+	s := v.String()
+	for _, zero := range []string{"m0s", "h0m"} {
+		if strings.HasSuffix(s, zero) {
+			s = strings.TrimSuffix(s, zero[1:])
+		}
+	}
+	return s
+}
+
 // Duration is a time.Duration written as "10m" in TOML.
 type Duration struct{ time.Duration }
 
 func (d *Duration) UnmarshalText(b []byte) error {
 	v, err := time.ParseDuration(string(b))
 	if err != nil {
-		return fmt.Errorf("want a duration like \"10m\" or \"24h\", got %q", b)
+		// Parse names an example of the key's own scale (its default).
+		return fmt.Errorf("%s, got %q", wantDuration, b)
 	}
 	if v < 0 {
 		return fmt.Errorf("must not be negative, got %q", b)
@@ -267,11 +297,23 @@ func Parse(data []byte) (Config, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			key := pe.LastKey
-			if key == "" {
-				return Config{}, fmt.Errorf("line %d: %s", pe.Position.Line, pe.Message)
+			key, msg, line := pe.LastKey, pe.Message, pe.Position.Line
+			// A line that ends too soon ("[ui" unclosed) is reported by the
+			// parser at the newline it stopped on, counted as the next
+			// line's: the mistake is on the line the newline ends.
+			if s := pe.Position.Start; s > 0 && s <= len(data) {
+				line = 1 + bytes.Count(data[:s], []byte("\n"))
 			}
-			return Config{}, fmt.Errorf("line %d: %s: %s", pe.Position.Line, key, pe.Message)
+			msg = strings.NewReplacer(`'\n'`, "the end of the line", `'\x00'`, "the end of the file").Replace(msg)
+			if rest, ok := strings.CutPrefix(msg, wantDuration); ok {
+				if ex := durationExample(key); ex != "" {
+					msg = fmt.Sprintf("%s like %q%s", wantDuration, ex, rest)
+				}
+			}
+			if key == "" {
+				return Config{}, fmt.Errorf("line %d: %s", line, msg)
+			}
+			return Config{}, fmt.Errorf("line %d: %s: %s", line, key, msg)
 		}
 		if m := typeErrorPattern().FindStringSubmatch(err.Error()); m != nil {
 			msg := m[3]

@@ -91,6 +91,14 @@ func TestParseErrors(t *testing.T) {
 		{"guard too long", "[ui]\ninput_guard = \"1h\"\n", "line 2: ui.input_guard: must be at least 0s and at most 10s"},
 		{"sync interval", "[daemon]\nsync_interval = \"2s\"\n", "line 2: daemon.sync_interval: must be more than 0 and at most 1s"},
 		{"syntax", "[daemon\n", "to end table name"},
+		// The unclosed table is on line 1, where the newline that ends it is.
+		{"unclosed table", "[ui\nbell = true\n", "line 1: expected '.' or ']' to end table name, but got the end of the line instead"},
+		{"unclosed table, no newline", "bell = true\n[ui", "line 2: expected '.' or ']' to end table name, but got the end of the file instead"},
+		// A bad duration's example is of the key's own scale: its default.
+		{"guard without a unit", "[ui]\ninput_guard = \"400\"\n", `line 2: ui.input_guard: want a duration like "400ms", got "400"`},
+		{"sync interval without a unit", "[daemon]\nsync_interval = \"abc\"\n", `line 2: daemon.sync_interval: want a duration like "10ms", got "abc"`},
+		{"retention in words", "[daemon]\nresult_retention = \"a day\"\n", `line 2: daemon.result_retention: want a duration like "24h", got "a day"`},
+		{"grace in words", "[daemon]\norphan_grace = \"soon\"\n", `line 2: daemon.orphan_grace: want a duration like "10m", got "soon"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

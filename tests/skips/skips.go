@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -99,20 +100,50 @@ func Report(pkg string) {
 
 // reportTo is where the report goes: the terminal when there is one; else
 // the standard error of the go command that ran this test binary (an IDE's
-// or a script's pipe, a CI log), which — unlike this binary's own output —
-// go test does not swallow for a passing package; else this binary's
-// stderr.
+// or a script's pipe, a CI log, a file), which — unlike this binary's own
+// output — go test does not swallow for a passing package; else this
+// binary's stderr.
+//
+// Into a file (`go test ./... >log 2>&1`) the report must be written
+// through the go command's own descriptor, not the file opened again: go
+// writes its "ok" line after this binary exits, at its descriptor's offset,
+// which a second opening of the file does not move, so the "ok" line (and
+// every package after it) would be written over the report.
 func reportTo() (io.Writer, func()) {
 	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
 		return tty, func() { tty.Close() }
 	}
 	parent := os.Getppid()
 	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", parent)); err == nil && filepath.Base(exe) == "go" {
-		if f, err := os.OpenFile(fmt.Sprintf("/proc/%d/fd/2", parent), os.O_WRONLY|os.O_APPEND, 0); err == nil {
+		if f := sharedStderr(parent); f != nil {
 			return f, func() { f.Close() }
+		}
+		if fi, err := os.Stat(fmt.Sprintf("/proc/%d/fd/2", parent)); err == nil && (!fi.Mode().IsRegular() || appends(parent, 2)) {
+			// A pipe or a terminal has no offset to share: opened again, it is
+			// the same stream; nor has a file go appends to (>>log).
+			if f, err := os.OpenFile(fmt.Sprintf("/proc/%d/fd/2", parent), os.O_WRONLY|os.O_APPEND, 0); err == nil {
+				return f, func() { f.Close() }
+			}
 		}
 	}
 	return os.Stderr, func() {}
+}
+
+// appends reports whether pid's descriptor fd was opened with O_APPEND, so
+// that each of its writes goes to the end of the file, wherever another
+// opening wrote.
+func appends(pid, fd int) bool {
+	info, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%d", pid, fd))
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(info), "\n") {
+		if v, ok := strings.CutPrefix(line, "flags:"); ok {
+			flags, err := strconv.ParseUint(strings.TrimSpace(v), 8, 64)
+			return err == nil && flags&uint64(os.O_APPEND) != 0
+		}
+	}
+	return false
 }
 
 // Main runs a package's tests and then Report: use it as TestMain's body.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -57,5 +58,44 @@ func TestReportReachesAUserWithoutATerminal(t *testing.T) {
 	}
 	if len(lines) != len(want)+1 { // and go test's own "ok" line
 		t.Errorf("want %d lines (one per cause, then ok), got %d:\n%s", len(want)+1, len(lines), out)
+	}
+}
+
+// Written to a file (`go test ./... >log 2>&1`), the report is whole: go's
+// own "ok" line, written after the test binary exits, comes after it and
+// does not overwrite it.
+func TestReportIntactInAFile(t *testing.T) {
+	if demo {
+		t.Skip("the demo run itself")
+	}
+	if _, err := os.Stat("/proc/self/exe"); err != nil {
+		t.Skip("the report reaches the go command's stderr through /proc, which this system lacks")
+	}
+	f := sharedStderr(os.Getpid())
+	if f == nil {
+		t.Skip("pidfd_getfd(2) is not allowed here: the report does not go into a file go writes over")
+	}
+	f.Close()
+	log, err := os.Create(filepath.Join(t.TempDir(), "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	cmd := exec.Command("go", "test", "-count=1", "-run", "TestDemoSkips", ".")
+	cmd.Env = append(os.Environ(), "ASKUSER_SKIPS_DEMO=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // no controlling terminal
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("go test: %v", err)
+	}
+	out, err := os.ReadFile(log.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "askuser/tests/skips: 24 tests skipped: tmux is not installed (apt-get install tmux, or run .ci/run)\n" +
+		"askuser/tests/skips: TestDemoSkips/root skipped: needs root to connect as another user\n" +
+		"ok  \taskuser/tests/skips"
+	if !strings.HasPrefix(string(out), want) {
+		t.Errorf("the log is not the report, then go's ok line:\n%s", out)
 	}
 }

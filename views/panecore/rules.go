@@ -50,8 +50,11 @@ type RuleView struct {
 func ruleDetails(r RuleView) string {
 	at := func(t time.Time) string { return t.Local().Format(time.DateTime) }
 	s := "made " + at(r.Made) + " in the " + r.MadeVia
-	if r.MadeVia == "hand" {
+	switch r.MadeVia {
+	case "hand":
 		s = "written by hand " + at(r.Made)
+	case string(socketproto.ViaWeb):
+		s = "made " + at(r.Made) + " on the web page"
 	}
 	if r.Answered > 0 && r.LastAnswered != nil {
 		s += fmt.Sprintf("; answered %d×, last %s", r.Answered, at(*r.LastAnswered))

@@ -78,6 +78,7 @@ func (s *server) newSession() *session {
 		SoftLimit:  s.o.SoftLimit,
 		Bell:       true, // the page raises a notification for a new question when in the background
 		InputGuard: s.o.InputGuard,
+		Via:        socketproto.ViaWeb, // "answered elsewhere (web)", and history's via
 	})
 	return se
 }

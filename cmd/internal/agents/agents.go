@@ -26,6 +26,15 @@ var all = []integrate.Agent{
 	acp.Integration, // Zed's ACP agents, behind acp-proxy
 }
 
+// Names are the agents' names, in the list's order.
+func Names() []string {
+	out := make([]string, len(all))
+	for i, a := range all {
+		out[i] = a.Name
+	}
+	return out
+}
+
 // Named is the agent called name.
 func Named(name string) (integrate.Agent, bool) {
 	for _, a := range all {

@@ -90,7 +90,7 @@ func runTailscale(listen, stateDir, secretPath string, withSecret bool, s comman
 	if err := webpush.KeepAddress(stateDir, "https://"+name); err != nil && !errors.Is(err, atomicfile.ErrNotSynced) {
 		fmt.Fprintf(s.Err, "askuserd web: could not keep https://%s as Web Push's contact (%v); set web.push_contact in config.toml\n", name, err)
 	}
-	return printWebURL("https://"+name+"/", secretPath, withSecret, s)
+	return printWebURL("https://"+name+"/", secretPath, withSecret, true, s)
 }
 
 func isLoopbackListen(listen string) bool {
@@ -106,7 +106,7 @@ func isLoopbackListen(listen string) bool {
 }
 
 // loopbackNote says plainly that a loopback address is this machine's only.
-const loopbackNote = `askuserd web: this address works only on this machine: a phone cannot open it (its QR code too).
+const loopbackNote = `askuserd web: this address works only on this machine: a phone cannot open it, so no QR code is printed.
   From a phone: askuserd web --tailscale   (Tailscale's https; Web Push needs https)
   From another computer: ssh -L %s:127.0.0.1:%s %s, then open the address there
   Or your own certificate: --listen 0.0.0.0:%s --tls-cert … --tls-key … (see the README's "The web pane")

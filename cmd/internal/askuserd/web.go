@@ -111,12 +111,19 @@ func runWeb(o webOptions, s command.Streams) error {
 		return runTailscale(addr, cfg.StateDir(), secretPath, o.withSecret, s)
 	case o.printURL:
 		base := first(publicURL, baseURL(addr, cert != "", hosts))
-		if publicURL == "" && isLoopbackListen(addr) {
+		loopback := publicURL == "" && isLoopbackListen(addr)
+		// No QR code of a loopback address: no phone can open it, and its
+		// 22 lines would scroll the note that says so out of sight. The
+		// note comes after the address, where it is read.
+		if err := printWebURL(base, secretPath, o.withSecret, !loopback, s); err != nil {
+			return err
+		}
+		if loopback {
 			_, port, _ := net.SplitHostPort(addr)
 			host, _ := os.Hostname()
 			fmt.Fprintf(s.Err, loopbackNote, port, port, first(host, "this-machine"), port)
 		}
-		return printWebURL(base, secretPath, o.withSecret, s)
+		return nil
 	}
 	if isLoopbackListen(addr) {
 		// A page proxied by tailscale serve arrives with the tailnet name.
@@ -220,12 +227,13 @@ func baseURL(addr string, tls bool, hosts []string) string {
 
 // printWebURL prints a pairing link (or, withSecret, the address with the
 // secret) in the address's fragment (never sent to a server or kept in its
-// logs), and a QR code of it for a phone when stdout is a terminal.
-func printWebURL(base, secretPath string, withSecret bool, s command.Streams) error {
+// logs), and a QR code of it for a phone when stdout is a terminal and qr
+// says a phone can open the address (not a loopback one).
+func printWebURL(base, secretPath string, withSecret, qr bool, s command.Streams) error {
 	f, ok := s.Out.(*os.File)
 	terminal := ok && term.IsTerminal(int(f.Fd()))
 	if withSecret {
-		return writeWebURL(s.Out, base, secretPath, terminal)
+		return writeWebURL(s.Out, base, secretPath, terminal, qr)
 	}
 	// The secret signs the session the link is traded for: one that cannot
 	// be made or read (a FIFO at its path) is said now, not at the login.
@@ -241,7 +249,7 @@ func printWebURL(base, secretPath string, withSecret bool, s command.Streams) er
 	if err != nil {
 		return err
 	}
-	writeLink(s.Out, withSlash(base)+"#p="+code, fmt.Sprintf("This pairing link logs in one device, once, until %s (10 minutes). `askuserd web devices` lists the devices.", expires.Local().Format("15:04")), terminal)
+	writeLink(s.Out, withSlash(base)+"#p="+code, fmt.Sprintf("This pairing link logs in one device, once, until %s (10 minutes). `askuserd web devices` lists the devices.", expires.Local().Format("15:04")), terminal, qr)
 	return nil
 }
 
@@ -256,24 +264,26 @@ func withSlash(base string) string {
 // QR code comes first and the address under it: the code is taller than
 // an 80×24 terminal leaves, and would push an address printed above it off
 // screen.
-func writeWebURL(w io.Writer, base, secretPath string, terminal bool) error {
+func writeWebURL(w io.Writer, base, secretPath string, terminal, qr bool) error {
 	secret, err := web.LoadSecret(secretPath)
 	if err != nil {
 		return err
 	}
-	writeLink(w, withSlash(base)+"#s="+secret, "Anyone with this address can answer your agents' questions; `askuserd web --rotate` makes a new one.", terminal)
+	writeLink(w, withSlash(base)+"#s="+secret, "Anyone with this address can answer your agents' questions; `askuserd web --rotate` makes a new one.", terminal, qr)
 	return nil
 }
 
-// writeLink prints u alone to a pipe; on a terminal its QR code, u under
-// it, and note.
-func writeLink(w io.Writer, u, note string, terminal bool) {
+// writeLink prints u alone to a pipe; on a terminal its QR code (with qr),
+// u under it, and note.
+func writeLink(w io.Writer, u, note string, terminal, qr bool) {
 	if !terminal {
 		fmt.Fprintln(w, u)
 		return
 	}
-	if qr, err := qrcode.New(u, qrcode.Medium); err == nil {
-		fmt.Fprint(w, qr.ToSmallString(false))
+	if qr {
+		if code, err := qrcode.New(u, qrcode.Medium); err == nil {
+			fmt.Fprint(w, code.ToSmallString(false))
+		}
 	}
 	fmt.Fprintln(w, u)
 	fmt.Fprintln(w, note)

@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
+	"time"
 
 	"askuser/internal/didyoumean"
 )
@@ -38,9 +40,9 @@ func Parse(fs *flag.FlagSet, args []string, stdout io.Writer, name string) error
 // first, flags as they are written (--multi), and the flag most likely
 // meant: "unknown flag --muti; did you mean --multi?".
 func mistake(fs *flag.FlagSet, err error) string {
-	msg := strings.Replace(err.Error(), " for flag -", " for --", 1) // invalid value "x" for flag -n
-	if strings.HasPrefix(msg, "invalid boolean value ") {
-		msg = strings.Replace(msg, " for -", " for --", 1)
+	msg := err.Error()
+	if m := invalidValue.FindStringSubmatch(msg); m != nil {
+		return badValue(fs, m[2], m[1], m[3])
 	}
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
 		msg = "unknown flag -" + name
@@ -50,9 +52,47 @@ func mistake(fs *flag.FlagSet, err error) string {
 		return msg
 	}
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
-		return "-" + name + " needs a value"
+		return Spelled(strings.TrimLeft(name, "-")) + " needs a value"
 	}
 	return msg
+}
+
+// invalidValue is the flag package's refusal of a value: `invalid value
+// "abc" for flag -n: parse error`, `invalid boolean value "x" for -json: …`.
+var invalidValue = regexp.MustCompile(`^invalid (?:boolean )?value (".*") for (?:flag )?-(\S+): (.*)$`)
+
+// badValue says a refused value in the flag's terms: what the flag wants,
+// and what it got: `-n: want a number, got "abc"`. A flag of askuser's own
+// type says its own reason.
+func badValue(fs *flag.FlagSet, name, got, reason string) string {
+	want := reason
+	if f := fs.Lookup(name); f != nil {
+		if g, ok := f.Value.(flag.Getter); ok {
+			switch g.Get().(type) {
+			case bool:
+				want = "want true or false"
+			case int, int64, uint, uint64:
+				want = "want a number"
+				if strings.Contains(reason, "out of range") {
+					want = "want a smaller number"
+				}
+			case float64:
+				want = "want a number"
+			case time.Duration:
+				want = `want a duration like "30s"`
+			}
+		}
+	}
+	return Spelled(name) + ": " + want + ", got " + got
+}
+
+// Spelled is a flag as the user writes it: -n for one letter, --format for
+// a word.
+func Spelled(name string) string {
+	if len([]rune(name)) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // ParseAll parses flags wherever they appear among the positional arguments

@@ -67,11 +67,15 @@ func TestParseHelpAndMistakes(t *testing.T) {
 // they are written: --format, never the flag package's -format.
 func TestParseMistakeLines(t *testing.T) {
 	for args, want := range map[string]string{
-		"--muti":       "p t: unknown flag --muti; did you mean --multi?\n",
-		"--zzzzzz":     "p t: unknown flag --zzzzzz\n",
-		"--format":     "p t: --format needs a value\n",
-		"-n x":         "p t: invalid value \"x\" for --n: parse error\n",
-		"--multi=mayb": "p t: invalid boolean value \"mayb\" for --multi: parse error\n",
+		"--muti":                  "p t: unknown flag --muti; did you mean --multi?\n",
+		"--zzzzzz":                "p t: unknown flag --zzzzzz\n",
+		"--format":                "p t: --format needs a value\n",
+		"-n x":                    "p t: -n: want a number, got \"x\"\n",
+		"--n=abc":                 "p t: -n: want a number, got \"abc\"\n",
+		"-n 99999999999999999999": "p t: -n: want a smaller number, got \"99999999999999999999\"\n",
+		"--multi=mayb":            "p t: --multi: want true or false, got \"mayb\"\n",
+		"--wait=soon":             "p t: --wait: want a duration like \"30s\", got \"soon\"\n",
+		"-n":                      "p t: -n needs a value\n",
 	} {
 		var stdout, stderr strings.Builder
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
@@ -79,6 +83,7 @@ func TestParseMistakeLines(t *testing.T) {
 		fs.Bool("multi", false, "")
 		fs.String("format", "json", "")
 		fs.Int("n", 0, "")
+		fs.Duration("wait", 0, "")
 		if err := Parse(fs, strings.Fields(args), &stdout, "p t"); err == nil {
 			t.Errorf("%s parsed", args)
 		}

@@ -113,6 +113,8 @@ func settledText(g notify.Gone) string {
 		said = "Answered in the pending file"
 	case g.Via == socketproto.ViaCLI:
 		said = "Answered from the shell"
+	case g.Via == socketproto.ViaWeb:
+		said = "Answered on the web page"
 	default:
 		said = "Answered in the " + string(g.Via)
 	}

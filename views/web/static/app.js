@@ -199,11 +199,15 @@
     if (r) {
       put(who, el('span', { class: 'agent', text: r.agent, dir: 'auto' }), ' asked ', el('span', { class: 'age', text: r.age }));
       if (r.statusText) put(who, el('span', { class: 'tag', text: r.statusText }));
-      if (r.about) put(who, el('div', { class: 'cwd', text: r.about, dir: 'auto' }));
+      if (r.about) put(who, ' · ', el('span', { class: 'cwd', text: r.about, dir: 'auto' }));
     }
+    // The line ends in "…" when it is longer than the screen: its whole text
+    // is its title, and a tap (or Enter) shows it whole.
+    who.title = who.textContent;
     const prev = offer('prevRequest'), next = offer('nextRequest');
     $('reqnav').hidden = !prev && !next;
-    $('pos').textContent = n ? 'request ' + (v.focus + 1) + ' of ' + n : '';
+    $('pos').textContent = n ? (v.focus + 1) + ' of ' + n : '';
+    $('pos').setAttribute('aria-label', n ? 'request ' + (v.focus + 1) + ' of ' + n : '');
     for (const [id, a] of [['prev', prev], ['next', next]]) {
       $(id).disabled = !a || !!a.disabled;
       $(id).title = a ? a.disabled || a.label : '';
@@ -624,17 +628,26 @@
     b.dataset.state = how;
     if (how === 'on') {
       b.hidden = false;
-      b.textContent = 'Notifying this device';
+      notifyLabel(b, 'Notifying', ' this device');
       b.title = 'askuserd pushes new questions to this device; tap to stop';
     } else if (how === 'off') {
       b.hidden = false;
-      b.textContent = 'Notify me on this device';
+      notifyLabel(b, 'Notify', ' me on this device');
       b.title = 'Questions reach this device even with the page closed';
     } else {
       b.hidden = !('Notification' in window) || Notification.permission !== 'default';
       b.textContent = 'Notify me';
+      b.removeAttribute('aria-label');
       b.title = how === 'insecure' ? 'Only while this page is open: notifications with the page closed need https (askuserd web --tailscale)' : 'Only while this page is open';
     }
+  }
+
+  // notifyLabel is the button's words; on a narrow screen only the first is
+  // shown (CSS .wide), and its accessible name is always the whole.
+  function notifyLabel(b, first, rest) {
+    b.textContent = '';
+    put(b, first, el('span', { class: 'wide', text: rest }));
+    b.setAttribute('aria-label', first + rest);
   }
 
   async function toggleNotify() {
@@ -678,6 +691,14 @@
   $('prev').addEventListener('click', ev => { const a = offer('prevRequest'); if (a) on(a.kind, { delta: a.delta })(ev); });
   $('next').addEventListener('click', ev => { const a = offer('nextRequest'); if (a) on(a.kind, { delta: a.delta })(ev); });
   $('notify').addEventListener('click', toggleNotify);
+  const toggleWho = () => {
+    const w = $('who');
+    if (!w.firstChild) return;
+    w.classList.toggle('open');
+    w.setAttribute('aria-expanded', String(w.classList.contains('open')));
+  };
+  $('who').addEventListener('click', toggleWho);
+  $('who').addEventListener('keydown', ev => { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); toggleWho(); } });
 
   // wanted is the request a notification's link names (?request=ID): the
   // page opens it once it is among the requests (the user's own move).
