@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"net"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"askuser/socketproto"
+	"askuser/tests/testdaemon"
 )
 
 // allowQuestion is a permission prompt whose Allow approves a command that
@@ -165,6 +167,10 @@ func TestPendingFileRefusedAllowSavedAgainIsSent(t *testing.T) {
 				t.Fatalf("the rewritten file should hold the field and the answer as a draft:\n%s", data)
 			}
 			if style == "in place" {
+				// A person's save comes long after the daemon's write; a test's
+				// could fall in the same tick of the kernel's coarse file clock,
+				// and a file of the same inode, size and time is the daemon's own.
+				afterFileClockTick(t, e.Pending)
 				if err := os.WriteFile(e.Pending, data, 0o600); err != nil {
 					t.Fatal(err)
 				}
@@ -177,4 +183,26 @@ func TestPendingFileRefusedAllowSavedAgainIsSent(t *testing.T) {
 			}
 		})
 	}
+}
+
+// afterFileClockTick waits until a file written now gets a later time than
+// path's: the kernel stamps files from a coarse clock (a few ms a tick).
+func afterFileClockTick(t *testing.T, path string) {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := filepath.Join(filepath.Dir(path), ".clock-probe")
+	defer os.Remove(probe)
+	testdaemon.Eventually(t, "the file clock to pass "+path+"'s time", func() (bool, string) {
+		if err := os.WriteFile(probe, nil, 0o600); err != nil {
+			return false, err.Error()
+		}
+		p, err := os.Stat(probe)
+		if err != nil {
+			return false, err.Error()
+		}
+		return p.ModTime().After(fi.ModTime()), p.ModTime().String()
+	})
 }

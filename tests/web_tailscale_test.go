@@ -61,7 +61,7 @@ func TestWebURLLoopbackOnATerminalHasNoQRCode(t *testing.T) {
 	// cat holds the pane open on its output once askuserd has exited.
 	p := startTmux(t, e, 80, 24, bin("askuserd")+" web --url; echo END-OF-OUTPUT; cat")
 	screen := p.waitFor("END-OF-OUTPUT")
-	for _, want := range []string{"http://127.0.0.1:7341/#s=", "Anyone with this address", "a phone cannot open it", "askuserd web --tailscale"} {
+	for _, want := range []string{"http://127.0.0.1:7341/#p=", "This pairing link logs in one device", "a phone cannot open it", "askuserd web --tailscale"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("the screen does not show %q:\n%s", want, screen)
 		}
