@@ -146,7 +146,7 @@ func TestWebHeaderStaysTwoLinesOnASmallPhone(t *testing.T) {
 	for _, id := range []string{"h1", "h2"} {
 		askOnSocket(t, e, `{"requestId":"`+id+`","agent":{"name":"`+name+`","cwd":"`+cwd+`"},"questions":[{"question":"Header `+id+`?","options":[{"label":"Yes"},{"label":"No"}]}]}`)
 	}
-	b.waitText("askuser — 2 waiting", "1 of 2", "Header h1?")
+	b.waitText("askuser — 2 waiting", "of 2", "Header h") // whichever is on screen: the header is measured
 	b.settled()
 	dir := os.Getenv("ASKUSER_WEB_SCREENSHOTS")
 	if dir != "" {
