@@ -28,6 +28,10 @@ func (b *browser) touchOn() {
 	if _, err := chromedp.Call(ctx, emulation.SetTouchEmulationEnabled, emulation.SetTouchEmulationEnabledParams{Enabled: true, MaxTouchPoints: 1}); err != nil {
 		b.t.Fatal(err)
 	}
+	// Safari on an iPhone does not anchor scrolling (CSS overflow-anchor):
+	// content that grows above the options moves them there even when
+	// Chromium would scroll to keep them. The test taps as on Safari.
+	b.eval0(`document.documentElement.style.overflowAnchor = 'none'; document.body.style.overflowAnchor = 'none'`)
 	// What each click landed on, and when the fingers came down and
 	// lifted (the page's clock): the test's eyes, not the page's.
 	b.eval0(`window.__taps = []; window.__touch = {};
@@ -94,6 +98,8 @@ func (b *browser) tapWhile(what string, aim int, change func(), drawn string) {
 		b.t.Fatalf("%s: option %d is not under the finger (%q is):\n%s", what, aim, under, b.textNow())
 	}
 	n := jsValue[int](b, `window.__taps.length`)
+	top := fmt.Sprintf(`document.querySelector('button.option[data-option="%d"]').getBoundingClientRect().top`, aim)
+	before := jsValue[float64](b, top)
 	// The hold is the real program's timing under test (a thumb's tap
 	// lasts about 100 ms), not a wait for something to happen.
 	hold := time.Duration(80+rand.IntN(41)) * time.Millisecond
@@ -109,6 +115,9 @@ func (b *browser) tapWhile(what string, aim int, change func(), drawn string) {
 		b.t.Logf("%s: the change took %v to be drawn: the finger was down that long", what, d)
 	}
 	time.Sleep(hold - time.Since(start)) // negative: at once
+	if moved := jsValue[float64](b, top) - before; moved > 0.5 || moved < -0.5 {
+		b.t.Errorf("%s: option %d moved %.0f px under the finger", what, aim, moved)
+	}
 	b.finger(false, 0, 0)
 	b.until(fmt.Sprintf(`window.__taps.length > %d`, n))
 	if got := jsValue[string](b, fmt.Sprintf(`window.__taps[%d]`, n)); got != fmt.Sprintf("option %d", aim) {

@@ -572,7 +572,14 @@
     refusalAbove(v && !v.rulesView && !st.devices && r && !r.sending ? r : null);
     // Nodes under a finger are not replaced when nothing on them changed (an
     // age, a draft's echo): a tap that began on a button ends on it.
-    if (next.innerHTML !== main.innerHTML) main.replaceChildren(...next.childNodes);
+    if (next.innerHTML !== main.innerHTML) {
+      // Held at its length through the swap: measuring the new content
+      // must not let the scroll position follow it.
+      const before = main.getBoundingClientRect().height, y = window.scrollY;
+      main.style.minHeight = before + 'px';
+      main.replaceChildren(...next.childNodes);
+      keepLength(main, before, y, v && r && !v.rulesView && !st.devices ? r.id + '/' + r.tab : '');
+    }
     renderDialog();
 
     if (activeKey) {
@@ -612,6 +619,26 @@
     if (said.textContent === text) return;
     said.replaceChildren(...(show ? [el('p', { class: 'refusal', role: 'alert', dir: 'auto', text })] : []));
   }
+
+  // keepLength: what goes from below the options (a reason under the
+  // button, a hint) would shorten the page, and at its end the scroll
+  // position would follow and pull the options down under a finger. The
+  // page keeps its length until the user scrolls away from its end, or
+  // another question is drawn.
+  const kept = { key: '', natural: 0 };
+  function keepLength(main, before, y, key) {
+    const last = main.lastElementChild;
+    const h = last ? last.getBoundingClientRect().bottom - main.getBoundingClientRect().top + parseFloat(getComputedStyle(main).paddingBottom) : 0;
+    if (!key || key !== kept.key || y <= 0 || h >= before) main.style.minHeight = '';
+    kept.key = key;
+    kept.natural = h;
+  }
+  window.addEventListener('scroll', () => {
+    const main = $('main');
+    if (!main.style.minHeight) return;
+    const extra = parseFloat(main.style.minHeight) - kept.natural;
+    if (document.documentElement.scrollHeight - window.scrollY - window.innerHeight >= extra) main.style.minHeight = '';
+  }, { passive: true });
 
   // --- a tap drawn at once ------------------------------------------------------------
 
