@@ -681,7 +681,10 @@
     if (!r || r.onSubmit || r.sending || st.loggedOut) return;
     const coverTop = $('top').getBoundingClientRect().bottom;
     const bar = document.querySelector('.question > .actions');
-    const coverBottom = bar && getComputedStyle(bar).position === 'sticky' ? bar.getBoundingClientRect().top : window.innerHeight;
+    let coverBottom = bar && getComputedStyle(bar).position === 'sticky' ? bar.getBoundingClientRect().top : window.innerHeight;
+    // A notice floating above the button bar hides what is under it.
+    const floats = $('floats').getBoundingClientRect();
+    if (floats.height > 0) coverBottom = Math.min(coverBottom, floats.top);
     document.querySelectorAll('pre[data-approves]').forEach(pre => {
       const i = Number(pre.dataset.q), k = Number(pre.dataset.approves);
       const o = r.questions[i] && r.questions[i].options[k];
