@@ -160,7 +160,7 @@
   function actionButton(a, attrs) {
     const b = el('button', Object.assign({
       type: 'button', text: a.label, title: a.disabled || null, 'aria-disabled': a.disabled ? 'true' : null,
-      onclick: on(a.kind, a.delta ? { delta: a.delta } : null),
+      onclick: ev => { on(a.kind, a.delta ? { delta: a.delta } : null)(ev); b.classList.add('touched'); },
     }, attrs || {}));
     if (a.disabled) b.classList.add('off');
     return b;
