@@ -91,7 +91,9 @@ func (b *browser) optionCentre(k int) (x, y float64) {
 // lifts once both the hold and the drawing are over. The tap must land on
 // the option aimed at, and the core must take it: a tap on an option
 // moves the choice, which is never refused.
-func (b *browser) tapWhile(what string, aim int, change func(), drawn string) {
+// With shot, a screenshot of the page with the change drawn is saved there
+// before the finger lifts.
+func (b *browser) tapWhile(what string, aim int, change func(), drawn, shot string) {
 	b.t.Helper()
 	x, y := b.optionCentre(aim)
 	if under := jsValue[string](b, fmt.Sprintf(`(() => { const o = document.elementFromPoint(%v, %v); const b = o && o.closest('button.option'); return b ? b.dataset.option : ''; })()`, x, y)); under != fmt.Sprint(aim) {
@@ -110,6 +112,9 @@ func (b *browser) tapWhile(what string, aim int, change func(), drawn string) {
 	}
 	if drawn != "" {
 		b.until(drawn)
+	}
+	if shot != "" {
+		b.screenshot(shot)
 	}
 	if d := time.Since(start); d > 400*time.Millisecond {
 		b.t.Logf("%s: the change took %v to be drawn: the finger was down that long", what, d)
@@ -174,10 +179,15 @@ func TestWebTapLandsWhereAimed(t *testing.T) {
 	taps := 0
 	aim := 1
 	nextAim := func() int { aim = aim%3 + 1; return aim } // Deny, Not now, Ask again later in turn
+	shot := map[int]string{1: "phone-tap-arrival.png", 2: "phone-tap-notice.png", 19: "phone-tap-refusal.png", 23: "phone-tap-guard-refusal.png"}
 	tap := func(what string, k int, change func(), drawn string) {
 		t.Helper()
 		taps++
-		b.tapWhile(fmt.Sprintf("tap %d (%s)", taps, what), k, change, drawn)
+		path := ""
+		if shot[taps] != "" {
+			path = filepath.Join(dir, shot[taps])
+		}
+		b.tapWhile(fmt.Sprintf("tap %d (%s)", taps, what), k, change, drawn, path)
 	}
 
 	// A second request arriving shows the request navigation; the request
@@ -187,17 +197,11 @@ func TestWebTapLandsWhereAimed(t *testing.T) {
 		id := fmt.Sprintf("req-b%d", i)
 		tap("a second request arrives", nextAim(), func() { askOnSocket(t, e, colours(id)) },
 			`!document.getElementById('reqnav').classList.contains('idle') && document.getElementById('pos').textContent === 'request 1 of 2'`)
-		if i == 0 {
-			b.screenshot(filepath.Join(dir, "phone-tap-arrival.png"))
-		}
 		tap("a request leaves with a notice", nextAim(), func() {
 			if _, stderr, code := e.Client("", "answer", id, "Red"); code != 0 {
 				t.Fatalf("answer %s: %s", id, stderr)
 			}
 		}, `document.getElementById('reqnav').classList.contains('idle') && document.getElementById('notice').textContent !== ''`)
-		if i == 0 {
-			b.screenshot(filepath.Join(dir, "phone-tap-notice.png"))
-		}
 		// The finger comes down just before the notice is to leave (its
 		// time is the view's), and lifts after it left.
 		until := jsValue[string](b, `(window.askuserState.view.notices || []).map(n => n.until || '').filter(Boolean).pop() || ''`)
@@ -219,9 +223,6 @@ func TestWebTapLandsWhereAimed(t *testing.T) {
 		tap("a refusal is drawn above it", nextAim(), func() {
 			b.eval0(`document.querySelector('.question > .actions .primary').click()`)
 		}, `!!document.querySelector('.option-slot > .refusal')`)
-		if taps == 19 {
-			b.screenshot(filepath.Join(dir, "phone-tap-refusal.png"))
-		}
 	}
 
 	// The age on screen changes ("just now" → "1m ago").
@@ -250,9 +251,6 @@ func TestWebTapLandsWhereAimed(t *testing.T) {
 		tap("a refusal is drawn (the guard)", 1+i%3, func() {
 			b.eval0(`document.querySelector('.question > .actions .primary').click()`)
 		}, `document.getElementById('said').textContent !== ''`)
-		if i == 0 {
-			b.screenshot(filepath.Join(dir, "phone-tap-guard-refusal.png"))
-		}
 		if !jsValue[bool](b, `window.askuserState.view.settling`) {
 			t.Logf("round %d: the guard ended before its last tap (a slow machine)", i)
 			tap("just after the guard", 3-i%3, nil, "")
