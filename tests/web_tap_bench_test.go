@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -84,6 +85,10 @@ func BenchmarkWebTap(b *testing.B) {
 		br.finger(true, x, y)
 		time.Sleep(time.Duration(80+i%41) * time.Millisecond) // a thumb's tap: the real program's timing
 		br.finger(false, 0, 0)
+		if dir := os.Getenv("ASKUSER_WEB_SCREENSHOTS"); dir != "" && i == 0 {
+			br.until(`window.__m.drawn`)
+			br.screenshot(filepath.Join(dir, "phone-tap-sending.png")) // drawn as touched, before the reply
+		}
 		br.until(`window.__m.drawn && window.__m.confirm`)
 		drawn = append(drawn, jsValue[float64](br, `window.__m.drawn - window.__touch.end`))
 		confirmed = append(confirmed, jsValue[float64](br, `window.__m.confirm - window.__touch.end`))
