@@ -196,7 +196,7 @@ func TestWebTapLandsWhereAimed(t *testing.T) {
 	for i := range 6 {
 		id := fmt.Sprintf("req-b%d", i)
 		tap("a second request arrives", nextAim(), func() { askOnSocket(t, e, colours(id)) },
-			`!document.getElementById('reqnav').classList.contains('idle') && document.getElementById('pos').textContent === 'request 1 of 2'`)
+			`!document.getElementById('reqnav').classList.contains('idle') && document.getElementById('pos').textContent === '1 of 2'`)
 		tap("a request leaves with a notice", nextAim(), func() {
 			if _, stderr, code := e.Client("", "answer", id, "Red"); code != 0 {
 				t.Fatalf("answer %s: %s", id, stderr)
@@ -238,7 +238,7 @@ func TestWebTapLandsWhereAimed(t *testing.T) {
 	for i := range 4 {
 		id := fmt.Sprintf("req-g%d", i)
 		askOnSocket(t, e, colours(id))
-		b.waitText("request 1 of 2")
+		b.waitJS(`document.getElementById('pos').textContent === '1 of 2'`)
 		answer := "Deny"
 		if current != "req-a" {
 			answer = "Red"
