@@ -2,8 +2,11 @@ package tests
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chromedp/chromedp"
 )
 
 // Text typed on the page and not accepted is the draft's "typing"
@@ -41,5 +44,58 @@ func TestWebTypedTextIsNotAnAnswer(t *testing.T) {
 	b.clickText("Send answers")
 	if r := b.result(res); !r.Answered || r.Answers[0].Answer.Text != "SQLite" || r.Answers[1].Answer.Text != "half" {
 		t.Fatalf("result %+v", r)
+	}
+}
+
+// Text typed on another surface (a terminal pane) into Other and not
+// accepted shows on the page, as typed and not accepted: the view's
+// "typing", drawn.
+func TestWebTypingFromElsewhereShown(t *testing.T) {
+	t.Parallel()
+	dir := phoneShots(t)
+	e, _, b := webSetup(t, 390, 844)
+	if _, _, code := e.Client("", "ask", "--no-wait", "--request-id", "db-1", "--question", "Which database should we use?", "--option", "PostgreSQL", "--option", "SQLite"); code != 0 {
+		t.Fatalf("ask --no-wait: exit %d", code)
+	}
+	b.waitText("Which database should we use?")
+	p := startTmuxPane(t, e, 100, 30)
+	p.waitFor("Which database should we use?")
+	p.keys("0") // Other
+	p.typeText("order-proc")
+	waitTyping(t, e, "db-1", "order-proc")
+	b.waitText("Other, typed and not accepted yet: order-proc")
+	b.screenshot(filepath.Join(dir, "phone-typing-elsewhere.png"))
+}
+
+// A dialog keeps its default, focused, while the view changes behind it (a
+// request arrives): its buttons are not made again, and Enter still keeps
+// the answers.
+func TestWebDialogKeepsItsFocus(t *testing.T) {
+	t.Parallel()
+	dir := phoneShots(t)
+	e, _, b := webSetup(t, 390, 844)
+	askOnSocket(t, e, `{"requestId":"req-two",`+strings.TrimPrefix(webTwoQuestions, "{"))
+	b.waitText("Which database should we use?")
+	b.settled()
+	b.click(`button.option[data-option="1"]`)
+	b.clickText("Next")
+	b.waitText("■ Database")
+	b.clickText("Decline")
+	b.waitJS(`!document.getElementById('dialog').hidden && document.activeElement && document.activeElement.id === 'dialog-no'`)
+	if got := jsValue[string](b, `document.activeElement.textContent`); got != "Keep answering" {
+		t.Fatalf("the dialog's focused button is %q", got)
+	}
+	b.eval0(`window.__default = document.activeElement`)
+	askOnSocket(t, e, `{"requestId":"req-other","questions":[{"question":"Another question?","options":[{"label":"Yes"},{"label":"No"}]}]}`)
+	b.waitText("askuser — 2 waiting")
+	b.waitJS(`window.askuserState.view.requests.length === 2 && !document.getElementById('dialog').hidden`)
+	if !jsValue[bool](b, `document.activeElement === window.__default && document.body.contains(window.__default)`) {
+		t.Fatalf("the view's change took the focus from the dialog's default (now on %s)", jsValue[string](b, `document.activeElement ? document.activeElement.outerHTML : 'nothing'`))
+	}
+	b.screenshot(filepath.Join(dir, "phone-dialog-kept.png"))
+	b.run(chromedp.KeyEvent("\r"))
+	b.waitJS(`document.getElementById('dialog').hidden`)
+	if out, _, _ := e.Client("", "list", "--json"); !strings.Contains(out, "req-two") {
+		t.Fatalf("Enter on the dialog's default declined the request: %s", out)
 	}
 }

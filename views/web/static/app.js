@@ -23,6 +23,8 @@
     sendError: '',       // an action that did not reach askuserd web
     bells: -1,
     refusal: '',         // the refusal last brought into view
+    touched: null,       // the option last tapped, drawn as such until the core's view says
+    views: 0,            // views read from the stream
   };
   window.askuserState = st; // for tests and curious users
 
@@ -35,6 +37,7 @@
   // replaces the one before it in the queue (the core takes the whole text).
   const queue = [];
   let posting = false;
+  let queued = 0, shipped = 0; // actions put in the queue, and taken by askuserd web
   const sentText = {}; // input key → the text last sent for it
 
   function act(kind, fields) {
@@ -42,7 +45,7 @@
     const a = Object.assign({ kind, rev: st.view ? st.view.rev : 0 }, r ? { request: r.id } : {}, fields || {});
     const last = queue[queue.length - 1];
     if (kind === 'type' && last && last.kind === 'type' && last.request === a.request) queue[queue.length - 1] = a;
-    else queue.push(a);
+    else { queue.push(a); queued++; }
     pump();
   }
 
@@ -52,7 +55,9 @@
     const batch = queue.splice(0, 512);
     const res = await session.post('/api/action', { actions: batch });
     posting = false;
+    shipped += batch.length;
     if (res.status === 401) { loggedOut(); return; }
+    taken();
     const err = res.ok ? '' : 'Not sent to askuserd web (' + (res.error || 'it could not be reached') + '). Try again.';
     if (err !== st.sendError) { st.sendError = err; renderHeader(); }
     pump();
@@ -86,6 +91,8 @@
       const m = JSON.parse(data);
       if (m.type !== 'view') return;
       st.view = m.view;
+      st.views++;
+      if (st.touched && st.touched.taken) st.touched = null; // the view after it: the core's word
       openWanted();
       st.link = 'open';
       render();
@@ -114,7 +121,7 @@
     clearTimeout(watchdog);
     clearTimeout(again);
     $('main').replaceChildren(el('section', { class: 'empty login' }, el('p', { class: 'big', text: big }), el('p', { text: small })));
-    for (const id of ['reqnav', 'notice', 'dialog', 'conn', 'rules', 'devices']) $(id).hidden = true;
+    for (const id of ['reqnav', 'floats', 'dialog', 'rules', 'devices']) $(id).hidden = true;
     $('who').textContent = '';
     $('title').textContent = 'askuser';
     document.title = 'askuser';
@@ -153,7 +160,7 @@
   function actionButton(a, attrs) {
     const b = el('button', Object.assign({
       type: 'button', text: a.label, title: a.disabled || null, 'aria-disabled': a.disabled ? 'true' : null,
-      onclick: on(a.kind, a.delta ? { delta: a.delta } : null),
+      onclick: ev => { on(a.kind, a.delta ? { delta: a.delta } : null)(ev); b.classList.add('touched'); },
     }, attrs || {}));
     if (a.disabled) b.classList.add('off');
     return b;
@@ -177,6 +184,8 @@
   }
 
   // refusalAt is the refusal, when it concerns this element of the screen.
+  // One about the whole request or question floats above the button bar
+  // (refusalAbove), where it pushes nothing down.
   function refusalAt(element, q, option) {
     const f = st.view && st.view.refusal;
     if (!f || f.element !== element) return null;
@@ -205,7 +214,10 @@
     // is its title, and a tap (or Enter) shows it whole.
     who.title = who.textContent;
     const prev = offer('prevRequest'), next = offer('nextRequest');
-    $('reqnav').hidden = !prev && !next;
+    // With a request on screen the navigation keeps its place, shown or
+    // not: a second request arriving moves nothing under a finger.
+    $('reqnav').hidden = !r;
+    $('reqnav').classList.toggle('idle', !prev && !next);
     $('pos').textContent = n ? (v.focus + 1) + ' of ' + n : '';
     $('pos').setAttribute('aria-label', n ? 'request ' + (v.focus + 1) + ' of ' + n : '');
     for (const [id, a] of [['prev', prev], ['next', next]]) {
@@ -228,7 +240,6 @@
 
   function renderRequest(r) {
     const box = el('section', { class: 'request', 'data-request': r.id });
-    put(box, refusalAt('request'));
     if (r.questions.length > 1) put(box, renderTabs(r));
     put(box, r.onSubmit ? renderSubmit(r) : renderQuestion(r, r.tab));
     const decline = offer('decline');
@@ -262,7 +273,6 @@
     if (q.header) put(box, txt('div', 'header', q.header));
     put(box, txt('h2', 'qtext', q.question));
     if (q.rule) put(box, el('p', { class: 'rule', dir: 'auto', text: 'Answer: ' + q.rule }));
-    put(box, refusalAt('question', i));
     // What Allow approves is shown as the question arrives, in the page's
     // flow, before the options: it is read on the way to the button.
     (q.options || []).forEach((o, k) => { if (o.approvesPreview) put(box, preview(r, i, k, true)); });
@@ -271,13 +281,14 @@
       if (q.multi && next) put(box, el('p', { class: 'how', text: 'Choose any number, then ' + next.label + '.' }));
       const list = el('div', { class: 'options', role: q.multi ? 'group' : 'radiogroup' });
       for (const k of q.items) {
-        put(list, renderOption(q, k));
-        put(list, refusalAt('option', i, k));
+        const ref = refusalAt('option', i, k);
+        put(list, ref ? el('div', { class: 'option-slot' }, renderOption(r, i, k), ref) : renderOption(r, i, k));
         if (k === other && answer) put(list, textInput(answer));
       }
       put(box, list);
       const custom = q.multi ? q.checked[other] : q.choice === other;
       if (custom && !answer && q.custom) put(box, el('p', { class: 'typed', dir: 'auto', text: 'Other: ' + q.custom }));
+      if (!answer && q.typing) put(box, el('p', { class: 'typed typing', dir: 'auto', text: 'Other, typed and not accepted yet: ' + q.typing }));
       const k = q.cursor;
       if (k >= 0 && k < other && (q.options[k].preview || q.options[k].previewLines) && !q.options[k].approvesPreview) put(box, preview(r, i, k, false));
     } else if (answer) {
@@ -285,6 +296,7 @@
     } else if (q.custom) {
       put(box, el('p', { class: 'typed', dir: 'auto', text: q.custom }));
     }
+    if (!other && !answer && q.typing) put(box, el('p', { class: 'typed typing', dir: 'auto', text: 'Typed and not accepted yet: ' + q.typing }));
     if (answer) put(box, refusalAt('input', i));
     put(box, renderNote(r, i));
     if (st.view.hint && !st.view.refusal) put(box, el('p', { class: 'hint', role: 'status', text: st.view.hint }));
@@ -296,7 +308,8 @@
     return box;
   }
 
-  function renderOption(q, k) {
+  function renderOption(r, i, k) {
+    const q = r.questions[i];
     const isOther = k === q.options.length;
     const o = isOther ? null : q.options[k];
     const chosen = q.multi ? q.checked[k] : q.cursor === k;
@@ -306,7 +319,7 @@
     const b = el('button', {
       type: 'button', class: 'option' + (chosen ? ' on' : '') + (isOther ? ' other' : ''),
       role: q.multi ? 'checkbox' : 'radio', 'aria-checked': chosen ? 'true' : 'false', 'data-option': k,
-      onclick: on(kind, { item: k }),
+      onclick: ev => { ev.preventDefault(); act(kind, { item: k }); touch({ request: r.id, question: i, option: k }); },
     });
     b.append(el('span', { class: 'mark', 'aria-hidden': 'true', text: q.multi ? (chosen ? '☑' : '☐') : (chosen ? '●' : '○') }));
     const body = el('span', { class: 'body' });
@@ -314,7 +327,7 @@
     else {
       body.append(txt('span', 'label', o.label));
       if (o.description) body.append(txt('span', 'desc', o.description));
-      if (o.approvesPreview) body.append(el('span', { class: 'has-preview', text: o.read ? 'approves everything shown above (read)' : 'approves everything shown above: read it to the end first' }));
+      if (o.approvesPreview) body.append(el('span', { class: 'has-preview approving', text: o.read ? 'approves everything shown above (read)' : 'approves everything shown above: read it to the end first' }));
       else if (o.preview || o.previewLines) body.append(el('span', { class: 'has-preview', text: 'preview' }));
     }
     b.append(body);
@@ -428,12 +441,23 @@
     if (!d) { box.hidden = true; return; }
     const wasHidden = box.hidden;
     box.hidden = false;
-    $('dialog-text').textContent = d.text;
-    const [yesText, noText] = dialogWords[d.kind] || ['Yes', 'No'];
-    const yes = el('button', { type: 'button', id: 'dialog-yes', class: (d.defaultYes ? 'primary' : '') + (d.kind === 'discard' ? ' danger' : ''), text: yesText, onclick: on('yes') });
-    const no = el('button', { type: 'button', id: 'dialog-no', class: d.defaultYes ? '' : 'primary', text: noText, onclick: on('back') });
-    $('dialog-buttons').replaceChildren(no, yes);
-    if (wasHidden) (d.defaultYes ? yes : no).focus({ preventScroll: true });
+    if ($('dialog-text').textContent !== d.text) $('dialog-text').textContent = d.text;
+    // The buttons are made once per dialog: a view that changes something
+    // else (an age, a notice) leaves them, and the focus, as they are.
+    const buttons = $('dialog-buttons');
+    const key = d.kind + '/' + !!d.defaultYes;
+    let fresh = false;
+    if (wasHidden || buttons.dataset.key !== key) {
+      const [yesText, noText] = dialogWords[d.kind] || ['Yes', 'No'];
+      const yes = el('button', { type: 'button', id: 'dialog-yes', class: (d.defaultYes ? 'primary' : '') + (d.kind === 'discard' ? ' danger' : ''), text: yesText, onclick: on('yes') });
+      const no = el('button', { type: 'button', id: 'dialog-no', class: d.defaultYes ? '' : 'primary', text: noText, onclick: on('back') });
+      buttons.replaceChildren(no, yes);
+      buttons.dataset.key = key;
+      fresh = true;
+    }
+    // The default has the focus, unless the user moved it to the other
+    // button; focus lost to the page (a redraw behind) comes back.
+    if (fresh || !buttons.contains(document.activeElement)) $(d.defaultYes ? 'dialog-yes' : 'dialog-no').focus({ preventScroll: true });
   }
 
   // --- remembered decisions (docs/contract.md §13) ----------------------------------------
@@ -544,9 +568,18 @@
     $('rules').textContent = v && v.rulesView ? 'Back' : 'Rules';
     if (st.devices) next.replaceChildren(renderDevices(st.devices));
     $('devices').textContent = st.devices ? 'Back' : 'Devices';
+    markTouched(next);
+    refusalAbove(v && !v.rulesView && !st.devices && r && !r.sending ? r : null);
     // Nodes under a finger are not replaced when nothing on them changed (an
     // age, a draft's echo): a tap that began on a button ends on it.
-    if (next.innerHTML !== main.innerHTML) main.replaceChildren(...next.childNodes);
+    if (next.innerHTML !== main.innerHTML) {
+      // Held at its length through the swap: measuring the new content
+      // must not let the scroll position follow it.
+      const before = main.getBoundingClientRect().height, y = window.scrollY;
+      main.style.minHeight = before + 'px';
+      main.replaceChildren(...next.childNodes);
+      keepLength(main, before, y, v && r && !v.rulesView && !st.devices ? r.id + '/' + r.tab : '');
+    }
     renderDialog();
 
     if (activeKey) {
@@ -575,6 +608,68 @@
     if (e) e.scrollIntoView({ block: 'nearest' });
   }
 
+  // refusalAbove draws a refusal about the whole request or the question
+  // on screen where the notices are: over the page, above the button bar,
+  // in view without scrolling and moving nothing.
+  function refusalAbove(r) {
+    const f = st.view && st.view.refusal;
+    const show = r && f && (f.element === 'request' || (f.element === 'question' && !r.onSubmit && f.question === r.tab));
+    const said = $('said');
+    const text = show ? f.text : '';
+    if (said.textContent === text) return;
+    said.replaceChildren(...(show ? [el('p', { class: 'refusal', role: 'alert', dir: 'auto', text })] : []));
+  }
+
+  // keepLength: what goes from below the options (a reason under the
+  // button, a hint) would shorten the page, and at its end the scroll
+  // position would follow and pull the options down under a finger. The
+  // page keeps its length until the user scrolls away from its end, or
+  // another question is drawn.
+  const kept = { key: '', natural: 0 };
+  function keepLength(main, before, y, key) {
+    const last = main.lastElementChild;
+    const h = last ? last.getBoundingClientRect().bottom - main.getBoundingClientRect().top + parseFloat(getComputedStyle(main).paddingBottom) : 0;
+    if (!key || key !== kept.key || y <= 0 || h >= before) main.style.minHeight = '';
+    kept.key = key;
+    kept.natural = h;
+  }
+  window.addEventListener('scroll', () => {
+    const main = $('main');
+    if (!main.style.minHeight) return;
+    const extra = parseFloat(main.style.minHeight) - kept.natural;
+    if (document.documentElement.scrollHeight - window.scrollY - window.innerHeight >= extra) main.style.minHeight = '';
+  }, { passive: true });
+
+  // --- a tap drawn at once ------------------------------------------------------------
+
+  // touch marks the option just tapped, "sending", the moment the finger
+  // lifts: drawing only, no rule. The core's next view says what was
+  // taken (the option chosen, or a refusal) and the mark goes with it.
+  let touchTimer = 0;
+  function touch(at) {
+    st.touched = Object.assign(at, { upto: queued, views: st.views, taken: false });
+    clearTimeout(touchTimer);
+    markTouched(document.getElementById('main'));
+  }
+  function markTouched(root) {
+    const t = st.touched, r = focusedReq();
+    if (!t || !r || r.id !== t.request || r.tab !== t.question || r.onSubmit) return;
+    const b = root.querySelector('button.option[data-option="' + t.option + '"]');
+    if (!b || b.classList.contains('touched')) return;
+    b.classList.add('touched');
+    b.append(el('span', { class: 'sending', text: 'sending' }));
+  }
+  // taken: askuserd web has the tapped option's action. The view that
+  // followed it came already, or is on its way: the mark goes with the
+  // next view, or soon when none comes (a tap that changed nothing).
+  function taken() {
+    const t = st.touched;
+    if (!t || t.taken || shipped < t.upto) return;
+    t.taken = true;
+    if (st.views > t.views) { st.touched = null; render(); return; }
+    touchTimer = setTimeout(() => { if (st.touched === t) { st.touched = null; render(); } }, 300);
+  }
+
   // --- reading a preview ------------------------------------------------------------------
 
   // reportShown tells the core which lines of each approving preview are on
@@ -586,7 +681,10 @@
     if (!r || r.onSubmit || r.sending || st.loggedOut) return;
     const coverTop = $('top').getBoundingClientRect().bottom;
     const bar = document.querySelector('.question > .actions');
-    const coverBottom = bar && getComputedStyle(bar).position === 'sticky' ? bar.getBoundingClientRect().top : window.innerHeight;
+    let coverBottom = bar && getComputedStyle(bar).position === 'sticky' ? bar.getBoundingClientRect().top : window.innerHeight;
+    // A notice floating above the button bar hides what is under it.
+    const floats = $('floats').getBoundingClientRect();
+    if (floats.height > 0) coverBottom = Math.min(coverBottom, floats.top);
     document.querySelectorAll('pre[data-approves]').forEach(pre => {
       const i = Number(pre.dataset.q), k = Number(pre.dataset.approves);
       const o = r.questions[i] && r.questions[i].options[k];
