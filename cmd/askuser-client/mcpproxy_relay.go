@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bufio"
+	"askuser/cmd/internal/jsonlines"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -114,24 +114,6 @@ type message struct {
 	Params json.RawMessage `json:"params"`
 }
 
-// readLines calls each for every line of r, newline included (the last one
-// may lack it), until r ends or each returns false.
-func readLines(r io.Reader, each func([]byte) bool) error {
-	br := bufio.NewReaderSize(r, 64*1024)
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 && !each(line) {
-			return nil
-		}
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return err
-		}
-	}
-}
-
 func has(line []byte, s string) bool { return bytes.Contains(line, []byte(s)) }
 
 // fromClient relays the client's lines to the server until the client
@@ -144,7 +126,7 @@ func (r *relay) fromClient(in io.Reader, ended chan<- struct{}) error {
 	go func() {
 		defer close(ended)
 		defer q.close()
-		_ = readLines(in, q.push)
+		_ = jsonlines.Read(in, q.push)
 	}()
 	defer q.stop() // the reader, if it waits for room, gives up
 	for {
@@ -243,7 +225,7 @@ func (r *relay) relayFromClient(line []byte) bool {
 // fromServer relays the server's lines to the client until the server
 // closes its stdout (it exited), answering its elicitations on the way.
 func (r *relay) fromServer(ctx context.Context, out io.Reader) error {
-	return readLines(out, func(line []byte) bool {
+	return jsonlines.Read(out, func(line []byte) bool {
 		switch {
 		case has(line, `"elicitation/create"`) && r.elicitation(ctx, line):
 			return true

@@ -9,11 +9,9 @@
 package acpproxy
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -132,26 +130,6 @@ func (l *lineWriter) write(line []byte) error {
 
 func (r *Relay) logf(format string, args ...any) {
 	fmt.Fprintf(r.stderr, "askuser-client acp-proxy: "+format+"\n", args...)
-}
-
-// ReadLines calls each for every line of in, its newline included (the
-// last one may lack it), until in ends or each returns false. A line has
-// no length limit: the proxy passes on what the agent and the editor
-// would have exchanged without it.
-func ReadLines(in io.Reader, each func([]byte) bool) error {
-	br := bufio.NewReaderSize(in, 64*1024)
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 && !each(line) {
-			return nil
-		}
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return err
-		}
-	}
 }
 
 func has(line []byte, s string) bool { return bytes.Contains(line, []byte(s)) }

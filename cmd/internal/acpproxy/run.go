@@ -1,6 +1,7 @@
 package acpproxy
 
 import (
+	"askuser/cmd/internal/jsonlines"
 	"context"
 	"errors"
 	"fmt"
@@ -72,14 +73,14 @@ func Run(ctx context.Context, o RunOptions) (int, error) {
 	agentDone := make(chan struct{})
 	go func() {
 		defer close(agentDone)
-		if err := ReadLines(fromAgent, func(line []byte) bool { r.FromAgent(line); return true }); err != nil {
+		if err := jsonlines.Read(fromAgent, func(line []byte) bool { r.FromAgent(line); return true }); err != nil {
 			fmt.Fprintf(o.Stderr, "askuser-client acp-proxy: reading the agent: %v\n", err)
 		}
 	}()
 	editorDone := make(chan struct{})
 	go func() {
 		defer close(editorDone)
-		_ = ReadLines(o.Stdin, r.FromEditor)
+		_ = jsonlines.Read(o.Stdin, r.FromEditor)
 	}()
 
 	var agentErr error
