@@ -1,6 +1,7 @@
 package main
 
 import (
+	"askuser/cmd/internal/jsonlines"
 	"context"
 	"errors"
 	"flag"
@@ -128,8 +129,8 @@ func runProxy(x *invocation, res resolved, agent socketproto.Agent, argv []strin
 
 	client := askclient.New(res.Client)
 	r := &relay{
-		toClient: &lineWriter{w: x.stdout},
-		toServer: &lineWriter{w: serverIn},
+		toClient: jsonlines.NewWriter(x.stdout),
+		toServer: jsonlines.NewWriter(serverIn),
 		ask: func(ctx context.Context, req socketproto.AskUserRequest) (socketproto.Response, error) {
 			return client.Ask(ctx, req, nil)
 		},

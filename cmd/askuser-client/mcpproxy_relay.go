@@ -62,8 +62,8 @@ func (e *cannotAsk) Error() string { return "askuser-client mcp-proxy: " + e.why
 
 // relay is one proxied session.
 type relay struct {
-	toClient *lineWriter
-	toServer *lineWriter
+	toClient *jsonlines.Writer
+	toServer *jsonlines.Writer
 	// ask asks the daemon and waits; a cancelled ctx withdraws the question.
 	ask    func(ctx context.Context, req socketproto.AskUserRequest) (socketproto.Response, error)
 	limits socketproto.Limits
@@ -84,26 +84,6 @@ type relay struct {
 	stopping      bool                               // withdrawAll ran: later elicitations are cancelled at once
 	clientOwes    map[string]bool                    // the server's requests relayed to the client, by idKey, until it answers
 	wg            sync.WaitGroup
-}
-
-// lineWriter writes whole lines to one side; the relay and the elicitations
-// answered here share it.
-type lineWriter struct {
-	mu  sync.Mutex
-	w   io.Writer
-	err error
-}
-
-func (l *lineWriter) write(line []byte) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.err != nil {
-		return l.err
-	}
-	if _, err := l.w.Write(line); err != nil {
-		l.err = err
-	}
-	return l.err
 }
 
 // message is what the relay reads of the lines it looks into, with
@@ -219,7 +199,7 @@ func (r *relay) relayFromClient(line []byte) bool {
 	if has(line, `"tools/call"`) || has(line, `"prompts/get"`) || has(line, `"resources/read"`) {
 		r.remember(line)
 	}
-	return r.toServer.write(line) == nil
+	return r.toServer.Write(line) == nil
 }
 
 // fromServer relays the server's lines to the client until the server
@@ -242,7 +222,7 @@ func (r *relay) fromServer(ctx context.Context, out io.Reader) error {
 		r.sentToClient(line)
 		// A client that went away is seen by fromClient (its stdin ends);
 		// the server's last words are dropped meanwhile.
-		_ = r.toClient.write(line)
+		_ = r.toClient.Write(line)
 		return true
 	})
 }
@@ -462,7 +442,7 @@ func (r *relay) elicitation(ctx context.Context, line []byte) bool {
 			r.reply(r.toServer, m.ID, elicit.Cancel())
 		case errors.As(err, &ca) && r.clientCanElicit():
 			r.sentToClient(line)
-			_ = r.toClient.write(line)
+			_ = r.toClient.Write(line)
 		default:
 			r.replyError(r.toServer, m.ID, -32603, err.Error())
 		}
@@ -507,7 +487,7 @@ func (r *relay) inputRequired(ctx context.Context, line []byte) bool {
 			r.replyError(r.toClient, m.ID, -32603, "askuser-client mcp-proxy: "+err.Error())
 			return
 		}
-		_ = r.toServer.write(retry)
+		_ = r.toServer.Write(retry)
 	}, func() {})
 	return true
 }
@@ -559,7 +539,7 @@ func (r *relay) inputsFailed(ctx context.Context, id json.RawMessage, line []byt
 		r.mu.Lock()
 		delete(r.calls, string(id))
 		r.mu.Unlock()
-		_ = r.toClient.write(line)
+		_ = r.toClient.Write(line)
 	default:
 		r.replyError(r.toClient, id, -32603, err.Error())
 	}
@@ -708,16 +688,16 @@ func (r *relay) withdrawAll() {
 	r.wg.Wait()
 }
 
-func (r *relay) reply(to *lineWriter, id json.RawMessage, result any) {
+func (r *relay) reply(to *jsonlines.Writer, id json.RawMessage, result any) {
 	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
 	if err != nil {
 		r.replyError(to, id, -32603, "askuser-client mcp-proxy: "+err.Error())
 		return
 	}
-	_ = to.write(append(b, '\n'))
+	_ = to.Write(append(b, '\n'))
 }
 
-func (r *relay) replyError(to *lineWriter, id json.RawMessage, code int, msg string) {
+func (r *relay) replyError(to *jsonlines.Writer, id json.RawMessage, code int, msg string) {
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}})
-	_ = to.write(append(b, '\n'))
+	_ = to.Write(append(b, '\n'))
 }

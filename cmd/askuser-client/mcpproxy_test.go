@@ -1,6 +1,7 @@
 package main
 
 import (
+	"askuser/cmd/internal/jsonlines"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -39,8 +40,8 @@ func (s *syncBuffer) String() string {
 func testRelay(ask func(context.Context, socketproto.AskUserRequest) (socketproto.Response, error)) (*relay, *syncBuffer, *syncBuffer) {
 	toClient, toServer := &syncBuffer{}, &syncBuffer{}
 	return &relay{
-		toClient: &lineWriter{w: toClient},
-		toServer: &lineWriter{w: toServer},
+		toClient: jsonlines.NewWriter(toClient),
+		toServer: jsonlines.NewWriter(toServer),
 		ask:      ask,
 		limits:   socketproto.DefaultLimits(),
 		pid:      "42",

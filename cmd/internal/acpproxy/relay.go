@@ -9,6 +9,7 @@
 package acpproxy
 
 import (
+	"askuser/cmd/internal/jsonlines"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -37,8 +38,8 @@ const holdMax = time.Second
 
 // Relay is one proxied connection: the editor's side and the agent's.
 type Relay struct {
-	toAgent  *lineWriter
-	toEditor *lineWriter
+	toAgent  *jsonlines.Writer
+	toEditor *jsonlines.Writer
 	ask      AskFunc
 	limits   socketproto.Limits
 	agent    socketproto.Agent // from the environment: ASKUSER_AGENT_ID
@@ -101,31 +102,11 @@ func New(o Options) *Relay {
 		o.Stderr = io.Discard
 	}
 	return &Relay{
-		toAgent: &lineWriter{w: o.ToAgent}, toEditor: &lineWriter{w: o.ToEditor},
+		toAgent: jsonlines.NewWriter(o.ToAgent), toEditor: jsonlines.NewWriter(o.ToEditor),
 		ask: o.Ask, limits: o.Limits, agent: o.Agent, fallback: o.Fallback, stderr: o.Stderr,
 		asked: map[string]editorRequest{}, sessions: map[string]string{}, prompts: map[string]*permission{},
 		tools: map[string]acp.ToolCall{},
 	}
-}
-
-// lineWriter writes whole lines to one side; the relay and the answers
-// from askuser share it.
-type lineWriter struct {
-	mu  sync.Mutex
-	w   io.Writer
-	err error
-}
-
-func (l *lineWriter) write(line []byte) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.err != nil {
-		return l.err
-	}
-	if _, err := l.w.Write(line); err != nil {
-		l.err = err
-	}
-	return l.err
 }
 
 func (r *Relay) logf(format string, args ...any) {
@@ -158,7 +139,7 @@ func (r *Relay) FromEditor(line []byte) bool {
 				// The agent hears the cancellation first, then "cancelled"
 				// for each request of the turn, as from an editor that
 				// answers them itself.
-				ok := r.toAgent.write(line) == nil
+				ok := r.toAgent.Write(line) == nil
 				var p acp.SessionRef
 				if json.Unmarshal(e.Params, &p) == nil && p.SessionID != "" {
 					r.endSession(p.SessionID, "the editor cancelled the turn")
@@ -169,7 +150,7 @@ func (r *Relay) FromEditor(line []byte) bool {
 			}
 		}
 	}
-	return r.toAgent.write(line) == nil
+	return r.toAgent.Write(line) == nil
 }
 
 // FromAgent relays one of the agent's lines to the editor, reading it on
@@ -209,7 +190,7 @@ func (r *Relay) FromAgent(line []byte) {
 		}
 	}
 	// An editor that went away is seen as the end of the proxy's stdin.
-	_ = r.toEditor.write(line)
+	_ = r.toEditor.Write(line)
 }
 
 // maxTools bounds the tool calls kept while under way: an agent that never
@@ -454,7 +435,7 @@ func (r *Relay) settle(pm *permission, by, why string, out any) bool {
 		ID      json.RawMessage `json:"id"`
 		Result  any             `json:"result"`
 	}{"2.0", pm.id, out}); err == nil {
-		_ = r.toAgent.write(append(b, '\n'))
+		_ = r.toAgent.Write(append(b, '\n'))
 	}
 	if pm.relayed {
 		if b, err := json.Marshal(struct {
@@ -466,7 +447,7 @@ func (r *Relay) settle(pm *permission, by, why string, out any) bool {
 		}{JSONRPC: "2.0", Method: acp.MethodCancelRequest, Params: struct {
 			RequestID json.RawMessage `json:"requestId"`
 		}{pm.id}}); err == nil {
-			_ = r.toEditor.write(append(b, '\n'))
+			_ = r.toEditor.Write(append(b, '\n'))
 		}
 	}
 	r.logf("%s %s: answered in %s (%s)", pm.what, pm.id, by, why)

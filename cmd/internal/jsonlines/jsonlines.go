@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"sync"
 )
 
 // Read calls each for every line of in, its newline included (the last
@@ -26,4 +27,29 @@ func Read(in io.Reader, each func([]byte) bool) error {
 			return err
 		}
 	}
+}
+
+// Writer writes whole lines to one side of a relay: the relayed lines and
+// the relay's own answers share it, and never interleave. After a failed
+// write it refuses every later one with that error.
+type Writer struct {
+	mu  sync.Mutex
+	w   io.Writer
+	err error
+}
+
+// NewWriter writes lines to w.
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+
+// Write writes line, which holds its newline.
+func (l *Writer) Write(line []byte) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return l.err
+	}
+	if _, err := l.w.Write(line); err != nil {
+		l.err = err
+	}
+	return l.err
 }
