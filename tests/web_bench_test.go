@@ -43,20 +43,7 @@ import (
 //	idle-ticks-30s      CPU clock ticks (1/100 s) over 30 s, no page open
 //	idle-ticks-50pages  the same with 50 open streams
 func BenchmarkWebPane(b *testing.B) {
-	dir := b.TempDir()
-	if err := testdaemon.Build(dir, false, "../cmd/askuserd"); err != nil {
-		b.Fatal(err)
-	}
-	exe := filepath.Join(dir, "askuserd")
-	e := benchEnv(b)
-	daemon := exec.Command(exe, "serve")
-	daemon.Env = e.Environ()
-	if err := daemon.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = daemon.Process.Signal(syscall.SIGTERM); _ = daemon.Wait() })
-	waitSocket(b, e.Socket)
-	w := startWebWith(b, e, exe, "127.0.0.1:0")
+	e, w := benchWeb(b)
 	client := askclient.New(askclient.Options{SocketPath: e.Socket})
 	ctx := context.Background()
 
@@ -217,4 +204,25 @@ func rssKiB(b *testing.B, pid int) int {
 	}
 	n, _ := strconv.Atoi(strings.TrimSpace(string(m[1])))
 	return n
+}
+
+// benchWeb starts, for a benchmark, askuserd built without the race
+// detector, its daemon and its web pane on a free loopback port; it returns
+// the environment and the pane.
+func benchWeb(b *testing.B) (*Env, *webPane) {
+	b.Helper()
+	dir := b.TempDir()
+	if err := testdaemon.Build(dir, false, "../cmd/askuserd"); err != nil {
+		b.Fatal(err)
+	}
+	exe := filepath.Join(dir, "askuserd")
+	e := benchEnv(b)
+	daemon := exec.Command(exe, "serve")
+	daemon.Env = e.Environ()
+	if err := daemon.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = daemon.Process.Signal(syscall.SIGTERM); _ = daemon.Wait() })
+	waitSocket(b, e.Socket)
+	return e, startWebWith(b, e, exe, "127.0.0.1:0")
 }

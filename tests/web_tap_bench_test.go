@@ -6,11 +6,9 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -18,7 +16,6 @@ import (
 
 	"askuser/socketproto"
 	"askuser/socketproto/askclient"
-	"askuser/tests/testdaemon"
 )
 
 // BenchmarkWebTap measures a tap on a phone through a network that adds
@@ -35,20 +32,7 @@ import (
 //	confirmed-p50/p99-ms touchend → the core's view with the option chosen
 //	                    read from the event stream
 func BenchmarkWebTap(b *testing.B) {
-	dir := b.TempDir()
-	if err := testdaemon.Build(dir, false, "../cmd/askuserd"); err != nil {
-		b.Fatal(err)
-	}
-	exe := filepath.Join(dir, "askuserd")
-	e := benchEnv(b)
-	daemon := exec.Command(exe, "serve")
-	daemon.Env = e.Environ()
-	if err := daemon.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = daemon.Process.Signal(syscall.SIGTERM); _ = daemon.Wait() })
-	waitSocket(b, e.Socket)
-	w := startWebWith(b, e, exe, "127.0.0.1:0")
+	e, w := benchWeb(b)
 	proxy := slowProxy(b, strings.TrimSuffix(strings.TrimPrefix(w.base, "http://"), "/"), 50*time.Millisecond)
 
 	client := askclient.New(askclient.Options{SocketPath: e.Socket})
