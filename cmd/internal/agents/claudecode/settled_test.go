@@ -41,6 +41,18 @@ func (r *settledRig) says(status, waitingFor string) {
 	}
 }
 
+// watchAsking has the record say the dialog is up, starts the hook's
+// watch on it, and lets it look once; the watch stops with the test.
+func (r *settledRig) watchAsking() <-chan string {
+	r.says("waiting", "permission prompt")
+	w := NewSettledWatch(r.transcript, "s1", "Bash", []byte(`{"command":"make"}`), time.Now())
+	stop := make(chan struct{})
+	r.t.Cleanup(func() { close(stop) })
+	got := w.Settled(stop)
+	polls(1)
+	return got
+}
+
 // polls lets n polls of the watcher happen on the bubble's clock.
 func polls(n int) {
 	for range n {
@@ -66,12 +78,7 @@ func nothingYet(t *testing.T, got <-chan string, when string) {
 func TestSettledAfterTwoPollsThenTheGrace(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newSettledRig(t)
-		r.says("waiting", "permission prompt")
-		w := NewSettledWatch(r.transcript, "s1", "Bash", []byte(`{"command":"make"}`), time.Now())
-		stop := make(chan struct{})
-		defer close(stop)
-		got := w.Settled(stop)
-		polls(1)
+		got := r.watchAsking()
 		r.says("idle", "")
 		polls(settledPolls - 1)
 		nothingYet(t, got, "one poll after the dialog went")
@@ -92,12 +99,7 @@ func TestSettledAfterTwoPollsThenTheGrace(t *testing.T) {
 func TestSettledNotBetweenTwoPrompts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newSettledRig(t)
-		r.says("waiting", "permission prompt")
-		w := NewSettledWatch(r.transcript, "s1", "Bash", []byte(`{"command":"make"}`), time.Now())
-		stop := make(chan struct{})
-		defer close(stop)
-		got := w.Settled(stop)
-		polls(1)
+		got := r.watchAsking()
 		r.says("busy", "")
 		polls(1)
 		r.says("waiting", "permission prompt")
@@ -111,12 +113,7 @@ func TestSettledNotBetweenTwoPrompts(t *testing.T) {
 func TestSettledRunningAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newSettledRig(t)
-		r.says("waiting", "permission prompt")
-		w := NewSettledWatch(r.transcript, "s1", "Bash", []byte(`{"command":"make"}`), time.Now())
-		stop := make(chan struct{})
-		defer close(stop)
-		got := w.Settled(stop)
-		polls(1)
+		got := r.watchAsking()
 		r.says("busy", "")
 		polls(settledPolls)
 		select {
