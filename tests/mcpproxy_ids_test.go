@@ -144,10 +144,10 @@ func TestMCPProxyDropsClientAnswersToRequestsItWasNotSent(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Each line is relayed, or dropped, before the next is read.
-			deadline := time.Now().Add(10 * time.Second)
-			for strings.Count(p.stderr.String(), "dropped") < 43 && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
-			}
+			testdaemon.Eventually(t, "stderr to say 43 responses were dropped", func() (bool, string) {
+				out := p.stderr.String()
+				return strings.Count(out, "dropped") >= 43, out
+			})
 			if m := answerRaw(t, e, added.RequestID, `"blue"`, `3`, `0.5`, `"Yes"`, `"widget"`, `["a"]`, `""`); m.MessageType() != "ok" {
 				t.Fatalf("answer: %#v", m)
 			}

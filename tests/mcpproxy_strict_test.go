@@ -85,8 +85,13 @@ func TestMCPProxyReadsTheClientStrictly(t *testing.T) {
 					t.Errorf("a refusal: %s", r)
 				}
 			}
-			if n := strings.Count(p.stderr.String(), "dropped"); n != dropped {
-				t.Errorf("stderr says %d messages were dropped, want %d:\n%s", n, dropped, p.stderr)
+			// Its stderr arrives through a pipe, behind its stdout: waited for.
+			saw := testdaemon.Eventually(t, fmt.Sprintf("stderr to say %d messages were dropped", dropped), func() (bool, string) {
+				out := p.stderr.String()
+				return strings.Count(out, "dropped") >= dropped, out
+			})
+			if n := strings.Count(saw, "dropped"); n != dropped {
+				t.Errorf("stderr says %d messages were dropped, want %d:\n%s", n, dropped, saw)
 			}
 
 			if m := answerRaw(t, e, added.RequestID, `"blue"`, `3`, `0.5`, `"Yes"`, `"widget"`, `["a"]`, `""`); m.MessageType() != "ok" {
