@@ -2,30 +2,40 @@ package tests
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"askuser/socketproto"
+	"askuser/tests/testdaemon"
 )
 
 // waitTyping waits until the daemon's draft of request id's question 0
 // keeps typed text not yet accepted.
 func waitTyping(t *testing.T, e *Env, id, want string) socketproto.Pending {
 	t.Helper()
-	for deadline := time.Now().Add(clientWait); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		for _, p := range clientList(t, e) {
+	c := e.Dial()
+	defer c.Close()
+	var found socketproto.Pending
+	testdaemon.Eventually(t, fmt.Sprintf("the daemon to keep %q as text typed in %s", want, id), func() (bool, string) {
+		if err := c.Send(socketproto.ListRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		list := testdaemon.RecvType(t, c, "list", clientWait).(socketproto.List).Pending
+		for _, p := range list {
 			var d struct {
 				Typing string `json:"typing"`
 			}
 			if p.RequestID == id && len(p.Draft) > 0 && json.Unmarshal(p.Draft[0], &d) == nil && d.Typing == want {
-				return p
+				found = p
+				return true, ""
 			}
 		}
-	}
-	t.Fatalf("the daemon never kept %q as text typed in %s: %+v", want, id, clientList(t, e))
-	return socketproto.Pending{}
+		return false, fmt.Sprintf("%+v", list)
+	})
+	return found
 }
 
 // Text typed and not yet accepted is not lost when the pane closes — by
