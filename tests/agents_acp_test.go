@@ -93,7 +93,7 @@ func startACPEditor(t *testing.T, e *Env, env []string, prompt string, agent ...
 	}
 	stdinR, stdinW := io.Pipe()
 	outR, outW := io.Pipe()
-	args := append([]string{script, e.Root, prompt, "--", bin("askuser-client"), "acp-proxy", "--"}, agent...)
+	args := append([]string{script, e.Root, prompt, "--", Bin("askuser-client"), "acp-proxy", "--"}, agent...)
 	cmd := exec.Command("node", args...)
 	cmd.Dir = e.Root
 	cmd.Env = append(env, "ACP_SDK="+sdk)
@@ -316,7 +316,7 @@ func checkACPQuestion(t *testing.T, a acpAgent, e *Env, ev editorEvent, p socket
 // answerACPInAskuser chooses the agent's allow_once option in askuser.
 func answerACPInAskuser(t *testing.T, e *Env, p socketproto.Pending, label string) {
 	t.Helper()
-	chooseInAskuser(label, "")(t, e, p)
+	ChooseInAskuser(label, "")(t, e, p)
 }
 
 // geminiSetupFor is geminiSetup's HOME for an agent started by the editor.
@@ -433,7 +433,7 @@ func testACPRule(t *testing.T, a acpAgent) {
 	ed := startACP(t, a, e, model, "Bump twice.")
 	_, p := acpPermission(t, ed, w, 1)
 	want := socketproto.RememberPrefix + "Bash: ./bump.sh (and with more arguments) in "
-	chooseInAskuser(want, ", for ACP agents")(t, e, p)
+	ChooseInAskuser(want, ", for ACP agents")(t, e, p)
 	ed.wait(t, "permission_cancelled", 1)
 	if r := model.Result(0, agentWait); r.IsError || !strings.Contains(r.Text, "bumped") {
 		t.Errorf("step 0: the model received (is_error %v) %q", r.IsError, r.Text)

@@ -37,7 +37,7 @@ const (
 func startClaudeElicit(t *testing.T, claude string, e *Env, env []string, settings string) *agentRun {
 	t.Helper()
 	mcpConfig := filepath.Join(e.Root, "elicit-mcp.json")
-	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"elicit": map[string]any{"command": elicitServer(t)}}})
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"elicit": map[string]any{"command": ElicitServer(t)}}})
 	if err := os.WriteFile(mcpConfig, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -74,11 +74,11 @@ func answerRefusedThenFixed(t *testing.T, e *Env, p socketproto.Pending) {
 	if got, want := strings.Join(kinds, " "), "string integer number boolean string array string?"; got != want {
 		t.Errorf("question kinds = %s, want %s", got, want)
 	}
-	if m, ok := answerRaw(t, e, p.RequestID, `"blue"`, `9`, `0.5`, `"Yes"`, `"widget"`, `["a","c"]`, `""`).(*socketproto.Error); !ok ||
+	if m, ok := AnswerRaw(t, e, p.RequestID, `"blue"`, `9`, `0.5`, `"Yes"`, `"widget"`, `["a","c"]`, `""`).(*socketproto.Error); !ok ||
 		m.Code != socketproto.CodeInvalidAnswer || !strings.Contains(m.Message, "9 is more than 5") {
 		t.Fatalf("an answer over the maximum: got %#v", m)
 	}
-	if m := answerRaw(t, e, p.RequestID, `"blue"`, `3`, `0.5`, `"Yes"`, `"widget"`, `["a","c"]`, `""`); m.MessageType() != "ok" {
+	if m := AnswerRaw(t, e, p.RequestID, `"blue"`, `3`, `0.5`, `"Yes"`, `"widget"`, `["a","c"]`, `""`); m.MessageType() != "ok" {
 		t.Fatalf("the fixed answer: got %#v", m)
 	}
 }
@@ -132,7 +132,7 @@ func TestAgentClaudeCodeElicitationCancelled(t *testing.T) {
 	const hookTimeout = 8
 	settings := filepath.Join(e.Root, "settings.json")
 	b, _ := json.Marshal(map[string]any{"hooks": map[string]any{"Elicitation": []any{map[string]any{"matcher": "*",
-		"hooks": []any{map[string]any{"type": "command", "command": bin("askuser-client") + " claude-hook", "timeout": hookTimeout}}}}}})
+		"hooks": []any{map[string]any{"type": "command", "command": Bin("askuser-client") + " claude-hook", "timeout": hookTimeout}}}}}})
 	if err := os.WriteFile(settings, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestClaudeHookSignalWithdrawsTheElicitation(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := watcher(t, e)
+	w := Watch(t, e)
 	input, err := os.ReadFile(filepath.Join("..", "cmd", "askuser-client", "testdata", "claude", "elicitation-form.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -166,7 +166,7 @@ func TestClaudeHookSignalWithdrawsTheElicitation(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			cmd, out, errb := e.StartClient(string(input), "claude-hook")
-			p := nextAdded(t, w)
+			p := NextAdded(t, w)
 			if p.Questions[0].Question != elicitFormQuestion {
 				t.Fatalf("asked %+v", p.Questions)
 			}
@@ -174,7 +174,7 @@ func TestClaudeHookSignalWithdrawsTheElicitation(t *testing.T) {
 				t.Fatal(err)
 			}
 			expectWithdrawn(w, p.RequestID)(t)
-			if code := finish(t, cmd); code != 128+int(sig) {
+			if code := Finish(t, cmd); code != 128+int(sig) {
 				t.Errorf("exit %d after %v, want %d", code, sig, 128+int(sig))
 			}
 			if want := `{"hookSpecificOutput":{"action":"cancel","hookEventName":"Elicitation"}}` + "\n"; out.String() != want {

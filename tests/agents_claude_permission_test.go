@@ -32,7 +32,7 @@ var markerCommand = map[string]any{"command": "echo hello > marker-file && cat m
 // the file for --settings.
 func claudePermissionSettings(t *testing.T, e *Env) string {
 	t.Helper()
-	hook := []any{map[string]any{"type": "command", "command": bin("askuser-client") + " claude-hook", "timeout": 600}}
+	hook := []any{map[string]any{"type": "command", "command": Bin("askuser-client") + " claude-hook", "timeout": 600}}
 	s := map[string]any{"hooks": map[string]any{
 		"PreToolUse":        []any{map[string]any{"matcher": "AskUserQuestion", "hooks": hook}},
 		"PermissionRequest": []any{map[string]any{"matcher": "*", "hooks": hook}},
@@ -216,7 +216,7 @@ func TestClaudeHookSignalWithdrawsThePermissionQuestion(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := watcher(t, e)
+	w := Watch(t, e)
 	input, err := os.ReadFile(filepath.Join("..", "cmd", "askuser-client", "testdata", "claude", "permissionrequest-bash.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +224,7 @@ func TestClaudeHookSignalWithdrawsThePermissionQuestion(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			cmd, out, errb := e.StartClient(string(input), "claude-hook")
-			p := nextAdded(t, w)
+			p := NextAdded(t, w)
 			if p.Questions[0].Question != permissionQuestion {
 				t.Fatalf("asked %+v", p.Questions)
 			}
@@ -233,7 +233,7 @@ func TestClaudeHookSignalWithdrawsThePermissionQuestion(t *testing.T) {
 			}
 			d := expectWithdrawn(w, p.RequestID)(t)
 			t.Logf("%v to the hook: withdrawn %v later", sig, d.Round(time.Millisecond))
-			finish(t, cmd)
+			Finish(t, cmd)
 			if out.Len() != 0 {
 				t.Errorf("the hook printed %q after %v; want nothing", out, sig)
 			}
@@ -249,7 +249,7 @@ func TestClaudeHookSignalWithdrawsThePermissionQuestion(t *testing.T) {
 // startClaudeInteractive runs interactive Claude Code in tmux, in e.Root,
 // with the permission hook, past its first-run dialogs (onboarding, the API
 // key, trusting the folder), given prompt as its first message.
-func startClaudeInteractive(t *testing.T, claude string, e *Env, model *fakeModel, prompt string) *tmuxPane {
+func startClaudeInteractive(t *testing.T, claude string, e *Env, model *fakeModel, prompt string) *Tmux {
 	t.Helper()
 	home := filepath.Join(e.Root, "home")
 	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o700); err != nil {
@@ -278,17 +278,17 @@ func startClaudeInteractive(t *testing.T, claude string, e *Env, model *fakeMode
 	// default mode, as here.
 	line = append(line, shellQuote(claude), "--settings", shellQuote(claudePermissionSettings(t, e)),
 		"--permission-mode", "default", "--model", claudeModel, shellQuote(prompt))
-	return startTmux(t, e, 120, 40, strings.Join(line, " "))
+	return StartTmux(t, e, 120, 40, strings.Join(line, " "))
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // waitScreen waits until Claude Code's screen shows every string.
-func waitScreen(t *testing.T, p *tmuxPane, subs ...string) string {
+func waitScreen(t *testing.T, p *Tmux, subs ...string) string {
 	t.Helper()
 	deadline := time.Now().Add(agentWait)
 	for {
-		screen := p.capture()
+		screen := p.Capture()
 		missing := false
 		for _, s := range subs {
 			missing = missing || !strings.Contains(screen, s)
@@ -326,7 +326,7 @@ func TestAgentClaudeCodeInteractivePermission(t *testing.T) {
 			if first == "askuser" {
 				answerCLI(`["Allow"]`)(t, e, q)
 			} else {
-				p.rawKeys("Enter") // "1. Yes"
+				p.RawKeys("Enter") // "1. Yes"
 				d := expectWithdrawn(w, q.RequestID)(t)
 				t.Logf("allowed in Claude Code's dialog: askuser's copy withdrawn %v later", d.Round(time.Millisecond))
 			}

@@ -30,7 +30,7 @@ func TestAgentClaudeCodeAllowedInItsDialogThenDeniedInAskuser(t *testing.T) {
 	// Code's session record, must see it up before it sees it answered.
 	time.Sleep(time.Second)
 	start := time.Now()
-	p.rawKeys("Enter") // "1. Yes"
+	p.RawKeys("Enter") // "1. Yes"
 	var r socketproto.RequestResolved
 	for r.RequestID != q.RequestID {
 		r = testdaemon.RecvType(t, w, "request_resolved", agentWait).(socketproto.RequestResolved)
@@ -69,7 +69,7 @@ func TestAgentClaudeCodeTwinCallsEachTheirOwn(t *testing.T) {
 	first := testdaemon.RecvType(t, w, "request_added", agentWait).(socketproto.RequestAdded).Request
 	waitScreen(t, p, "Do you want to proceed?", "echo hello > marker-file")
 	time.Sleep(time.Second) // a user reads the dialog
-	p.rawKeys("Enter")      // "1. Yes"
+	p.RawKeys("Enter")      // "1. Yes"
 	model.Result(0, agentWait)
 	second := testdaemon.RecvType(t, w, "request_added", agentWait).(socketproto.RequestAdded).Request
 	if second.RequestID == first.RequestID {

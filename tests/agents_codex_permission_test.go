@@ -32,7 +32,7 @@ var codexEscalated = map[string]any{"cmd": "echo hello > marker-file && cat mark
 func startCodexPermission(t *testing.T, codex string, e *Env, model *fakeModel) *agentRun {
 	t.Helper()
 	env := codexSetup(t, e, model)
-	cmd := exec.Command(bin("askuser-client"), "integrate", "codex", "--permissions", "--write")
+	cmd := exec.Command(Bin("askuser-client"), "integrate", "codex", "--permissions", "--write")
 	cmd.Env = env
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("askuser-client integrate codex --permissions --write: %v\n%s", err, out)

@@ -95,7 +95,7 @@ const geminiClientName = "gemini-cli-mcp-client"
 func answerSocket(answers ...string) func(*testing.T, *Env, socketproto.Pending) {
 	return func(t *testing.T, e *Env, p socketproto.Pending) {
 		t.Helper()
-		if m := answerRaw(t, e, p.RequestID, answers...); m.MessageType() != "ok" {
+		if m := AnswerRaw(t, e, p.RequestID, answers...); m.MessageType() != "ok" {
 			t.Fatalf("answer %v: %#v", answers, m)
 		}
 	}
@@ -113,7 +113,7 @@ func TestAgentGeminiMCPProxy(t *testing.T) {
 			question: form,
 			do: func(t *testing.T, e *Env, p socketproto.Pending) {
 				t.Helper()
-				bad := answerRaw(t, e, p.RequestID, `"blue"`, `"7"`, `0.25`, `"No"`, `"widget"`, `["b"]`, `"ops@example.com"`)
+				bad := AnswerRaw(t, e, p.RequestID, `"blue"`, `"7"`, `0.25`, `"No"`, `"widget"`, `["b"]`, `"ops@example.com"`)
 				if perr, ok := bad.(*socketproto.Error); !ok || perr.Code != socketproto.CodeInvalidAnswer || !strings.Contains(perr.Message, "7 is more than 5") {
 					t.Errorf("a count over the form's maximum: %#v", bad)
 				}
@@ -134,8 +134,8 @@ func TestAgentGeminiMCPProxy(t *testing.T) {
 	home := geminiSetup(t, e)
 	env := geminiEnv(e, home, model)
 	// The user's own server, then askuser's setup with the server wrapped.
-	addGeminiServer(t, home, "elicit", elicitServer(t))
-	cmd := exec.Command(bin("askuser-client"), "integrate", "gemini", "--wrap", "elicit", "--write")
+	addGeminiServer(t, home, "elicit", ElicitServer(t))
+	cmd := exec.Command(Bin("askuser-client"), "integrate", "gemini", "--wrap", "elicit", "--write")
 	cmd.Env = env
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("askuser-client integrate gemini --wrap elicit --write: %v\n%s", err, out)

@@ -40,7 +40,7 @@ func runs(e *Env) []string {
 // chooseInAskuser answers as a surface does once the option's preview was
 // on screen: the option whose label is label (or, ending in "…", begins
 // with it and ends with suffix), with its preview's digest.
-func chooseInAskuser(label, suffix string) func(*testing.T, *Env, socketproto.Pending) {
+func ChooseInAskuser(label, suffix string) func(*testing.T, *Env, socketproto.Pending) {
 	return func(t *testing.T, e *Env, p socketproto.Pending) {
 		t.Helper()
 		for _, o := range p.Questions[0].Options {
@@ -60,7 +60,7 @@ func rememberAll(command string) func(*testing.T, *Env, socketproto.Pending) {
 	return func(t *testing.T, e *Env, p socketproto.Pending) {
 		t.Helper()
 		want := socketproto.RememberPrefix + "Bash: " + command + " (and with more arguments) in "
-		chooseInAskuser(want, ", for all agents")(t, e, p)
+		ChooseInAskuser(want, ", for all agents")(t, e, p)
 	}
 }
 
@@ -154,9 +154,9 @@ func TestAgentRulesClaudeCode(t *testing.T) {
 					t.Fatalf("rules revoke 1: exit %d %s%s", code, out, errOut)
 				}
 				revoked = out
-				chooseInAskuser("Allow", "")(t, e, p)
+				ChooseInAskuser("Allow", "")(t, e, p)
 			}, want: []string{"bumped two"}},
-		{fakeStep: fakeStep{"Bash", bash("./bump.sh one")}, question: permissionQuestion, do: chooseInAskuser("Allow", ""), want: []string{"bumped one"}},
+		{fakeStep: fakeStep{"Bash", bash("./bump.sh one")}, question: permissionQuestion, do: ChooseInAskuser("Allow", ""), want: []string{"bumped one"}},
 	}
 	model := modelPlaying(t, steps)
 	agent := startClaudePermission(t, claude, e, model)
@@ -221,11 +221,11 @@ func TestAgentRulesOpenCode(t *testing.T) {
 		{fakeStep: fakeStep{"bash", bash("./bump.sh one")}, question: "Allow OpenCode to use bash: ./bump.sh one?",
 			do: func(t *testing.T, e *Env, p socketproto.Pending) {
 				t.Logf("Allow once approves:\n%s", p.Questions[0].Options[0].Preview)
-				chooseInAskuser(socketproto.RememberPrefix+"Bash: ./bump.sh one (and with more arguments) in ", ", for OpenCode")(t, e, p)
+				ChooseInAskuser(socketproto.RememberPrefix+"Bash: ./bump.sh one (and with more arguments) in ", ", for OpenCode")(t, e, p)
 			}, want: []string{"bumped one"}},
 		{fakeStep: fakeStep{"bash", bash("./bump.sh one")}},
 		{fakeStep: fakeStep{"bash", bash("./bump.sh one two")}},
-		{fakeStep: fakeStep{"bash", bash("./bump.sh three")}, question: "Allow OpenCode to use bash: ./bump.sh three?", do: chooseInAskuser("Allow once", ""), want: []string{"bumped three"}},
+		{fakeStep: fakeStep{"bash", bash("./bump.sh three")}, question: "Allow OpenCode to use bash: ./bump.sh three?", do: ChooseInAskuser("Allow once", ""), want: []string{"bumped three"}},
 	}
 	model := modelPlaying(t, steps)
 	env := opencodeSetup(t, e, model)
@@ -251,11 +251,11 @@ func TestAgentRulesClaudeCodeMCP(t *testing.T) {
 	writeBump(t, e)
 	steps := []agentStep{
 		{fakeStep: fakeStep{"Bash", bash("./bump.sh one")}, question: permissionQuestion,
-			do:   chooseInAskuser(socketproto.RememberPrefix+"Bash: ./bump.sh one (and with more arguments) in ", ", for Claude Code"),
+			do:   ChooseInAskuser(socketproto.RememberPrefix+"Bash: ./bump.sh one (and with more arguments) in ", ", for Claude Code"),
 			want: []string{"bumped one"}},
 		{fakeStep: fakeStep{"Bash", bash("./bump.sh one two")}},
 		// An option is no plain operand: asked.
-		{fakeStep: fakeStep{"Bash", bash("./bump.sh one -v")}, question: permissionQuestion, do: chooseInAskuser("Allow", ""), want: []string{"bumped one -v"}},
+		{fakeStep: fakeStep{"Bash", bash("./bump.sh one -v")}, question: permissionQuestion, do: ChooseInAskuser("Allow", ""), want: []string{"bumped one -v"}},
 	}
 	model := modelPlaying(t, steps)
 	home, mcpConfig, settings := claudeSetup(t, e, false, 0)
@@ -299,17 +299,17 @@ func TestAgentRulesClaudeCodeRememberAfterRestart(t *testing.T) {
 		t.Fatalf("offered %q; want the second to be %q", got, want)
 	}
 
-	e.killDaemon()
+	e.KillDaemon()
 	if err := os.Mkdir(filepath.Join(e.Root, ".git"), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	e.StartDaemon()
-	w = watcher(t, e)
-	restored := listedAs(t, e, p.RequestID, socketproto.StatusWaiting) // the hook is back
+	w = Watch(t, e)
+	restored := ListedAs(t, e, p.RequestID, socketproto.StatusWaiting) // the hook is back
 	if got := testdaemon.Remembers(restored); len(got) != 2 || got[1] != want {
 		t.Fatalf("after the restart the prompt offers %q; want %q as before", got, want)
 	}
-	chooseInAskuser(want, "")(t, e, restored)
+	ChooseInAskuser(want, "")(t, e, restored)
 	if r := model.Result(0, agentWait); r.IsError || !strings.Contains(r.Text, "bumped one") {
 		t.Fatalf("Claude Code got (is_error %v) %q; want the command run", r.IsError, r.Text)
 	}
@@ -319,7 +319,7 @@ func TestAgentRulesClaudeCodeRememberAfterRestart(t *testing.T) {
 	if err := c.Send(socketproto.RulesRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	rl := testdaemon.RecvType(t, c, "rules", clientWait).(socketproto.Rules)
+	rl := testdaemon.RecvType(t, c, "rules", ClientWait).(socketproto.Rules)
 	if len(rl.Rules) != 1 || rl.Rules[0].Dir != proj || rl.Rules[0].MadeFrom != p.RequestID || rl.Rules[0].Answered != 1 {
 		t.Errorf("rules: %+v; want the one offered, in %s, answered once", rl.Rules, proj)
 	}

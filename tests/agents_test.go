@@ -180,7 +180,7 @@ func agentTest(t *testing.T, agent string) (bin string, e *Env, w *socketproto.C
 	t.Parallel()
 	e = NewEnv(t)
 	e.StartDaemon()
-	return bin, e, watcher(t, e)
+	return bin, e, Watch(t, e)
 }
 
 // modelPlaying is a fake model that makes the tool calls of steps, in order.
@@ -234,8 +234,8 @@ func declineCLI(t *testing.T, e *Env, p socketproto.Pending) {
 func answerFile(answers ...string) func(*testing.T, *Env, socketproto.Pending) {
 	return func(t *testing.T, e *Env, p socketproto.Pending) {
 		t.Helper()
-		f := pfFile(t, e, p.RequestID)
-		pfSave(t, e, f, p.RequestID, answers...)
+		f := PendingFile(t, e, p.RequestID)
+		SavePending(t, e, f, p.RequestID, answers...)
 	}
 }
 
@@ -338,7 +338,7 @@ func claudeSetup(t *testing.T, e *Env, hook bool, hookTimeout int) (home, mcpCon
 	}
 	mcpConfig = filepath.Join(e.Root, "mcp.json")
 	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"askuser": map[string]any{
-		"command": bin("askuser-client"), "args": []string{"mcp"}}}})
+		"command": Bin("askuser-client"), "args": []string{"mcp"}}}})
 	if err := os.WriteFile(mcpConfig, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +346,7 @@ func claudeSetup(t *testing.T, e *Env, hook bool, hookTimeout int) (home, mcpCon
 	if hook {
 		s["hooks"] = map[string]any{"PreToolUse": []any{map[string]any{
 			"matcher": "AskUserQuestion",
-			"hooks":   []any{map[string]any{"type": "command", "command": bin("askuser-client") + " claude-hook", "timeout": hookTimeout}},
+			"hooks":   []any{map[string]any{"type": "command", "command": Bin("askuser-client") + " claude-hook", "timeout": hookTimeout}},
 		}}}
 	}
 	settings = filepath.Join(e.Root, "settings.json")
@@ -475,7 +475,7 @@ func TestAgentClaudeCodePermissionPrompt(t *testing.T) {
 // HOME is the agent's private one).
 func integrateAgent(t *testing.T, env []string, agent string) {
 	t.Helper()
-	cmd := exec.Command(bin("askuser-client"), "integrate", agent, "--write")
+	cmd := exec.Command(Bin("askuser-client"), "integrate", agent, "--write")
 	cmd.Env = env
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("askuser-client integrate %s --write: %v\n%s", agent, err, out)
@@ -521,7 +521,7 @@ func piExtension(t *testing.T) string {
 // the pending file and the pane: typed text, multi-select, notes, decline.
 func TestAgentPiAskUser(t *testing.T) {
 	pi, e, w := agentTest(t, "pi")
-	pane := startSimPane(t, e, 80, 24)
+	pane := StartSim(t, e, 80, 24)
 	steps := []agentStep{
 		{fakeStep: fakeStep{"ask_user", agentQuestions(agentDBQuestion, agentNameQuestion)},
 			question: "Which database should we use?",
@@ -535,14 +535,14 @@ func TestAgentPiAskUser(t *testing.T) {
 		{fakeStep: fakeStep{"ask_user", agentQuestions(agentChecksQuestion)},
 			question: "Which checks should CI run?",
 			do: func(t *testing.T, e *Env, p socketproto.Pending) {
-				pane.waitFor("Which checks should CI run?", "[ ] 1. Lint")
-				pane.key(tcell.KeyRune, '1')
-				pane.key(tcell.KeyRune, '3')
-				pane.key(tcell.KeyRune, '0')
-				pane.typeText("fuzz nightly")
-				pane.key(tcell.KeyEnter, 0) // accepts the Other text
-				pane.waitFor("[x] 4. Other: fuzz nightly")
-				pane.key(tcell.KeyEnter, 0) // confirms the question: sent
+				pane.WaitFor("Which checks should CI run?", "[ ] 1. Lint")
+				pane.Key(tcell.KeyRune, '1')
+				pane.Key(tcell.KeyRune, '3')
+				pane.Key(tcell.KeyRune, '0')
+				pane.TypeText("fuzz nightly")
+				pane.Key(tcell.KeyEnter, 0) // accepts the Other text
+				pane.WaitFor("[x] 4. Other: fuzz nightly")
+				pane.Key(tcell.KeyEnter, 0) // confirms the question: sent
 			},
 			want: []string{`"answer":["Lint","Race detector","fuzz nightly"]`, `"selectedOptions":["Lint","Race detector"]`}},
 		{fakeStep: fakeStep{"ask_user", agentQuestions(agentNameQuestion)},
@@ -599,7 +599,7 @@ func TestAgentClaudeCodeTimeoutsWithdrawTheQuestion(t *testing.T) {
 			do: func(t *testing.T, e *Env, p socketproto.Pending) {
 				d := expectWithdrawn(w, p.RequestID)(t)
 				t.Logf("hook timeout 2 s: withdrawn %v after it was asked", d.Round(time.Millisecond))
-				again := nextAdded(t, w)
+				again := NextAdded(t, w)
 				if again.Questions[0].Question != "Which database should we use?" {
 					t.Fatalf("after the hook's timeout: asked %+v", again.Questions)
 				}

@@ -26,19 +26,19 @@ import (
 
 // clientWait is a safety net for anything the client tests wait on, never a
 // measured threshold.
-const clientWait = 10 * time.Second
+const ClientWait = 10 * time.Second
 
 // watcher subscribes as role watch, so a test learns of each new request the
 // moment the daemon queues it.
-func watcher(t *testing.T, e *Env) *socketproto.Conn {
+func Watch(t *testing.T, e *Env) *socketproto.Conn {
 	t.Helper()
 	return testdaemon.Watch(t, e.Socket)
 }
 
 // nextAdded waits for the next request_added on a watcher.
-func nextAdded(t *testing.T, w *socketproto.Conn) socketproto.Pending {
+func NextAdded(t *testing.T, w *socketproto.Conn) socketproto.Pending {
 	t.Helper()
-	return testdaemon.RecvType(t, w, "request_added", clientWait).(socketproto.RequestAdded).Request
+	return testdaemon.RecvType(t, w, "request_added", ClientWait).(socketproto.RequestAdded).Request
 }
 
 // finish waits for a background client and returns its exit code.
@@ -46,7 +46,7 @@ func nextAdded(t *testing.T, w *socketproto.Conn) socketproto.Pending {
 // having printed want.
 func wantAnswered(t *testing.T, cmd *exec.Cmd, out, errb *bytes.Buffer, want string) {
 	t.Helper()
-	if code := finish(t, cmd); code != 0 {
+	if code := Finish(t, cmd); code != 0 {
 		t.Fatalf("exit %d, want 0; stderr: %s", code, errb)
 	}
 	if out.String() != want {
@@ -54,7 +54,7 @@ func wantAnswered(t *testing.T, cmd *exec.Cmd, out, errb *bytes.Buffer, want str
 	}
 }
 
-func finish(t *testing.T, cmd *exec.Cmd) int {
+func Finish(t *testing.T, cmd *exec.Cmd) int {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -67,7 +67,7 @@ func finish(t *testing.T, cmd *exec.Cmd) int {
 			t.Fatalf("client: %v", err)
 		}
 		return 0
-	case <-time.After(3 * clientWait):
+	case <-time.After(3 * ClientWait):
 		_ = cmd.Process.Kill()
 		<-done
 		t.Fatalf("askuser-client %v did not finish", cmd.Args[1:])
@@ -105,7 +105,7 @@ func TestClientAutostart(t *testing.T) {
 	e := NewEnv(t)
 	ask, out, errb := e.StartClient("", "ask", "--question", "Started?", "--request-id", "auto-1", "--format", "text")
 	t.Cleanup(func() { e.StopAutostarted() })
-	deadline := time.Now().Add(3 * clientWait)
+	deadline := time.Now().Add(3 * ClientWait)
 	for {
 		_, _, code := e.Client("", "answer", "auto-1", "yes")
 		if code == 0 {
@@ -117,7 +117,7 @@ func TestClientAutostart(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	wantAnswered(t, ask, out, errb, "Started?: yes\n")
-	e.wantAutostartedInRoot()
+	e.WantAutostartedInRoot()
 	var st socketproto.Status
 	decodeJSON(t, mustClient(t, e, "", "status", "--json"), &st)
 	if st.Socket != e.Socket {
@@ -138,16 +138,16 @@ func TestClientReconnectsAfterDaemonRestart(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := watcher(t, e)
+	w := Watch(t, e)
 	ask, out, errb := e.StartClient("", "ask", "--question", "Still there?", "--no-autostart",
 		"--request-id", "restart-1", "--format", "text")
-	nextAdded(t, w)
+	NextAdded(t, w)
 	w.Close()
 	e.StopDaemon()
 	e.StartDaemon()
 	// The daemon kept the request (docs/contract.md §10); the client's resumed wait
 	// makes it waiting again.
-	if p := listedAs(t, e, "restart-1", socketproto.StatusWaiting); p.Questions[0].Question != "Still there?" {
+	if p := ListedAs(t, e, "restart-1", socketproto.StatusWaiting); p.Questions[0].Question != "Still there?" {
 		t.Fatalf("after the restart the daemon has %+v", p)
 	}
 	mustClient(t, e, "", "answer", "restart-1", "yes")
@@ -249,13 +249,13 @@ func TestClientResumesWithWaitAfterDrop(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := watcher(t, e)
+	w := Watch(t, e)
 	px := startProxy(t, filepath.Join(e.Root, "px.sock"), e.Socket)
 	ask, out, errb := e.StartClient("", "ask", "--socket", filepath.Join(e.Root, "px.sock"),
 		"--question", "Survive a drop?", "--request-id", "drop-1", "--no-autostart", "--format", "text")
-	nextAdded(t, w)
+	NextAdded(t, w)
 	px.drop()
-	deadline := time.Now().Add(3 * clientWait)
+	deadline := time.Now().Add(3 * ClientWait)
 	for !strings.Contains(px.sentOn(1), "\n") {
 		if time.Now().After(deadline) {
 			t.Fatalf("ask never reconnected; stderr: %s", errb)
@@ -275,7 +275,7 @@ func TestClientWatch(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	cmd := exec.Command(bin("askuser-client"), "watch")
+	cmd := exec.Command(Bin("askuser-client"), "watch")
 	cmd.Env = e.Environ()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -300,7 +300,7 @@ func TestClientWatch(t *testing.T) {
 	}()
 	next := func(typ string) map[string]any {
 		t.Helper()
-		timeout := time.After(clientWait)
+		timeout := time.After(ClientWait)
 		for {
 			select {
 			case l, ok := <-lines:
@@ -337,7 +337,7 @@ func TestClientWatch(t *testing.T) {
 	_ = cmd.Process.Signal(syscall.SIGINT)
 	for range lines {
 	}
-	if code := finish(t, cmd); code != 0 {
+	if code := Finish(t, cmd); code != 0 {
 		t.Errorf("watch after SIGINT: exit %d", code)
 	}
 }
@@ -402,21 +402,21 @@ func TestClientReconnectAutostartsDaemon(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := watcher(t, e)
+	w := Watch(t, e)
 	ask, out, errb := e.StartClient("", "ask", "--question", "Who restarts?", "--request-id", "auto-1", "--format", "text")
-	nextAdded(t, w)
+	NextAdded(t, w)
 	w.Close()
 	t.Cleanup(func() { e.StopAutostarted() })
 	// Runs first: a client left behind by a failure must not start yet
 	// another daemon once the autostarted one is stopped.
 	t.Cleanup(func() { _ = ask.Process.Kill() })
-	crashed := e.daemon
-	e.daemon = nil
+	crashed := e.Daemon
+	e.Daemon = nil
 	_ = crashed.Process.Kill()
 	_ = crashed.Wait()
 	// The autostarted daemon appears when the client gets to it; poll for
 	// the asked-again request (a safety net, not a measurement).
-	deadline := time.Now().Add(3 * clientWait)
+	deadline := time.Now().Add(3 * ClientWait)
 	for {
 		var pending []socketproto.Pending
 		if o, _, code := e.Client("", "list", "--json"); code == 0 {
@@ -427,7 +427,7 @@ func TestClientReconnectAutostartsDaemon(t *testing.T) {
 		}
 		if time.Now().After(deadline) {
 			_ = ask.Process.Kill()
-			finish(t, ask)
+			Finish(t, ask)
 			t.Fatalf("the request never reached a new daemon; stderr: %s", errb)
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -451,7 +451,7 @@ func TestClientAnswerSaysWhatItSentOnATerminal(t *testing.T) {
 		id := fmt.Sprintf("said-%t", onTerminal)
 		mustClient(t, e, "", "ask", "--no-wait", "--request-id", id, "--question", "Which database?",
 			"--option", "PostgreSQL", "--option", "SQLite")
-		cmd := exec.Command(bin("askuser-client"), "answer", id, "--answers", `[{"selected":["SQLite"],"notes":"keep it small"}]`)
+		cmd := exec.Command(Bin("askuser-client"), "answer", id, "--answers", `[{"selected":["SQLite"],"notes":"keep it small"}]`)
 		cmd.Env = e.Environ()
 		var errb strings.Builder
 		var master *os.File
@@ -504,7 +504,7 @@ func readUntil(master *os.File, want string) string {
 	}()
 	select {
 	case seen = <-got:
-	case <-time.After(clientWait):
+	case <-time.After(ClientWait):
 		master.Close() // ends the reader
 		seen = <-got
 	}

@@ -37,7 +37,7 @@ func TestCrashLoopLosesNothingAcknowledged(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
 			rep, err := crashloop.Run(ctx, crashloop.Options{
-				Askuserd: bin("askuserd"), Client: bin("askuser-client"), Root: root,
+				Askuserd: Bin("askuserd"), Client: Bin("askuser-client"), Root: root,
 				Kills: kills, Seed: uint64(time.Now().UnixNano()), Sync: mode, Load: 120 * time.Millisecond,
 			})
 			if err != nil {

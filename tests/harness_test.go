@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func bin(name string) string { return filepath.Join(binDir, name) }
+func Bin(name string) string { return filepath.Join(binDir, name) }
 
 // Env is one isolated user environment: its own runtime, state and config dirs.
 type Env struct {
@@ -52,7 +52,7 @@ type Env struct {
 	Config    string
 	Socket    string
 	Pending   string
-	daemon    *exec.Cmd
+	Daemon    *exec.Cmd
 	daemonLog *testdaemon.LogBuffer
 	logs      logWatch // what this Env's logs must not hold (web_logs_test.go)
 }
@@ -107,7 +107,7 @@ func (e *Env) StopAutostarted() {
 // wantAutostartedInRoot checks that the daemon a client or pane started in
 // the background runs in /, not in the directory of whoever started it
 // (which it would keep busy for as long as it runs).
-func (e *Env) wantAutostartedInRoot() {
+func (e *Env) WantAutostartedInRoot() {
 	e.T.Helper()
 	pid, err := testdaemon.LockHolder(e.Socket)
 	if err != nil || pid == 0 {
@@ -156,7 +156,7 @@ func (e *Env) WriteConfig(text string) {
 // daemon is stopped (SIGTERM, then SIGKILL) when the test ends.
 func (e *Env) StartDaemon(extraArgs ...string) {
 	e.T.Helper()
-	e.daemon, e.daemonLog = testdaemon.StartBinary(e.T, bin("askuserd"), e.Environ(), e.Socket, extraArgs...)
+	e.Daemon, e.daemonLog = testdaemon.StartBinary(e.T, Bin("askuserd"), e.Environ(), e.Socket, extraArgs...)
 	e.T.Cleanup(e.StopDaemon)
 }
 
@@ -167,11 +167,11 @@ func (e *Env) StartDaemon(extraArgs ...string) {
 // tests of stopping itself (stop_test.go, fifo_state_test.go) hold the
 // clean stop.
 func (e *Env) StopDaemon() {
-	if e.daemon == nil || e.daemon.Process == nil {
+	if e.Daemon == nil || e.Daemon.Process == nil {
 		return
 	}
-	cmd := e.daemon
-	e.daemon = nil
+	cmd := e.Daemon
+	e.Daemon = nil
 	if err := testdaemon.StopBinary(cmd); err != nil {
 		if strings.Contains(e.DaemonLog(), "not stopped cleanly within") {
 			e.T.Logf("%v: the stop past its deadline that §2 allows on a busy machine", err)
@@ -199,7 +199,7 @@ func (e *Env) Dial() *socketproto.Conn {
 // the exit code.
 func (e *Env) Client(stdin string, args ...string) (string, string, int) {
 	e.T.Helper()
-	cmd := exec.Command(bin("askuser-client"), args...)
+	cmd := exec.Command(Bin("askuser-client"), args...)
 	cmd.Env = e.Environ()
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
@@ -218,7 +218,7 @@ func (e *Env) Client(stdin string, args ...string) (string, string, int) {
 // It is killed when the test ends if still running.
 func (e *Env) StartClient(stdin string, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
 	e.T.Helper()
-	cmd := exec.Command(bin("askuser-client"), args...)
+	cmd := exec.Command(Bin("askuser-client"), args...)
 	cmd.Env = e.Environ()
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer

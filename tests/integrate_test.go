@@ -14,20 +14,20 @@ import (
 func TestIntegrateWritesTheAbsolutePath(t *testing.T) {
 	e := NewEnv(t)
 	home := filepath.Join(e.Root, "home")
-	cmd := exec.Command(bin("askuser-client"), "integrate", "gemini", "--write")
+	cmd := exec.Command(Bin("askuser-client"), "integrate", "gemini", "--write")
 	cmd.Env = append(e.Environ(), "HOME="+home)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("integrate: %v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "the agent will run "+bin("askuser-client")+" (this program's absolute path") {
+	if !strings.Contains(string(out), "the agent will run "+Bin("askuser-client")+" (this program's absolute path") {
 		t.Errorf("integrate does not say what the agent will run:\n%s", out)
 	}
 	settings, err := os.ReadFile(filepath.Join(home, ".gemini", "settings.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(settings), `"command": "`+bin("askuser-client")+`"`) {
-		t.Errorf("settings.json does not run %s:\n%s", bin("askuser-client"), settings)
+	if !strings.Contains(string(settings), `"command": "`+Bin("askuser-client")+`"`) {
+		t.Errorf("settings.json does not run %s:\n%s", Bin("askuser-client"), settings)
 	}
 }

@@ -25,7 +25,7 @@ func TestMCPProxyEndsPromptlyWhenTheServerStopsReading(t *testing.T) {
 			e := NewEnv(t)
 			// A server that never reads its stdin, and says its pid.
 			pidFile := filepath.Join(e.Root, "server.pid")
-			cmd := exec.Command(bin("askuser-client"), "mcp-proxy", "--no-autostart", "--",
+			cmd := exec.Command(Bin("askuser-client"), "mcp-proxy", "--no-autostart", "--",
 				"sh", "-c", `echo $$ > "$0"; exec sleep 600`, pidFile)
 			cmd.Env = e.Environ()
 			stderr := &testdaemon.LogBuffer{}

@@ -28,13 +28,13 @@ var (
 )
 
 // elicitServer is the path of tests/elicitserver, built once for the run.
-func elicitServer(t *testing.T) string {
+func ElicitServer(t *testing.T) string {
 	t.Helper()
 	elicitServerOnce.Do(func() { elicitServerErr = testdaemon.Build(binDir, true, "./elicitserver") })
 	if elicitServerErr != nil {
 		t.Fatalf("building elicitserver: %v", elicitServerErr)
 	}
-	return bin("elicitserver")
+	return Bin("elicitserver")
 }
 
 // Protocol versions the proxy is tested with: the stateless one, where a
@@ -47,7 +47,7 @@ var proxyProtocols = []string{"2026-07-28", "2025-11-25"}
 func proxySpawn(t *testing.T, e *Env, clientName string, opts *mcp.ClientOptions, protocol string, args ...string) *mcpProcess {
 	t.Helper()
 	argv := append([]string{"mcp-proxy"}, args...)
-	cmd := exec.Command(bin("askuser-client"), append(argv, "--", elicitServer(t))...)
+	cmd := exec.Command(Bin("askuser-client"), append(argv, "--", ElicitServer(t))...)
 	cmd.Env = e.Environ()
 	return mcpConnect(t, cmd, clientName, opts, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 }
@@ -71,7 +71,7 @@ func elicitedOf(t *testing.T, p *mcpProcess, ch <-chan mcpOutcome) elicited {
 
 // answerRaw answers request id through the socket, as a pane would, and
 // returns the daemon's reply.
-func answerRaw(t *testing.T, e *Env, id string, answers ...string) socketproto.Message {
+func AnswerRaw(t *testing.T, e *Env, id string, answers ...string) socketproto.Message {
 	t.Helper()
 	c := e.Dial()
 	defer c.Close()
@@ -98,7 +98,7 @@ func TestMCPProxyRelaysAndAcceptsEveryFieldKind(t *testing.T) {
 func testProxyAccepts(t *testing.T, protocol string) {
 	e := NewEnv(t)
 	e.StartDaemon()
-	events := watcher(t, e)
+	events := Watch(t, e)
 	p := proxySpawn(t, e, "proxy-test", nil, protocol)
 	if got := p.cs.InitializeResult().ProtocolVersion; got != protocol {
 		t.Fatalf("negotiated protocol %s, want %s", got, protocol)
@@ -145,11 +145,11 @@ func testProxyAccepts(t *testing.T, protocol string) {
 	}
 
 	// A field refused by its rule: nothing reaches the server until fixed.
-	if m, ok := answerRaw(t, e, added.RequestID, `"blue"`, `9`, `0.5`, `"Yes"`, `"widget"`, `["a","c"]`, `""`).(*socketproto.Error); !ok ||
+	if m, ok := AnswerRaw(t, e, added.RequestID, `"blue"`, `9`, `0.5`, `"Yes"`, `"widget"`, `["a","c"]`, `""`).(*socketproto.Error); !ok ||
 		m.Code != socketproto.CodeInvalidAnswer || !strings.Contains(m.Message, "9 is more than 5") {
 		t.Fatalf("an answer over the maximum: got %#v", m)
 	}
-	if m := answerRaw(t, e, added.RequestID, `"blue"`, `3`, `0.5`, `"Yes"`, `"widget"`, `["a","c"]`, `""`); m.MessageType() != "ok" {
+	if m := AnswerRaw(t, e, added.RequestID, `"blue"`, `3`, `0.5`, `"Yes"`, `"widget"`, `["a","c"]`, `""`); m.MessageType() != "ok" {
 		t.Fatalf("the fixed answer: got %#v", m)
 	}
 	got := elicitedOf(t, p, ch)
@@ -173,7 +173,7 @@ func TestMCPProxyDeclinedCancelledAndURL(t *testing.T) {
 func testProxyDeclines(t *testing.T, protocol string) {
 	e := NewEnv(t)
 	e.StartDaemon()
-	events := watcher(t, e)
+	events := Watch(t, e)
 	// The client elicits itself: askuser answers all the same.
 	clientAsked := make(chan struct{}, 1)
 	p := proxySpawn(t, e, "proxy-test", &mcp.ClientOptions{
@@ -200,7 +200,7 @@ func testProxyDeclines(t *testing.T, protocol string) {
 		if q := added.Questions[0]; !strings.Contains(q.Question, "https://example.com/auth?state=xyz") || len(q.Options) != 2 {
 			t.Errorf("the URL question: %+v", q)
 		}
-		if m := answerRaw(t, e, added.RequestID, `1`); m.MessageType() != "ok" {
+		if m := AnswerRaw(t, e, added.RequestID, `1`); m.MessageType() != "ok" {
 			t.Fatalf("answer: %#v", m)
 		}
 		if got := elicitedOf(t, p, ch); got.Action != "accept" {
@@ -238,8 +238,8 @@ func TestMCPProxyClientGoneWithdrawsAndStopsTheServer(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	events := watcher(t, e)
-	cmd := exec.Command(bin("askuser-client"), "mcp-proxy", "--agent-id", "my-agent", "--", elicitServer(t))
+	events := Watch(t, e)
+	cmd := exec.Command(Bin("askuser-client"), "mcp-proxy", "--agent-id", "my-agent", "--", ElicitServer(t))
 	cmd.Env = e.Environ()
 	stderr := &testdaemon.LogBuffer{}
 	cmd.Stderr = stderr

@@ -16,7 +16,7 @@ import (
 )
 
 // cpuTicks is a process's user+system CPU time in clock ticks, from /proc.
-func cpuTicks(b *testing.B, pid int) int64 {
+func CPUTicks(b *testing.B, pid int) int64 {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		b.Fatal(err)
@@ -47,7 +47,7 @@ func BenchmarkPaneIdleCPU(b *testing.B) {
 		}
 	}
 	e.Socket = filepath.Join(e.Runtime, "askuser", "askuserd.sock")
-	daemon := exec.Command(bin("askuserd"), "serve")
+	daemon := exec.Command(Bin("askuserd"), "serve")
 	daemon.Env = e.Environ()
 	if err := daemon.Start(); err != nil {
 		b.Fatal(err)
@@ -63,19 +63,19 @@ func BenchmarkPaneIdleCPU(b *testing.B) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	p := startTmux(b, e, 100, 30, bin("askuserd"))
-	ask := exec.Command(bin("askuser-client"), "ask", "--no-wait", "--question", "Idle?", "--option", "Yes", "--option", "No")
+	p := StartTmux(b, e, 100, 30, Bin("askuserd"))
+	ask := exec.Command(Bin("askuser-client"), "ask", "--no-wait", "--question", "Idle?", "--option", "Yes", "--option", "No")
 	ask.Env = e.Environ()
 	if out, err := ask.CombinedOutput(); err != nil {
 		b.Fatalf("ask: %v\n%s", err, out)
 	}
-	p.waitFor("Idle?")
-	p.waitGone("settling…") // the one redraw that ends the input guard comes before idling
-	pid := p.pid()
+	p.WaitFor("Idle?")
+	p.WaitGone("settling…") // the one redraw that ends the input guard comes before idling
+	pid := p.Pid()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		before := cpuTicks(b, pid)
+		before := CPUTicks(b, pid)
 		time.Sleep(30 * time.Second)
-		b.ReportMetric(float64(cpuTicks(b, pid)-before), "ticks/30s")
+		b.ReportMetric(float64(CPUTicks(b, pid)-before), "ticks/30s")
 	}
 }

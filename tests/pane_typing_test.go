@@ -14,7 +14,7 @@ import (
 
 // waitTyping waits until the daemon's draft of request id's question 0
 // keeps typed text not yet accepted.
-func waitTyping(t *testing.T, e *Env, id, want string) socketproto.Pending {
+func WaitTyping(t *testing.T, e *Env, id, want string) socketproto.Pending {
 	t.Helper()
 	c := e.Dial()
 	defer c.Close()
@@ -23,7 +23,7 @@ func waitTyping(t *testing.T, e *Env, id, want string) socketproto.Pending {
 		if err := c.Send(socketproto.ListRequest{}); err != nil {
 			t.Fatal(err)
 		}
-		list := testdaemon.RecvType(t, c, "list", clientWait).(socketproto.List).Pending
+		list := testdaemon.RecvType(t, c, "list", ClientWait).(socketproto.List).Pending
 		for _, p := range list {
 			var d struct {
 				Typing string `json:"typing"`
@@ -52,31 +52,31 @@ func TestPaneTmuxTypedTextSurvivesClosing(t *testing.T) {
 			if _, _, code := e.Client("", "ask", "--no-wait", "--request-id", "name-1", "--question", "What should we name this service?"); code != 0 {
 				t.Fatalf("ask --no-wait: exit %d", code)
 			}
-			p := startTmuxPane(t, e, 100, 30)
-			p.waitFor("What should we name this service?")
-			p.typeText("order-proc")
-			p.waitFor("order-proc")
-			pid := p.pid()
+			p := StartTmuxPane(t, e, 100, 30)
+			p.WaitFor("What should we name this service?")
+			p.TypeText("order-proc")
+			p.WaitFor("order-proc")
+			pid := p.Pid()
 			if how == "Ctrl-C" {
-				p.keys("C-c")
+				p.Keys("C-c")
 			} else {
-				p.tmux("kill-server") // the terminal goes away: SIGHUP
+				p.Tmux("kill-server") // the terminal goes away: SIGHUP
 			}
 			// The pane ends either way, with no terminal left to draw on.
-			for deadline := time.Now().Add(clientWait); syscall.Kill(pid, 0) == nil; time.Sleep(20 * time.Millisecond) {
+			for deadline := time.Now().Add(ClientWait); syscall.Kill(pid, 0) == nil; time.Sleep(20 * time.Millisecond) {
 				if time.Now().After(deadline) {
 					t.Fatalf("the pane (pid %d) is still running after %s", pid, how)
 				}
 			}
-			got := waitTyping(t, e, "name-1", "order-proc")
+			got := WaitTyping(t, e, "name-1", "order-proc")
 			if got.Status == "" || len(got.Draft) != 1 {
 				t.Fatalf("pending %+v", got)
 			}
 
-			q := startTmuxPane(t, e, 100, 30)
-			q.waitFor("> order-proc")
-			q.typeText("essor")
-			q.keys("Enter")
+			q := StartTmuxPane(t, e, 100, 30)
+			q.WaitFor("> order-proc")
+			q.TypeText("essor")
+			q.Keys("Enter")
 			out, errs, code := e.Client("", "wait", "name-1")
 			if code != 0 || !strings.Contains(out, "order-processor") {
 				t.Fatalf("wait: exit %d\n%s%s", code, out, errs)

@@ -25,7 +25,7 @@ func pfAsk(t *testing.T, e *Env, id string, qs ...socketproto.Question) *socketp
 		Agent: &socketproto.Agent{ID: "agent-1", Name: "claude-main"}}}); err != nil {
 		t.Fatal(err)
 	}
-	q, ok := testdaemon.RecvType(t, c, "ask_user_queued", clientWait).(socketproto.Queued)
+	q, ok := testdaemon.RecvType(t, c, "ask_user_queued", ClientWait).(socketproto.Queued)
 	if !ok || q.PendingFile != e.Pending {
 		t.Fatalf("queued %+v, want pendingFile %s", q, e.Pending)
 	}
@@ -33,7 +33,7 @@ func pfAsk(t *testing.T, e *Env, id string, qs ...socketproto.Question) *socketp
 }
 
 // pfFile waits until the pending file lists exactly ids.
-func pfFile(t *testing.T, e *Env, ids ...string) *pendingfile.File {
+func PendingFile(t *testing.T, e *Env, ids ...string) *pendingfile.File {
 	t.Helper()
 	var file *pendingfile.File
 	testdaemon.Eventually(t, fmt.Sprintf("the pending file to list %q", ids), func() (bool, string) {
@@ -57,7 +57,7 @@ func pfFile(t *testing.T, e *Env, ids ...string) *pendingfile.File {
 
 // pfSave sets answers on request id and saves the file the way vim and
 // VS Code do: a temporary file renamed over it.
-func pfSave(t *testing.T, e *Env, f *pendingfile.File, id string, answers ...string) []byte {
+func SavePending(t *testing.T, e *Env, f *pendingfile.File, id string, answers ...string) []byte {
 	t.Helper()
 	for i := range f.Requests {
 		if f.Requests[i].RequestID == id {
@@ -72,11 +72,11 @@ func pfSave(t *testing.T, e *Env, f *pendingfile.File, id string, answers ...str
 	if err != nil {
 		t.Fatal(err)
 	}
-	pfRename(t, e, data)
+	RenamePending(t, e, data)
 	return data
 }
 
-func pfRename(t *testing.T, e *Env, data []byte) {
+func RenamePending(t *testing.T, e *Env, data []byte) {
 	t.Helper()
 	tmp := filepath.Join(filepath.Dir(e.Pending), ".pending-questions.json.swp")
 	if err := os.WriteFile(tmp, data, 0o600); err != nil {
@@ -89,7 +89,7 @@ func pfRename(t *testing.T, e *Env, data []byte) {
 
 func pfResponse(t *testing.T, c *socketproto.Conn) socketproto.Response {
 	t.Helper()
-	return testdaemon.RecvType(t, c, "ask_user_response", clientWait).(socketproto.Response)
+	return testdaemon.RecvType(t, c, "ask_user_response", ClientWait).(socketproto.Response)
 }
 
 var (
@@ -102,9 +102,9 @@ func TestPendingFileAnswersAWaitingAgent(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := watcher(t, e)
+	w := Watch(t, e)
 	c := pfAsk(t, e, "req-123", pfDB, pfName)
-	f := pfFile(t, e, "req-123")
+	f := PendingFile(t, e, "req-123")
 	if f.Instructions != pendingfile.Instructions || f.Requests[0].Agent != "claude-main" {
 		t.Errorf("file header: %+v", f)
 	}
@@ -115,28 +115,28 @@ func TestPendingFileAnswersAWaitingAgent(t *testing.T) {
 	}
 
 	// A first save answers one question: a draft, shown to subscribers.
-	pfSave(t, e, f, "req-123", "", `"order-processor"`)
-	upd := testdaemon.RecvType(t, w, "request_updated", clientWait).(socketproto.RequestUpdated)
+	SavePending(t, e, f, "req-123", "", `"order-processor"`)
+	upd := testdaemon.RecvType(t, w, "request_updated", ClientWait).(socketproto.RequestUpdated)
 	if len(upd.Request.Draft) != 2 || string(upd.Request.Draft[1]) != `"order-processor"` {
 		t.Errorf("draft %s", upd.Request.Draft)
 	}
 	// The rewrite keeps it; the second save answers the rest by number.
-	f = pfFile(t, e, "req-123")
+	f = PendingFile(t, e, "req-123")
 	if string(f.Requests[0].Questions[1].Answer) != `"order-processor"` {
 		t.Errorf("the draft did not survive the rewrite: %s", f.Requests[0].Questions[1].Answer)
 	}
-	pfSave(t, e, f, "req-123", `1`)
+	SavePending(t, e, f, "req-123", `1`)
 	resp := pfResponse(t, c)
 	if !resp.Answered || resp.AnsweredVia != socketproto.ViaFile ||
 		resp.AnswersByQuestion[pfDB.Question] != "PostgreSQL (Recommended)" ||
 		resp.AnswersByQuestion[pfName.Question] != "order-processor" {
 		t.Errorf("response %+v", resp)
 	}
-	res := testdaemon.RecvType(t, w, "request_resolved", clientWait).(socketproto.RequestResolved)
+	res := testdaemon.RecvType(t, w, "request_resolved", ClientWait).(socketproto.RequestResolved)
 	if res.RequestID != "req-123" || res.Outcome != socketproto.OutcomeAnswered || res.Via != socketproto.ViaFile {
 		t.Errorf("resolved %+v", res)
 	}
-	f = pfFile(t, e)
+	f = PendingFile(t, e)
 	if f.Requests == nil {
 		t.Error(`an empty pending set is not written as "requests": []`)
 	}
@@ -146,13 +146,13 @@ func TestPendingFileClientAskAnsweredInTheFile(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := watcher(t, e)
+	w := Watch(t, e)
 	cmd, out, errb := e.StartClient("", "ask", "--question", "Which database should we use?",
 		"--option", "PostgreSQL (Recommended)", "--option", "SQLite", "--request-id", "cli-1", "--format", "json")
-	nextAdded(t, w)
-	f := pfFile(t, e, "cli-1")
-	pfSave(t, e, f, "cli-1", `"sqlite"`)
-	if code := finish(t, cmd); code != 0 {
+	NextAdded(t, w)
+	f := PendingFile(t, e, "cli-1")
+	SavePending(t, e, f, "cli-1", `"sqlite"`)
+	if code := Finish(t, cmd); code != 0 {
 		t.Fatalf("askuser-client ask exited %d: %s", code, errb)
 	}
 	var resp socketproto.Response
@@ -166,45 +166,45 @@ func TestPendingFileCancelAndFirstResolutionWins(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := watcher(t, e)
+	w := Watch(t, e)
 	c1 := pfAsk(t, e, "one", pfName)
 	c2 := pfAsk(t, e, "two", pfName)
-	f := pfFile(t, e, "one", "two")
+	f := PendingFile(t, e, "one", "two")
 
 	// "two" is answered from the CLI while the user's buffer still has it.
 	cli := e.Dial()
 	if err := cli.Send(socketproto.AnswerRequest{RequestID: "two", Answers: []json.RawMessage{json.RawMessage(`"from the cli"`)}, Via: "cli"}); err != nil {
 		t.Fatal(err)
 	}
-	testdaemon.RecvType(t, cli, "ok", clientWait)
+	testdaemon.RecvType(t, cli, "ok", ClientWait)
 	if r := pfResponse(t, c2); r.AnsweredVia != "cli" {
 		t.Errorf("two: %+v", r)
 	}
 
 	f.Requests[0].Cancel = true
-	pfSave(t, e, f, "two", `"from the file"`)
+	SavePending(t, e, f, "two", `"from the file"`)
 	if r := pfResponse(t, c1); !r.Cancelled || r.Answered {
 		t.Errorf("one: %+v, want cancelled", r)
 	}
-	pfe := testdaemon.RecvType(t, w, "pending_file_error", clientWait).(socketproto.PendingFileError)
+	pfe := testdaemon.RecvType(t, w, "pending_file_error", ClientWait).(socketproto.PendingFileError)
 	if pfe.Path != e.Pending || !strings.Contains(pfe.Error, `request "two" is not waiting`) {
 		t.Errorf("pending_file_error %+v", pfe)
 	}
-	pfFile(t, e)
+	PendingFile(t, e)
 }
 
 func TestPendingFileSyntaxErrorThenCorrected(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := watcher(t, e)
+	w := Watch(t, e)
 	c := pfAsk(t, e, "req-1", pfName)
-	f := pfFile(t, e, "req-1")
+	f := PendingFile(t, e, "req-1")
 	good, _ := json.MarshalIndent(f, "", "  ")
 	good = bytes.Replace(good, []byte(`"answer": null`), []byte(`"answer": "orders"`), 1)
 	bad := bytes.Replace(good, []byte(`"orders"`), []byte(`"orders",`), 1)
-	pfRename(t, e, bad)
-	pfe := testdaemon.RecvType(t, w, "pending_file_error", clientWait).(socketproto.PendingFileError)
+	RenamePending(t, e, bad)
+	pfe := testdaemon.RecvType(t, w, "pending_file_error", ClientWait).(socketproto.PendingFileError)
 	rejected := e.Pending + ".rejected"
 	if !strings.HasPrefix(pfe.Error, "line ") || !strings.Contains(pfe.Error, ", column ") ||
 		!strings.Contains(pfe.Error, "kept as "+rejected) {
@@ -215,12 +215,12 @@ func TestPendingFileSyntaxErrorThenCorrected(t *testing.T) {
 	}
 	// A new request rewrites the file; the user's broken version stays kept.
 	pfAsk(t, e, "req-2", pfName)
-	pfFile(t, e, "req-1", "req-2")
-	pfRename(t, e, good)
+	PendingFile(t, e, "req-1", "req-2")
+	RenamePending(t, e, good)
 	if r := pfResponse(t, c); r.AnswersByQuestion[pfName.Question] != "orders" {
 		t.Errorf("response %+v", r)
 	}
-	pfFile(t, e, "req-2")
+	PendingFile(t, e, "req-2")
 	e.StopDaemon() // its log is complete (and safe to read) once it has exited
 	if log := e.DaemonLog(); !strings.Contains(log, rejected) {
 		t.Errorf("the daemon log does not say where the rejected save is:\n%s", log)
@@ -232,7 +232,7 @@ func TestPendingFileTruncateThenWriteInPlace(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
 	c := pfAsk(t, e, "req-1", pfDB)
-	f := pfFile(t, e, "req-1")
+	f := PendingFile(t, e, "req-1")
 	f.Requests[0].Questions[0].Answer = json.RawMessage(`"MongoDB"`)
 	data, _ := json.MarshalIndent(f, "", "  ")
 	fh, err := os.OpenFile(e.Pending, os.O_WRONLY|os.O_TRUNC, 0)
@@ -266,17 +266,17 @@ func TestPendingFileDirectoryDeleted(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
 	c := pfAsk(t, e, "req-1", pfName)
-	f := pfFile(t, e, "req-1")
+	f := PendingFile(t, e, "req-1")
 	if err := os.RemoveAll(filepath.Dir(e.Pending)); err != nil {
 		t.Fatal(err)
 	}
 	pfAsk(t, e, "req-2", pfName)
-	pfFile(t, e, "req-1", "req-2")
-	pfSave(t, e, f, "req-1", `"orders"`)
+	PendingFile(t, e, "req-1", "req-2")
+	SavePending(t, e, f, "req-1", `"orders"`)
 	if r := pfResponse(t, c); r.AnsweredVia != "file" {
 		t.Errorf("response %+v", r)
 	}
-	pfFile(t, e, "req-2")
+	PendingFile(t, e, "req-2")
 }
 
 // TestPendingFileFollowsWithdrawAndOrphan: a request its agent withdraws, and
@@ -288,36 +288,36 @@ func TestPendingFileFollowsWithdrawAndOrphan(t *testing.T) {
 	e := NewEnv(t)
 	e.WriteConfig("[daemon]\norphan_grace = \"1s\"\n")
 	e.StartDaemon()
-	w := watcher(t, e)
+	w := Watch(t, e)
 
 	parked := e.Dial()
 	wait := false
 	if err := parked.Send(socketproto.AskUserRequest{Request: socketproto.Request{RequestID: "parked", Questions: []socketproto.Question{pfName}}, Wait: &wait}); err != nil {
 		t.Fatal(err)
 	}
-	testdaemon.RecvType(t, parked, "ask_user_queued", clientWait)
+	testdaemon.RecvType(t, parked, "ask_user_queued", ClientWait)
 	parked.Close()
 
 	withdrawn := pfAsk(t, e, "withdrawn", pfName)
 	orphan := pfAsk(t, e, "orphan", pfName)
-	pfFile(t, e, "parked", "withdrawn", "orphan")
+	PendingFile(t, e, "parked", "withdrawn", "orphan")
 
 	if err := withdrawn.Send(socketproto.Cancel{RequestID: "withdrawn"}); err != nil {
 		t.Fatal(err)
 	}
-	testdaemon.RecvType(t, withdrawn, "ok", clientWait)
-	pfFile(t, e, "parked", "orphan")
+	testdaemon.RecvType(t, withdrawn, "ok", ClientWait)
+	PendingFile(t, e, "parked", "orphan")
 
 	orphan.Close()
 	for {
-		u := testdaemon.RecvType(t, w, "request_updated", clientWait).(socketproto.RequestUpdated)
+		u := testdaemon.RecvType(t, w, "request_updated", ClientWait).(socketproto.RequestUpdated)
 		if u.Request.RequestID == "orphan" && u.Request.Status == socketproto.StatusOrphaned {
 			break
 		}
 	}
-	pfFile(t, e, "parked", "orphan") // still shown while it may come back
+	PendingFile(t, e, "parked", "orphan") // still shown while it may come back
 	for {
-		r := testdaemon.RecvType(t, w, "request_resolved", clientWait).(socketproto.RequestResolved)
+		r := testdaemon.RecvType(t, w, "request_resolved", ClientWait).(socketproto.RequestResolved)
 		if r.RequestID == "orphan" {
 			if r.Outcome != socketproto.OutcomeWithdrawn {
 				t.Errorf("orphan: %+v", r)
@@ -325,7 +325,7 @@ func TestPendingFileFollowsWithdrawAndOrphan(t *testing.T) {
 			break
 		}
 	}
-	pfFile(t, e, "parked")
+	PendingFile(t, e, "parked")
 }
 
 // A save that does not parse is reported to panes; the next save that parses
@@ -336,14 +336,14 @@ func TestPendingFileErrorIsClearedWhenTheFileParsesAgain(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
 	pfAsk(t, e, "req-1", pfName)
-	pfFile(t, e, "req-1")
-	w := watcher(t, e)
+	PendingFile(t, e, "req-1")
+	w := Watch(t, e)
 	good, err := os.ReadFile(e.Pending)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pfRename(t, e, good[:len(good)/2])
-	bad := testdaemon.RecvType(t, w, "pending_file_error", clientWait).(socketproto.PendingFileError)
+	RenamePending(t, e, good[:len(good)/2])
+	bad := testdaemon.RecvType(t, w, "pending_file_error", ClientWait).(socketproto.PendingFileError)
 	if bad.Error == "" || bad.Path != e.Pending {
 		t.Fatalf("the broken save was reported as %+v", bad)
 	}
@@ -352,8 +352,8 @@ func TestPendingFileErrorIsClearedWhenTheFileParsesAgain(t *testing.T) {
 	if err := json.Compact(&fixed, good); err != nil {
 		t.Fatal(err)
 	}
-	pfRename(t, e, fixed.Bytes())
-	if fine := testdaemon.RecvType(t, w, "pending_file_error", clientWait).(socketproto.PendingFileError); fine.Error != "" {
+	RenamePending(t, e, fixed.Bytes())
+	if fine := testdaemon.RecvType(t, w, "pending_file_error", ClientWait).(socketproto.PendingFileError); fine.Error != "" {
 		t.Fatalf("after a save that parses: %+v, want an empty error", fine)
 	}
 }

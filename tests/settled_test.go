@@ -19,7 +19,7 @@ func TestWithdrawnSettledInTheAgentsOwnPrompt(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := watcher(t, e)
+	w := Watch(t, e)
 	asker := testdaemon.DialRaw(t, e.Socket)
 	asker.Send(testdaemon.AskLine("perm-1", ""))
 	asker.Expect("ask_user_queued")

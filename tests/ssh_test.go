@@ -66,7 +66,7 @@ func startSSHD(t *testing.T) *sshServer {
 	if err := os.WriteFile(filepath.Join(dir, "authorized_keys"), pub, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	client, _ := os.ReadFile(bin("askuser-client"))
+	client, _ := os.ReadFile(Bin("askuser-client"))
 	if err := os.WriteFile(filepath.Join(dir, "askuser-client"), client, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -243,7 +243,7 @@ func runClient(t *testing.T, env []string, stdin string, args ...string) (string
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin("askuser-client"), args...)
+	cmd := exec.CommandContext(ctx, Bin("askuser-client"), args...)
 	cmd.Env = env
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
@@ -300,7 +300,7 @@ func TestTrustPlantedSocketDirectory(t *testing.T) {
 	wantRefusal("claude-hook's stderr", errs)
 
 	// The MCP server: a permission prompt is never allowed.
-	cmd := exec.Command(bin("askuser-client"), "mcp")
+	cmd := exec.Command(Bin("askuser-client"), "mcp")
 	cmd.Env = env
 	p := mcpSpawnCmd(t, cmd, "claude-code")
 	res := mcpResultOf(t, p, mcpCallInBackground(context.Background(), p, "permission_prompt",
@@ -320,7 +320,7 @@ func TestTrustPlantedSocketDirectory(t *testing.T) {
 	// The pane.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	pane := exec.CommandContext(ctx, bin("askuserd"))
+	pane := exec.CommandContext(ctx, Bin("askuserd"))
 	pane.Env = env
 	pane.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	var paneErr bytes.Buffer

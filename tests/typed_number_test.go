@@ -64,7 +64,7 @@ func TestMCPProxyTypedNumberFromTheShell(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	events := watcher(t, e)
+	events := Watch(t, e)
 	p := proxySpawn(t, e, "proxy-test", nil, proxyProtocols[0])
 	ch := mcpCallInBackground(context.Background(), p, "configure", map[string]any{})
 	added := testdaemon.RecvType(t, events, "request_added", 10*time.Second).(socketproto.RequestAdded).Request

@@ -56,25 +56,25 @@ func BenchmarkWebAttacks(b *testing.B) {
 
 	attacks := []struct {
 		name string
-		run  func(w *webPane, tok string)
+		run  func(w *Server, tok string)
 	}{
-		{"headers", func(w *webPane, _ string) { attackHeaders(b, w, 150) }},
-		{"bodies", func(w *webPane, _ string) { attackBodies(b, w, 150) }},
-		{"flood", func(w *webPane, _ string) { attackFlood(b, w, 3000) }},
-		{"streams", func(w *webPane, tok string) { attackStreams(b, w, tok, 24, 200) }},
+		{"headers", func(w *Server, _ string) { attackHeaders(b, w, 150) }},
+		{"bodies", func(w *Server, _ string) { attackBodies(b, w, 150) }},
+		{"flood", func(w *Server, _ string) { attackFlood(b, w, 3000) }},
+		{"streams", func(w *Server, tok string) { attackStreams(b, w, tok, 24, 200) }},
 	}
 	for range b.N {
 		for _, a := range attacks {
-			w := startWebWith(b, e, exe, "127.0.0.1:0")
-			_, tok := w.httpClient()
+			w := StartWith(b, e, exe, "127.0.0.1:0")
+			_, tok := w.HTTPClient()
 			if a.name == "headers" {
-				b.ReportMetric(float64(procKiB(b, w.pid, "VmRSS")), "idle-rss-KiB")
+				b.ReportMetric(float64(procKiB(b, w.Pid, "VmRSS")), "idle-rss-KiB")
 			}
-			before := procKiB(b, w.pid, "VmRSS")
+			before := procKiB(b, w.Pid, "VmRSS")
 			a.run(w, tok)
-			b.ReportMetric(authedMS(tok, w.base), a.name+"-authed-ms")
-			b.ReportMetric(float64(procKiB(b, w.pid, "VmHWM")-before), a.name+"-grew-KiB")
-			w.stop()
+			b.ReportMetric(authedMS(tok, w.Base), a.name+"-authed-ms")
+			b.ReportMetric(float64(procKiB(b, w.Pid, "VmHWM")-before), a.name+"-grew-KiB")
+			w.Stop()
 		}
 	}
 }
@@ -102,12 +102,12 @@ func authedMS(tok, base string) float64 {
 
 // attackHeaders: n connections each send 1016 KiB of one header line,
 // and are measured once the server has read what it will of them.
-func attackHeaders(b *testing.B, w *webPane, n int) {
-	host := hostOf(b, w.base)
+func attackHeaders(b *testing.B, w *Server, n int) {
+	host := hostOf(b, w.Base)
 	var wg sync.WaitGroup
 	chunk := []byte(strings.Repeat("a", 64<<10))
 	for range n {
-		c, err := rawDial(b, w.base)
+		c, err := rawDial(b, w.Base)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -126,11 +126,11 @@ func attackHeaders(b *testing.B, w *webPane, n int) {
 }
 
 // attackBodies: n logins declare a 1 MiB body, send half, and hold.
-func attackBodies(b *testing.B, w *webPane, n int) {
-	host, origin := hostOf(b, w.base), strings.TrimSuffix(w.base, "/")
+func attackBodies(b *testing.B, w *Server, n int) {
+	host, origin := hostOf(b, w.Base), strings.TrimSuffix(w.Base, "/")
 	half := []byte(strings.Repeat("a", 512<<10))
 	for range n {
-		c, err := rawDial(b, w.base)
+		c, err := rawDial(b, w.Base)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -141,10 +141,10 @@ func attackBodies(b *testing.B, w *webPane, n int) {
 
 // attackFlood: n connections each start a request and never finish its
 // headers.
-func attackFlood(b *testing.B, w *webPane, n int) {
-	host := hostOf(b, w.base)
+func attackFlood(b *testing.B, w *Server, n int) {
+	host := hostOf(b, w.Base)
 	for range n {
-		c, err := rawDial(b, w.base)
+		c, err := rawDial(b, w.Base)
 		if err != nil {
 			return // the listen backlog is full
 		}
@@ -154,19 +154,19 @@ func attackFlood(b *testing.B, w *webPane, n int) {
 
 // attackStreams: n event streams of one session that never read, while
 // the view of the big request changes views times.
-func attackStreams(b *testing.B, w *webPane, tok string, n, views int) {
-	host, origin := hostOf(b, w.base), strings.TrimSuffix(w.base, "/")
+func attackStreams(b *testing.B, w *Server, tok string, n, views int) {
+	host, origin := hostOf(b, w.Base), strings.TrimSuffix(w.Base, "/")
 	for range n {
-		c, err := rawDial(b, w.base)
+		c, err := rawDial(b, w.Base)
 		if err != nil {
 			b.Fatal(err)
 		}
 		_ = c.(*net.TCPConn).SetReadBuffer(4096)
 		fmt.Fprintf(c, "GET /api/events HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n\r\n", host, tok)
 	}
-	client := &http.Client{Timeout: 30 * time.Second, Transport: bearerTransport(tok)}
+	client := &http.Client{Timeout: 30 * time.Second, Transport: BearerTransport(tok)}
 	for i := range views {
-		req, _ := http.NewRequest("POST", w.base+"api/action", strings.NewReader(fmt.Sprintf(`{"actions":[{"kind":"move","delta":%d}]}`, 1-2*(i%2))))
+		req, _ := http.NewRequest("POST", w.Base+"api/action", strings.NewReader(fmt.Sprintf(`{"actions":[{"kind":"move","delta":%d}]}`, 1-2*(i%2))))
 		req.Header.Set("Origin", origin)
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := client.Do(req)

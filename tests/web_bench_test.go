@@ -48,10 +48,10 @@ func BenchmarkWebPane(b *testing.B) {
 	ctx := context.Background()
 
 	// The page's weight.
-	hc, _ := w.httpClient()
+	hc, _ := w.HTTPClient()
 	total := 0
 	for _, p := range []string{"", "static/session.js", "static/app.js", "static/app.css"} {
-		resp, err := hc.Get(w.base + p)
+		resp, err := hc.Get(w.Base + p)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -83,18 +83,18 @@ func BenchmarkWebPane(b *testing.B) {
 		}
 	}
 	ask("first")
-	br := newBrowser(b, 390, 844)
+	br := NewBrowser(b, 390, 844)
 	start := time.Now()
-	br.run(chromedp.Navigate(w.loginURL()))
-	br.waitJS(`document.querySelector('button.option')`)
+	br.Run(chromedp.Navigate(w.LoginURL()))
+	br.WaitJS(`document.querySelector('button.option')`)
 	b.ReportMetric(float64(time.Since(start).Microseconds())/1000, "first-question-ms")
 	if err := client.Decline(ctx, "first", socketproto.ViaCLI); err != nil {
 		b.Fatal(err)
 	}
-	br.waitJS(`window.askuserState.view && window.askuserState.view.requests.length === 0`)
+	br.WaitJS(`window.askuserState.view && window.askuserState.view.requests.length === 0`)
 
 	// A question asked → visible in the open page, timed in the page.
-	br.eval0(`window.__seen = {}; new MutationObserver(() => {
+	br.Eval(`window.__seen = {}; new MutationObserver(() => {
 		const r = document.querySelector('[data-request]');
 		if (r && !window.__seen[r.dataset.request]) window.__seen[r.dataset.request] = performance.timeOrigin + performance.now();
 	}).observe(document.getElementById('main'), {childList: true, subtree: true})`)
@@ -103,13 +103,13 @@ func BenchmarkWebPane(b *testing.B) {
 		id := fmt.Sprintf("v%d", i)
 		t0 := float64(time.Now().UnixNano()) / 1e6
 		ask(id)
-		br.waitJS(fmt.Sprintf(`window.__seen[%q]`, id))
-		seen := jsValue[float64](br, fmt.Sprintf(`window.__seen[%q]`, id))
+		br.WaitJS(fmt.Sprintf(`window.__seen[%q]`, id))
+		seen := JSValue[float64](br, fmt.Sprintf(`window.__seen[%q]`, id))
 		lat = append(lat, seen-t0)
 		if err := client.Decline(ctx, id, socketproto.ViaCLI); err != nil {
 			b.Fatal(err)
 		}
-		br.waitJS(`window.askuserState.view && window.askuserState.view.requests.length === 0`)
+		br.WaitJS(`window.askuserState.view && window.askuserState.view.requests.length === 0`)
 	}
 	slices.Sort(lat)
 	b.ReportMetric(lat[len(lat)/2], "visible-p50-ms")
@@ -129,38 +129,38 @@ func BenchmarkWebPane(b *testing.B) {
 			}
 			res <- time.Now()
 		}()
-		br.waitJS(fmt.Sprintf(`document.querySelector('[data-request=%q] button.option')`, id))
-		br.settled()
-		br.eval0(`document.querySelector('button.option[data-option="1"]').click()`)
+		br.WaitJS(fmt.Sprintf(`document.querySelector('[data-request=%q] button.option')`, id))
+		br.Settled()
+		br.Eval(`document.querySelector('button.option[data-option="1"]').click()`)
 		t0 := time.Now()
-		br.eval0(`document.querySelector('.question .actions .primary').click()`)
+		br.Eval(`document.querySelector('.question .actions .primary').click()`)
 		taps = append(taps, float64((<-res).Sub(t0).Microseconds())/1000)
-		br.waitJS(`window.askuserState.view && window.askuserState.view.requests.length === 0`)
+		br.WaitJS(`window.askuserState.view && window.askuserState.view.requests.length === 0`)
 	}
 	slices.Sort(taps)
 	b.ReportMetric(taps[len(taps)/2], "tap-result-p50-ms")
 
 	// Memory and idle CPU.
-	b.ReportMetric(float64(rssKiB(b, w.pid)), "rss-idle-KiB")
+	b.ReportMetric(float64(rssKiB(b, w.Pid)), "rss-idle-KiB")
 	var streams []*stream
 	for range 50 {
-		c, _ := w.httpClient()
-		streams = append(streams, openStream(b, c, w.base))
+		c, _ := w.HTTPClient()
+		streams = append(streams, openStream(b, c, w.Base))
 	}
 	time.Sleep(time.Second)
-	b.ReportMetric(float64(rssKiB(b, w.pid)), "rss-50pages-KiB")
-	t0 := cpuTicks(b, w.pid)
+	b.ReportMetric(float64(rssKiB(b, w.Pid)), "rss-50pages-KiB")
+	t0 := CPUTicks(b, w.Pid)
 	time.Sleep(30 * time.Second)
-	b.ReportMetric(float64(cpuTicks(b, w.pid)-t0), "idle-ticks-50pages")
+	b.ReportMetric(float64(CPUTicks(b, w.Pid)-t0), "idle-ticks-50pages")
 	for _, s := range streams {
 		s.close()
 	}
-	br.eval0(`document.body.textContent = ''`)
-	br.run(chromedp.Navigate("about:blank"))
+	br.Eval(`document.body.textContent = ''`)
+	br.Run(chromedp.Navigate("about:blank"))
 	time.Sleep(time.Second)
-	t0 = cpuTicks(b, w.pid)
+	t0 = CPUTicks(b, w.Pid)
 	time.Sleep(30 * time.Second)
-	b.ReportMetric(float64(cpuTicks(b, w.pid)-t0), "idle-ticks-30s")
+	b.ReportMetric(float64(CPUTicks(b, w.Pid)-t0), "idle-ticks-30s")
 }
 
 // benchEnv is an Env for a benchmark: its own directories, no *testing.T.
@@ -209,7 +209,7 @@ func rssKiB(b *testing.B, pid int) int {
 // benchWeb starts, for a benchmark, askuserd built without the race
 // detector, its daemon and its web pane on a free loopback port; it returns
 // the environment and the pane.
-func benchWeb(b *testing.B) (*Env, *webPane) {
+func benchWeb(b *testing.B) (*Env, *Server) {
 	b.Helper()
 	dir := b.TempDir()
 	if err := testdaemon.Build(dir, false, "../cmd/askuserd"); err != nil {
@@ -224,5 +224,5 @@ func benchWeb(b *testing.B) (*Env, *webPane) {
 	}
 	b.Cleanup(func() { _ = daemon.Process.Signal(syscall.SIGTERM); _ = daemon.Wait() })
 	waitSocket(b, e.Socket)
-	return e, startWebWith(b, e, exe, "127.0.0.1:0")
+	return e, StartWith(b, e, exe, "127.0.0.1:0")
 }

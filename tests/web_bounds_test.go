@@ -23,10 +23,10 @@ func TestWebHeadersBounded(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := startWeb(t, e)
-	host := hostOf(t, w.base)
+	w := Start(t, e)
+	host := hostOf(t, w.Base)
 
-	c, err := rawDial(t, w.base)
+	c, err := rawDial(t, w.Base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,11 +35,11 @@ func TestWebHeadersBounded(t *testing.T) {
 		t.Errorf("32 KiB of headers: the reply was %q, want 431 Request Header Fields Too Large at once", st)
 	}
 
-	before := procKiB(t, w.pid, "VmRSS")
+	before := procKiB(t, w.Pid, "VmRSS")
 	const conns, each = 150, 1<<20 - 8<<10
 	var wg sync.WaitGroup
 	for range conns {
-		c, err := rawDial(t, w.base)
+		c, err := rawDial(t, w.Base)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +60,7 @@ func TestWebHeadersBounded(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	grew := procKiB(t, w.pid, "VmHWM") - before
+	grew := procKiB(t, w.Pid, "VmHWM") - before
 	t.Logf("%d connections of %d KiB of headers each: askuserd web grew by at most %d KiB", conns, each>>10, grew)
 	if grew > 128<<10 {
 		t.Errorf("%d connections of unfinished headers grew askuserd web by %d KiB; want the headers bounded (16 KiB each)", conns, grew)
@@ -74,9 +74,9 @@ func TestWebBodyMustFinish(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := startWeb(t, e)
-	_, tok := w.httpClient()
-	host, origin := hostOf(t, w.base), strings.TrimSuffix(w.base, "/")
+	w := Start(t, e)
+	_, tok := w.HTTPClient()
+	host, origin := hostOf(t, w.Base), strings.TrimSuffix(w.Base, "/")
 
 	starts := map[string]string{
 		"POST /login, never-ending body": "POST /login HTTP/1.1\r\nHost: " + host + "\r\nOrigin: " + origin +
@@ -86,7 +86,7 @@ func TestWebBodyMustFinish(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	for what, start := range starts {
-		c, err := rawDial(t, w.base)
+		c, err := rawDial(t, w.Base)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +103,7 @@ func TestWebBodyMustFinish(t *testing.T) {
 		})
 	}
 
-	c, err := rawDial(t, w.base)
+	c, err := rawDial(t, w.Base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,20 +122,20 @@ func TestWebConnectionFlood(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
 	wrapper := filepath.Join(t.TempDir(), "askuserd-lowfd")
-	script := "#!/bin/sh\nulimit -n 256 || exit 97\nexec " + bin("askuserd") + " \"$@\"\n"
+	script := "#!/bin/sh\nulimit -n 256 || exit 97\nexec " + Bin("askuserd") + " \"$@\"\n"
 	if err := os.WriteFile(wrapper, []byte(script), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	w := startWebWith(t, e, wrapper, "127.0.0.1:0")
-	client, tok := w.httpClient()
+	w := StartWith(t, e, wrapper, "127.0.0.1:0")
+	client, tok := w.HTTPClient()
 	cmd, _, _ := e.StartClient("", "ask", "--question", secretQuestion, "--option", "Yes", "--option", "No", "--request-id", "req-flood")
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	waitListed(t, e)
 
-	host := hostOf(t, w.base)
+	host := hostOf(t, w.Base)
 	var flood []net.Conn
 	for range 3000 {
-		c, err := rawDial(t, w.base)
+		c, err := rawDial(t, w.Base)
 		if err != nil {
 			break // the listen backlog is full: the flood is as big as it gets
 		}
@@ -147,16 +147,16 @@ func TestWebConnectionFlood(t *testing.T) {
 
 	// On a new connection, as a page arriving now makes it.
 	fresh := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	if st, body, _ := do(t, fresh, "GET", w.base+"api/session", map[string]string{"Authorization": "Bearer " + tok}, ""); st != 200 {
+	if st, body, _ := do(t, fresh, "GET", w.Base+"api/session", map[string]string{"Authorization": "Bearer " + tok}, ""); st != 200 {
 		t.Errorf("a logged-in request under the flood: %d %s", st, body)
 	}
-	if v := settledView(t, client, w.base); len(v.Requests) == 0 {
+	if v := settledView(t, client, w.Base); len(v.Requests) == 0 {
 		t.Errorf("the event stream under the flood shows no request: %+v", v)
 	}
-	b := newBrowser(t, 400, 800)
-	b.open(w)
-	b.waitText(secretQuestion)
-	says(t, "askuserd web", w.out.String, "closed idle connections") // it runs on: its output comes through a pipe
+	b := NewBrowser(t, 400, 800)
+	b.Open(w)
+	b.WaitText(secretQuestion)
+	Says(t, "askuserd web", w.Out.String, "closed idle connections") // it runs on: its output comes through a pipe
 }
 
 // One session's event streams are bounded: past eight the oldest close.
@@ -167,14 +167,14 @@ func TestWebEventStreamsBounded(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := startWeb(t, e)
+	w := Start(t, e)
 	parkBig(t, e, "req-big")
-	client, tok := w.httpClient()
-	settledView(t, client, w.base)
+	client, tok := w.HTTPClient()
+	settledView(t, client, w.Base)
 
 	var ss []*stream
 	for range 24 {
-		ss = append(ss, openStream(t, client, w.base))
+		ss = append(ss, openStream(t, client, w.Base))
 	}
 	for i, s := range ss[:16] {
 		select {
@@ -194,10 +194,10 @@ func TestWebEventStreamsBounded(t *testing.T) {
 		s.close()
 	}
 
-	before := procKiB(t, w.pid, "VmRSS")
-	host, origin := hostOf(t, w.base), strings.TrimSuffix(w.base, "/")
+	before := procKiB(t, w.Pid, "VmRSS")
+	host, origin := hostOf(t, w.Base), strings.TrimSuffix(w.Base, "/")
 	for range 24 {
-		c, err := rawDial(t, w.base)
+		c, err := rawDial(t, w.Base)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,16 +207,16 @@ func TestWebEventStreamsBounded(t *testing.T) {
 	hdr := map[string]string{"Origin": origin, "Content-Type": "application/json"}
 	for i := range 200 {
 		delta := 1 - 2*(i%2) // the cursor steps down and back: a new view each time
-		if st, body, _ := do(t, client, "POST", w.base+"api/action", hdr, fmt.Sprintf(`{"actions":[{"kind":"move","delta":%d}]}`, delta)); st != 200 {
+		if st, body, _ := do(t, client, "POST", w.Base+"api/action", hdr, fmt.Sprintf(`{"actions":[{"kind":"move","delta":%d}]}`, delta)); st != 200 {
 			t.Fatalf("action %d: %d %s", i, st, body)
 		}
 	}
-	grew := procKiB(t, w.pid, "VmHWM") - before
+	grew := procKiB(t, w.Pid, "VmHWM") - before
 	t.Logf("24 unread streams of one session, 200 views of the big request: askuserd web grew by at most %d KiB", grew)
 	if grew > 128<<10 {
 		t.Errorf("24 unread streams grew askuserd web by %d KiB; want the views shared and the streams bounded", grew)
 	}
-	if st, body, _ := do(t, client, "GET", w.base+"api/session", nil, ""); st != 200 {
+	if st, body, _ := do(t, client, "GET", w.Base+"api/session", nil, ""); st != 200 {
 		t.Errorf("a logged-in request after the streams: %d %s", st, body)
 	}
 }

@@ -23,24 +23,24 @@ var pairLinkRE = regexp.MustCompile(`^(https?://\S+/)#p=([A-Za-z0-9_-]+)\n$`)
 
 // pairLink runs `askuserd web --url` for the pane w and returns the link
 // and its code.
-func (w *webPane) pairLink() (string, string) {
+func (w *Server) PairLink() (string, string) {
 	w.t.Helper()
-	listen := strings.TrimSuffix(strings.TrimPrefix(w.base, "http://"), "/")
-	out, stderr, code := runAskuserd(w.e, "web", "--url", "--listen", listen)
+	listen := strings.TrimSuffix(strings.TrimPrefix(w.Base, "http://"), "/")
+	out, stderr, code := RunAskuserd(w.e, "web", "--url", "--listen", listen)
 	m := pairLinkRE.FindStringSubmatch(out)
-	if code != 0 || m == nil || m[1] != w.base {
-		w.t.Fatalf("askuserd web --url: exit %d, stdout %q, stderr %q; want a pairing link for %s", code, out, stderr, w.base)
+	if code != 0 || m == nil || m[1] != w.Base {
+		w.t.Fatalf("askuserd web --url: exit %d, stdout %q, stderr %q; want a pairing link for %s", code, out, stderr, w.Base)
 	}
-	w.e.secret(m[2])
+	w.e.Secret(m[2])
 	return strings.TrimSuffix(out, "\n"), m[2]
 }
 
 // pairByHand trades a pairing code for a session as curl would, with the
 // user agent ua: the status and the reply.
-func (w *webPane) pairByHand(code, ua string) (int, map[string]string) {
+func (w *Server) PairByHand(code, ua string) (int, map[string]string) {
 	w.t.Helper()
-	req, _ := http.NewRequest("POST", w.base+"login", strings.NewReader(fmt.Sprintf(`{"pair":%q}`, code)))
-	req.Header.Set("Origin", strings.TrimSuffix(w.base, "/"))
+	req, _ := http.NewRequest("POST", w.Base+"login", strings.NewReader(fmt.Sprintf(`{"pair":%q}`, code)))
+	req.Header.Set("Origin", strings.TrimSuffix(w.Base, "/"))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", ua)
 	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
@@ -51,7 +51,7 @@ func (w *webPane) pairByHand(code, ua string) (int, map[string]string) {
 	var m map[string]string
 	_ = json.NewDecoder(resp.Body).Decode(&m)
 	if m["token"] != "" {
-		w.e.sessionSeen(m["token"])
+		w.e.SessionSeen(m["token"])
 	}
 	return resp.StatusCode, m
 }
@@ -59,7 +59,7 @@ func (w *webPane) pairByHand(code, ua string) (int, map[string]string) {
 // devicesCLI is `askuserd web devices …`'s stdout; it must succeed.
 func devicesCLI(t *testing.T, e *Env, args ...string) string {
 	t.Helper()
-	out, stderr, code := runAskuserd(e, append([]string{"web", "devices"}, args...)...)
+	out, stderr, code := RunAskuserd(e, append([]string{"web", "devices"}, args...)...)
 	if code != 0 {
 		t.Fatalf("askuserd web devices %v: exit %d: %s", args, code, stderr)
 	}
@@ -76,63 +76,63 @@ func TestWebPairListRenameRevokeDevices(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := startWeb(t, e)
+	w := Start(t, e)
 	e.Client("", "ask", "--no-wait", "--question", "Ship it?", "--request-id", "req-dev")
 
-	link, _ := w.pairLink()
-	b := newBrowser(t, 390, 844)
-	b.run(chromedp.Navigate(link))
-	b.waitText("Ship it?")
+	link, _ := w.PairLink()
+	b := NewBrowser(t, 390, 844)
+	b.Run(chromedp.Navigate(link))
+	b.WaitText("Ship it?")
 
 	// The same link again, in another browser: refused, saying why and what to run.
-	b2 := newBrowser(t, 390, 844)
-	b2.run(chromedp.Navigate(link))
-	b2.waitText("This pairing link was used already", "askuserd web --url")
-	if strings.Contains(b2.textNow(), "Ship it?") {
+	b2 := NewBrowser(t, 390, 844)
+	b2.Run(chromedp.Navigate(link))
+	b2.WaitText("This pairing link was used already", "askuserd web --url")
+	if strings.Contains(b2.TextNow(), "Ship it?") {
 		t.Fatal("a used pairing link showed the questions")
 	}
 
 	// A second device, paired by hand.
-	_, code := w.pairLink()
-	st, other := w.pairByHand(code, pixelUA)
+	_, code := w.PairLink()
+	st, other := w.PairByHand(code, pixelUA)
 	if st != 200 || other["name"] != "Android Chrome" {
 		t.Fatalf("pairing by hand: %d %v", st, other)
 	}
-	if st, again := w.pairByHand(code, pixelUA); st != http.StatusGone || again["reason"] != "used" {
+	if st, again := w.PairByHand(code, pixelUA); st != http.StatusGone || again["reason"] != "used" {
 		t.Fatalf("the code a second time: %d %v", st, again)
 	}
 
 	// The page lists both, itself marked.
-	b.click("#devices")
-	b.waitText("Headless Chrome on Linux (this device)", "Android Chrome", "paired just now")
-	if s := b.textNow(); strings.Contains(s, "Ship it?") {
+	b.Click("#devices")
+	b.WaitText("Headless Chrome on Linux (this device)", "Android Chrome", "paired just now")
+	if s := b.TextNow(); strings.Contains(s, "Ship it?") {
 		t.Errorf("the Devices list showed a question too:\n%s", s)
 	}
 	if os.Getenv("ASKUSER_WEB_DEVICES_SHOT") != "" {
-		b.screenshot(os.Getenv("ASKUSER_WEB_DEVICES_SHOT"))
+		b.Screenshot(os.Getenv("ASKUSER_WEB_DEVICES_SHOT"))
 	}
 
 	// Renamed from the page; the CLI lists the new name.
-	b.click(".device-item:first-of-type .rename")
-	b.waitJS(`document.activeElement && document.activeElement.id.startsWith('device-name-')`)
-	b.eval0(`document.activeElement.value = ''`)
-	b.typeInto("input[id^=device-name-]", "Desk browser")
-	b.clickText("Save name")
-	b.waitText("Renamed: Desk browser.", "Desk browser (this device)")
+	b.Click(".device-item:first-of-type .rename")
+	b.WaitJS(`document.activeElement && document.activeElement.id.startsWith('device-name-')`)
+	b.Eval(`document.activeElement.value = ''`)
+	b.TypeInto("input[id^=device-name-]", "Desk browser")
+	b.ClickText("Save name")
+	b.WaitText("Renamed: Desk browser.", "Desk browser (this device)")
 	if out := devicesCLI(t, e); !strings.Contains(out, "Desk browser") || !strings.Contains(out, other["device"]+"  Android Chrome") {
 		t.Errorf("askuserd web devices after the rename:\n%s", out)
 	}
 
 	// The other device revoked from the page: logged out; this one stays.
-	b.click(".device-item[data-device='" + other["device"] + "'] .revoke")
-	b.waitText("Revoked Android Chrome: it is logged out; the others stay.")
-	b.waitGone("Android Chrome\n")
+	b.Click(".device-item[data-device='" + other["device"] + "'] .revoke")
+	b.WaitText("Revoked Android Chrome: it is logged out; the others stay.")
+	b.WaitGone("Android Chrome\n")
 	hc := &http.Client{Timeout: 5 * time.Second}
-	if st, body, _ := do(t, hc, "GET", w.base+"api/session", map[string]string{"Authorization": "Bearer " + other["token"]}, ""); st != 401 {
+	if st, body, _ := do(t, hc, "GET", w.Base+"api/session", map[string]string{"Authorization": "Bearer " + other["token"]}, ""); st != 401 {
 		t.Errorf("the revoked device's session: %d %s", st, body)
 	}
-	b.click("#devices")
-	b.waitText("Ship it?")
+	b.Click("#devices")
+	b.WaitText("Ship it?")
 
 	// This device revoked from the CLI: the open page is logged out at once.
 	out := devicesCLI(t, e)
@@ -143,12 +143,12 @@ func TestWebPairListRenameRevokeDevices(t *testing.T) {
 	if got := devicesCLI(t, e, "revoke", m[1]); !strings.Contains(got, "Revoked "+m[1]+" (Desk browser)") {
 		t.Errorf("revoke said %q", got)
 	}
-	b.waitText("Logged out")
-	b.waitGone("Ship it?")
+	b.WaitText("Logged out")
+	b.WaitGone("Ship it?")
 	if out := devicesCLI(t, e); !strings.Contains(out, "No devices.") {
 		t.Errorf("after revoking both:\n%s", out)
 	}
-	if _, stderr, code := runAskuserd(e, "web", "devices", "revoke", m[1]); code != 2 || !strings.Contains(stderr, "no such device") {
+	if _, stderr, code := RunAskuserd(e, "web", "devices", "revoke", m[1]); code != 2 || !strings.Contains(stderr, "no such device") {
 		t.Errorf("revoking it again: exit %d, %s", code, stderr)
 	}
 }
@@ -160,25 +160,25 @@ func TestWebPairingRefusedAndRotateForgetsDevices(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := startWeb(t, e)
-	if st, m := w.pairByHand("made-up-code", pixelUA); st != http.StatusGone || m["reason"] != "unknown" || !strings.Contains(m["error"], "askuserd web --url") {
+	w := Start(t, e)
+	if st, m := w.PairByHand("made-up-code", pixelUA); st != http.StatusGone || m["reason"] != "unknown" || !strings.Contains(m["error"], "askuserd web --url") {
 		t.Fatalf("a made-up code: %d %v", st, m)
 	}
-	_, code := w.pairLink()
-	if st, m := w.pairByHand(code, pixelUA); st != 200 {
+	_, code := w.PairLink()
+	if st, m := w.PairByHand(code, pixelUA); st != 200 {
 		t.Fatalf("pairing: %d %v", st, m)
 	}
-	c, tok := w.httpClient() // the long-lived secret's login is a device too
+	c, tok := w.HTTPClient() // the long-lived secret's login is a device too
 	if out := devicesCLI(t, e); strings.Count(out, "\n") != 3 {
 		t.Fatalf("two devices and a header, got:\n%s", out)
 	}
-	if _, stderr, code := runAskuserd(e, "web", "--rotate"); code != 0 {
+	if _, stderr, code := RunAskuserd(e, "web", "--rotate"); code != 0 {
 		t.Fatalf("--rotate: %d %s", code, stderr)
 	}
 	if out := devicesCLI(t, e); !strings.Contains(out, "No devices.") {
 		t.Errorf("after --rotate:\n%s", out)
 	}
-	resp, err := c.Get(w.base + "api/session")
+	resp, err := c.Get(w.Base + "api/session")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,16 +220,16 @@ func TestWebDevicesReadmeCurl(t *testing.T) {
 	}
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := startWeb(t, e)
+	w := Start(t, e)
 	block := readmeBlock(t, "### Devices by hand")
-	base := strings.TrimSuffix(w.base, "/")
+	base := strings.TrimSuffix(w.Base, "/")
 	for _, s := range []string{"base=http://127.0.0.1:7341", "askuserd web --url"} {
 		if !strings.Contains(block, s) {
 			t.Fatalf("the README's block lacks %q:\n%s", s, block)
 		}
 	}
 	script := strings.Replace(block, "base=http://127.0.0.1:7341", "base="+base, 1)
-	script = strings.Replace(script, "askuserd web --url", bin("askuserd")+" web --url --listen "+strings.TrimPrefix(base, "http://"), 1)
+	script = strings.Replace(script, "askuserd web --url", Bin("askuserd")+" web --url --listen "+strings.TrimPrefix(base, "http://"), 1)
 	cmd := exec.Command("sh", "-eu", "-c", script)
 	cmd.Env = e.Environ()
 	var out, errb strings.Builder
@@ -252,16 +252,16 @@ func TestWebDevicesSurviveRestart(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := startWeb(t, e)
-	_, code := w.pairLink()
-	st, dev := w.pairByHand(code, pixelUA)
+	w := Start(t, e)
+	_, code := w.PairLink()
+	st, dev := w.PairByHand(code, pixelUA)
 	if st != 200 {
 		t.Fatalf("pairing: %d %v", st, dev)
 	}
-	w.stop()
-	w2 := startWeb(t, e)
+	w.Stop()
+	w2 := Start(t, e)
 	hc := &http.Client{Timeout: 5 * time.Second}
-	if st, body, _ := do(t, hc, "GET", w2.base+"api/devices", map[string]string{"Authorization": "Bearer " + dev["token"]}, ""); st != 200 ||
+	if st, body, _ := do(t, hc, "GET", w2.Base+"api/devices", map[string]string{"Authorization": "Bearer " + dev["token"]}, ""); st != 200 ||
 		!strings.Contains(body, `"id":"`+dev["device"]+`","name":"Android Chrome"`) {
 		t.Fatalf("after a restart: %d %s", st, body)
 	}

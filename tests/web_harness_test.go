@@ -23,13 +23,13 @@ import (
 )
 
 // webPane is a running `askuserd web` (the real binary) on a free loopback port.
-type webPane struct {
+type Server struct {
 	t    testing.TB
 	e    *Env
-	pid  int
-	cmd  *exec.Cmd
-	base string                // http://127.0.0.1:PORT/
-	out  *testdaemon.LogBuffer // stdout and stderr
+	Pid  int
+	Cmd  *exec.Cmd
+	Base string                // http://127.0.0.1:PORT/
+	Out  *testdaemon.LogBuffer // stdout and stderr
 	log  *testdaemon.LogBuffer // stderr: its log
 }
 
@@ -37,19 +37,19 @@ var servingRE = regexp.MustCompile(`serving (https?://\S+/)`)
 
 // startWeb runs `askuserd web --listen 127.0.0.1:0 args…` and waits until it
 // says where it serves. It is stopped with SIGTERM when the test ends.
-func startWeb(t testing.TB, e *Env, args ...string) *webPane {
+func Start(t testing.TB, e *Env, args ...string) *Server {
 	t.Helper()
-	return startWebAt(t, e, "127.0.0.1:0", args...)
+	return StartAt(t, e, "127.0.0.1:0", args...)
 }
 
 // startWebAt is startWeb on listen.
-func startWebAt(t testing.TB, e *Env, listen string, args ...string) *webPane {
+func StartAt(t testing.TB, e *Env, listen string, args ...string) *Server {
 	t.Helper()
-	return startWebWith(t, e, bin("askuserd"), listen, args...)
+	return StartWith(t, e, Bin("askuserd"), listen, args...)
 }
 
 // startWebWith is startWebAt with the askuserd binary exe.
-func startWebWith(t testing.TB, e *Env, exe, listen string, args ...string) *webPane {
+func StartWith(t testing.TB, e *Env, exe, listen string, args ...string) *Server {
 	t.Helper()
 	cmd := exec.Command(exe, append([]string{"web", "--listen", listen}, args...)...)
 	cmd.Env = e.Environ()
@@ -62,8 +62,8 @@ func startWebWith(t testing.TB, e *Env, exe, listen string, args ...string) *web
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	w := &webPane{t: t, e: e, cmd: cmd, out: out, log: &testdaemon.LogBuffer{}, pid: cmd.Process.Pid}
-	e.watchLogs(w.log)
+	w := &Server{t: t, e: e, Cmd: cmd, Out: out, log: &testdaemon.LogBuffer{}, Pid: cmd.Process.Pid}
+	e.WatchLogs(w.log)
 	found := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -79,13 +79,13 @@ func startWebWith(t testing.TB, e *Env, exe, listen string, args ...string) *web
 		}
 		close(found)
 	}()
-	t.Cleanup(w.stop)
+	t.Cleanup(w.Stop)
 	select {
 	case base, ok := <-found:
 		if !ok {
 			t.Fatalf("askuserd web exited before serving:\n%s", out)
 		}
-		w.base = base
+		w.Base = base
 	case <-time.After(testdaemon.Wait):
 		t.Fatalf("askuserd web did not start serving:\n%s", out)
 	}
@@ -97,56 +97,56 @@ func startWebWith(t testing.TB, e *Env, exe, listen string, args ...string) *web
 	return w
 }
 
-func (w *webPane) stop() {
-	if w.cmd.ProcessState != nil {
+func (w *Server) Stop() {
+	if w.Cmd.ProcessState != nil {
 		return
 	}
-	_ = w.cmd.Process.Signal(syscall.SIGTERM)
+	_ = w.Cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan error, 1)
-	go func() { done <- w.cmd.Wait() }()
+	go func() { done <- w.Cmd.Wait() }()
 	select {
 	case err := <-done:
 		if err != nil {
-			w.t.Errorf("askuserd web exited with %v after SIGTERM:\n%s", err, w.out)
+			w.t.Errorf("askuserd web exited with %v after SIGTERM:\n%s", err, w.Out)
 		}
 	case <-time.After(testdaemon.Wait):
-		_ = w.cmd.Process.Kill()
+		_ = w.Cmd.Process.Kill()
 		<-done
 		w.t.Errorf("askuserd web did not stop within %v of SIGTERM", testdaemon.Wait)
 	}
 }
 
 // secret is the web secret in the Env's state dir.
-func (w *webPane) secret() string {
+func (w *Server) Secret() string {
 	w.t.Helper()
 	b, err := os.ReadFile(filepath.Join(w.e.State, "askuser", "web-secret"))
 	if err != nil {
 		w.t.Fatal(err)
 	}
 	secret := strings.TrimSpace(string(b))
-	w.e.secret(secret)
+	w.e.Secret(secret)
 	return secret
 }
 
 // loginURL is the address `askuserd web --url --secret` prints, for this pane's port.
-func (w *webPane) loginURL() string { return w.base + "#s=" + w.secret() }
+func (w *Server) LoginURL() string { return w.Base + "#s=" + w.Secret() }
 
 // httpClient is a client that logged in with the secret as the page does:
 // it presents the session token on every request. The token is returned too.
-func (w *webPane) httpClient() (*http.Client, string) {
+func (w *Server) HTTPClient() (*http.Client, string) {
 	w.t.Helper()
-	tok := strings.TrimPrefix(w.login()["Authorization"], "Bearer ")
+	tok := strings.TrimPrefix(w.Login()["Authorization"], "Bearer ")
 	if tok == "" {
 		w.t.Fatal("logging in gave no session token")
 	}
-	w.e.sessionSeen(tok)
-	return &http.Client{Timeout: 10 * time.Second, Transport: bearerTransport(tok)}, tok
+	w.e.SessionSeen(tok)
+	return &http.Client{Timeout: 10 * time.Second, Transport: BearerTransport(tok)}, tok
 }
 
 // bearerTransport presents a session token on every request.
-type bearerTransport string
+type BearerTransport string
 
-func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+func (b BearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	if r.Header.Get("Authorization") == "" {
 		r.Header.Set("Authorization", "Bearer "+string(b))
@@ -166,16 +166,16 @@ var chromiumPath = sync.OnceValue(func() string {
 })
 
 // browser is one headless Chromium with one tab, stopped when the test ends.
-type browser struct {
+type Browser struct {
 	t       testing.TB
-	ctx     context.Context
-	dialogs chan string // JavaScript dialogs that opened (an injected alert)
+	Ctx     context.Context
+	Dialogs chan string // JavaScript dialogs that opened (an injected alert)
 
 	mu     sync.Mutex
 	errors []string // uncaught exceptions and console errors of any page it showed
 }
 
-func newBrowser(t testing.TB, width, height int) *browser {
+func NewBrowser(t testing.TB, width, height int) *Browser {
 	t.Helper()
 	path := chromiumPath()
 	if path == "" {
@@ -200,7 +200,7 @@ func newBrowser(t testing.TB, width, height int) *browser {
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
 	t.Cleanup(func() { cancel(); cancelAlloc() })
-	b := &browser{t: t, ctx: ctx, dialogs: make(chan string, 8)}
+	b := &Browser{t: t, Ctx: ctx, Dialogs: make(chan string, 8)}
 	// The first action starts the browser: no timeout on it (it would
 	// stop the whole browser).
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
@@ -214,7 +214,7 @@ func newBrowser(t testing.TB, width, height int) *browser {
 				return
 			}
 			select {
-			case b.dialogs <- ev.Message:
+			case b.Dialogs <- ev.Message:
 			default:
 			}
 			_, _ = chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
@@ -226,8 +226,8 @@ func newBrowser(t testing.TB, width, height int) *browser {
 // watchErrors records every script error of the pages this browser shows:
 // a page that throws fails its test, whatever the test was looking at (a
 // page stuck on "Connecting…" by an exception would otherwise only time out).
-func (b *browser) watchErrors() {
-	exceptions := chromedp.Events(b.ctx, runtime.ExceptionThrown)
+func (b *Browser) watchErrors() {
+	exceptions := chromedp.Events(b.Ctx, runtime.ExceptionThrown)
 	go func() {
 		for ev, err := range exceptions {
 			if err != nil {
@@ -241,7 +241,7 @@ func (b *browser) watchErrors() {
 			b.scriptError(fmt.Sprintf("uncaught: %s (%s:%d)", msg, d.URL, d.LineNumber+1))
 		}
 	}()
-	console := chromedp.Events(b.ctx, runtime.ConsoleAPICalled)
+	console := chromedp.Events(b.Ctx, runtime.ConsoleAPICalled)
 	go func() {
 		for ev, err := range console {
 			if err != nil {
@@ -262,149 +262,149 @@ func (b *browser) watchErrors() {
 		}
 	}()
 	b.t.Cleanup(func() {
-		for _, e := range b.scriptErrors() {
+		for _, e := range b.ScriptErrors() {
 			b.t.Errorf("the page had a script error: %s", e)
 		}
 	})
 }
 
-func (b *browser) scriptError(s string) {
+func (b *Browser) scriptError(s string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.errors = append(b.errors, s)
 }
 
-func (b *browser) scriptErrors() []string {
+func (b *Browser) ScriptErrors() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return append([]string(nil), b.errors...)
 }
 
 // run runs steps with a deadline.
-func (b *browser) run(steps ...chromedp.Action[chromedp.Void]) {
+func (b *Browser) Run(steps ...chromedp.Action[chromedp.Void]) {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	ctx, cancel := context.WithTimeout(b.Ctx, 20*time.Second)
 	defer cancel()
 	if err := chromedp.Do(ctx, steps...); err != nil {
-		b.t.Fatalf("browser: %v\npage text:\n%s", err, b.textNow())
+		b.t.Fatalf("browser: %v\npage text:\n%s", err, b.TextNow())
 	}
 }
 
 // jsValue evaluates a JavaScript expression (awaiting a promise) into a T.
-func jsValue[T any](b *browser, js string) T {
+func JSValue[T any](b *Browser, js string) T {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	ctx, cancel := context.WithTimeout(b.Ctx, 20*time.Second)
 	defer cancel()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
 	if err != nil {
-		b.t.Fatalf("evaluating %s: %v\npage text:\n%s", js, err, b.textNow())
+		b.t.Fatalf("evaluating %s: %v\npage text:\n%s", js, err, b.TextNow())
 	}
 	return v
 }
 
 // textNow is the page's text, and its script errors if it had any.
-func (b *browser) textNow() string {
-	ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+func (b *Browser) TextNow() string {
+	ctx, cancel := context.WithTimeout(b.Ctx, 5*time.Second)
 	defer cancel()
 	s, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
-	if errs := b.scriptErrors(); len(errs) > 0 {
+	if errs := b.ScriptErrors(); len(errs) > 0 {
 		s += "\n[script errors]\n" + strings.Join(errs, "\n")
 	}
 	return s
 }
 
 // open logs in with the pane's address and waits for the page proper.
-func (b *browser) open(w *webPane) {
+func (b *Browser) Open(w *Server) {
 	b.t.Helper()
-	b.run(chromedp.Navigate(w.loginURL()))
-	b.waitJS(`!!window.askuserState && window.askuserState.link === 'open' && !!window.askuserState.view`)
+	b.Run(chromedp.Navigate(w.LoginURL()))
+	b.WaitJS(`!!window.askuserState && window.askuserState.link === 'open' && !!window.askuserState.view`)
 }
 
 // waitJS waits until a JavaScript expression is true.
-func (b *browser) waitJS(cond string) {
+func (b *Browser) WaitJS(cond string) {
 	b.t.Helper()
 	testdaemon.Eventually(b.t, "the page to have "+cond, func() (bool, string) {
-		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+		ctx, cancel := context.WithTimeout(b.Ctx, 5*time.Second)
 		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!(`+cond+`)`))
 		cancel()
-		return err == nil && ok, fmt.Sprintf("(%v) its text:\n%s", err, b.textNow())
+		return err == nil && ok, fmt.Sprintf("(%v) its text:\n%s", err, b.TextNow())
 	})
 }
 
 // waitText waits until the page's text holds every one of subs.
-func (b *browser) waitText(subs ...string) string {
+func (b *Browser) WaitText(subs ...string) string {
 	b.t.Helper()
 	return testdaemon.Eventually(b.t, fmt.Sprintf("the page to show %q", subs), func() (bool, string) {
-		s := b.textNow()
-		return containsAll(s, subs), s
+		s := b.TextNow()
+		return ContainsAll(s, subs), s
 	})
 }
 
 // waitGone waits until the page's text no longer holds sub.
-func (b *browser) waitGone(sub string) {
+func (b *Browser) WaitGone(sub string) {
 	b.t.Helper()
 	testdaemon.Eventually(b.t, fmt.Sprintf("the page to stop showing %q", sub), func() (bool, string) {
-		s := b.textNow()
+		s := b.TextNow()
 		return !strings.Contains(s, sub), s
 	})
 }
 
 // settled waits until the input guard no longer holds taps back, as the
 // core says in the view it sends.
-func (b *browser) settled() {
+func (b *Browser) Settled() {
 	b.t.Helper()
-	b.waitJS(`window.askuserState.view && !window.askuserState.view.settling && !document.body.classList.contains('settling')`)
+	b.WaitJS(`window.askuserState.view && !window.askuserState.view.settling && !document.body.classList.contains('settling')`)
 }
 
 // click clicks (a real mouse click, at the element's centre) the element sel.
-func (b *browser) click(sel string) {
+func (b *Browser) Click(sel string) {
 	b.t.Helper()
 	b.centre(fmt.Sprintf(`document.querySelector(%q)`, sel))
-	b.run(chromedp.Click(chromedp.CSS(sel)))
+	b.Run(chromedp.Click(chromedp.CSS(sel)))
 }
 
 // clickText clicks the visible button whose text contains text.
-func (b *browser) clickText(text string) {
+func (b *Browser) ClickText(text string) {
 	b.t.Helper()
 	sel := fmt.Sprintf(`//button[contains(normalize-space(.), %q) and not(ancestor-or-self::*[@hidden])]`, text)
 	b.centre(fmt.Sprintf(`document.evaluate(%q, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue`, sel))
-	b.run(chromedp.Click(sel))
+	b.Run(chromedp.Click(sel))
 }
 
 // centre scrolls the element the expression finds to the middle of the
 // window, as a user brings a button into view before tapping it: scrolled
 // only "into view", it may sit under the page's sticky header or button
 // bar, and the click would land on those.
-func (b *browser) centre(expr string) {
+func (b *Browser) centre(expr string) {
 	b.t.Helper()
-	b.waitJS(expr)
-	jsValue[bool](b, `(async () => { const e = `+expr+`; if (e) e.scrollIntoView({ block: 'center' });
+	b.WaitJS(expr)
+	JSValue[bool](b, `(async () => { const e = `+expr+`; if (e) e.scrollIntoView({ block: 'center' });
 		await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r))); return true; })()`)
 }
 
 // typeInto types text into the element sel, key by key.
-func (b *browser) typeInto(sel, text string) {
+func (b *Browser) TypeInto(sel, text string) {
 	b.t.Helper()
 	b.centre(fmt.Sprintf(`document.querySelector(%q)`, sel))
-	b.run(chromedp.Click(chromedp.CSS(sel)), chromedp.SendKeys(chromedp.CSS(sel), text))
+	b.Run(chromedp.Click(chromedp.CSS(sel)), chromedp.SendKeys(chromedp.CSS(sel), text))
 }
 
 // eval0 evaluates a JavaScript expression for its effect.
-func (b *browser) eval0(js string) {
+func (b *Browser) Eval(js string) {
 	b.t.Helper()
-	jsValue[any](b, js+`; null`)
+	JSValue[any](b, js+`; null`)
 }
 
 // attr is the attribute name of the first element sel ("" when none).
-func (b *browser) attr(sel, name string) string {
+func (b *Browser) Attr(sel, name string) string {
 	b.t.Helper()
-	return jsValue[string](b, fmt.Sprintf(`(document.querySelector(%q) || {getAttribute: () => ""}).getAttribute(%q) || ""`, sel, name))
+	return JSValue[string](b, fmt.Sprintf(`(document.querySelector(%q) || {getAttribute: () => ""}).getAttribute(%q) || ""`, sel, name))
 }
 
 // screenshot saves the page as a PNG at path.
-func (b *browser) screenshot(path string) {
+func (b *Browser) Screenshot(path string) {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	ctx, cancel := context.WithTimeout(b.Ctx, 20*time.Second)
 	defer cancel()
 	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {

@@ -37,7 +37,7 @@ var sessionToken = regexp.MustCompile(`[A-Za-z0-9_-]{24}\.[A-Za-z0-9_-]{43}`)
 
 // watchLogs has this Env's logs checked, and the web server's stderr log
 // with them.
-func (e *Env) watchLogs(log *testdaemon.LogBuffer) {
+func (e *Env) WatchLogs(log *testdaemon.LogBuffer) {
 	e.logs.mu.Lock()
 	defer e.logs.mu.Unlock()
 	e.logs.on = true
@@ -47,7 +47,7 @@ func (e *Env) watchLogs(log *testdaemon.LogBuffer) {
 }
 
 // secret adds strings no log of this Env may hold.
-func (e *Env) secret(s ...string) {
+func (e *Env) Secret(s ...string) {
 	e.logs.mu.Lock()
 	defer e.logs.mu.Unlock()
 	for _, v := range s {
@@ -59,16 +59,16 @@ func (e *Env) secret(s ...string) {
 
 // sessionSeen notes a session token a test was given: no log may hold
 // it, and it must have the shape sessionToken finds.
-func (e *Env) sessionSeen(tok string) {
+func (e *Env) SessionSeen(tok string) {
 	if !sessionToken.MatchString(tok) {
 		e.T.Errorf("session token %q does not have the shape the log check looks for (%s)", tok, sessionToken)
 	}
-	e.secret(tok)
+	e.Secret(tok)
 }
 
 // checkLogsToo adds a check on all of this Env's log lines together, run
 // with the others when the test ends.
-func (e *Env) checkLogsToo(check func(logs string)) {
+func (e *Env) CheckLogsToo(check func(logs string)) {
 	e.logs.mu.Lock()
 	defer e.logs.mu.Unlock()
 	e.logs.checks = append(e.logs.checks, check)

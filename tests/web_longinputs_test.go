@@ -37,7 +37,7 @@ const drawnText = `[...document.querySelectorAll('pre[data-approves] .pl')].map(
 func TestWebWriteDrawnAsTheFile(t *testing.T) {
 	t.Parallel()
 	dir := phoneShots(t)
-	e, _, b := webSetup(t, 390, 844)
+	e, _, b := Setup(t, 390, 844)
 	var content strings.Builder
 	content.WriteString("package main\n\nimport \"fmt\"\n\nfunc main() {\n")
 	for i := 1; i <= 54; i++ {
@@ -45,8 +45,8 @@ func TestWebWriteDrawnAsTheFile(t *testing.T) {
 	}
 	content.WriteString("\t// a long line: " + strings.Repeat("wrapped beside its number ", 6) + "END\n}\n")
 	res := askOnSocket(t, e, fileTool(t, "Write", "write", map[string]any{"file_path": "/src/app/main.go", "content": content.String()}))
-	b.waitText("What “Allow” approves", "file_path: /src/app/main.go", "content: 61 lines")
-	drawn := jsValue[string](b, drawnText)
+	b.WaitText("What “Allow” approves", "file_path: /src/app/main.go", "content: 61 lines")
+	drawn := JSValue[string](b, drawnText)
 	for _, want := range []string{" 1  package main", "10      fmt.Println(\"step 5 of the program\")", "61  }"} {
 		if !strings.Contains(drawn, want) {
 			t.Errorf("the file as drawn lacks %q:\n%s", want, drawn)
@@ -56,58 +56,58 @@ func TestWebWriteDrawnAsTheFile(t *testing.T) {
 		t.Errorf("the file is drawn as its JSON, not its text:\n%s", drawn)
 	}
 	// The long line wraps beside its number, not under it.
-	if got := jsValue[bool](b, `(() => { const rows = [...document.querySelectorAll('pre[data-approves] .pl.text')];
+	if got := JSValue[bool](b, `(() => { const rows = [...document.querySelectorAll('pre[data-approves] .pl.text')];
 		const long = rows.find(r => r.textContent.includes('END'));
 		const t = long.querySelector('.t'), g = long.querySelector('.g');
 		return t.getBoundingClientRect().height > 2 * parseFloat(getComputedStyle(t).lineHeight) && t.getBoundingClientRect().left >= g.getBoundingClientRect().right; })()`); !got {
 		t.Errorf("the long line does not wrap beside its number")
 	}
 	checkLayout(t, b, 390)
-	b.screenshot(filepath.Join(dir, "phone-write.png"))
+	b.Screenshot(filepath.Join(dir, "phone-write.png"))
 
-	b.settled()
-	b.click(`button.option[data-option="0"]`)
-	b.clickText("Send")
-	b.waitText(`Not taken: "Allow" approves everything in its preview`)
-	b.readApproval()
-	b.waitText("— read to the end")
-	b.click(`button.option[data-option="0"]`)
-	b.clickText("Send")
-	if r := b.result(res); !r.Answered || r.Answers[0].Answer.Text != "Allow" {
+	b.Settled()
+	b.Click(`button.option[data-option="0"]`)
+	b.ClickText("Send")
+	b.WaitText(`Not taken: "Allow" approves everything in its preview`)
+	b.ReadApproval()
+	b.WaitText("— read to the end")
+	b.Click(`button.option[data-option="0"]`)
+	b.ClickText("Send")
+	if r := b.Result(res); !r.Answered || r.Answers[0].Answer.Text != "Allow" {
 		t.Fatalf("result %+v", r)
 	}
-	b.waitText("No questions waiting")
+	b.WaitText("No questions waiting")
 }
 
 func TestWebEditDrawnAsADiff(t *testing.T) {
 	t.Parallel()
 	dir := phoneShots(t)
-	e, _, b := webSetup(t, 390, 844)
+	e, _, b := Setup(t, 390, 844)
 	res := askOnSocket(t, e, fileTool(t, "Edit", "edit", map[string]any{
 		"file_path":   "/src/app/server.go",
 		"old_string":  "func (s *Server) Start() error {\n\tln, err := net.Listen(\"tcp\", s.addr)\n\tif err != nil {\n\t\treturn err\n\t}\n\treturn s.serve(ln)\n}",
 		"new_string":  "func (s *Server) Start(ctx context.Context) error {\n\tvar lc net.ListenConfig\n\tln, err := lc.Listen(ctx, \"tcp\", s.addr)\n\tif err != nil {\n\t\treturn fmt.Errorf(\"listening on %s: %w\", s.addr, err)\n\t}\n\treturn s.serve(ln)\n}",
 		"replace_all": false,
 	}))
-	b.waitText("What “Allow” approves", "file_path: /src/app/server.go", "old_string (7 lines) → new_string (8 lines)")
-	drawn := jsValue[string](b, drawnText)
+	b.WaitText("What “Allow” approves", "file_path: /src/app/server.go", "old_string (7 lines) → new_string (8 lines)")
+	drawn := JSValue[string](b, drawnText)
 	for _, want := range []string{"1   - func (s *Server) Start() error {", "  1 + func (s *Server) Start(ctx context.Context) error {", "3 4       if err != nil {", "7 8   }", "replace_all: false"} {
 		if !strings.Contains(drawn, want) {
 			t.Errorf("the diff as drawn lacks %q:\n%s", want, drawn)
 		}
 	}
-	if n := jsValue[float64](b, `document.querySelectorAll('pre[data-approves] .pl.del').length`); n != 3 {
+	if n := JSValue[float64](b, `document.querySelectorAll('pre[data-approves] .pl.del').length`); n != 3 {
 		t.Errorf("%v lines drawn as taken out, want 3:\n%s", n, drawn)
 	}
 	checkLayout(t, b, 390)
-	b.screenshot(filepath.Join(dir, "phone-edit.png"))
+	b.Screenshot(filepath.Join(dir, "phone-edit.png"))
 
-	b.settled()
-	b.readApproval()
-	b.waitText("— read to the end")
-	b.click(`button.option[data-option="0"]`)
-	b.clickText("Send")
-	if r := b.result(res); !r.Answered || r.Answers[0].Answer.Text != "Allow" {
+	b.Settled()
+	b.ReadApproval()
+	b.WaitText("— read to the end")
+	b.Click(`button.option[data-option="0"]`)
+	b.ClickText("Send")
+	if r := b.Result(res); !r.Answered || r.Answers[0].Answer.Text != "Allow" {
 		t.Fatalf("result %+v", r)
 	}
 }

@@ -17,7 +17,7 @@ import (
 // javascript: URLs are text on the page, never code or links.
 func TestWebShowsAgentTextLiterally(t *testing.T) {
 	t.Parallel()
-	e, _, b := webSetup(t, 390, 844)
+	e, _, b := Setup(t, 390, 844)
 	q := "Run <script>alert(1)</script> & <img src=x onerror=alert(2)> &amp; &lt;b&gt; now?"
 	label := "javascript:alert(3)"
 	desc := "see https://example.com and \u202Egnp.exe\u202C here"
@@ -28,15 +28,15 @@ func TestWebShowsAgentTextLiterally(t *testing.T) {
 			map[string]any{"label": "<a href=javascript:alert(5)>click</a>"},
 		}}}})
 	e.StartClient(string(req), "ask", "-")
-	text := b.waitText("Run <script>alert(1)</script> & <img src=x onerror=alert(2)> &amp; &lt;b&gt; now?",
+	text := b.WaitText("Run <script>alert(1)</script> & <img src=x onerror=alert(2)> &amp; &lt;b&gt; now?",
 		"javascript:alert(3)", "<a href=javascript:alert(5)>click</a>", "gnp.exe")
 	if strings.Contains(text, "\u202E") || strings.Contains(text, "\u202C") {
 		t.Error("a bidi override reached the page")
 	}
-	b.settled()
-	b.click(`button.option[data-option="0"]`)
-	b.waitText("<iframe src=javascript:alert(4)></iframe>")
-	counts := jsValue[map[string]float64](b, `({
+	b.Settled()
+	b.Click(`button.option[data-option="0"]`)
+	b.WaitText("<iframe src=javascript:alert(4)></iframe>")
+	counts := JSValue[map[string]float64](b, `({
 		scripts: document.querySelectorAll('script').length,
 		links: document.querySelectorAll('a').length,
 		imgs: document.querySelectorAll('img').length,
@@ -50,7 +50,7 @@ func TestWebShowsAgentTextLiterally(t *testing.T) {
 		}
 	}
 	select {
-	case msg := <-b.dialogs:
+	case msg := <-b.Dialogs:
 		t.Fatalf("agent text ran as script: a dialog opened (%q)", msg)
 	case <-time.After(200 * time.Millisecond):
 	}
@@ -60,22 +60,22 @@ func TestWebShowsAgentTextLiterally(t *testing.T) {
 // truth: a request resolved while it was away leaves, one asked since shows.
 func TestWebReconnectsAfterDaemonRestart(t *testing.T) {
 	t.Parallel()
-	e, _, b := webSetup(t, 390, 844)
+	e, _, b := Setup(t, 390, 844)
 	e.Client("", "ask", "--no-wait", "--question", "Before the restart?", "--request-id", "req-before")
-	b.waitText("Before the restart?")
+	b.WaitText("Before the restart?")
 	e.StopDaemon()
-	b.waitJS(`!!window.askuserState.view.connLost`)
-	b.waitText("Not connected to askuserd")
+	b.WaitJS(`!!window.askuserState.view.connLost`)
+	b.WaitText("Not connected to askuserd")
 	e.StartDaemon()
 	// While the page was away: the old request answered, a new one asked.
 	if _, stderr, code := e.Client("", "answer", "req-before", "yes"); code != 0 {
 		t.Fatalf("answer: %s", stderr)
 	}
 	e.Client("", "ask", "--no-wait", "--question", "After the restart?", "--request-id", "req-after")
-	b.waitText("After the restart?")
-	b.waitGone("Before the restart?")
-	b.waitGone("Not connected to askuserd")
-	b.waitJS(`!window.askuserState.view.connLost`)
+	b.WaitText("After the restart?")
+	b.WaitGone("Before the restart?")
+	b.WaitGone("Not connected to askuserd")
+	b.WaitJS(`!window.askuserState.view.connLost`)
 }
 
 // Screenshots of the page at a phone's and a desktop's size, of a question
@@ -97,30 +97,30 @@ func TestWebScreenshots(t *testing.T) {
 		w, h int
 	}{{"phone", 390, 844}, {"small-phone", 360, 640}, {"desktop", 1280, 800}} {
 		t.Run(size.name, func(t *testing.T) {
-			e, _, b := webSetup(t, size.w, size.h)
+			e, _, b := Setup(t, size.w, size.h)
 			askOnSocket(t, e, screenshotQuestions)
-			b.waitText("Which database should we use?")
-			b.settled()
-			b.click(`button.option[data-option="1"]`)
-			b.waitText("Preview: SQLite")
+			b.WaitText("Which database should we use?")
+			b.Settled()
+			b.Click(`button.option[data-option="1"]`)
+			b.WaitText("Preview: SQLite")
 			checkLayout(t, b, size.w)
 			if size.name != "small-phone" {
-				b.eval0(`window.scrollTo(0, 0)`)
-				b.screenshot(filepath.Join(dir, size.name+"-question.png"))
+				b.Eval(`window.scrollTo(0, 0)`)
+				b.Screenshot(filepath.Join(dir, size.name+"-question.png"))
 			}
-			b.clickText("Next")
-			b.waitText("What should we name this service?")
-			b.typeInto(`textarea[data-k^="custom-"]`, "order-processor")
-			b.clickText("Next")
-			b.waitText("Which features?")
-			b.click(`button.option[data-option="0"]`)
-			b.click(`button.option[data-option="2"]`)
-			b.clickText("Next")
-			b.waitText("Review and send", "order-processor", "Authentication, Search")
+			b.ClickText("Next")
+			b.WaitText("What should we name this service?")
+			b.TypeInto(`textarea[data-k^="custom-"]`, "order-processor")
+			b.ClickText("Next")
+			b.WaitText("Which features?")
+			b.Click(`button.option[data-option="0"]`)
+			b.Click(`button.option[data-option="2"]`)
+			b.ClickText("Next")
+			b.WaitText("Review and send", "order-processor", "Authentication, Search")
 			checkLayout(t, b, size.w)
 			if size.name != "small-phone" {
-				b.eval0(`window.scrollTo(0, 0)`)
-				b.screenshot(filepath.Join(dir, size.name+"-submit.png"))
+				b.Eval(`window.scrollTo(0, 0)`)
+				b.Screenshot(filepath.Join(dir, size.name+"-submit.png"))
 			}
 		})
 	}
@@ -136,19 +136,19 @@ const screenshotQuestions = `{"agent":{"name":"claude-main","cwd":"~/src/shop"},
   {"label":"Authentication"},{"label":"Billing"},{"label":"Search"}]}]}`
 
 // checkLayout: nothing wider than the screen, and every button a thumb can hit.
-func checkLayout(t *testing.T, b *browser, width int) {
+func checkLayout(t *testing.T, b *Browser, width int) {
 	t.Helper()
-	scroll := jsValue[float64](b, `document.documentElement.scrollWidth`)
+	scroll := JSValue[float64](b, `document.documentElement.scrollWidth`)
 	if int(scroll) > width {
 		t.Errorf("at %d px the page is %d px wide: it scrolls sideways", width, int(scroll))
 	}
-	small := jsValue[[]string](b, `[...document.querySelectorAll('button')].filter(e => e.offsetParent !== null)
+	small := JSValue[[]string](b, `[...document.querySelectorAll('button')].filter(e => e.offsetParent !== null)
 		.filter(e => { const r = e.getBoundingClientRect(); return r.height < 44 || r.width < 44; })
 		.map(e => e.textContent + ' ' + Math.round(e.getBoundingClientRect().width) + 'x' + Math.round(e.getBoundingClientRect().height))`)
 	if len(small) > 0 {
 		t.Errorf("at %d px, buttons smaller than 44 px: %q", width, small)
 	}
-	font := jsValue[float64](b, `parseFloat(getComputedStyle(document.querySelector('.option .label') || document.body).fontSize)`)
+	font := JSValue[float64](b, `parseFloat(getComputedStyle(document.querySelector('.option .label') || document.body).fontSize)`)
 	if font < 16 {
 		t.Errorf("option labels at %v px: too small to read without zoom", font)
 	}
@@ -158,24 +158,24 @@ func checkLayout(t *testing.T, b *browser, width int) {
 // text, once the user allowed notifications.
 func TestWebNotifiesInTheBackground(t *testing.T) {
 	t.Parallel()
-	e, w, b := webSetup(t, 390, 844)
-	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	e, w, b := Setup(t, 390, 844)
+	ctx, cancel := context.WithTimeout(b.Ctx, 10*time.Second)
 	defer cancel()
-	origin := strings.TrimSuffix(w.base, "/")
+	origin := strings.TrimSuffix(w.Base, "/")
 	if _, err := chromedp.CallBrowser(ctx, cdpbrowser.SetPermission, cdpbrowser.SetPermissionParams{
 		Permission: &cdpbrowser.PermissionDescriptor{Name: "notifications"}, Setting: cdpbrowser.PermissionSettingGranted, Origin: origin,
 	}); err != nil {
 		t.Fatal(err)
 	}
-	b.waitJS(`Notification.permission === 'granted'`)
+	b.WaitJS(`Notification.permission === 'granted'`)
 	// The tab goes to the background; the notifications it raises are
 	// recorded (a headless browser shows none).
-	b.eval0(`window.__notes = [];
+	b.Eval(`window.__notes = [];
 		Object.defineProperty(document, 'hidden', {get: () => true, configurable: true});
 		window.Notification = class { constructor(title, o) { window.__notes.push(title + ' | ' + o.body); } static get permission() { return 'granted'; } }`)
 	e.StartClient("", "ask", "--question", "Ship it on Friday?", "--option", "Yes", "--option", "No")
-	b.waitJS(`window.__notes.length === 1`)
-	if got := jsValue[string](b, `window.__notes[0]`); !strings.Contains(got, "Ship it on Friday?") || !strings.HasPrefix(got, "askuser: ") {
+	b.WaitJS(`window.__notes.length === 1`)
+	if got := JSValue[string](b, `window.__notes[0]`); !strings.Contains(got, "Ship it on Friday?") || !strings.HasPrefix(got, "askuser: ") {
 		t.Fatalf("notification %q", got)
 	}
 }
@@ -183,23 +183,23 @@ func TestWebNotifiesInTheBackground(t *testing.T) {
 // An answer over the soft limit asks first; going back keeps the text.
 func TestWebLongAnswerWarns(t *testing.T) {
 	t.Parallel()
-	e, _, b := webSetup(t, 390, 844)
+	e, _, b := Setup(t, 390, 844)
 	cmd, out, errb := e.StartClient("", "ask", "--question", "Describe the schema")
-	b.waitText("Describe the schema")
-	b.settled()
+	b.WaitText("Describe the schema")
+	b.Settled()
 	long := strings.Repeat("a", 2846) + "z"
-	b.click(`textarea[data-k^="custom-"]`)
-	b.eval0(`(() => { const ta = document.querySelector('textarea[data-k^="custom-"]'); ta.value = '` + long + `'; ta.dispatchEvent(new Event('input')); })()`)
-	b.clickText("Send")
-	b.waitText("Answer is long (2,847 chars). Continue anyway?")
-	b.clickText("Keep editing")
-	b.waitGone("Answer is long")
-	if got := jsValue[int](b, `document.querySelector('textarea[data-k^="custom-"]').value.length`); got != 2847 {
+	b.Click(`textarea[data-k^="custom-"]`)
+	b.Eval(`(() => { const ta = document.querySelector('textarea[data-k^="custom-"]'); ta.value = '` + long + `'; ta.dispatchEvent(new Event('input')); })()`)
+	b.ClickText("Send")
+	b.WaitText("Answer is long (2,847 chars). Continue anyway?")
+	b.ClickText("Keep editing")
+	b.WaitGone("Answer is long")
+	if got := JSValue[int](b, `document.querySelector('textarea[data-k^="custom-"]').value.length`); got != 2847 {
 		t.Fatalf("after Keep editing the text is %d characters", got)
 	}
-	b.clickText("Send")
-	b.clickText("Continue")
-	r, code := waitClient(t, cmd, out, errb)
+	b.ClickText("Send")
+	b.ClickText("Continue")
+	r, code := WaitClient(t, cmd, out, errb)
 	if code != 0 || r.Answers[0].Answer.Text != long {
 		t.Fatalf("exit %d, answer of %d characters", code, len(r.Answers[0].Answer.Text))
 	}
@@ -210,38 +210,38 @@ func TestWebLongAnswerWarns(t *testing.T) {
 // answers carried with their JSON type.
 func TestWebTypedQuestions(t *testing.T) {
 	t.Parallel()
-	e, _, b := webSetup(t, 390, 844)
+	e, _, b := Setup(t, 390, 844)
 	res := askOnSocket(t, e, `{"questions":[
 	 {"question":"How many replicas?","header":"Replicas","input":{"type":"integer","minimum":1,"maximum":10}},
 	 {"question":"Enable caching?","header":"Cache","input":{"type":"boolean"}},
 	 {"question":"Who to notify?","header":"Email","input":{"type":"string","format":"email","required":false}}]}`)
-	b.waitText("How many replicas?", "Answer: a whole number from 1 to 10")
-	b.settled()
-	b.typeInto(`textarea[data-k^="custom-"]`, "11")
-	b.waitText("Not accepted yet:")
+	b.WaitText("How many replicas?", "Answer: a whole number from 1 to 10")
+	b.Settled()
+	b.TypeInto(`textarea[data-k^="custom-"]`, "11")
+	b.WaitText("Not accepted yet:")
 	// Text against the rule is still the user's draft: the page opened
 	// afresh (or told of the draft by the daemon) shows it, not an empty box.
-	b.eval0(`location.reload()`)
-	b.waitText("How many replicas?")
-	b.waitJS(`document.querySelector('textarea[data-k^="custom-"]').value === '11'`)
-	b.settled()
-	b.clickText("Next")
-	b.waitText("Not accepted:")
-	b.eval0(`document.querySelector('textarea[data-k^="custom-"]').select()`)
-	b.run(chromedp.SendKeys(chromedp.CSS(`textarea[data-k^="custom-"]`), "7"))
-	b.waitGone("Not accepted yet:")
-	b.clickText("Next")
-	b.waitText("Enable caching?", "Yes", "No")
-	if strings.Contains(b.textNow(), "Other (type your answer)") {
+	b.Eval(`location.reload()`)
+	b.WaitText("How many replicas?")
+	b.WaitJS(`document.querySelector('textarea[data-k^="custom-"]').value === '11'`)
+	b.Settled()
+	b.ClickText("Next")
+	b.WaitText("Not accepted:")
+	b.Eval(`document.querySelector('textarea[data-k^="custom-"]').select()`)
+	b.Run(chromedp.SendKeys(chromedp.CSS(`textarea[data-k^="custom-"]`), "7"))
+	b.WaitGone("Not accepted yet:")
+	b.ClickText("Next")
+	b.WaitText("Enable caching?", "Yes", "No")
+	if strings.Contains(b.TextNow(), "Other (type your answer)") {
 		t.Error("a boolean question offers Other")
 	}
-	b.click(`button.option[data-option="0"]`)
-	b.clickText("Next")
-	b.waitText("Who to notify?", "optional (may be left empty)")
-	b.clickText("Next")
-	b.waitText("Review and send", "(left empty)")
-	b.clickText("Send answers")
-	r := b.result(res)
+	b.Click(`button.option[data-option="0"]`)
+	b.ClickText("Next")
+	b.WaitText("Who to notify?", "optional (may be left empty)")
+	b.ClickText("Next")
+	b.WaitText("Review and send", "(left empty)")
+	b.ClickText("Send answers")
+	r := b.Result(res)
 	if !r.Answered || string(r.Answers[0].Answer.JSON) != "7" || r.Answers[1].Answer.Text != "Yes" || !r.Answers[2].Answer.IsSkipped() {
 		b, _ := json.Marshal(r)
 		t.Fatalf("result %s", b)

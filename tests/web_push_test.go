@@ -28,8 +28,8 @@ import (
 type pushPage struct {
 	t      *testing.T
 	e      *Env
-	w      *webPane
-	b      *browser
+	w      *Server
+	b      *Browser
 	srv    *pushtest.Server
 	dev    *pushtest.Device
 	regID  serviceworker.RegistrationID
@@ -49,12 +49,12 @@ func newPushPageOf(t *testing.T, newDevice func(*pushtest.Server, string) *pusht
 	// has its own tests (daemon/notify).
 	e.WriteConfig("[notify]\ngrace = \"0s\"\nidle = \"0s\"\n[web]\npush_insecure_loopback = true\npush_contact = \"mailto:askuser-tests@example.com\"\n")
 	e.StartDaemon()
-	w := startWeb(t, e)
-	b := newBrowser(t, 390, 844)
+	w := Start(t, e)
+	b := NewBrowser(t, 390, 844)
 	p := &pushPage{t: t, e: e, w: w, b: b, srv: pushtest.NewServer()}
 	t.Cleanup(p.srv.Close)
 
-	regs := chromedp.Events(b.ctx, serviceworker.WorkerRegistrationUpdated)
+	regs := chromedp.Events(b.Ctx, serviceworker.WorkerRegistrationUpdated)
 	found := make(chan serviceworker.RegistrationID, 8)
 	go func() {
 		for ev, err := range regs {
@@ -62,7 +62,7 @@ func newPushPageOf(t *testing.T, newDevice func(*pushtest.Server, string) *pusht
 				return
 			}
 			for _, r := range ev.Registrations {
-				if !r.IsDeleted && strings.HasPrefix(r.ScopeURL, w.base) {
+				if !r.IsDeleted && strings.HasPrefix(r.ScopeURL, w.Base) {
 					select {
 					case found <- r.RegistrationID:
 					default:
@@ -71,17 +71,17 @@ func newPushPageOf(t *testing.T, newDevice func(*pushtest.Server, string) *pusht
 			}
 		}
 	}()
-	if _, err := chromedp.Call(b.ctx, serviceworker.Enable, struct{}{}); err != nil {
+	if _, err := chromedp.Call(b.Ctx, serviceworker.Enable, struct{}{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := chromedp.CallBrowser(b.ctx, cdpbrowser.SetPermission, cdpbrowser.SetPermissionParams{
-		Permission: &cdpbrowser.PermissionDescriptor{Name: "notifications"}, Setting: cdpbrowser.PermissionSettingGranted, Origin: strings.TrimSuffix(w.base, "/"),
+	if _, err := chromedp.CallBrowser(b.Ctx, cdpbrowser.SetPermission, cdpbrowser.SetPermissionParams{
+		Permission: &cdpbrowser.PermissionDescriptor{Name: "notifications"}, Setting: cdpbrowser.PermissionSettingGranted, Origin: strings.TrimSuffix(w.Base, "/"),
 	}); err != nil {
 		t.Fatal(err)
 	}
-	b.open(w)
+	b.Open(w)
 	// The page registered its worker, which controls the page's scope.
-	if !jsValue[bool](b, `navigator.serviceWorker.ready.then(r => !!r.active && r.scope === location.origin + '/')`) {
+	if !JSValue[bool](b, `navigator.serviceWorker.ready.then(r => !!r.active && r.scope === location.origin + '/')`) {
 		t.Fatal("the service worker is not active at the page's scope")
 	}
 	select {
@@ -93,21 +93,21 @@ func newPushPageOf(t *testing.T, newDevice func(*pushtest.Server, string) *pusht
 	// This browser cannot reach a real push service: a device of the
 	// fake one subscribes through the page's own API instead, with the
 	// page's session.
-	p.client, _ = w.httpClient()
+	p.client, _ = w.HTTPClient()
 	p.dev = newDevice(p.srv, "phone")
 	// A second device's endpoint hangs up: every push fails once, and the
 	// failure is logged — by the push service's origin alone (the Env's
 	// logs are checked for the endpoints' paths and keys).
 	broken := p.srv.NewDevice("broken")
 	p.srv.HangUp(broken)
-	e.secret(p.srv.Secrets(p.dev)...)
-	e.secret(p.srv.Secrets(broken)...)
+	e.Secret(p.srv.Secrets(p.dev)...)
+	e.Secret(p.srv.Secrets(broken)...)
 	for _, d := range []*pushtest.Device{broken, p.dev} {
 		if resp := p.post("/api/push/subscribe", p.srv.Subscription(d)); resp.StatusCode != 200 {
 			t.Fatalf("subscribing %s: %s", d.Name, resp.Status)
 		}
 	}
-	e.checkLogsToo(func(logs string) {
+	e.CheckLogsToo(func(logs string) {
 		if len(p.srv.Received()) > 0 && !strings.Contains(logs, `msg="web push: sending failed" endpoint=`+p.srv.URL()+" ") {
 			t.Errorf("no log line says, by the push service's origin, that a push to the device that hangs up failed:\n%s", logs)
 		}
@@ -117,9 +117,9 @@ func newPushPageOf(t *testing.T, newDevice func(*pushtest.Server, string) *pusht
 
 func (p *pushPage) post(path, body string) *http.Response {
 	p.t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, p.w.base+strings.TrimPrefix(path, "/"), strings.NewReader(body))
+	req, _ := http.NewRequest(http.MethodPost, p.w.Base+strings.TrimPrefix(path, "/"), strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Origin", strings.TrimSuffix(p.w.base, "/"))
+	req.Header.Set("Origin", strings.TrimSuffix(p.w.Base, "/"))
 	resp, err := p.client.Do(req)
 	if err != nil {
 		p.t.Fatal(err)
@@ -140,8 +140,8 @@ func (p *pushPage) relay(n int) map[string]any {
 	if m.Err != nil {
 		p.t.Fatalf("push %d did not decrypt: %v", n, m.Err)
 	}
-	if _, err := chromedp.Call(p.b.ctx, serviceworker.DeliverPushMessage, serviceworker.DeliverPushMessageParams{
-		Origin: strings.TrimSuffix(p.w.base, "/"), RegistrationID: p.regID, Data: string(m.Plaintext),
+	if _, err := chromedp.Call(p.b.Ctx, serviceworker.DeliverPushMessage, serviceworker.DeliverPushMessageParams{
+		Origin: strings.TrimSuffix(p.w.Base, "/"), RegistrationID: p.regID, Data: string(m.Plaintext),
 	}); err != nil {
 		p.t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ const notificationsJS = `navigator.serviceWorker.ready.then(r => r.getNotificati
 // notificationsNow is notifications, or ok false while the page cannot be
 // asked (a tapped notification is navigating it to its request).
 func (p *pushPage) notificationsNow() (string, bool) {
-	ctx, cancel := context.WithTimeout(p.b.ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(p.b.Ctx, 5*time.Second)
 	defer cancel()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[string](notificationsJS, chromedp.EvalAwaitPromise))
 	return v, err == nil
@@ -175,7 +175,7 @@ func (p *pushPage) waitNotifications(want string) {
 // DevTools protocol cannot tap a system notification, so the page asks its
 // worker to run the same handler.
 func (p *pushPage) tap(tag, action string) {
-	p.b.eval0(fmt.Sprintf(`navigator.serviceWorker.ready.then(r => r.active.postMessage({type: 'click', tag: %q, action: %q}))`, tag, action))
+	p.b.Eval(fmt.Sprintf(`navigator.serviceWorker.ready.then(r => r.active.postMessage({type: 'click', tag: %q, action: %q}))`, tag, action))
 }
 
 // ask sends a waiting request on its own connection; the answer comes on it.
@@ -196,7 +196,7 @@ const (
 func TestWebAppManifestAndWorker(t *testing.T) {
 	t.Parallel()
 	p := newPushPage(t)
-	m, err := chromedp.Call(p.b.ctx, page.GetAppManifest, page.GetAppManifestParams{})
+	m, err := chromedp.Call(p.b.Ctx, page.GetAppManifest, page.GetAppManifestParams{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,17 +209,17 @@ func TestWebAppManifestAndWorker(t *testing.T) {
 	if resp := p.post("/api/push/subscribe", sub); resp.StatusCode != http.StatusBadRequest {
 		t.Errorf("a subscription with a bad key: %s, want 400", resp.Status)
 	}
-	req, _ := http.NewRequest(http.MethodPost, p.w.base+"api/push/subscribe", strings.NewReader(p.srv.Subscription(p.dev)))
+	req, _ := http.NewRequest(http.MethodPost, p.w.Base+"api/push/subscribe", strings.NewReader(p.srv.Subscription(p.dev)))
 	if resp, err := p.client.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
 		t.Errorf("a subscription without this page's Origin: %v %v, want 403", resp, err)
 	}
-	req, _ = http.NewRequest(http.MethodPost, p.w.base+"api/push/subscribe", strings.NewReader(p.srv.Subscription(p.dev)))
-	req.Header.Set("Origin", strings.TrimSuffix(p.w.base, "/"))
+	req, _ = http.NewRequest(http.MethodPost, p.w.Base+"api/push/subscribe", strings.NewReader(p.srv.Subscription(p.dev)))
+	req.Header.Set("Origin", strings.TrimSuffix(p.w.Base, "/"))
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("a subscription without a session: %v %v, want 401", resp, err)
 	}
 	for _, icon := range []string{"icon-192.png", "icon-512.png"} {
-		resp, err := http.Get(p.w.base + "static/" + icon)
+		resp, err := http.Get(p.w.Base + "static/" + icon)
 		if err != nil || resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/png" {
 			t.Errorf("%s: %v %v", icon, resp, err)
 		}
@@ -258,7 +258,7 @@ func TestWebPushActionAnswersAndTapOpens(t *testing.T) {
 	agent := p.ask("r1", pushDBQuestion)
 	p.relay(1)
 	p.waitNotifications("r1: Which database? [PostgreSQL, SQLite]")
-	p.b.settled()
+	p.b.Settled()
 	p.tap("r1", "pick:1")
 	m := agent.Expect("ask_user_response answered=true")
 	if got := fmt.Sprint(m["answersByQuestion"]); !strings.Contains(got, "SQLite") {
@@ -274,7 +274,7 @@ func TestWebPushActionAnswersAndTapOpens(t *testing.T) {
 	p.waitNotifications("p1: Run make test? []\nr2: Which cache? [PostgreSQL, SQLite]")
 	// A tap opens the page at the request it names.
 	p.tap("p1", "")
-	p.b.waitJS(`window.askuserState.view && window.askuserState.view.focus >= 0 && window.askuserState.view.requests[window.askuserState.view.focus].id === 'p1'`)
+	p.b.WaitJS(`window.askuserState.view && window.askuserState.view.focus >= 0 && window.askuserState.view.requests[window.askuserState.view.focus].id === 'p1'`)
 	// The tapped notification goes (the worker closes it as it opens the
 	// page, a moment later); the other stays.
 	p.waitNotifications("r2: Which cache? [PostgreSQL, SQLite]")
@@ -306,7 +306,7 @@ func TestWebPushAppleAnsweredElsewhereSaysSo(t *testing.T) {
 	if n := p.srv.Silent(p.dev); n != 0 {
 		t.Errorf("%d pushes to the iPhone showed nothing", n)
 	}
-	if errs := p.b.scriptErrors(); len(errs) > 0 {
+	if errs := p.b.ScriptErrors(); len(errs) > 0 {
 		t.Errorf("script errors: %q", errs)
 	}
 }
@@ -318,9 +318,9 @@ func TestWebPushRefusedWithoutAContact(t *testing.T) {
 	e := NewEnv(t)
 	e.WriteConfig("[web]\npush_insecure_loopback = true\n")
 	e.StartDaemon()
-	w := startWeb(t, e)
-	client, _ := w.httpClient()
-	req, _ := http.NewRequest(http.MethodGet, w.base+"api/push/key", nil)
+	w := Start(t, e)
+	client, _ := w.HTTPClient()
+	req, _ := http.NewRequest(http.MethodGet, w.Base+"api/push/key", nil)
 	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -339,7 +339,7 @@ func TestWebPushRevokedDeviceUnsubscribed(t *testing.T) {
 	t.Parallel()
 	p := newPushPage(t)
 	endpoint := p.srv.Endpoint(p.dev)
-	subs := p.e.stateFile("push-subscriptions.json")
+	subs := p.e.StateFile("push-subscriptions.json")
 	if b, err := os.ReadFile(subs); err != nil || !strings.Contains(string(b), endpoint) {
 		t.Fatalf("the daemon does not keep the subscription: %v", err)
 	}
@@ -354,7 +354,7 @@ func TestWebPushRevokedDeviceUnsubscribed(t *testing.T) {
 	if b, _ := os.ReadFile(subs); strings.Contains(string(b), endpoint) {
 		t.Errorf("the revoked device's endpoint is still subscribed:\n%s", b)
 	}
-	resp, err := p.client.Get(p.w.base + "api/session")
+	resp, err := p.client.Get(p.w.Base + "api/session")
 	if err != nil {
 		t.Fatal(err)
 	}

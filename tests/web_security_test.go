@@ -79,50 +79,50 @@ func TestWebAttacks(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := startWeb(t, e)
+	w := Start(t, e)
 	cmd, _, _ := e.StartClient("", "ask", "--question", secretQuestion, "--option", "Yes", "--option", "No", "--request-id", "req-attack")
 	waitListed(t, e)
 	plain := &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	origin := strings.TrimSuffix(w.base, "/")
+	origin := strings.TrimSuffix(w.Base, "/")
 
 	// No session: 401 everywhere, and no question text. The page itself
 	// holds none: it is served to anyone who reaches the host (a navigation
 	// carries no session), and its script asks for the rest.
-	st, body, _ := do(t, plain, "GET", w.base, nil, "")
+	st, body, _ := do(t, plain, "GET", w.Base, nil, "")
 	noLeak(t, "GET / without a session", st, 200, body)
 	for _, path := range []string{"api/events", "api/session"} {
-		st, body, _ := do(t, plain, "GET", w.base+path, nil, "")
+		st, body, _ := do(t, plain, "GET", w.Base+path, nil, "")
 		noLeak(t, "GET /"+path+" without a session", st, 401, body)
 	}
-	st, body, _ = do(t, plain, "POST", w.base+"api/action", map[string]string{"Origin": origin, "Content-Type": "application/json"}, `{"actions":[{"kind":"pick","item":0},{"kind":"next"}]}`)
+	st, body, _ = do(t, plain, "POST", w.Base+"api/action", map[string]string{"Origin": origin, "Content-Type": "application/json"}, `{"actions":[{"kind":"pick","item":0},{"kind":"next"}]}`)
 	noLeak(t, "an answer without a session", st, 401, body)
 
 	// A wrong secret at /login, and a secret in the query: no session, and
 	// never a cookie.
-	st, body, hdr := do(t, plain, "GET", w.base+"?s="+url.QueryEscape(w.secret()), nil, "")
+	st, body, hdr := do(t, plain, "GET", w.Base+"?s="+url.QueryEscape(w.Secret()), nil, "")
 	noLeak(t, "the secret in the query", st, 200, body)
 	if hdr.Get("Set-Cookie") != "" {
 		t.Errorf("the page set a cookie: %s", hdr.Get("Set-Cookie"))
 	}
-	st, body, _ = do(t, plain, "POST", w.base+"login", map[string]string{"Origin": origin}, `{"secret":"nope"}`)
+	st, body, _ = do(t, plain, "POST", w.Base+"login", map[string]string{"Origin": origin}, `{"secret":"nope"}`)
 	noLeak(t, "a wrong secret at /login", st, 401, body)
-	st, body, _ = do(t, plain, "POST", w.base+"login", map[string]string{"Origin": "http://127.0.0.1:1"}, fmt.Sprintf(`{"secret":%q}`, w.secret()))
+	st, body, _ = do(t, plain, "POST", w.Base+"login", map[string]string{"Origin": "http://127.0.0.1:1"}, fmt.Sprintf(`{"secret":%q}`, w.Secret()))
 	noLeak(t, "the secret at /login from another origin", st, 403, body)
 
 	// The session is a token in the login's body, never a cookie; a cookie
 	// holding it counts for nothing.
-	c, tok := w.httpClient()
-	st, body, hdr = do(t, plain, "POST", w.base+"login", map[string]string{"Origin": origin}, fmt.Sprintf(`{"secret":%q}`, w.secret()))
+	c, tok := w.HTTPClient()
+	st, body, hdr = do(t, plain, "POST", w.Base+"login", map[string]string{"Origin": origin}, fmt.Sprintf(`{"secret":%q}`, w.Secret()))
 	if st != 200 || !strings.Contains(body, `"token"`) || hdr.Get("Set-Cookie") != "" {
 		t.Errorf("logging in: %d %q, Set-Cookie %q", st, body, hdr.Get("Set-Cookie"))
 	}
 	for _, name := range []string{"askuser_session", "askuser_token", "token", "session"} {
-		st, body, _ = do(t, plain, "GET", w.base+"api/session", map[string]string{"Cookie": name + "=" + tok}, "")
+		st, body, _ = do(t, plain, "GET", w.Base+"api/session", map[string]string{"Cookie": name + "=" + tok}, "")
 		noLeak(t, "the token in a cookie named "+name, st, 401, body)
 	}
 
 	// Every response carries the CSP and X-Frame-Options.
-	st, body, hdr = do(t, c, "GET", w.base, nil, "")
+	st, body, hdr = do(t, c, "GET", w.Base, nil, "")
 	if st != 200 || !strings.Contains(body, `src="/static/app.js"`) {
 		t.Fatalf("the page: %d %q", st, body)
 	}
@@ -140,30 +140,30 @@ func TestWebAttacks(t *testing.T) {
 	answer := `{"actions":[{"kind":"pick","item":0},{"kind":"next"}]}`
 
 	// DNS rebinding: a Host this server does not serve.
-	u, _ := url.Parse(w.base)
+	u, _ := url.Parse(w.Base)
 	evil := map[string]string{"Host": "evil.example", "Origin": "http://evil.example", "Content-Type": "application/json"}
-	st, body, _ = do(t, c, "GET", w.base, map[string]string{"Host": "evil.example"}, "")
+	st, body, _ = do(t, c, "GET", w.Base, map[string]string{"Host": "evil.example"}, "")
 	noLeak(t, "Host: evil.example", st, 421, body)
-	st, body, _ = do(t, c, "GET", w.base+"api/events", map[string]string{"Host": "evil.example:" + u.Port()}, "")
+	st, body, _ = do(t, c, "GET", w.Base+"api/events", map[string]string{"Host": "evil.example:" + u.Port()}, "")
 	noLeak(t, "Host: evil.example on the events", st, 421, body)
-	st, body, _ = do(t, c, "POST", w.base+"api/action", evil, answer)
+	st, body, _ = do(t, c, "POST", w.Base+"api/action", evil, answer)
 	noLeak(t, "an answer with Host: evil.example", st, 421, body)
 
 	// A cross-origin POST, with the session token even.
 	for _, o := range []string{"http://evil.example", "null", "", "http://127.0.0.1:1"} {
 		h := map[string]string{"Origin": o, "Content-Type": "application/json"}
-		st, body, _ = do(t, c, "POST", w.base+"api/action", h, answer)
+		st, body, _ = do(t, c, "POST", w.Base+"api/action", h, answer)
 		noLeak(t, "a POST from origin "+o, st, 403, body)
 	}
 	h := map[string]string{"Origin": origin, "Sec-Fetch-Site": "cross-site", "Content-Type": "application/json"}
-	st, body, _ = do(t, c, "POST", w.base+"api/action", h, answer)
+	st, body, _ = do(t, c, "POST", w.Base+"api/action", h, answer)
 	noLeak(t, "a cross-site fetch", st, 403, body)
 
 	// A forged token.
 	id, _, _ := strings.Cut(tok, ".")
 	for _, forged := range []string{id + ".forged", id, "Bearer", tok + "x"} {
 		h := map[string]string{"Origin": origin, "Content-Type": "application/json", "Authorization": "Bearer " + forged}
-		st, body, _ = do(t, plain, "POST", w.base+"api/action", h, answer)
+		st, body, _ = do(t, plain, "POST", w.Base+"api/action", h, answer)
 		noLeak(t, "an answer with the token "+forged, st, 401, body)
 	}
 
@@ -175,22 +175,22 @@ func TestWebAttacks(t *testing.T) {
 
 	// Rotating the secret logs out every device: the token, the old
 	// secret, and an open event stream all end.
-	stream := openStream(t, c, w.base)
-	if _, stderr, code := runAskuserd(e, "web", "--rotate"); code != 0 {
+	stream := openStream(t, c, w.Base)
+	if _, stderr, code := RunAskuserd(e, "web", "--rotate"); code != 0 {
 		t.Fatalf("askuserd web --rotate: exit %d: %s", code, stderr)
 	}
 	stream.waitClosed(t)
-	st, body, _ = do(t, c, "GET", w.base+"api/events", nil, "")
+	st, body, _ = do(t, c, "GET", w.Base+"api/events", nil, "")
 	noLeak(t, "the events with a token from before --rotate", st, 401, body)
-	st, body, _ = do(t, c, "POST", w.base+"api/action", good, answer)
+	st, body, _ = do(t, c, "POST", w.Base+"api/action", good, answer)
 	noLeak(t, "an answer with a token from before --rotate", st, 401, body)
 
 	// The right answer, from the page's origin with its token, made on the
 	// view the session's core sent, is taken.
-	c2, _ := w.httpClient()
-	v := settledView(t, c2, w.base)
+	c2, _ := w.HTTPClient()
+	v := settledView(t, c2, w.Base)
 	act := fmt.Sprintf(`{"actions":[{"kind":"focus","item":0,"rev":%d,"request":"req-attack"},{"kind":"next","rev":%d,"request":"req-attack"}]}`, v.Rev, v.Rev)
-	st, body, _ = do(t, c2, "POST", w.base+"api/action", good, act)
+	st, body, _ = do(t, c2, "POST", w.Base+"api/action", good, act)
 	if st != 200 {
 		t.Fatalf("a proper answer: %d %s", st, body)
 	}
@@ -296,9 +296,9 @@ func (s *stream) waitClosed(t testing.TB) {
 }
 
 // runAskuserd runs askuserd with args and returns stdout, stderr and the exit code.
-func runAskuserd(e *Env, args ...string) (string, string, int) {
+func RunAskuserd(e *Env, args ...string) (string, string, int) {
 	e.T.Helper()
-	cmd := exec.Command(bin("askuserd"), args...)
+	cmd := exec.Command(Bin("askuserd"), args...)
 	cmd.Env = e.Environ()
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -315,7 +315,7 @@ func runAskuserd(e *Env, args ...string) (string, string, int) {
 func TestWebURLAndRotate(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
-	out, stderr, code := runAskuserd(e, "web", "--url", "--secret")
+	out, stderr, code := RunAskuserd(e, "web", "--url", "--secret")
 	if code != 0 {
 		t.Fatalf("askuserd web --url --secret: exit %d: %s", code, stderr)
 	}
@@ -332,14 +332,14 @@ func TestWebURLAndRotate(t *testing.T) {
 	if len(secret) != 43 { // 32 bytes, base64url without padding
 		t.Fatalf("secret %q: want 32 random bytes", secret)
 	}
-	out2, _, _ := runAskuserd(e, "web", "--url", "--secret", "--listen", "127.0.0.1:9000")
+	out2, _, _ := RunAskuserd(e, "web", "--url", "--secret", "--listen", "127.0.0.1:9000")
 	if out2 != "http://127.0.0.1:9000/#s="+secret+"\n" {
 		t.Fatalf("with --listen: %q", out2)
 	}
-	if _, stderr, code := runAskuserd(e, "web", "--rotate"); code != 0 {
+	if _, stderr, code := RunAskuserd(e, "web", "--rotate"); code != 0 {
 		t.Fatalf("--rotate: exit %d: %s", code, stderr)
 	}
-	out3, _, _ := runAskuserd(e, "web", "--url", "--secret")
+	out3, _, _ := RunAskuserd(e, "web", "--url", "--secret")
 	if out3 == out || !strings.HasPrefix(out3, "http://127.0.0.1:7341/#s=") {
 		t.Fatalf("after --rotate --url printed %q (before %q)", out3, out)
 	}
@@ -349,7 +349,7 @@ func TestWebRefusesNonLoopbackWithoutTLS(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0", "192.0.2.1:7341"} {
-		_, stderr, code := runAskuserd(e, "web", "--listen", addr)
+		_, stderr, code := RunAskuserd(e, "web", "--listen", addr)
 		if code != 1 || !strings.Contains(stderr, "not a loopback address") || !strings.Contains(stderr, "TLS") || !strings.Contains(stderr, "tailscale serve") {
 			t.Errorf("--listen %s without TLS: exit %d, stderr %q", addr, code, stderr)
 		}
@@ -366,11 +366,11 @@ func TestWebServesTLSBeyondLoopback(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
 	cert, key := selfSigned(t, e.Root, "askuser.test")
-	w := startWebAt(t, e, "0.0.0.0:0", "--tls-cert", cert, "--tls-key", key)
-	if !strings.HasPrefix(w.base, "https://") {
-		t.Fatalf("serving %s, want https", w.base)
+	w := StartAt(t, e, "0.0.0.0:0", "--tls-cert", cert, "--tls-key", key)
+	if !strings.HasPrefix(w.Base, "https://") {
+		t.Fatalf("serving %s, want https", w.Base)
 	}
-	u, _ := url.Parse(w.base)
+	u, _ := url.Parse(w.Base)
 	dialer := &net.Dialer{}
 	c := &http.Client{Timeout: 10 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -381,7 +381,7 @@ func TestWebServesTLSBeyondLoopback(t *testing.T) {
 			},
 		}}
 	base := "https://askuser.test:" + u.Port() + "/"
-	st, body, _ := do(t, c, "POST", base+"login", map[string]string{"Origin": strings.TrimSuffix(base, "/")}, fmt.Sprintf(`{"secret":%q}`, w.secret()))
+	st, body, _ := do(t, c, "POST", base+"login", map[string]string{"Origin": strings.TrimSuffix(base, "/")}, fmt.Sprintf(`{"secret":%q}`, w.Secret()))
 	if st != 200 || !strings.Contains(body, `"token"`) {
 		t.Fatalf("logging in over TLS: %d %q", st, body)
 	}

@@ -74,21 +74,21 @@ func startEvilPage(t *testing.T) *evilPage {
 
 func TestWebAnotherLoopbackPageGetsNothing(t *testing.T) {
 	t.Parallel()
-	e, w, b := webSetup(t, 390, 844)
+	e, w, b := Setup(t, 390, 844)
 	cmd, out, errb := e.StartClient("", "ask", "--question", secretQuestion, "--option", "Yes", "--option", "No", "--request-id", "req-evil")
-	b.waitText(secretQuestion)
+	b.WaitText(secretQuestion)
 
 	// The user, logged in to the web pane, opens the other user's page in
 	// the same browser.
 	ev := startEvilPage(t)
-	b.run(chromedp.Navigate(ev.srv.URL + "/"))
+	b.Run(chromedp.Navigate(ev.srv.URL + "/"))
 	var stored string
 	select {
 	case stored = <-ev.report:
 	case <-time.After(testdaemon.Wait):
-		t.Fatalf("the other page never reported; it shows:\n%s", b.textNow())
+		t.Fatalf("the other page never reported; it shows:\n%s", b.TextNow())
 	}
-	if strings.Contains(stored, w.secret()) || strings.Contains(stored, "askuser") {
+	if strings.Contains(stored, w.Secret()) || strings.Contains(stored, "askuser") {
 		t.Errorf("the page on %s read the web pane's storage: %s", ev.srv.URL, stored)
 	}
 
@@ -104,22 +104,22 @@ func TestWebAnotherLoopbackPageGetsNothing(t *testing.T) {
 	}
 	// A stream that opens is read for a moment only: its status says enough.
 	plain := &http.Client{Timeout: 3 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	origin := strings.TrimSuffix(w.base, "/")
+	origin := strings.TrimSuffix(w.Base, "/")
 	csrfRE := regexp.MustCompile(`name="askuser-csrf" content="([^"]+)"`)
 	for _, cookie := range creds {
-		_, page, _ := do(t, plain, "GET", w.base, map[string]string{"Cookie": cookie}, "")
+		_, page, _ := do(t, plain, "GET", w.Base, map[string]string{"Cookie": cookie}, "")
 		csrf := ""
 		if m := csrfRE.FindStringSubmatch(page); m != nil {
 			csrf = m[1]
 		}
-		st, body, _ := do(t, plain, "GET", w.base+"api/events", map[string]string{"Cookie": cookie, "X-Askuser-Csrf": csrf}, "")
+		st, body, _ := do(t, plain, "GET", w.Base+"api/events", map[string]string{"Cookie": cookie, "X-Askuser-Csrf": csrf}, "")
 		if st == 200 {
 			t.Errorf("cookies sent to %s (%q) open the event stream", ev.srv.URL, cookie)
 		}
 		noLeak(t, "the events with the other page's cookies", st, st, body)
 		hdr := map[string]string{"Cookie": cookie, "Origin": origin, "Content-Type": "application/json", "X-Askuser-Csrf": csrf}
 		for _, path := range []string{"api/answer", "api/action"} {
-			st, body, _ := do(t, plain, "POST", w.base+path, hdr, `{"id":"req-evil","answers":[{"selected":[0]}]}`)
+			st, body, _ := do(t, plain, "POST", w.Base+path, hdr, `{"id":"req-evil","answers":[{"selected":[0]}]}`)
 			if st == 200 {
 				t.Errorf("cookies sent to %s (%q) answer the question: POST /%s %d %s", ev.srv.URL, cookie, path, st, body)
 			}
@@ -132,12 +132,12 @@ func TestWebAnotherLoopbackPageGetsNothing(t *testing.T) {
 	// Its cookies, set on narrower paths of 127.0.0.1, do not log the web
 	// pane out: opened again (no secret in the address), it shows the
 	// question and takes the answer.
-	b.run(chromedp.Navigate(w.base))
-	b.waitText(secretQuestion, "Yes")
-	b.settled()
-	b.click(`button.option[data-option="1"]`)
-	b.clickText("Send")
-	r, code := waitClient(t, cmd, out, errb)
+	b.Run(chromedp.Navigate(w.Base))
+	b.WaitText(secretQuestion, "Yes")
+	b.Settled()
+	b.Click(`button.option[data-option="1"]`)
+	b.ClickText("Send")
+	r, code := WaitClient(t, cmd, out, errb)
 	if code != 0 || r.Answers[0].Answer.Text != "No" {
 		t.Fatalf("exit %d, result %+v", code, r)
 	}
@@ -148,11 +148,11 @@ func TestWebAnotherLoopbackPageGetsNothing(t *testing.T) {
 // watch on the old directory is gone).
 func TestWebRotateAfterStateDirWrittenBack(t *testing.T) {
 	t.Parallel()
-	e, w, b := webSetup(t, 390, 844)
+	e, w, b := Setup(t, 390, 844)
 	e.Client("", "ask", "--no-wait", "--question", "Still waiting?", "--request-id", "req-rot")
-	b.waitText("Still waiting?")
-	old := w.secret()
-	tok := w.login()
+	b.WaitText("Still waiting?")
+	old := w.Secret()
+	tok := w.Login()
 
 	// Deleted: moved away first, as the daemon writes it back at once.
 	dir := filepath.Join(e.State, "askuser")
@@ -164,36 +164,36 @@ func TestWebRotateAfterStateDirWrittenBack(t *testing.T) {
 	}
 	// The daemon writes the state dir back at once (it holds a request).
 	waitExists(t, dir)
-	if _, stderr, code := runAskuserd(e, "web", "--rotate"); code != 0 {
+	if _, stderr, code := RunAskuserd(e, "web", "--rotate"); code != 0 {
 		t.Fatalf("askuserd web --rotate: exit %d: %s", code, stderr)
 	}
-	if w.secret() == old {
+	if w.Secret() == old {
 		t.Fatal("--rotate kept the secret")
 	}
 
 	// The open page is logged out; the old session is refused.
-	b.waitText("Logged out")
-	b.waitGone("Still waiting?")
+	b.WaitText("Logged out")
+	b.WaitGone("Still waiting?")
 	short := &http.Client{Timeout: 3 * time.Second}
-	st, body, _ := do(t, short, "GET", w.base+"api/events", tok, "")
+	st, body, _ := do(t, short, "GET", w.Base+"api/events", tok, "")
 	noLeak(t, "the events with a session from before --rotate", st, 401, body)
-	st, body, _ = do(t, short, "POST", w.base+"login", map[string]string{"Origin": strings.TrimSuffix(w.base, "/")},
+	st, body, _ = do(t, short, "POST", w.Base+"login", map[string]string{"Origin": strings.TrimSuffix(w.Base, "/")},
 		fmt.Sprintf(`{"secret":%q}`, old))
 	noLeak(t, "the old secret", st, 401, body)
 
 	// The new secret lets a browser in.
-	b2 := newBrowser(t, 390, 844)
-	b2.open(w)
-	b2.waitText("Still waiting?")
+	b2 := NewBrowser(t, 390, 844)
+	b2.Open(w)
+	b2.WaitText("Still waiting?")
 }
 
 // login trades the secret for a session as the page does, and returns the
 // headers that present it.
-func (w *webPane) login() map[string]string {
+func (w *Server) Login() map[string]string {
 	w.t.Helper()
 	c := &http.Client{}
-	req, _ := http.NewRequest("POST", w.base+"login", strings.NewReader(fmt.Sprintf(`{"secret":%q}`, w.secret())))
-	req.Header.Set("Origin", strings.TrimSuffix(w.base, "/"))
+	req, _ := http.NewRequest("POST", w.Base+"login", strings.NewReader(fmt.Sprintf(`{"secret":%q}`, w.Secret())))
+	req.Header.Set("Origin", strings.TrimSuffix(w.Base, "/"))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.Do(req)
 	if err != nil {
@@ -205,11 +205,11 @@ func (w *webPane) login() map[string]string {
 	}
 	raw, _ := io.ReadAll(resp.Body)
 	_ = json.Unmarshal(raw, &body)
-	h := map[string]string{"Origin": strings.TrimSuffix(w.base, "/"), "Content-Type": "application/json"}
+	h := map[string]string{"Origin": strings.TrimSuffix(w.Base, "/"), "Content-Type": "application/json"}
 	if body.Token == "" {
 		w.t.Fatalf("logging in: %s %s", resp.Status, raw)
 	}
-	w.e.sessionSeen(body.Token)
+	w.e.SessionSeen(body.Token)
 	h["Authorization"] = "Bearer " + body.Token
 	return h
 }

@@ -41,7 +41,7 @@ esac
 func TestWebURLSaysLoopbackIsThisMachineOnly(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
-	out, stderr, code := runAskuserd(e, "web", "--url")
+	out, stderr, code := RunAskuserd(e, "web", "--url")
 	if code != 0 || !strings.HasPrefix(out, "http://127.0.0.1:7341/#p=") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
@@ -59,8 +59,8 @@ func TestWebURLLoopbackOnATerminalHasNoQRCode(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	// cat holds the pane open on its output once askuserd has exited.
-	p := startTmux(t, e, 80, 24, bin("askuserd")+" web --url; echo END-OF-OUTPUT; cat")
-	screen := p.waitFor("END-OF-OUTPUT")
+	p := StartTmux(t, e, 80, 24, Bin("askuserd")+" web --url; echo END-OF-OUTPUT; cat")
+	screen := p.WaitFor("END-OF-OUTPUT")
 	for _, want := range []string{"http://127.0.0.1:7341/#p=", "This pairing link logs in one device", "a phone cannot open it", "askuserd web --tailscale"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("the screen does not show %q:\n%s", want, screen)
@@ -77,7 +77,7 @@ func TestWebTailscaleRunsServeAndPrintsHTTPS(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	path, calls := fakeTailscale(t, e, false)
-	out, stderr, code := runAskuserdEnv(e, path, "web", "--tailscale")
+	out, stderr, code := RunAskuserdEnv(e, path, "web", "--tailscale")
 	if code != 0 || !strings.HasPrefix(out, "https://box.tail1234.ts.net/#p=") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
@@ -90,7 +90,7 @@ func TestWebTailscaleRunsServeAndPrintsHTTPS(t *testing.T) {
 	}
 	// The https address is kept as Web Push's contact: a daemon started
 	// with no web.push_contact takes it, now and at later starts.
-	if kept, err := os.ReadFile(e.stateFile("web-address")); err != nil || string(kept) != "https://box.tail1234.ts.net\n" {
+	if kept, err := os.ReadFile(e.StateFile("web-address")); err != nil || string(kept) != "https://box.tail1234.ts.net\n" {
 		t.Errorf("web-address: %q %v", kept, err)
 	}
 	e.StartDaemon()
@@ -105,7 +105,7 @@ func TestWebTailscalePrintsServeWhenItCannotRunIt(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	path, _ := fakeTailscale(t, e, true)
-	out, stderr, code := runAskuserdEnv(e, path, "web", "--tailscale")
+	out, stderr, code := RunAskuserdEnv(e, path, "web", "--tailscale")
 	if code != 0 || !strings.HasPrefix(out, "https://box.tail1234.ts.net/#p=") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
@@ -114,9 +114,9 @@ func TestWebTailscalePrintsServeWhenItCannotRunIt(t *testing.T) {
 	}
 }
 
-func runAskuserdEnv(e *Env, extra []string, args ...string) (string, string, int) {
+func RunAskuserdEnv(e *Env, extra []string, args ...string) (string, string, int) {
 	e.T.Helper()
-	cmd := exec.Command(bin("askuserd"), args...)
+	cmd := exec.Command(Bin("askuserd"), args...)
 	cmd.Env = e.Environ(extra...)
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -33,7 +33,7 @@ import (
 //	                    read from the event stream
 func BenchmarkWebTap(b *testing.B) {
 	e, w := benchWeb(b)
-	proxy := slowProxy(b, strings.TrimSuffix(strings.TrimPrefix(w.base, "http://"), "/"), 50*time.Millisecond)
+	proxy := slowProxy(b, strings.TrimSuffix(strings.TrimPrefix(w.Base, "http://"), "/"), 50*time.Millisecond)
 
 	client := askclient.New(askclient.Options{SocketPath: e.Socket})
 	req := socketproto.AskUserRequest{Request: socketproto.Request{RequestID: "tap", Questions: []socketproto.Question{{
@@ -41,20 +41,20 @@ func BenchmarkWebTap(b *testing.B) {
 	if _, err := client.Park(context.Background(), req); err != nil {
 		b.Fatal(err)
 	}
-	br := newBrowser(b, 390, 844)
-	br.run(chromedp.Navigate("http://" + proxy + "/#s=" + w.secret()))
-	br.waitJS(`document.querySelector('button.option[data-option="2"]')`)
-	br.settled()
-	br.touchOn()
+	br := NewBrowser(b, 390, 844)
+	br.Run(chromedp.Navigate("http://" + proxy + "/#s=" + w.Secret()))
+	br.WaitJS(`document.querySelector('button.option[data-option="2"]')`)
+	br.Settled()
+	br.TouchOn()
 
 	rtt := make([]float64, 0, 20)
 	for range 20 {
-		rtt = append(rtt, jsValue[float64](br, `(async () => { const t = performance.now();
+		rtt = append(rtt, JSValue[float64](br, `(async () => { const t = performance.now();
 			await (await fetch('/static/manifest.json', { cache: 'no-store' })).text(); return performance.now() - t; })()`))
 	}
 	// What the page did, by its clock: the frame after the option was
 	// marked touched, and the view that chose it.
-	br.eval0(`window.__m = {};
+	br.Eval(`window.__m = {};
 		new MutationObserver(() => { const m = window.__m; if (m.aim === undefined || m.mark) return;
 			if (document.querySelector('button.option.touched[data-option="' + m.aim + '"]')) { m.mark = performance.now(); requestAnimationFrame(() => { m.drawn = performance.now(); }); } })
 			.observe(document.getElementById('main'), { subtree: true, childList: true, attributes: true, attributeFilter: ['class'] });
@@ -64,19 +64,19 @@ func BenchmarkWebTap(b *testing.B) {
 	var drawn, confirmed []float64
 	for i := range 40 {
 		aim := 1 + i%2
-		x, y := br.optionCentre(aim)
-		br.eval0(fmt.Sprintf(`window.__m = { aim: %d }`, aim))
-		br.finger(true, x, y)
+		x, y := br.OptionCentre(aim)
+		br.Eval(fmt.Sprintf(`window.__m = { aim: %d }`, aim))
+		br.Finger(true, x, y)
 		time.Sleep(time.Duration(80+i%41) * time.Millisecond) // a thumb's tap: the real program's timing
-		br.finger(false, 0, 0)
+		br.Finger(false, 0, 0)
 		if dir := os.Getenv("ASKUSER_WEB_SCREENSHOTS"); dir != "" && i == 0 {
-			br.until(`window.__m.drawn`)
-			br.screenshot(filepath.Join(dir, "phone-tap-sending.png")) // drawn as touched, before the reply
+			br.Until(`window.__m.drawn`)
+			br.Screenshot(filepath.Join(dir, "phone-tap-sending.png")) // drawn as touched, before the reply
 		}
-		br.until(`window.__m.drawn && window.__m.confirm`)
-		drawn = append(drawn, jsValue[float64](br, `window.__m.drawn - window.__touch.end`))
-		confirmed = append(confirmed, jsValue[float64](br, `window.__m.confirm - window.__touch.end`))
-		br.waitJS(`!window.askuserState.touched`)
+		br.Until(`window.__m.drawn && window.__m.confirm`)
+		drawn = append(drawn, JSValue[float64](br, `window.__m.drawn - window.__touch.end`))
+		confirmed = append(confirmed, JSValue[float64](br, `window.__m.confirm - window.__touch.end`))
+		br.WaitJS(`!window.askuserState.touched`)
 	}
 	pct := func(xs []float64, p int) float64 { s := slices.Clone(xs); slices.Sort(s); return s[len(s)*p/100] }
 	b.ReportMetric(pct(rtt, 50), "rtt-p50-ms")

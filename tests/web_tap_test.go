@@ -21,9 +21,9 @@ import (
 
 // touchOn turns on touch input in the browser: a touch then makes the
 // touchstart, touchend and click a phone makes.
-func (b *browser) touchOn() {
+func (b *Browser) TouchOn() {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	ctx, cancel := context.WithTimeout(b.Ctx, 20*time.Second)
 	defer cancel()
 	if _, err := chromedp.Call(ctx, emulation.SetTouchEmulationEnabled, emulation.SetTouchEmulationEnabledParams{Enabled: true, MaxTouchPoints: 1}); err != nil {
 		b.t.Fatal(err)
@@ -31,10 +31,10 @@ func (b *browser) touchOn() {
 	// Safari on an iPhone does not anchor scrolling (CSS overflow-anchor):
 	// content that grows above the options moves them there even when
 	// Chromium would scroll to keep them. The test taps as on Safari.
-	b.eval0(`document.documentElement.style.overflowAnchor = 'none'; document.body.style.overflowAnchor = 'none'`)
+	b.Eval(`document.documentElement.style.overflowAnchor = 'none'; document.body.style.overflowAnchor = 'none'`)
 	// What each click landed on, and when the fingers came down and
 	// lifted (the page's clock): the test's eyes, not the page's.
-	b.eval0(`window.__taps = []; window.__touch = {};
+	b.Eval(`window.__taps = []; window.__touch = {};
 		(() => { const s = window.askuserState; let v = s.view; window.__viewAt = performance.now();
 			Object.defineProperty(s, 'view', { get: () => v, set: x => { v = x; window.__viewAt = performance.now(); } }); })();
 		document.addEventListener('touchstart', ev => { window.__touch.start = ev.timeStamp; }, true);
@@ -44,9 +44,9 @@ func (b *browser) touchOn() {
 }
 
 // finger puts a finger down at (x, y) (down) or lifts it.
-func (b *browser) finger(down bool, x, y float64) {
+func (b *Browser) Finger(down bool, x, y float64) {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	ctx, cancel := context.WithTimeout(b.Ctx, 20*time.Second)
 	defer cancel()
 	p := input.DispatchTouchEventParams{Type: input.DispatchTouchEventTypeTouchEnd, TouchPoints: []*input.TouchPoint{}}
 	if down {
@@ -59,22 +59,22 @@ func (b *browser) finger(down bool, x, y float64) {
 
 // until waits, in the page, for the first frame at which cond holds: at
 // most 5 s.
-func (b *browser) until(cond string) {
+func (b *Browser) Until(cond string) {
 	b.t.Helper()
-	ok := jsValue[bool](b, `new Promise(res => { const end = performance.now() + 5000;
+	ok := JSValue[bool](b, `new Promise(res => { const end = performance.now() + 5000;
 		const f = () => { if (`+cond+`) res(true); else if (performance.now() > end) res(false); else requestAnimationFrame(f); }; f(); })`)
 	if !ok {
-		b.t.Fatalf("the page did not come to %s within 5 s:\n%s", cond, b.textNow())
+		b.t.Fatalf("the page did not come to %s within 5 s:\n%s", cond, b.TextNow())
 	}
 }
 
 // optionCentre scrolls option k to the middle of the window when it is not
 // well inside it (a user brings it into view before tapping) and is where
 // a finger taps it.
-func (b *browser) optionCentre(k int) (x, y float64) {
+func (b *Browser) OptionCentre(k int) (x, y float64) {
 	b.t.Helper()
 	var at struct{ X, Y float64 }
-	s := jsValue[string](b, fmt.Sprintf(`(async () => { const o = document.querySelector('button.option[data-option="%d"]');
+	s := JSValue[string](b, fmt.Sprintf(`(async () => { const o = document.querySelector('button.option[data-option="%d"]');
 		let r = o.getBoundingClientRect();
 		if (r.top < 200 || r.bottom > innerHeight - 200) { o.scrollIntoView({ block: 'center' });
 			await new Promise(f => requestAnimationFrame(() => requestAnimationFrame(f))); r = o.getBoundingClientRect(); }
@@ -93,43 +93,43 @@ func (b *browser) optionCentre(k int) (x, y float64) {
 // moves the choice, which is never refused.
 // With shot, a screenshot of the page with the change drawn is saved there
 // before the finger lifts.
-func (b *browser) tapWhile(what string, aim int, change func(), drawn, shot string) {
+func (b *Browser) TapWhile(what string, aim int, change func(), drawn, shot string) {
 	b.t.Helper()
-	x, y := b.optionCentre(aim)
-	if under := jsValue[string](b, fmt.Sprintf(`(() => { const o = document.elementFromPoint(%v, %v); const b = o && o.closest('button.option'); return b ? b.dataset.option : ''; })()`, x, y)); under != fmt.Sprint(aim) {
-		b.t.Fatalf("%s: option %d is not under the finger (%q is):\n%s", what, aim, under, b.textNow())
+	x, y := b.OptionCentre(aim)
+	if under := JSValue[string](b, fmt.Sprintf(`(() => { const o = document.elementFromPoint(%v, %v); const b = o && o.closest('button.option'); return b ? b.dataset.option : ''; })()`, x, y)); under != fmt.Sprint(aim) {
+		b.t.Fatalf("%s: option %d is not under the finger (%q is):\n%s", what, aim, under, b.TextNow())
 	}
-	n := jsValue[int](b, `window.__taps.length`)
+	n := JSValue[int](b, `window.__taps.length`)
 	top := fmt.Sprintf(`document.querySelector('button.option[data-option="%d"]').getBoundingClientRect().top`, aim)
-	before := jsValue[float64](b, top)
+	before := JSValue[float64](b, top)
 	// The hold is the real program's timing under test (a thumb's tap
 	// lasts about 100 ms), not a wait for something to happen.
 	hold := time.Duration(80+rand.IntN(41)) * time.Millisecond
 	start := time.Now()
-	b.finger(true, x, y)
+	b.Finger(true, x, y)
 	if change != nil {
 		change()
 	}
 	if drawn != "" {
-		b.until(drawn)
+		b.Until(drawn)
 	}
 	if shot != "" {
-		b.screenshot(shot)
+		b.Screenshot(shot)
 	}
 	if d := time.Since(start); d > 400*time.Millisecond {
 		b.t.Logf("%s: the change took %v to be drawn: the finger was down that long", what, d)
 	}
 	time.Sleep(hold - time.Since(start)) // negative: at once
-	if moved := jsValue[float64](b, top) - before; moved > 0.5 || moved < -0.5 {
+	if moved := JSValue[float64](b, top) - before; moved > 0.5 || moved < -0.5 {
 		b.t.Errorf("%s: option %d moved %.0f px under the finger", what, aim, moved)
 	}
-	b.finger(false, 0, 0)
-	b.until(fmt.Sprintf(`window.__taps.length > %d`, n))
-	if got := jsValue[string](b, fmt.Sprintf(`window.__taps[%d]`, n)); got != fmt.Sprintf("option %d", aim) {
+	b.Finger(false, 0, 0)
+	b.Until(fmt.Sprintf(`window.__taps.length > %d`, n))
+	if got := JSValue[string](b, fmt.Sprintf(`window.__taps[%d]`, n)); got != fmt.Sprintf("option %d", aim) {
 		b.t.Errorf("%s: a tap aimed at option %d landed on %s", what, aim, got)
 		return
 	}
-	b.waitJS(fmt.Sprintf(`(() => { const s = window.askuserState, v = s.view, r = v && v.requests[v.focus];
+	b.WaitJS(fmt.Sprintf(`(() => { const s = window.askuserState, v = s.view, r = v && v.requests[v.focus];
 		return !s.touched && !!r && r.questions[r.tab].cursor === %d; })()`, aim))
 }
 
@@ -163,15 +163,15 @@ func TestWebTapLandsWhereAimed(t *testing.T) {
 	e := NewEnv(t)
 	e.WriteConfig("[ui]\ninput_guard = \"1s\"\n")
 	e.StartDaemon()
-	w := startWeb(t, e)
-	b := newBrowser(t, 390, 844)
-	b.open(w)
-	b.touchOn()
-	b.waitText("No questions waiting")
+	w := Start(t, e)
+	b := NewBrowser(t, 390, 844)
+	b.Open(w)
+	b.TouchOn()
+	b.WaitText("No questions waiting")
 	askOnSocket(t, e, fourOptions("req-a"))
-	b.waitText("Allow Bash?", "Ask again later")
-	b.settled()
-	created := jsValue[string](b, `window.askuserState.view.requests[0].createdAt`)
+	b.WaitText("Allow Bash?", "Ask again later")
+	b.Settled()
+	created := JSValue[string](b, `window.askuserState.view.requests[0].createdAt`)
 	asked, err := time.Parse(time.RFC3339Nano, created)
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +187,7 @@ func TestWebTapLandsWhereAimed(t *testing.T) {
 		if shot[taps] != "" {
 			path = filepath.Join(dir, shot[taps])
 		}
-		b.tapWhile(fmt.Sprintf("tap %d (%s)", taps, what), k, change, drawn, path)
+		b.TapWhile(fmt.Sprintf("tap %d (%s)", taps, what), k, change, drawn, path)
 	}
 
 	// A second request arriving shows the request navigation; the request
@@ -204,13 +204,13 @@ func TestWebTapLandsWhereAimed(t *testing.T) {
 		}, `document.getElementById('reqnav').classList.contains('idle') && document.getElementById('notice').textContent !== ''`)
 		// The finger comes down just before the notice is to leave (its
 		// time is the view's), and lifts after it left.
-		until := jsValue[string](b, `(window.askuserState.view.notices || []).map(n => n.until || '').filter(Boolean).pop() || ''`)
+		until := JSValue[string](b, `(window.askuserState.view.notices || []).map(n => n.until || '').filter(Boolean).pop() || ''`)
 		leaves, err := time.Parse(time.RFC3339Nano, until)
 		if err != nil {
 			t.Fatalf("the notice has no time to leave (%q): %v", until, err)
 		}
 		x := nextAim()
-		b.optionCentre(x)
+		b.OptionCentre(x)
 		time.Sleep(time.Until(leaves) - 40*time.Millisecond) // the moment under test
 		tap("a notice leaves", x, nil, `document.getElementById('notice').textContent === ''`)
 	}
@@ -218,16 +218,16 @@ func TestWebTapLandsWhereAimed(t *testing.T) {
 	// A refusal drawn under Allow (not read yet) while a finger is down
 	// on an option below it.
 	for range 3 {
-		b.eval0(`document.querySelector('button.option[data-option="0"]').click()`)
-		b.waitJS(`(() => { const s = window.askuserState, v = s.view; return !s.touched && v.requests[v.focus].questions[0].cursor === 0; })()`)
+		b.Eval(`document.querySelector('button.option[data-option="0"]').click()`)
+		b.WaitJS(`(() => { const s = window.askuserState, v = s.view; return !s.touched && v.requests[v.focus].questions[0].cursor === 0; })()`)
 		tap("a refusal is drawn above it", nextAim(), func() {
-			b.eval0(`document.querySelector('.question > .actions .primary').click()`)
+			b.Eval(`document.querySelector('.question > .actions .primary').click()`)
 		}, `!!document.querySelector('.option-slot > .refusal')`)
 	}
 
 	// The age on screen changes ("just now" → "1m ago").
 	x := nextAim()
-	b.optionCentre(x)
+	b.OptionCentre(x)
 	time.Sleep(time.Until(asked.Add(time.Minute)) - 40*time.Millisecond) // the moment under test
 	tap("the age changes", x, nil, `document.querySelector('#who .age').textContent !== 'just now'`)
 
@@ -238,7 +238,7 @@ func TestWebTapLandsWhereAimed(t *testing.T) {
 	for i := range 4 {
 		id := fmt.Sprintf("req-g%d", i)
 		askOnSocket(t, e, colours(id))
-		b.waitJS(`document.getElementById('pos').textContent === '1 of 2'`)
+		b.WaitJS(`document.getElementById('pos').textContent === '1 of 2'`)
 		answer := "Deny"
 		if current != "req-a" {
 			answer = "Red"
@@ -247,25 +247,25 @@ func TestWebTapLandsWhereAimed(t *testing.T) {
 			t.Fatalf("answer %s: %s", current, stderr)
 		}
 		current = id
-		b.waitJS(fmt.Sprintf(`(() => { const v = window.askuserState.view; return v.settling && v.requests[v.focus].id === %q && !!document.querySelector('button.option[data-option="3"]'); })()`, id))
+		b.WaitJS(fmt.Sprintf(`(() => { const v = window.askuserState.view; return v.settling && v.requests[v.focus].id === %q && !!document.querySelector('button.option[data-option="3"]'); })()`, id))
 		tap("a refusal is drawn (the guard)", 1+i%3, func() {
-			b.eval0(`document.querySelector('.question > .actions .primary').click()`)
+			b.Eval(`document.querySelector('.question > .actions .primary').click()`)
 		}, `document.getElementById('said').textContent !== ''`)
-		if !jsValue[bool](b, `window.askuserState.view.settling`) {
+		if !JSValue[bool](b, `window.askuserState.view.settling`) {
 			t.Logf("round %d: the guard ended before its last tap (a slow machine)", i)
 			tap("just after the guard", 3-i%3, nil, "")
 			continue
 		}
 		x := 3 - i%3
-		b.optionCentre(x)
+		b.OptionCentre(x)
 		// The guard's end by the view last sent: what was left then, less
 		// the time since it came.
-		left := time.Duration(jsValue[float64](b, `(window.askuserState.view.settleLeftNs || 0) / 1e6 - (performance.now() - window.__viewAt)`) * float64(time.Millisecond))
+		left := time.Duration(JSValue[float64](b, `(window.askuserState.view.settleLeftNs || 0) / 1e6 - (performance.now() - window.__viewAt)`) * float64(time.Millisecond))
 		time.Sleep(left - 40*time.Millisecond) // the moment under test (at most the guard's 1 s)
 		tap("the guard ends", x, nil, `!window.askuserState.view.settling`)
 	}
 	if taps != 30 {
 		t.Fatalf("%d taps, want 30", taps)
 	}
-	b.screenshot(filepath.Join(dir, "phone-tap-end.png"))
+	b.Screenshot(filepath.Join(dir, "phone-tap-end.png"))
 }

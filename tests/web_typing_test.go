@@ -14,12 +14,12 @@ import (
 // other question does not send it.
 func TestWebTypedTextIsNotAnAnswer(t *testing.T) {
 	t.Parallel()
-	e, _, b := webSetup(t, 390, 844)
+	e, _, b := Setup(t, 390, 844)
 	res := askOnSocket(t, e, `{"requestId":"req-typed",`+strings.TrimPrefix(webTwoQuestions, "{"))
-	b.waitText("Which database should we use?")
-	b.settled()
-	b.clickText("□ Name")
-	b.typeInto(`textarea[data-k^="custom-"]`, "half")
+	b.WaitText("Which database should we use?")
+	b.Settled()
+	b.ClickText("□ Name")
+	b.TypeInto(`textarea[data-k^="custom-"]`, "half")
 	waitFile(t, e.Pending, "half") // the daemon has the page's text
 	if f, _ := os.ReadFile(e.Pending); !strings.Contains(string(f), `"typing": "half"`) {
 		t.Errorf("text typed and not accepted reached the daemon as an answer:\n%s", f)
@@ -27,8 +27,8 @@ func TestWebTypedTextIsNotAnAnswer(t *testing.T) {
 
 	// The other question answered in the pending file: the request is not
 	// complete, whatever was typed.
-	pfSave(t, e, pfFile(t, e, "req-typed"), "req-typed", `"SQLite"`)
-	b.waitText("■ Database")
+	SavePending(t, e, PendingFile(t, e, "req-typed"), "req-typed", `"SQLite"`)
+	b.WaitText("■ Database")
 	if out, _, _ := e.Client("", "list", "--json"); !strings.Contains(out, "req-typed") {
 		t.Fatalf("a file save answering the other question sent text that was only typed: %s", out)
 	}
@@ -39,10 +39,10 @@ func TestWebTypedTextIsNotAnAnswer(t *testing.T) {
 	}
 
 	// Accepted, it is the answer.
-	b.clickText("Next")
-	b.waitText("Review and send", "SQLite", "half")
-	b.clickText("Send answers")
-	if r := b.result(res); !r.Answered || r.Answers[0].Answer.Text != "SQLite" || r.Answers[1].Answer.Text != "half" {
+	b.ClickText("Next")
+	b.WaitText("Review and send", "SQLite", "half")
+	b.ClickText("Send answers")
+	if r := b.Result(res); !r.Answered || r.Answers[0].Answer.Text != "SQLite" || r.Answers[1].Answer.Text != "half" {
 		t.Fatalf("result %+v", r)
 	}
 }
@@ -53,18 +53,18 @@ func TestWebTypedTextIsNotAnAnswer(t *testing.T) {
 func TestWebTypingFromElsewhereShown(t *testing.T) {
 	t.Parallel()
 	dir := phoneShots(t)
-	e, _, b := webSetup(t, 390, 844)
+	e, _, b := Setup(t, 390, 844)
 	if _, _, code := e.Client("", "ask", "--no-wait", "--request-id", "db-1", "--question", "Which database should we use?", "--option", "PostgreSQL", "--option", "SQLite"); code != 0 {
 		t.Fatalf("ask --no-wait: exit %d", code)
 	}
-	b.waitText("Which database should we use?")
-	p := startTmuxPane(t, e, 100, 30)
-	p.waitFor("Which database should we use?")
-	p.keys("0") // Other
-	p.typeText("order-proc")
-	waitTyping(t, e, "db-1", "order-proc")
-	b.waitText("Other, typed and not accepted yet: order-proc")
-	b.screenshot(filepath.Join(dir, "phone-typing-elsewhere.png"))
+	b.WaitText("Which database should we use?")
+	p := StartTmuxPane(t, e, 100, 30)
+	p.WaitFor("Which database should we use?")
+	p.Keys("0") // Other
+	p.TypeText("order-proc")
+	WaitTyping(t, e, "db-1", "order-proc")
+	b.WaitText("Other, typed and not accepted yet: order-proc")
+	b.Screenshot(filepath.Join(dir, "phone-typing-elsewhere.png"))
 }
 
 // A dialog keeps its default, focused, while the view changes behind it (a
@@ -73,28 +73,28 @@ func TestWebTypingFromElsewhereShown(t *testing.T) {
 func TestWebDialogKeepsItsFocus(t *testing.T) {
 	t.Parallel()
 	dir := phoneShots(t)
-	e, _, b := webSetup(t, 390, 844)
+	e, _, b := Setup(t, 390, 844)
 	askOnSocket(t, e, `{"requestId":"req-two",`+strings.TrimPrefix(webTwoQuestions, "{"))
-	b.waitText("Which database should we use?")
-	b.settled()
-	b.click(`button.option[data-option="1"]`)
-	b.clickText("Next")
-	b.waitText("■ Database")
-	b.clickText("Decline")
-	b.waitJS(`!document.getElementById('dialog').hidden && document.activeElement && document.activeElement.id === 'dialog-no'`)
-	if got := jsValue[string](b, `document.activeElement.textContent`); got != "Keep answering" {
+	b.WaitText("Which database should we use?")
+	b.Settled()
+	b.Click(`button.option[data-option="1"]`)
+	b.ClickText("Next")
+	b.WaitText("■ Database")
+	b.ClickText("Decline")
+	b.WaitJS(`!document.getElementById('dialog').hidden && document.activeElement && document.activeElement.id === 'dialog-no'`)
+	if got := JSValue[string](b, `document.activeElement.textContent`); got != "Keep answering" {
 		t.Fatalf("the dialog's focused button is %q", got)
 	}
-	b.eval0(`window.__default = document.activeElement`)
+	b.Eval(`window.__default = document.activeElement`)
 	askOnSocket(t, e, `{"requestId":"req-other","questions":[{"question":"Another question?","options":[{"label":"Yes"},{"label":"No"}]}]}`)
-	b.waitText("askuser — 2 waiting")
-	b.waitJS(`window.askuserState.view.requests.length === 2 && !document.getElementById('dialog').hidden`)
-	if !jsValue[bool](b, `document.activeElement === window.__default && document.body.contains(window.__default)`) {
-		t.Fatalf("the view's change took the focus from the dialog's default (now on %s)", jsValue[string](b, `document.activeElement ? document.activeElement.outerHTML : 'nothing'`))
+	b.WaitText("askuser — 2 waiting")
+	b.WaitJS(`window.askuserState.view.requests.length === 2 && !document.getElementById('dialog').hidden`)
+	if !JSValue[bool](b, `document.activeElement === window.__default && document.body.contains(window.__default)`) {
+		t.Fatalf("the view's change took the focus from the dialog's default (now on %s)", JSValue[string](b, `document.activeElement ? document.activeElement.outerHTML : 'nothing'`))
 	}
-	b.screenshot(filepath.Join(dir, "phone-dialog-kept.png"))
-	b.run(chromedp.KeyEvent("\r"))
-	b.waitJS(`document.getElementById('dialog').hidden`)
+	b.Screenshot(filepath.Join(dir, "phone-dialog-kept.png"))
+	b.Run(chromedp.KeyEvent("\r"))
+	b.WaitJS(`document.getElementById('dialog').hidden`)
 	if out, _, _ := e.Client("", "list", "--json"); !strings.Contains(out, "req-two") {
 		t.Fatalf("Enter on the dialog's default declined the request: %s", out)
 	}
