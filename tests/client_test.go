@@ -22,56 +22,19 @@ import (
 	"askuser/socketproto"
 	"askuser/socketproto/agenttool"
 	"askuser/tests/testdaemon"
+	"askuser/tests/testenv"
 )
-
-// clientWait is a safety net for anything the client tests wait on, never a
-// measured threshold.
-const ClientWait = 10 * time.Second
-
-// watcher subscribes as role watch, so a test learns of each new request the
-// moment the daemon queues it.
-func Watch(t *testing.T, e *Env) *socketproto.Conn {
-	t.Helper()
-	return testdaemon.Watch(t, e.Socket)
-}
-
-// nextAdded waits for the next request_added on a watcher.
-func NextAdded(t *testing.T, w *socketproto.Conn) socketproto.Pending {
-	t.Helper()
-	return testdaemon.RecvType(t, w, "request_added", ClientWait).(socketproto.RequestAdded).Request
-}
 
 // finish waits for a background client and returns its exit code.
 // wantAnswered waits for a text-format ask or wait, and checks that it exited 0
 // having printed want.
 func wantAnswered(t *testing.T, cmd *exec.Cmd, out, errb *bytes.Buffer, want string) {
 	t.Helper()
-	if code := Finish(t, cmd); code != 0 {
+	if code := testenv.Finish(t, cmd); code != 0 {
 		t.Fatalf("exit %d, want 0; stderr: %s", code, errb)
 	}
 	if out.String() != want {
 		t.Errorf("output %q, want %q", out.String(), want)
-	}
-}
-
-func Finish(t *testing.T, cmd *exec.Cmd) int {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if ee, ok := err.(*exec.ExitError); ok {
-			return ee.ExitCode()
-		}
-		if err != nil {
-			t.Fatalf("client: %v", err)
-		}
-		return 0
-	case <-time.After(3 * ClientWait):
-		_ = cmd.Process.Kill()
-		<-done
-		t.Fatalf("askuser-client %v did not finish", cmd.Args[1:])
-		return -1
 	}
 }
 
@@ -105,7 +68,7 @@ func TestClientAutostart(t *testing.T) {
 	e := NewEnv(t)
 	ask, out, errb := e.StartClient("", "ask", "--question", "Started?", "--request-id", "auto-1", "--format", "text")
 	t.Cleanup(func() { e.StopAutostarted() })
-	deadline := time.Now().Add(3 * ClientWait)
+	deadline := time.Now().Add(3 * testenv.ClientWait)
 	for {
 		_, _, code := e.Client("", "answer", "auto-1", "yes")
 		if code == 0 {
@@ -138,16 +101,16 @@ func TestClientReconnectsAfterDaemonRestart(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := Watch(t, e)
+	w := testenv.Watch(t, e)
 	ask, out, errb := e.StartClient("", "ask", "--question", "Still there?", "--no-autostart",
 		"--request-id", "restart-1", "--format", "text")
-	NextAdded(t, w)
+	testenv.NextAdded(t, w)
 	w.Close()
 	e.StopDaemon()
 	e.StartDaemon()
 	// The daemon kept the request (docs/contract.md §10); the client's resumed wait
 	// makes it waiting again.
-	if p := ListedAs(t, e, "restart-1", socketproto.StatusWaiting); p.Questions[0].Question != "Still there?" {
+	if p := testenv.ListedAs(t, e, "restart-1", socketproto.StatusWaiting); p.Questions[0].Question != "Still there?" {
 		t.Fatalf("after the restart the daemon has %+v", p)
 	}
 	mustClient(t, e, "", "answer", "restart-1", "yes")
@@ -249,13 +212,13 @@ func TestClientResumesWithWaitAfterDrop(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := Watch(t, e)
+	w := testenv.Watch(t, e)
 	px := startProxy(t, filepath.Join(e.Root, "px.sock"), e.Socket)
 	ask, out, errb := e.StartClient("", "ask", "--socket", filepath.Join(e.Root, "px.sock"),
 		"--question", "Survive a drop?", "--request-id", "drop-1", "--no-autostart", "--format", "text")
-	NextAdded(t, w)
+	testenv.NextAdded(t, w)
 	px.drop()
-	deadline := time.Now().Add(3 * ClientWait)
+	deadline := time.Now().Add(3 * testenv.ClientWait)
 	for !strings.Contains(px.sentOn(1), "\n") {
 		if time.Now().After(deadline) {
 			t.Fatalf("ask never reconnected; stderr: %s", errb)
@@ -275,7 +238,7 @@ func TestClientWatch(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	cmd := exec.Command(Bin("askuser-client"), "watch")
+	cmd := exec.Command(testenv.Bin("askuser-client"), "watch")
 	cmd.Env = e.Environ()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -300,7 +263,7 @@ func TestClientWatch(t *testing.T) {
 	}()
 	next := func(typ string) map[string]any {
 		t.Helper()
-		timeout := time.After(ClientWait)
+		timeout := time.After(testenv.ClientWait)
 		for {
 			select {
 			case l, ok := <-lines:
@@ -337,7 +300,7 @@ func TestClientWatch(t *testing.T) {
 	_ = cmd.Process.Signal(syscall.SIGINT)
 	for range lines {
 	}
-	if code := Finish(t, cmd); code != 0 {
+	if code := testenv.Finish(t, cmd); code != 0 {
 		t.Errorf("watch after SIGINT: exit %d", code)
 	}
 }
@@ -402,9 +365,9 @@ func TestClientReconnectAutostartsDaemon(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := Watch(t, e)
+	w := testenv.Watch(t, e)
 	ask, out, errb := e.StartClient("", "ask", "--question", "Who restarts?", "--request-id", "auto-1", "--format", "text")
-	NextAdded(t, w)
+	testenv.NextAdded(t, w)
 	w.Close()
 	t.Cleanup(func() { e.StopAutostarted() })
 	// Runs first: a client left behind by a failure must not start yet
@@ -416,7 +379,7 @@ func TestClientReconnectAutostartsDaemon(t *testing.T) {
 	_ = crashed.Wait()
 	// The autostarted daemon appears when the client gets to it; poll for
 	// the asked-again request (a safety net, not a measurement).
-	deadline := time.Now().Add(3 * ClientWait)
+	deadline := time.Now().Add(3 * testenv.ClientWait)
 	for {
 		var pending []socketproto.Pending
 		if o, _, code := e.Client("", "list", "--json"); code == 0 {
@@ -427,7 +390,7 @@ func TestClientReconnectAutostartsDaemon(t *testing.T) {
 		}
 		if time.Now().After(deadline) {
 			_ = ask.Process.Kill()
-			Finish(t, ask)
+			testenv.Finish(t, ask)
 			t.Fatalf("the request never reached a new daemon; stderr: %s", errb)
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -451,7 +414,7 @@ func TestClientAnswerSaysWhatItSentOnATerminal(t *testing.T) {
 		id := fmt.Sprintf("said-%t", onTerminal)
 		mustClient(t, e, "", "ask", "--no-wait", "--request-id", id, "--question", "Which database?",
 			"--option", "PostgreSQL", "--option", "SQLite")
-		cmd := exec.Command(Bin("askuser-client"), "answer", id, "--answers", `[{"selected":["SQLite"],"notes":"keep it small"}]`)
+		cmd := exec.Command(testenv.Bin("askuser-client"), "answer", id, "--answers", `[{"selected":["SQLite"],"notes":"keep it small"}]`)
 		cmd.Env = e.Environ()
 		var errb strings.Builder
 		var master *os.File
@@ -504,7 +467,7 @@ func readUntil(master *os.File, want string) string {
 	}()
 	select {
 	case seen = <-got:
-	case <-time.After(ClientWait):
+	case <-time.After(testenv.ClientWait):
 		master.Close() // ends the reader
 		seen = <-got
 	}

@@ -8,6 +8,7 @@ import (
 
 	"askuser/socketproto"
 	"askuser/tests/testdaemon"
+	"askuser/tests/testenv"
 )
 
 // saveConfig saves config.toml as editors do: a new file renamed over it.
@@ -32,11 +33,11 @@ func TestConfigFollowedGoodBadGood(t *testing.T) {
 	e := NewEnv(t)
 	e.WriteConfig("[rules]\npropose_after = 3\n")
 	e.StartDaemon()
-	w := Watch(t, e)
+	w := testenv.Watch(t, e)
 
 	// Good: a live key, and one that waits for a restart.
 	saveConfig(e, "[rules]\npropose_after = 5\n[notify]\nidle = \"5m\"\n[limits]\nmax_message_bytes = 2097152\n")
-	ev := testdaemon.RecvType(t, w, "config_changed", ClientWait).(socketproto.ConfigChanged)
+	ev := testdaemon.RecvType(t, w, "config_changed", testenv.ClientWait).(socketproto.ConfigChanged)
 	if ev.Error != "" || strings.Join(ev.Restart, " ") != "limits.max_message_bytes" {
 		t.Errorf("after a good save: %+v; want limits.max_message_bytes waiting for a restart", ev)
 	}
@@ -47,7 +48,7 @@ func TestConfigFollowedGoodBadGood(t *testing.T) {
 
 	// Bad: refused whole; the daemon says so and keeps serving.
 	saveConfig(e, "[ui]\ninput_guard = \"abc\"\n")
-	ev = testdaemon.RecvType(t, w, "config_changed", ClientWait).(socketproto.ConfigChanged)
+	ev = testdaemon.RecvType(t, w, "config_changed", testenv.ClientWait).(socketproto.ConfigChanged)
 	if !strings.Contains(ev.Error, "ui.input_guard") {
 		t.Errorf("after a bad save: %+v; want the error naming ui.input_guard", ev)
 	}
@@ -68,7 +69,7 @@ func TestConfigFollowedGoodBadGood(t *testing.T) {
 
 	// Good again: the refusal is over; the restart list is as before.
 	saveConfig(e, "[rules]\npropose_after = 5\n[limits]\nmax_message_bytes = 2097152\n")
-	ev = testdaemon.RecvType(t, w, "config_changed", ClientWait).(socketproto.ConfigChanged)
+	ev = testdaemon.RecvType(t, w, "config_changed", testenv.ClientWait).(socketproto.ConfigChanged)
 	if ev.Error != "" {
 		t.Errorf("after the good save: %+v", ev)
 	}
@@ -79,10 +80,10 @@ func TestConfigFollowedGoodBadGood(t *testing.T) {
 
 	// askuserd stop stops, whatever config.toml says.
 	saveConfig(e, "[ui\n")
-	testdaemon.RecvType(t, w, "config_changed", ClientWait)
+	testdaemon.RecvType(t, w, "config_changed", testenv.ClientWait)
 	cmd := e.Daemon
 	e.Daemon = nil
-	out, errOut, code = RunAskuserdEnv(e, nil, "stop")
+	out, errOut, code = testenv.RunAskuserdEnv(e, nil, "stop")
 	if code != 0 || !strings.Contains(errOut, "stopped") {
 		t.Errorf("askuserd stop with a config that does not parse: exit %d %s%s", code, out, errOut)
 	}

@@ -16,12 +16,13 @@ import (
 
 	"askuser/socketproto"
 	"askuser/tests/testdaemon"
+	"askuser/tests/testenv"
 )
 
 // dmServeFails runs `askuserd serve` expecting it to fail; it returns the output.
 func dmServeFails(t *testing.T, e *Env, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(Bin("askuserd"), append([]string{"serve"}, args...)...)
+	cmd := exec.Command(testenv.Bin("askuserd"), append([]string{"serve"}, args...)...)
 	cmd.Env = e.Environ()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -2,7 +2,6 @@ package tests
 
 import (
 	"bytes"
-	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -13,6 +12,8 @@ import (
 	"time"
 
 	"askuser/tests/testdaemon"
+	"askuser/tests/testenv"
+	"askuser/tests/webpane"
 )
 
 // docs/contract.md §10 "The state dir is the daemon's" and §2's stop, end to
@@ -62,15 +63,6 @@ func servesAnAgent(t *testing.T, e *Env, id string) {
 	agent.Until("ask_user_response")
 }
 
-// says waits until a process's output holds every one of want.
-func Says(t *testing.T, who string, output func() string, want ...string) {
-	t.Helper()
-	testdaemon.Eventually(t, fmt.Sprintf("%s to say %q", who, want), func() (bool, string) {
-		out := output()
-		return ContainsAll(out, want), out
-	})
-}
-
 // stopsOnSIGTERM sends one SIGTERM to cmd and fails the test unless it
 // has exited within stopWithin (it is killed then). wantClean: exit 0.
 func stopsOnSIGTERM(t *testing.T, who string, cmd *exec.Cmd, output func() string, wantClean bool) {
@@ -104,7 +96,7 @@ func stopDaemonWithin(e *Env, wantClean bool) {
 // within testdaemon.Wait: what it printed (stdout and stderr) and its exit code.
 func runToEnd(t *testing.T, e *Env, exe string, args ...string) (string, int) {
 	t.Helper()
-	cmd := exec.Command(Bin(exe), args...)
+	cmd := exec.Command(testenv.Bin(exe), args...)
 	cmd.Env = e.Environ()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -132,7 +124,7 @@ func TestFifoAtHistory(t *testing.T) {
 	path := e.StateFile("history.jsonl")
 	mkfifo(t, path)
 	servesAnAgent(t, e, "fifo-hist")
-	Says(t, "askuserd", e.DaemonLog, "history "+path+": "+path+" is a FIFO, not a regular file; left alone")
+	testenv.Says(t, "askuserd", e.DaemonLog, "history "+path+": "+path+" is a FIFO, not a regular file; left alone")
 	reported(t, e, path, "is a FIFO")
 	servesAnAgent(t, e, "fifo-hist-2")
 	leftAlone(t, path)
@@ -147,7 +139,7 @@ func TestFifoAtHistoryWhenStarting(t *testing.T) {
 	path := e.StateFile("history.jsonl")
 	mkfifo(t, path)
 	e.StartDaemon()
-	Says(t, "askuserd", e.DaemonLog, path+" is a FIFO, not a regular file; left alone")
+	testenv.Says(t, "askuserd", e.DaemonLog, path+" is a FIFO, not a regular file; left alone")
 	servesAnAgent(t, e, "fifo-hist-start")
 	leftAlone(t, path)
 	stopDaemonWithin(e, true)
@@ -160,10 +152,10 @@ func TestFifoAtPushSubscriptions(t *testing.T) {
 	path := e.StateFile("push-subscriptions.json")
 	mkfifo(t, path)
 	e.StartDaemon()
-	Says(t, "askuserd", e.DaemonLog, "web push: cannot read the subscriptions; no push this run",
+	testenv.Says(t, "askuserd", e.DaemonLog, "web push: cannot read the subscriptions; no push this run",
 		path+" is a FIFO, not a regular file; askuserd reads and writes only a regular file there")
 	reported(t, e, path, "Web Push is off until askuserd restarts")
-	w := Start(t, e)
+	w := webpane.Start(t, e)
 	servesAnAgent(t, e, "fifo-push")
 	c, _ := w.HTTPClient()
 	resp, err := c.Get(w.Base + "api/session")
@@ -200,7 +192,7 @@ func TestFifoAtWebSecret(t *testing.T) {
 func TestFifoAtWebSecretWhileServing(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := Start(t, e)
+	w := webpane.Start(t, e)
 	c, _ := w.HTTPClient()
 	path := e.StateFile("web-secret")
 	if err := os.Remove(path); err != nil {
@@ -213,7 +205,7 @@ func TestFifoAtWebSecretWhileServing(t *testing.T) {
 		t.Fatalf("a session after the secret's file became a FIFO: %v, %v", resp, err)
 	}
 	resp.Body.Close()
-	Says(t, "askuserd web", w.Out.String, "the web secret read before stays in force", path+" is a FIFO, not a regular file")
+	testenv.Says(t, "askuserd web", w.Out.String, "the web secret read before stays in force", path+" is a FIFO, not a regular file")
 	servesAnAgent(t, e, "fifo-secret-live")
 	stopsOnSIGTERM(t, "askuserd web", w.Cmd, w.Out.String, true)
 	stopDaemonWithin(e, true)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"askuser/tests/testdaemon"
+	"askuser/tests/testenv"
 )
 
 // mcp-proxy ends promptly — on SIGTERM, and on its client's end of input —
@@ -25,7 +26,7 @@ func TestMCPProxyEndsPromptlyWhenTheServerStopsReading(t *testing.T) {
 			e := NewEnv(t)
 			// A server that never reads its stdin, and says its pid.
 			pidFile := filepath.Join(e.Root, "server.pid")
-			cmd := exec.Command(Bin("askuser-client"), "mcp-proxy", "--no-autostart", "--",
+			cmd := exec.Command(testenv.Bin("askuser-client"), "mcp-proxy", "--no-autostart", "--",
 				"sh", "-c", `echo $$ > "$0"; exec sleep 600`, pidFile)
 			cmd.Env = e.Environ()
 			stderr := &testdaemon.LogBuffer{}

@@ -1,33 +1,17 @@
 package tests
 
 import (
-	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"askuser/socketproto"
+	"askuser/tests/termpane"
+	"askuser/tests/testenv"
 )
-
-// cpuTicks is a process's user+system CPU time in clock ticks, from /proc.
-func CPUTicks(b *testing.B, pid int) int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		b.Fatal(err)
-	}
-	// After the ")" that ends the command name, utime and stime are the
-	// 12th and 13th fields (fields 14 and 15 of proc(5)).
-	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
-	ut, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return ut + st
-}
 
 // BenchmarkPaneIdleCPU measures the CPU a real pane (askuserd in tmux, on a
 // real daemon, showing one question) uses while nobody types: clock ticks
@@ -47,7 +31,7 @@ func BenchmarkPaneIdleCPU(b *testing.B) {
 		}
 	}
 	e.Socket = filepath.Join(e.Runtime, "askuser", "askuserd.sock")
-	daemon := exec.Command(Bin("askuserd"), "serve")
+	daemon := exec.Command(testenv.Bin("askuserd"), "serve")
 	daemon.Env = e.Environ()
 	if err := daemon.Start(); err != nil {
 		b.Fatal(err)
@@ -63,8 +47,8 @@ func BenchmarkPaneIdleCPU(b *testing.B) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	p := StartTmux(b, e, 100, 30, Bin("askuserd"))
-	ask := exec.Command(Bin("askuser-client"), "ask", "--no-wait", "--question", "Idle?", "--option", "Yes", "--option", "No")
+	p := termpane.StartTmux(b, e, 100, 30, testenv.Bin("askuserd"))
+	ask := exec.Command(testenv.Bin("askuser-client"), "ask", "--no-wait", "--question", "Idle?", "--option", "Yes", "--option", "No")
 	ask.Env = e.Environ()
 	if out, err := ask.CombinedOutput(); err != nil {
 		b.Fatalf("ask: %v\n%s", err, out)
@@ -74,8 +58,8 @@ func BenchmarkPaneIdleCPU(b *testing.B) {
 	pid := p.Pid()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		before := CPUTicks(b, pid)
+		before := testenv.CPUTicks(b, pid)
 		time.Sleep(30 * time.Second)
-		b.ReportMetric(float64(CPUTicks(b, pid)-before), "ticks/30s")
+		b.ReportMetric(float64(testenv.CPUTicks(b, pid)-before), "ticks/30s")
 	}
 }

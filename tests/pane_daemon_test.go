@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -13,93 +12,16 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"askuser/tests/termpane"
 	"askuser/tests/testdaemon"
-	"askuser/views"
+	"askuser/tests/testenv"
 )
-
-// simPane is the pane's real views and Link on a simulation screen, talking
-// to a real daemon.
-type Sim struct {
-	t   *testing.T
-	app *views.App
-	scr tcell.SimulationScreen
-}
-
-func StartSim(t *testing.T, e *Env, w, h int) *Sim {
-	t.Helper()
-	scr := tcell.NewSimulationScreen("UTF-8")
-	link := &views.Link{Socket: e.Socket}
-	app := views.NewApp(link, views.Options{Socket: e.Socket, Bell: true}, scr)
-	scr.SetSize(w, h)
-	go link.Run(app.Done(), app.Deliver)
-	done := make(chan error, 1)
-	go func() { done <- app.Run() }()
-	t.Cleanup(func() {
-		app.Quit()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Error("pane did not stop")
-		}
-	})
-	return &Sim{t: t, app: app, scr: scr}
-}
-
-func (p *Sim) Text() string {
-	var cells []tcell.SimCell
-	var w, h int
-	done := make(chan struct{})
-	go func() {
-		// Draw, then copy the screen on the UI goroutine: GetContents shares
-		// the buffer that drawing writes.
-		p.app.TV.QueueUpdateDraw(func() {})
-		p.app.TV.QueueUpdate(func() {
-			c, cw, ch := p.scr.GetContents()
-			cells, w, h = append([]tcell.SimCell(nil), c...), cw, ch
-		})
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		p.t.Fatal("the pane's UI is stuck")
-	}
-	var b strings.Builder
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			if r := cells[y*w+x].Runes; len(r) > 0 {
-				b.WriteString(string(r))
-			} else {
-				b.WriteByte(' ')
-			}
-		}
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
-func (p *Sim) WaitFor(subs ...string) {
-	p.t.Helper()
-	testdaemon.Eventually(p.t, fmt.Sprintf("the pane to show %q", subs), func() (bool, string) {
-		s := p.Text()
-		return ContainsAll(s, subs), s
-	})
-}
-
-func (p *Sim) Key(k tcell.Key, r rune) { p.scr.InjectKey(k, r, tcell.ModNone) }
-
-// typeText types s, one key per character.
-func (p *Sim) TypeText(s string) {
-	for _, r := range s {
-		p.Key(tcell.KeyRune, r)
-	}
-}
 
 func TestPaneAgainstRealDaemon(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	p := StartSim(t, e, 80, 24)
+	p := termpane.StartSim(t, e, 80, 24)
 	p.WaitFor("No questions waiting")
 
 	req := `{"requestId":"db-1","questions":[{"question":"Which features?","header":"Features","multiSelect":true,
@@ -113,7 +35,7 @@ func TestPaneAgainstRealDaemon(t *testing.T) {
 	p.Key(tcell.KeyEnter, 0) // accepts the Other text
 	p.WaitFor("[x] 4. Other: Use Redis too")
 	p.Key(tcell.KeyEnter, 0) // confirms the question: sent
-	r, code := WaitClient(t, cmd, out, errb)
+	r, code := testenv.WaitClient(t, cmd, out, errb)
 	if code != 0 || r.AnsweredVia != "pane" || !r.Answers[0].Answer.IsList ||
 		strings.Join(r.Answers[0].Answer.List, "|") != "Authentication|Admin Dashboard|Use Redis too" || !r.Answers[0].WasCustom {
 		t.Fatalf("exit %d, result %+v", code, r)
@@ -135,7 +57,7 @@ func TestPaneReconnectsAfterDaemonRestart(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	p := StartSim(t, e, 80, 24)
+	p := termpane.StartSim(t, e, 80, 24)
 	if _, _, code := e.Client("", "ask", "--no-wait", "--request-id", "keep-1", "--question", "Name?"); code != 0 {
 		t.Fatalf("ask --no-wait: exit %d", code)
 	}
@@ -173,7 +95,7 @@ func TestPaneWithoutTerminalExitsWithError(t *testing.T) {
 	e.StartDaemon()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, Bin("askuserd"))
+	cmd := exec.CommandContext(ctx, testenv.Bin("askuserd"))
 	cmd.Env = e.Environ()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // no controlling terminal
 	var stderr bytes.Buffer

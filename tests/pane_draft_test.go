@@ -8,6 +8,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"askuser/tests/termpane"
 	"askuser/tests/testdaemon"
 )
 
@@ -18,7 +19,7 @@ func TestPaneShowsDraftFromPendingFile(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	p := StartSim(t, e, 80, 24)
+	p := termpane.StartSim(t, e, 80, 24)
 	req := `{"requestId":"draft-1","questions":[
 	  {"question":"Which database should we use?","header":"Database","options":[{"label":"PostgreSQL"},{"label":"SQLite"}]},
 	  {"question":"What should we name this service?","header":"Name"}]}`

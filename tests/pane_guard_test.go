@@ -1,6 +1,8 @@
 package tests
 
 import (
+	"askuser/tests/termpane"
+	"askuser/tests/testenv"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +18,7 @@ func TestPaneTmuxGuardTwoRequests(t *testing.T) {
 	e := NewEnv(t)
 	e.WriteConfig("[ui]\ninput_guard = \"2s\"\n")
 	e.StartDaemon()
-	p := StartTmuxPane(t, e, 80, 24)
+	p := termpane.StartTmuxPane(t, e, 80, 24)
 	p.WaitFor("No questions waiting")
 	first, out1, err1 := e.StartClient("", "ask", "--request-id", "deploy", "--question", "Deploy to staging?", "--option", "Yes", "--option", "No")
 	p.WaitFor("Deploy to staging?")
@@ -27,7 +29,7 @@ func TestPaneTmuxGuardTwoRequests(t *testing.T) {
 	p.RawKeys("1")
 	time.Sleep(100 * time.Millisecond)
 	p.RawKeys("Enter")
-	if r, code := WaitClient(t, first, out1, err1); code != 0 || r.Answers[0].Answer.Text != "Yes" {
+	if r, code := testenv.WaitClient(t, first, out1, err1); code != 0 || r.Answers[0].Answer.Text != "Yes" {
 		t.Fatalf("the first request: exit %d, %+v", code, r)
 	}
 	// Enter came while the second request was settling (or, on a slow
@@ -39,7 +41,7 @@ func TestPaneTmuxGuardTwoRequests(t *testing.T) {
 	}
 
 	p.RawKeys("Enter") // settled: the user has seen it
-	if r, code := WaitClient(t, second, out2, err2); code != 0 || r.Answers[0].Answer.Text != "Yes" || r.AnsweredVia != "pane" {
+	if r, code := testenv.WaitClient(t, second, out2, err2); code != 0 || r.Answers[0].Answer.Text != "Yes" || r.AnsweredVia != "pane" {
 		t.Fatalf("the second request: exit %d, %+v", code, r)
 	}
 }
@@ -51,7 +53,7 @@ func TestPaneTmuxOwnTabKeepsTheNextKeys(t *testing.T) {
 	e := NewEnv(t)
 	e.WriteConfig("[ui]\ninput_guard = \"2s\"\n")
 	e.StartDaemon()
-	p := StartTmuxPane(t, e, 100, 30)
+	p := termpane.StartTmuxPane(t, e, 100, 30)
 	p.WaitFor("No questions waiting")
 	req := `{"requestId":"tab-1","questions":[
 	  {"question":"Which database should we use?","header":"Database","options":[{"label":"PostgreSQL"},{"label":"SQLite"}]},
@@ -83,7 +85,7 @@ func TestPaneTmuxDraftSurvivesQuitReopenAndRestart(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	p := StartTmuxPane(t, e, 100, 30)
+	p := termpane.StartTmuxPane(t, e, 100, 30)
 	p.WaitFor("No questions waiting")
 	req := `{"requestId":"svc-1","questions":[
 	  {"question":"Which database should we use?","header":"Database","options":[{"label":"PostgreSQL"},{"label":"SQLite"}]},
@@ -99,16 +101,16 @@ func TestPaneTmuxDraftSurvivesQuitReopenAndRestart(t *testing.T) {
 	p.Keys("2")
 	start := time.Now()
 	p.WaitFor("■ Database  □ Name")
-	FileHas(t, e.Pending, `"selected": [`)
-	FileHas(t, e.Pending, `"SQLite"`)
+	testenv.FileHas(t, e.Pending, `"selected": [`)
+	testenv.FileHas(t, e.Pending, `"SQLite"`)
 	t.Logf("the pane's answer was in the pending file %v after the key", time.Since(start).Round(time.Millisecond))
 
-	reopened := func(p *Tmux) {
+	reopened := func(p *termpane.Tmux) {
 		t.Helper()
 		p.WaitFor("■ Database  □ Name", "> 2. SQLite ✓", "Note: keep the old table")
 	}
 	p.Keys("C-c") // quits whatever has the keys: a "q" could land in an open input, and be kept as typing
-	p = StartTmuxPane(t, e, 100, 30)
+	p = termpane.StartTmuxPane(t, e, 100, 30)
 	reopened(p)
 
 	journaled(t, e, "keep the old table")
@@ -118,7 +120,7 @@ func TestPaneTmuxDraftSurvivesQuitReopenAndRestart(t *testing.T) {
 	p.WaitGone("Not connected")
 	p.WaitFor("■ Database  □ Name", "> 2. SQLite ✓")
 	p.Keys("C-c") // quits whatever has the keys: a "q" could land in an open input, and be kept as typing
-	p = StartTmuxPane(t, e, 100, 30)
+	p = termpane.StartTmuxPane(t, e, 100, 30)
 	reopened(p)
 
 	p.Keys("Tab")
@@ -140,7 +142,7 @@ func TestPaneTmuxFortyByTwelve(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	p := StartTmuxPane(t, e, 40, 12)
+	p := termpane.StartTmuxPane(t, e, 40, 12)
 	p.WaitFor("No questions waiting")
 	req := `{"questions":[
 	  {"question":"Which database should we use?","header":"Database","options":[

@@ -1,6 +1,8 @@
 package tests
 
 import (
+	"askuser/tests/termpane"
+	"askuser/tests/testenv"
 	"strings"
 	"testing"
 )
@@ -14,7 +16,7 @@ func TestPaneTmuxPasteLongAnswerAndDiscard(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	p := StartTmuxPane(t, e, 40, 12)
+	p := termpane.StartTmuxPane(t, e, 40, 12)
 	p.WaitFor("No questions waiting")
 	req := `{"questions":[
 	  {"question":"Describe [red]it[-]","header":"About"},
@@ -46,7 +48,7 @@ func TestPaneTmuxPasteLongAnswerAndDiscard(t *testing.T) {
 	p.Keys("1")
 	p.WaitFor("■ Go", "■ Describe [red]it[-]", "lines 1–") // the Submit tab, scrolling at this size
 	p.Keys("Enter")
-	r, code := WaitClient(t, cmd, out, errb)
+	r, code := testenv.WaitClient(t, cmd, out, errb)
 	if code != 0 || !r.Answered || r.Answers[0].Answer.Text != long || r.Answers[1].Answer.Text != "[::b]Yes" {
 		t.Fatalf("exit %d, result %+v", code, r)
 	}
@@ -58,7 +60,7 @@ func TestPaneTmuxPasteLongAnswerAndDiscard(t *testing.T) {
 	p.Keys("Escape")
 	p.WaitFor("Discard 1 answer? [y/N]")
 	p.Keys("y")
-	if r, code := WaitClient(t, cmd, out, errb); code != 3 || !r.Cancelled {
+	if r, code := testenv.WaitClient(t, cmd, out, errb); code != 3 || !r.Cancelled {
 		t.Fatalf("exit %d, result %+v", code, r)
 	}
 }

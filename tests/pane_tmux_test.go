@@ -2,174 +2,26 @@ package tests
 
 import (
 	"bytes"
-	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"askuser/socketproto"
+	"askuser/tests/termpane"
 	"askuser/tests/testdaemon"
+	"askuser/tests/testenv"
 )
-
-// tmuxPane is the real pane (askuserd, no arguments) running in a detached
-// tmux session on a private tmux server.
-type Tmux struct {
-	t      testing.TB
-	Env    *Env
-	Socket string // tmux -L
-}
-
-var tmuxSeq atomic.Int64
-
-// startTmuxPane opens the pane in a w×h tmux window, in e's environment.
-func StartTmuxPane(t *testing.T, e *Env, w, h int, args ...string) *Tmux {
-	t.Helper()
-	return StartTmux(t, e, w, h, strings.Join(append([]string{Bin("askuserd")}, args...), " "))
-}
-
-// startTmux runs command (a shell command line) in a new detached tmux session.
-func StartTmux(t testing.TB, e *Env, w, h int, command string) *Tmux {
-	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		testdaemon.Missing(t, "tmux", "apt-get install tmux, or run .ci/run", "tmux is not installed: the pane's end-to-end tests drive the real pane in tmux; install it (apt-get install tmux) or run .ci/run")
-	}
-	p := &Tmux{t: t, Env: e, Socket: fmt.Sprintf("au-%d-%d", os.Getpid(), tmuxSeq.Add(1))}
-	// The tmux server is new (a private -L socket), so it and the pane inherit
-	// exactly this environment. TMUX_TMPDIR keeps its socket in the Env.
-	p.Tmux("-f", "/dev/null", "new-session", "-d", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), command)
-	t.Cleanup(func() {
-		cmd := exec.Command("tmux", "-L", p.Socket, "kill-server")
-		cmd.Env = p.Environ()
-		_ = cmd.Run()
-	})
-	return p
-}
-
-func (p *Tmux) Environ() []string {
-	return p.Env.Environ("TMUX_TMPDIR="+p.Env.Root, "TERM=xterm-256color")
-}
-
-func (p *Tmux) Tmux(args ...string) string {
-	p.t.Helper()
-	cmd := exec.Command("tmux", append([]string{"-L", p.Socket}, args...)...)
-	cmd.Env = p.Environ()
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		p.t.Fatalf("tmux %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
-
-// capture is the pane's screen now.
-func (p *Tmux) Capture() string { return p.Tmux("capture-pane", "-p") }
-
-// waitFor waits until the screen shows every string.
-func (p *Tmux) WaitFor(subs ...string) string {
-	p.t.Helper()
-	return testdaemon.Eventually(p.t, fmt.Sprintf("the pane to show %q", subs), func() (bool, string) {
-		screen := p.Capture()
-		return ContainsAll(screen, subs), screen + "\ndaemon log:\n" + p.Env.DaemonLog()
-	})
-}
-
-// containsAll says whether s holds every one of subs.
-func ContainsAll(s string, subs []string) bool {
-	for _, sub := range subs {
-		if !strings.Contains(s, sub) {
-			return false
-		}
-	}
-	return true
-}
-
-// keys sends tmux key names (Enter, Escape, Down, Tab, C-c …) once the pane
-// has settled: keys that answer are ignored for ui.input_guard after the
-// question on screen changes, which the hint line shows as "settling…".
-func (p *Tmux) Keys(keys ...string) {
-	p.t.Helper()
-	p.WaitGone("settling…")
-	p.RawKeys(keys...)
-}
-
-// rawKeys sends keys at once, settling or not.
-func (p *Tmux) RawKeys(keys ...string) {
-	p.t.Helper()
-	p.Tmux(append([]string{"send-keys"}, keys...)...)
-}
-
-// typeText sends literal text once the pane has settled.
-func (p *Tmux) TypeText(s string) {
-	p.t.Helper()
-	p.WaitGone("settling…")
-	p.Tmux("send-keys", "-l", s)
-}
-
-// paste hands text to the pane as the terminal's bracketed paste, the way a
-// user's paste arrives (tmux paste-buffer -p).
-func (p *Tmux) Paste(text string) {
-	p.t.Helper()
-	p.WaitGone("settling…") // a paste is typing: not taken while settling
-	f := filepath.Join(p.Env.Root, "paste.txt")
-	if err := os.WriteFile(f, []byte(text), 0o600); err != nil {
-		p.t.Fatal(err)
-	}
-	p.Tmux("load-buffer", f)
-	p.Tmux("paste-buffer", "-p", "-d")
-}
-
-// waitGone waits until the screen no longer shows sub.
-func (p *Tmux) WaitGone(sub string) {
-	p.t.Helper()
-	testdaemon.Eventually(p.t, fmt.Sprintf("the pane to stop showing %q", sub), func() (bool, string) {
-		screen := p.Capture()
-		return !strings.Contains(screen, sub), screen
-	})
-}
-
-// pid is the pane process's pid.
-func (p *Tmux) Pid() int {
-	p.t.Helper()
-	n, err := strconv.Atoi(strings.TrimSpace(p.Tmux("display-message", "-p", "#{pane_pid}")))
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	return n
-}
-
-// waitClient waits for a background askuser-client and decodes its result.
-func WaitClient(t *testing.T, cmd *exec.Cmd, out, errb *bytes.Buffer) (socketproto.Response, int) {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("askuser-client did not finish; stderr:\n%s", errb)
-	}
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	}
-	var r socketproto.Response
-	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
-		t.Fatalf("askuser-client output %q (stderr %q): %v", out, errb, err)
-	}
-	return r, code
-}
 
 func TestPaneTmuxAnswerOptions(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	p := StartTmuxPane(t, e, 100, 30)
+	p := termpane.StartTmuxPane(t, e, 100, 30)
 	p.WaitFor("No questions waiting", e.Socket)
 
 	cmd, out, errb := e.StartClient("", "ask", "--question", "Which database should we use?", "--header", "Database",
@@ -178,7 +30,7 @@ func TestPaneTmuxAnswerOptions(t *testing.T) {
 	p.Keys("Down")
 	p.WaitFor("> 2. SQLite")
 	p.Keys("Enter")
-	r, code := WaitClient(t, cmd, out, errb)
+	r, code := testenv.WaitClient(t, cmd, out, errb)
 	if code != 0 || !r.Answered || r.AnsweredVia != "pane" || r.Answers[0].Answer.Text != "SQLite" {
 		t.Fatalf("exit %d, result %+v", code, r)
 	}
@@ -192,7 +44,7 @@ func TestPaneTmuxTabsFreeTextAndNote(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	p := StartTmuxPane(t, e, 100, 30)
+	p := termpane.StartTmuxPane(t, e, 100, 30)
 	p.WaitFor("No questions waiting")
 	req := `{"questions":[
 	  {"question":"Which database should we use?","header":"Database","options":[{"label":"PostgreSQL (Recommended)"},{"label":"SQLite"}]},
@@ -209,7 +61,7 @@ func TestPaneTmuxTabsFreeTextAndNote(t *testing.T) {
 	p.Keys("Enter")
 	p.WaitFor("→ PostgreSQL (Recommended)", "→ order-processor")
 	p.Keys("Enter")
-	r, code := WaitClient(t, cmd, out, errb)
+	r, code := testenv.WaitClient(t, cmd, out, errb)
 	if code != 0 || r.Answers[0].Answer.Text != "PostgreSQL (Recommended)" || r.Answers[0].Notes != "keep the old table" ||
 		r.Answers[1].Answer.Text != "order-processor" || !r.Answers[1].WasCustom {
 		t.Fatalf("exit %d, result %+v", code, r)
@@ -220,12 +72,12 @@ func TestPaneTmuxEscCancelsAndQuitLeavesDaemon(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	p := StartTmuxPane(t, e, 80, 24)
+	p := termpane.StartTmuxPane(t, e, 80, 24)
 	p.WaitFor("No questions waiting")
 	cmd, out, errb := e.StartClient("", "ask", "--question", "Proceed?", "--option", "Yes", "--option", "No")
 	p.WaitFor("Proceed?")
 	p.Keys("Escape")
-	r, code := WaitClient(t, cmd, out, errb)
+	r, code := testenv.WaitClient(t, cmd, out, errb)
 	if code != 3 || !r.Cancelled {
 		t.Fatalf("exit %d, result %+v", code, r)
 	}
@@ -261,7 +113,7 @@ func TestPaneTmuxStartsDaemonAndSplitNeedsTmux(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	// No daemon yet: the pane starts one in the background.
-	p := StartTmuxPane(t, e, 80, 24)
+	p := termpane.StartTmuxPane(t, e, 80, 24)
 	p.WaitFor("No questions waiting")
 	stdout, _, code := e.Client("", "status", "--json")
 	if code != 0 || !strings.Contains(stdout, `"panes"`) {
@@ -275,7 +127,7 @@ func TestPaneTmuxStartsDaemonAndSplitNeedsTmux(t *testing.T) {
 			return
 		}
 		c.Close()
-		out, _ := exec.Command("pgrep", "-f", "^"+Bin("askuserd")+" serve --socket "+e.Socket).Output()
+		out, _ := exec.Command("pgrep", "-f", "^"+testenv.Bin("askuserd")+" serve --socket "+e.Socket).Output()
 		for _, f := range strings.Fields(string(out)) {
 			pid, err := strconv.Atoi(f)
 			if err != nil {
@@ -296,7 +148,7 @@ func TestPaneTmuxStartsDaemonAndSplitNeedsTmux(t *testing.T) {
 		}
 	})
 
-	cmd := exec.Command(Bin("askuserd"), "--split")
+	cmd := exec.Command(testenv.Bin("askuserd"), "--split")
 	cmd.Env = e.Environ() // no TMUX
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
@@ -321,8 +173,8 @@ func TestPaneTmuxSplit(t *testing.T) {
 func testPaneTmuxSplit(t *testing.T, width int) {
 	e := NewEnv(t)
 	e.StartDaemon()
-	shell := StartTmux(t, e, width, 24, "sh")
-	shell.TypeText(Bin("askuserd") + " --split; echo split-exit=$?")
+	shell := termpane.StartTmux(t, e, width, 24, "sh")
+	shell.TypeText(testenv.Bin("askuserd") + " --split; echo split-exit=$?")
 	shell.Keys("Enter")
 	// The new pane takes the focus: read each side by name.
 	testdaemon.Eventually(t, "askuserd --split to exit 0", func() (bool, string) {
@@ -345,10 +197,10 @@ func TestPaneTmuxSplitsTheWindowItRunsIn(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	shell := StartTmux(t, e, 160, 30, "sh")
+	shell := termpane.StartTmux(t, e, 160, 30, "sh")
 	shell.Tmux("new-window", "-d", "sh") // window 1, not the current one
 	target := shell.Env.Root + "-split-exit"
-	shell.Tmux("send-keys", "-t", ":1", "-l", Bin("askuserd")+" --split; echo $? > "+target)
+	shell.Tmux("send-keys", "-t", ":1", "-l", testenv.Bin("askuserd")+" --split; echo $? > "+target)
 	shell.Tmux("send-keys", "-t", ":1", "Enter")
 	testdaemon.Eventually(t, "askuserd --split in window 1 to exit 0", func() (bool, string) {
 		b, err := os.ReadFile(target)
@@ -370,7 +222,7 @@ func TestPaneTmuxSplitsTheWindowItRunsIn(t *testing.T) {
 func TestPaneTmuxRestartsACrashedDaemon(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
-	p := StartTmuxPane(t, e, 80, 24) // starts the daemon in the background
+	p := termpane.StartTmuxPane(t, e, 80, 24) // starts the daemon in the background
 	p.WaitFor("No questions waiting")
 	if _, errs, code := e.Client("", "ask", "--no-wait", "--request-id", "crash-1", "--question", "Still here after a crash?"); code != 0 {
 		t.Fatalf("ask --no-wait: exit %d: %s", code, errs)
@@ -402,7 +254,7 @@ func TestPaneTmuxRestartsACrashedDaemon(t *testing.T) {
 	}
 	p.WaitFor("Still here after a crash?", "1 waiting")
 
-	stop := exec.Command(Bin("askuserd"), "stop")
+	stop := exec.Command(testenv.Bin("askuserd"), "stop")
 	stop.Env = e.Environ()
 	if msg, err := stop.CombinedOutput(); err != nil {
 		t.Fatalf("askuserd stop: %v\n%s", err, msg)
@@ -427,7 +279,7 @@ func TestPaneTmuxRestartsACrashedDaemon(t *testing.T) {
 func TestPaneTmuxDemoSaysSo(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
-	p := StartTmuxPane(t, e, 120, 35, "--demo")
+	p := termpane.StartTmuxPane(t, e, 120, 35, "--demo")
 	p.WaitFor("askuser DEMO (nothing is sent)", "Which database should we use?")
 	p.Keys("Escape") // nothing answered: declined at once
 	p.WaitFor("declined")

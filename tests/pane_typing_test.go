@@ -1,42 +1,13 @@
 package tests
 
 import (
-	"encoding/json"
-	"fmt"
+	"askuser/tests/termpane"
+	"askuser/tests/testenv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"askuser/socketproto"
-	"askuser/tests/testdaemon"
 )
-
-// waitTyping waits until the daemon's draft of request id's question 0
-// keeps typed text not yet accepted.
-func WaitTyping(t *testing.T, e *Env, id, want string) socketproto.Pending {
-	t.Helper()
-	c := e.Dial()
-	defer c.Close()
-	var found socketproto.Pending
-	testdaemon.Eventually(t, fmt.Sprintf("the daemon to keep %q as text typed in %s", want, id), func() (bool, string) {
-		if err := c.Send(socketproto.ListRequest{}); err != nil {
-			t.Fatal(err)
-		}
-		list := testdaemon.RecvType(t, c, "list", ClientWait).(socketproto.List).Pending
-		for _, p := range list {
-			var d struct {
-				Typing string `json:"typing"`
-			}
-			if p.RequestID == id && len(p.Draft) > 0 && json.Unmarshal(p.Draft[0], &d) == nil && d.Typing == want {
-				found = p
-				return true, ""
-			}
-		}
-		return false, fmt.Sprintf("%+v", list)
-	})
-	return found
-}
 
 // Text typed and not yet accepted is not lost when the pane closes — by
 // Ctrl-C or by its terminal going away — it is the daemon's draft, marked
@@ -52,7 +23,7 @@ func TestPaneTmuxTypedTextSurvivesClosing(t *testing.T) {
 			if _, _, code := e.Client("", "ask", "--no-wait", "--request-id", "name-1", "--question", "What should we name this service?"); code != 0 {
 				t.Fatalf("ask --no-wait: exit %d", code)
 			}
-			p := StartTmuxPane(t, e, 100, 30)
+			p := termpane.StartTmuxPane(t, e, 100, 30)
 			p.WaitFor("What should we name this service?")
 			p.TypeText("order-proc")
 			p.WaitFor("order-proc")
@@ -63,17 +34,17 @@ func TestPaneTmuxTypedTextSurvivesClosing(t *testing.T) {
 				p.Tmux("kill-server") // the terminal goes away: SIGHUP
 			}
 			// The pane ends either way, with no terminal left to draw on.
-			for deadline := time.Now().Add(ClientWait); syscall.Kill(pid, 0) == nil; time.Sleep(20 * time.Millisecond) {
+			for deadline := time.Now().Add(testenv.ClientWait); syscall.Kill(pid, 0) == nil; time.Sleep(20 * time.Millisecond) {
 				if time.Now().After(deadline) {
 					t.Fatalf("the pane (pid %d) is still running after %s", pid, how)
 				}
 			}
-			got := WaitTyping(t, e, "name-1", "order-proc")
+			got := testenv.WaitTyping(t, e, "name-1", "order-proc")
 			if got.Status == "" || len(got.Draft) != 1 {
 				t.Fatalf("pending %+v", got)
 			}
 
-			q := StartTmuxPane(t, e, 100, 30)
+			q := termpane.StartTmuxPane(t, e, 100, 30)
 			q.WaitFor("> order-proc")
 			q.TypeText("essor")
 			q.Keys("Enter")

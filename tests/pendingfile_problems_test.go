@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"askuser/tests/testenv"
 	"bytes"
 	"encoding/json"
 	"os"
@@ -13,7 +14,7 @@ import (
 func pfProblems(t *testing.T, e *Env, ok func([]string) bool) []string {
 	t.Helper()
 	var last []byte
-	for deadline := time.Now().Add(ClientWait); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(testenv.ClientWait); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		data, err := os.ReadFile(e.Pending)
 		if err != nil {
 			continue
@@ -38,10 +39,10 @@ func TestPendingFileSaysWhatWasWrongInTheFile(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
 	c := pfAsk(t, e, "req-1", pfName)
-	f := PendingFile(t, e, "req-1")
+	f := testenv.PendingFile(t, e, "req-1")
 	good, _ := json.MarshalIndent(f, "", "  ")
 	good = bytes.Replace(good, []byte(`"answer": null`), []byte(`"answer": "orders"`), 1)
-	RenamePending(t, e, bytes.Replace(good, []byte(`"orders"`), []byte(`"orders",`), 1))
+	testenv.RenamePending(t, e, bytes.Replace(good, []byte(`"orders"`), []byte(`"orders",`), 1))
 
 	rejected := e.Pending + ".rejected"
 	got := pfProblems(t, e, func(p []string) bool { return len(p) == 1 })
@@ -53,12 +54,12 @@ func TestPendingFileSaysWhatWasWrongInTheFile(t *testing.T) {
 		t.Errorf("pending: exit %d\n%s%s", code, out, errs)
 	}
 
-	RenamePending(t, e, good)
+	testenv.RenamePending(t, e, good)
 	if r := pfResponse(t, c); r.AnswersByQuestion[pfName.Question] != "orders" {
 		t.Errorf("response %+v", r)
 	}
 	pfAsk(t, e, "req-2", pfName)
-	PendingFile(t, e, "req-2")
+	testenv.PendingFile(t, e, "req-2")
 	pfProblems(t, e, func(p []string) bool { return len(p) == 0 })
 }
 
@@ -70,9 +71,9 @@ func TestPendingFileEditedQuestionKeepsTheTypedAnswer(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
 	pfAsk(t, e, "req-1", pfName, pfDB)
-	f := PendingFile(t, e, "req-1")
+	f := testenv.PendingFile(t, e, "req-1")
 	f.Requests[0].Questions[0].Question = "What should we call this service?"
-	saved := SavePending(t, e, f, "req-1", `"a long answer typed with care"`)
+	saved := testenv.SavePending(t, e, f, "req-1", `"a long answer typed with care"`)
 	got := pfProblems(t, e, func(p []string) bool { return len(p) > 0 })
 	text := strings.Join(got, "\n")
 	if !strings.Contains(text, "was its text edited?") || !strings.Contains(text, e.Pending+".rejected") {
