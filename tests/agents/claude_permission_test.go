@@ -2,6 +2,7 @@ package agents
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -288,21 +289,10 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // waitScreen waits until Claude Code's screen shows every string.
 func waitScreen(t *testing.T, p *termpane.Tmux, subs ...string) string {
 	t.Helper()
-	deadline := time.Now().Add(agentWait)
-	for {
+	return testdaemon.EventuallyWithin(t, agentWait, fmt.Sprintf("Claude Code to show %q", subs), func() (bool, string) {
 		screen := p.Capture()
-		missing := false
-		for _, s := range subs {
-			missing = missing || !strings.Contains(screen, s)
-		}
-		if !missing {
-			return screen
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Claude Code never showed %q; screen:\n%s", subs, screen)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return testenv.ContainsAll(screen, subs), screen
+	})
 }
 
 // TestAgentClaudeCodeInteractivePermission: interactive Claude Code shows

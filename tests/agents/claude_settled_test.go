@@ -28,6 +28,8 @@ func TestAgentClaudeCodeAllowedInItsDialogThenDeniedInAskuser(t *testing.T) {
 	waitScreen(t, p, "Do you want to proceed?", "sleep 6")
 	// A user reads the dialog before answering; the hook, polling Claude
 	// Code's session record, must see it up before it sees it answered.
+	// The time under test is the real hook's own polling: no event says
+	// it saw the dialog.
 	time.Sleep(time.Second)
 	start := time.Now()
 	p.RawKeys("Enter") // "1. Yes"
@@ -68,7 +70,7 @@ func TestAgentClaudeCodeTwinCallsEachTheirOwn(t *testing.T) {
 	p := startClaudeInteractive(t, claude, e, model, "Write the marker file twice.")
 	first := testdaemon.RecvType(t, w, "request_added", agentWait).(socketproto.RequestAdded).Request
 	waitScreen(t, p, "Do you want to proceed?", "echo hello > marker-file")
-	time.Sleep(time.Second) // a user reads the dialog
+	time.Sleep(time.Second) // a user reads the dialog, as above: the real hook's polling under test
 	p.RawKeys("Enter")      // "1. Yes"
 	model.Result(0, agentWait)
 	second := testdaemon.RecvType(t, w, "request_added", agentWait).(socketproto.RequestAdded).Request
@@ -76,7 +78,9 @@ func TestAgentClaudeCodeTwinCallsEachTheirOwn(t *testing.T) {
 		t.Fatalf("the second call was not asked")
 	}
 	// The first call's result may reach the transcript only now; it must
-	// not take the second's copy with it.
+	// not take the second's copy with it. What is under test is that
+	// nothing happens, over the real hook's polling of the transcript:
+	// no event can say so sooner.
 	time.Sleep(2 * time.Second)
 	answerCLI(`["Allow"]`)(t, e, second)
 	if r := model.Result(1, agentWait); !strings.Contains(r.Text, "hello") || r.IsError {

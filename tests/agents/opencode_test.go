@@ -16,6 +16,7 @@ import (
 
 	"askuser/socketproto"
 	"askuser/socketproto/previewform"
+	"askuser/tests/testdaemon"
 	"askuser/tests/testenv"
 )
 
@@ -179,20 +180,20 @@ func startOpencodeServe(t *testing.T, e *testenv.Env, env []string, opencode str
 			t.Logf("OpenCode's log %s:\n%s", filepath.Base(l), b)
 		}
 	})
-	deadline := time.Now().Add(agentWait)
-	for {
+	var url string
+	testdaemon.EventuallyWithin(t, agentWait, "opencode serve to say where it listens", func() (bool, string) {
 		if m := opencodeListening.FindStringSubmatch(agent.out.String()); m != nil {
-			return &opencodeServer{t: t, agent: agent, url: m[1], dir: e.Root}
+			url = m[1]
+			return true, ""
 		}
 		select {
 		case <-agent.done:
 			t.Fatalf("opencode serve exited: %v; output:\n%s", agent.err, agent.out)
-		case <-time.After(20 * time.Millisecond):
+		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("opencode serve did not say where it listens within %v; output:\n%s", agentWait, agent.out)
-		}
-	}
+		return false, agent.out.String()
+	})
+	return &opencodeServer{t: t, agent: agent, url: url, dir: e.Root}
 }
 
 // call sends a request to the server and decodes a JSON reply into out (if not nil).
@@ -243,9 +244,8 @@ func (s *opencodeServer) prompt(text string) string {
 // status and returns its output (or error).
 func (s *opencodeServer) waitToolPart(session string, n int, status string) string {
 	s.t.Helper()
-	deadline := time.Now().Add(agentWait)
-	var last string
-	for time.Now().Before(deadline) {
+	var output string
+	testdaemon.EventuallyWithin(s.t, agentWait, fmt.Sprintf("tool call %d of session %s to be %q", n, session, status), func() (bool, string) {
 		var msgs []struct {
 			Parts []struct {
 				Type  string `json:"type"`
@@ -265,18 +265,18 @@ func (s *opencodeServer) waitToolPart(session string, n int, status string) stri
 					continue
 				}
 				if i == n {
-					last = p.State.Status
 					if p.State.Status == status {
-						return p.State.Output + p.State.Error
+						output = p.State.Output + p.State.Error
+						return true, ""
 					}
+					return false, fmt.Sprintf("status %q", p.State.Status)
 				}
 				i++
 			}
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	s.t.Fatalf("tool call %d of session %s never reached %q (last %q)", n, session, status, last)
-	return ""
+		return false, fmt.Sprintf("%d tool calls", i)
+	})
+	return output
 }
 
 // TestAgentOpenCodeAnsweredInOpenCodeFirst: a question, then a permission

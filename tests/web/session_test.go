@@ -191,14 +191,8 @@ func TestWebRotateAfterStateDirWrittenBack(t *testing.T) {
 // waitExists waits until path exists.
 func waitExists(t *testing.T, path string) {
 	t.Helper()
-	deadline := time.Now().Add(testdaemon.Wait)
-	for {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never came back", path)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testdaemon.Eventually(t, path+" to come back", func() (bool, string) {
+		_, err := os.Stat(path)
+		return err == nil, fmt.Sprint(err)
+	})
 }

@@ -139,7 +139,7 @@ func slowCopy(dst, src net.Conn, delay time.Duration) {
 		}
 	}()
 	for p := range pieces {
-		time.Sleep(time.Until(p.at))
+		time.Sleep(time.Until(p.at)) // the slow network under measure: each piece is held back for delay
 		if _, err := dst.Write(p.data); err != nil {
 			break
 		}

@@ -93,7 +93,7 @@ func TestWebTapLandsWhereAimed(t *testing.T) {
 		}
 		x := nextAim()
 		b.OptionCentre(x)
-		time.Sleep(time.Until(leaves) - 40*time.Millisecond) // the moment under test
+		time.Sleep(time.Until(leaves) - 40*time.Millisecond) // the moment under test: a tap 40 ms before the page changes by the clock
 		tap("a notice leaves", x, nil, `document.getElementById('notice').textContent === ''`)
 	}
 
@@ -110,7 +110,7 @@ func TestWebTapLandsWhereAimed(t *testing.T) {
 	// The age on screen changes ("just now" → "1m ago").
 	x := nextAim()
 	b.OptionCentre(x)
-	time.Sleep(time.Until(asked.Add(time.Minute)) - 40*time.Millisecond) // the moment under test
+	time.Sleep(time.Until(asked.Add(time.Minute)) - 40*time.Millisecond) // the moment under test: a tap 40 ms before the page changes by the clock
 	tap("the age changes", x, nil, `document.querySelector('#who .age').textContent !== 'just now'`)
 
 	// The request on screen answered elsewhere: the next slides in and the

@@ -112,7 +112,7 @@ func (b *Browser) TapWhile(what string, aim int, change func(), drawn, shot stri
 	if d := time.Since(start); d > 400*time.Millisecond {
 		b.t.Logf("%s: the change took %v to be drawn: the finger was down that long", what, d)
 	}
-	time.Sleep(hold - time.Since(start)) // negative: at once
+	time.Sleep(hold - time.Since(start)) // a thumb's tap lasts hold, the timing under test (negative: at once)
 	if moved := JSValue[float64](b, top) - before; moved > 0.5 || moved < -0.5 {
 		b.t.Errorf("%s: option %d moved %.0f px under the finger", what, aim, moved)
 	}
