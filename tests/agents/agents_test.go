@@ -754,13 +754,10 @@ func TestAgentPiQuestionsCommand(t *testing.T) {
 	// outputHas waits until pi's output (RPC events, one JSON per line) has s.
 	outputHas := func(s string) {
 		t.Helper()
-		deadline := time.Now().Add(agentWait)
-		for !strings.Contains(agent.out.String(), s) {
-			if time.Now().After(deadline) {
-				t.Fatalf("pi never printed %q; output:\n%s", s, agent.out)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		testdaemon.EventuallyWithin(t, agentWait, fmt.Sprintf("pi to print %q", s), func() (bool, string) {
+			out := agent.out.String()
+			return strings.Contains(out, s), out
+		})
 	}
 	send(`{"id":"1","type":"prompt","message":"Name the service; ask me."}`)
 	p := nextAddedWithin(t, w, agent)
