@@ -449,7 +449,7 @@ func TestClientAnswerSaysWhatItSentOnATerminal(t *testing.T) {
 }
 
 // readUntil reads the terminal until what it read contains want; after
-// clientWait it gives up with what it has.
+// testenv.ClientWait it gives up with what it has.
 func readUntil(master *os.File, want string) string {
 	got := make(chan []byte, 1)
 	var seen []byte

@@ -639,7 +639,7 @@ func TestAgentPiAbortWithdrawsTheQuestion(t *testing.T) {
 	}
 }
 
-// nextAddedWithin is nextAdded, failing early when the agent exits first.
+// nextAddedWithin is testenv.NextAdded, failing early when the agent exits first.
 func nextAddedWithin(t *testing.T, w *socketproto.Conn, agent *agentRun) socketproto.Pending {
 	t.Helper()
 	got := make(chan socketproto.Pending, 1)

@@ -21,6 +21,8 @@ type Sim struct {
 	scr tcell.SimulationScreen
 }
 
+// StartSim runs the pane's views in-process on a w×h simulation screen,
+// talking to e's daemon; it quits when the test ends.
 func StartSim(t *testing.T, e *testenv.Env, w, h int) *Sim {
 	t.Helper()
 	scr := tcell.NewSimulationScreen("UTF-8")
@@ -41,6 +43,7 @@ func StartSim(t *testing.T, e *testenv.Env, w, h int) *Sim {
 	return &Sim{t: t, app: app, scr: scr}
 }
 
+// Text is the screen once drawn: one line per row.
 func (p *Sim) Text() string {
 	var cells []tcell.SimCell
 	var w, h int
@@ -74,6 +77,7 @@ func (p *Sim) Text() string {
 	return b.String()
 }
 
+// WaitFor waits until the screen shows every one of subs.
 func (p *Sim) WaitFor(subs ...string) {
 	p.t.Helper()
 	testdaemon.Eventually(p.t, fmt.Sprintf("the pane to show %q", subs), func() (bool, string) {
@@ -82,6 +86,7 @@ func (p *Sim) WaitFor(subs ...string) {
 	})
 }
 
+// Key presses one key.
 func (p *Sim) Key(k tcell.Key, r rune) { p.scr.InjectKey(k, r, tcell.ModNone) }
 
 // TypeText types s, one key per character.

@@ -52,10 +52,13 @@ func StartTmux(t testing.TB, e *testenv.Env, w, h int, command string) *Tmux {
 	return p
 }
 
+// Environ is the environment of the pane's tmux server and what it runs.
 func (p *Tmux) Environ() []string {
 	return p.Env.Environ("TMUX_TMPDIR="+p.Env.Root, "TERM=xterm-256color")
 }
 
+// Tmux runs a tmux command on the pane's private server and returns its
+// output.
 func (p *Tmux) Tmux(args ...string) string {
 	p.t.Helper()
 	cmd := exec.Command("tmux", append([]string{"-L", p.Socket}, args...)...)

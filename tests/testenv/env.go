@@ -265,4 +265,5 @@ func (e *Env) KillDaemon() {
 	_ = cmd.Wait()
 }
 
+// StateFile is the path of one of askuser's files in the state dir.
 func (e *Env) StateFile(name string) string { return filepath.Join(e.State, "askuser", name) }

@@ -56,6 +56,8 @@ func SavePending(t *testing.T, e *Env, f *pendingfile.File, id string, answers .
 	return data
 }
 
+// RenamePending saves data as the pending file the way vim and VS Code do:
+// a temporary file renamed over it.
 func RenamePending(t *testing.T, e *Env, data []byte) {
 	t.Helper()
 	tmp := filepath.Join(filepath.Dir(e.Pending), ".pending-questions.json.swp")

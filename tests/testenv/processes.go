@@ -16,6 +16,7 @@ import (
 	"askuser/tests/testdaemon"
 )
 
+// Finish waits for a background askuser-client and returns its exit code.
 func Finish(t *testing.T, cmd *exec.Cmd) int {
 	t.Helper()
 	done := make(chan error, 1)
@@ -78,6 +79,7 @@ func ContainsAll(s string, subs []string) bool {
 	return true
 }
 
+// FileHas waits until the file at path holds want, and returns its text.
 func FileHas(t *testing.T, path, want string) string {
 	t.Helper()
 	return testdaemon.Eventually(t, fmt.Sprintf("%s to hold %q", path, want), func() (bool, string) {
@@ -89,20 +91,10 @@ func FileHas(t *testing.T, path, want string) string {
 // RunAskuserd runs askuserd with args and returns stdout, stderr and the exit code.
 func RunAskuserd(e *Env, args ...string) (string, string, int) {
 	e.T.Helper()
-	cmd := exec.Command(Bin("askuserd"), args...)
-	cmd.Env = e.Environ()
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		e.T.Fatal(err)
-	}
-	return out.String(), errb.String(), code
+	return RunAskuserdEnv(e, nil, args...)
 }
 
+// RunAskuserdEnv is RunAskuserd with extra variables in its environment.
 func RunAskuserdEnv(e *Env, extra []string, args ...string) (string, string, int) {
 	e.T.Helper()
 	cmd := exec.Command(Bin("askuserd"), args...)

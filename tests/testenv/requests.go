@@ -11,8 +11,8 @@ import (
 	"askuser/tests/testdaemon"
 )
 
-// ClientWait is a safety net for anything the client tests wait on, never a
-// measured threshold.
+// ClientWait is a safety net for anything the end-to-end tests wait on from
+// a client or the daemon, never a measured threshold.
 const ClientWait = 10 * time.Second
 
 // Watch subscribes as role watch, so a test learns of each new request the

@@ -12,6 +12,8 @@ import (
 	"askuser/tests/testenv"
 )
 
+// pairLinkRE is the pairing link `askuserd web --url` prints: the pane's
+// address and the one-time code.
 var pairLinkRE = regexp.MustCompile(`^(https?://\S+/)#p=([A-Za-z0-9_-]+)\n$`)
 
 // PairLink runs `askuserd web --url` for the pane w and returns the link

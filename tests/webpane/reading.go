@@ -6,6 +6,8 @@ import (
 	"askuser/socketproto"
 )
 
+// FrameJS defines frame() for a page script: a promise of the next frame
+// drawn, so that a script's step is seen by the page before the next.
 const FrameJS = `const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));`
 
 // ReadApproval reads the approving preview as a user does: from its top to
@@ -32,8 +34,8 @@ func (b *Browser) ReadApproval() {
 		return true; })()`)
 }
 
-// Result waits for the answer askOnSocket's question gets, failing with what
-// the page shows if none comes.
+// Result waits for the answer to a question asked on the socket, failing
+// with what the page shows if none comes.
 func (b *Browser) Result(res <-chan socketproto.Response) socketproto.Response {
 	b.t.Helper()
 	select {

@@ -47,13 +47,13 @@ func Start(t testing.TB, e *testenv.Env, args ...string) *Server {
 	return StartAt(t, e, "127.0.0.1:0", args...)
 }
 
-// StartAt is startWeb on listen.
+// StartAt is Start on listen.
 func StartAt(t testing.TB, e *testenv.Env, listen string, args ...string) *Server {
 	t.Helper()
 	return StartWith(t, e, testenv.Bin("askuserd"), listen, args...)
 }
 
-// StartWith is startWebAt with the askuserd binary exe.
+// StartWith is StartAt with the askuserd binary exe.
 func StartWith(t testing.TB, e *testenv.Env, exe, listen string, args ...string) *Server {
 	t.Helper()
 	cmd := exec.Command(exe, append([]string{"web", "--listen", listen}, args...)...)
@@ -102,6 +102,10 @@ func StartWith(t testing.TB, e *testenv.Env, exe, listen string, args ...string)
 	return w
 }
 
+// Stop sends SIGTERM and waits for askuserd web to exit; anything but a
+// clean stop fails the test, except the stop past its deadline that the
+// contract allows on a machine so busy that the clean stop took too long
+// (§2: it says so and exits 1), as Env.StopDaemon allows the daemon's.
 func (w *Server) Stop() {
 	if w.Cmd.ProcessState != nil {
 		return
@@ -111,7 +115,9 @@ func (w *Server) Stop() {
 	go func() { done <- w.Cmd.Wait() }()
 	select {
 	case err := <-done:
-		if err != nil {
+		if err != nil && strings.Contains(w.Out.String(), "not stopped cleanly within") {
+			w.t.Logf("askuserd web exited with %v: the stop past its deadline that §2 allows on a busy machine", err)
+		} else if err != nil {
 			w.t.Errorf("askuserd web exited with %v after SIGTERM:\n%s", err, w.Out)
 		}
 	case <-time.After(testdaemon.Wait):
@@ -145,12 +151,14 @@ func (w *Server) HTTPClient() (*http.Client, string) {
 		w.t.Fatal("logging in gave no session token")
 	}
 	w.e.SessionSeen(tok)
-	return &http.Client{Timeout: 10 * time.Second, Transport: BearerTransport(tok)}, tok
+	// The timeout is a safety net for a loaded machine, never a measure.
+	return &http.Client{Timeout: testdaemon.Settle, Transport: BearerTransport(tok)}, tok
 }
 
 // BearerTransport presents a session token on every request.
 type BearerTransport string
 
+// RoundTrip adds the token to a request that has no Authorization.
 func (b BearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	if r.Header.Get("Authorization") == "" {
@@ -180,6 +188,8 @@ type Browser struct {
 	errors []string // uncaught exceptions and console errors of any page it showed
 }
 
+// NewBrowser starts a headless Chromium with a width×height window; a
+// machine without Chromium skips the test (fails it under CI=true).
 func NewBrowser(t testing.TB, width, height int) *Browser {
 	t.Helper()
 	path := chromiumPath()
@@ -279,6 +289,7 @@ func (b *Browser) scriptError(s string) {
 	b.errors = append(b.errors, s)
 }
 
+// ScriptErrors is every script error the pages it showed had so far.
 func (b *Browser) ScriptErrors() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
