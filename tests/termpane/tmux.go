@@ -5,6 +5,7 @@
 package termpane
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"askuser/tests/testdaemon"
@@ -45,11 +47,55 @@ func StartTmux(t testing.TB, e *testenv.Env, w, h int, command string) *Tmux {
 	// exactly this environment. TMUX_TMPDIR keeps its socket in the Env.
 	p.Tmux("-f", "/dev/null", "new-session", "-d", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), command)
 	t.Cleanup(func() {
-		cmd := exec.Command("tmux", "-L", p.Socket, "kill-server")
-		cmd.Env = p.Environ()
-		_ = cmd.Run()
+		pane := exec.Command("tmux", "-L", p.Socket, "display-message", "-p", "#{pane_pid}")
+		pane.Env = p.Environ()
+		out, _ := pane.Output()
+		kill := exec.Command("tmux", "-L", p.Socket, "kill-server")
+		kill.Env = p.Environ()
+		_ = kill.Run()
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(out))); err == nil {
+			endSession(t, pid)
+		}
 	})
 	return p
+}
+
+// endSession ends every process of the session sid — a tmux pane's: tmux
+// starts each pane as a session of its own — and waits until they are
+// gone. A program the pane ran may outlive the tmux server a moment, and
+// write its files (an agent its settings and transcript) into the Env's
+// directories after they were removed.
+func endSession(t testing.TB, sid int) {
+	testdaemon.Eventually(t, fmt.Sprintf("the processes of the pane's session %d to exit", sid), func() (bool, string) {
+		pids := sessionProcesses(sid)
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		return len(pids) == 0, fmt.Sprint(pids)
+	})
+}
+
+// sessionProcesses lists the live processes of the session sid, from /proc
+// (none where there is no /proc).
+func sessionProcesses(sid int) []int {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var pids []int
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		// After the ")" that ends the command name: state, ppid, pgrp, session.
+		i := bytes.LastIndexByte(b, ')')
+		fields := strings.Fields(string(b[i+1:]))
+		if i < 0 || len(fields) < 4 || fields[0] == "Z" || fields[3] != strconv.Itoa(sid) {
+			continue
+		}
+		if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(f))); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 // Environ is the environment of the pane's tmux server and what it runs.
