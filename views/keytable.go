@@ -146,10 +146,10 @@ type binding struct {
 
 func severalQuestions(_ *Pane, c keyCtx) bool { return c.r != nil && len(c.r.Questions) > 1 }
 func severalRequests(p *Pane, _ keyCtx) bool  { return p.offers(panecore.ActNextRequest) }
-func scrollable(p *Pane, _ keyCtx) bool       { return p.scrollable }
+func scrollable(p *Pane, _ keyCtx) bool       { return p.found.scrollable }
 func filtered(_ *Pane, c keyCtx) bool         { return c.s != nil && c.s.Filter != "" }
 func notFiltered(_ *Pane, c keyCtx) bool      { return c.s == nil || c.s.Filter == "" }
-func previewScrolls(p *Pane, _ keyCtx) bool   { return p.previewOverflow }
+func previewScrolls(p *Pane, _ keyCtx) bool   { return p.found.previewOverflow }
 func leavesEmpty(p *Pane, _ keyCtx) bool      { return p.offers(panecore.ActLeaveEmpty) }
 func onOther(_ *Pane, c keyCtx) bool          { return c.s != nil && c.s.Cursor == len(c.s.Options) }
 func hasOther(_ *Pane, c keyCtx) bool         { return c.s != nil && !c.s.NoOther }
@@ -357,7 +357,7 @@ var keyTable = []binding{
 func (p *Pane) scrollStep(ev *tcell.EventKey) int {
 	step := arrow(ev)
 	if ev.Key() == tcell.KeyPgUp || ev.Key() == tcell.KeyPgDn {
-		step *= max(1, p.page-1)
+		step *= max(1, p.found.page-1)
 	}
 	return step
 }

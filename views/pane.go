@@ -68,23 +68,19 @@ type Pane struct {
 	rung  int // V.Bells already rung
 	Bells int // bells rung so far (tests read it)
 
-	// Layout: scroll positions per question, and what the last draw found.
-	lay             map[layKey]*qLayout
-	submitScroll    int
-	qOverflow       int  // question lines that did not fit at the last draw
-	page            int  // lines PgUp/PgDn move: what the last draw showed of the scrolled text
-	longAsked       bool // the last draw put "Answer is long" under the input
-	scrollable      bool // PgUp/PgDn have something to scroll
-	previewOverflow bool // { } have something to scroll
-	previewRows     int  // the preview's lines on screen: what { } scroll by
-	small           bool // the last draw said "terminal too small"
-	reading         *reading
-	word            string       // the pane's own word about the last key (an editor that failed)
-	quiet           bool         // the last key was the pane's own (scrolling): the core's word is old
-	ruleCursor      int          // the rule under the cursor in the Rules view
-	devices         *devicesList // the Devices view while it is open
-	help            bool         // the list of keys (?) is up
-	helpScroll      int          // its first line on screen
+	// Layout: where the user left things scrolled, which keys move and a
+	// draw clamps to what fits (apply, in frame.go), and what the last draw
+	// found, which keys read.
+	lay          map[layKey]*qLayout
+	submitScroll int
+	helpScroll   int // the list of keys' first line on screen
+	ruleCursor   int // the rule under the cursor in the Rules view
+	found        drawn
+
+	word    string       // the pane's own word about the last key (an editor that failed)
+	quiet   bool         // the last key was the pane's own (scrolling): the core's word is old
+	devices *devicesList // the Devices view while it is open
+	help    bool         // the list of keys (?) is up
 
 	// onWake asks for a redraw after d (0: none needed); set by the app.
 	onWake func(d time.Duration)
@@ -107,6 +103,18 @@ type qLayout struct {
 	winTop  int // first option shown in the list window
 	prevTop int // first preview line shown
 	cursor  int // the focus the positions above were for
+}
+
+// drawn is what a draw found at the size it drew, which the keys read
+// until the next draw: how far PgUp/PgDn and { } move, and whether they
+// have anything to move.
+type drawn struct {
+	small           bool // "terminal too small": no key acts on a question
+	qOverflow       int  // question lines that did not fit
+	page            int  // lines PgUp/PgDn move: what was shown of the scrolled text
+	scrollable      bool // PgUp/PgDn have something to scroll
+	previewOverflow bool // { } have something to scroll
+	previewRows     int  // the preview's lines on screen: what { } scroll by
 }
 
 // reading is what a draw showed of a preview that an option approves: it
@@ -213,22 +221,29 @@ func (p *Pane) focused() (*panecore.RequestView, *panecore.QuestionView) {
 	return r, nil
 }
 
-// layout is question q's scroll positions; a new focus there starts its
-// preview from the top and keeps the question's scroll within the question.
+// layout is question q's scroll positions, kept for the keys that move
+// them.
 func (p *Pane) layout(r *panecore.RequestView, q int) *qLayout {
 	k := layKey{r.ID, q}
-	l := p.lay[k]
-	if l == nil {
-		l = &qLayout{}
-		p.lay[k] = l
-		if q < len(r.Questions) {
-			l.cursor = r.Questions[q].Cursor
-		}
+	l := p.positions(r, q)
+	p.lay[k] = &l
+	return p.lay[k]
+}
+
+// positions is question q's scroll positions as a value, the pane
+// unchanged: a new focus there starts its preview from the top and keeps
+// the question's scroll within the question.
+func (p *Pane) positions(r *panecore.RequestView, q int) qLayout {
+	var l qLayout
+	if kept := p.lay[layKey{r.ID, q}]; kept != nil {
+		l = *kept
+	} else if q < len(r.Questions) {
+		return qLayout{cursor: r.Questions[q].Cursor}
 	}
 	if q < len(r.Questions) && l.cursor != r.Questions[q].Cursor {
 		l.cursor = r.Questions[q].Cursor
 		l.prevTop = 0
-		l.scroll = min(l.scroll, p.qOverflow)
+		l.scroll = min(l.scroll, p.found.qOverflow)
 	}
 	return l
 }
