@@ -31,7 +31,7 @@ const MinWidth = minWidth
 // as it was (see frame.go).
 func (p *Pane) layOut(x, y, w, h int) *frame {
 	f := &frame{x: x, y: y, w: w, h: h, found: p.found, hintRow: -1,
-		submitScroll: p.submitScroll, helpScroll: p.helpScroll, ruleCursor: p.ruleCursor}
+		submitScroll: p.at.submit, helpScroll: p.at.help, ruleCursor: p.at.rule}
 	if p.devices != nil {
 		f.deviceCursor = p.devices.cursor
 	}
@@ -318,7 +318,7 @@ func (p *Pane) layOutHelp(f *frame, x, y, w, bottom int) int {
 			lines = append(lines, seg{indent + l, style})
 		}
 	}
-	off, _ := f.layOutScrolled(lines, p.helpScroll, x, y, w, bottom)
+	off, _ := f.layOutScrolled(lines, p.at.help, x, y, w, bottom)
 	return off
 }
 
@@ -426,7 +426,7 @@ func (p *Pane) layOutSubmit(f *frame, r *panecore.RequestView, x, y, w, bottom i
 	} else {
 		lines = append(lines, seg{}, seg{"Press Enter to send these answers.", styleStrong})
 	}
-	off, _ := f.layOutScrolled(lines, p.submitScroll, x, y, w, bottom)
+	off, _ := f.layOutScrolled(lines, p.at.submit, x, y, w, bottom)
 	return off
 }
 

@@ -123,9 +123,9 @@ func (p *Pane) apply(f *frame) {
 	p.found = f.found
 	if q := f.question; q != nil {
 		pos := q.pos
-		p.lay[q.key] = &pos
+		p.at.questions[q.key] = &pos
 	}
-	p.submitScroll, p.helpScroll, p.ruleCursor = f.submitScroll, f.helpScroll, f.ruleCursor
+	p.at.submit, p.at.help, p.at.rule = f.submitScroll, f.helpScroll, f.ruleCursor
 	if p.devices != nil {
 		p.devices.cursor = f.deviceCursor
 	}

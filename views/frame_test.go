@@ -27,9 +27,9 @@ type paneState struct {
 }
 
 func stateOf(p *Pane) paneState {
-	s := paneState{Found: p.found, Lay: map[layKey]qLayout{}, Submit: p.submitScroll, Help: p.helpScroll,
-		Rule: p.ruleCursor, Rev: p.rev, Rung: p.rung, Bells: p.Bells}
-	for k, l := range p.lay {
+	s := paneState{Found: p.found, Lay: map[layKey]qLayout{}, Submit: p.at.submit, Help: p.at.help,
+		Rule: p.at.rule, Rev: p.rev, Rung: p.rung, Bells: p.Bells}
+	for k, l := range p.at.questions {
 		s.Lay[k] = *l
 	}
 	if p.devices != nil {
@@ -123,18 +123,18 @@ func TestDrawingWritesNoState(t *testing.T) {
 		stale func(p *Pane, scr tcell.Screen)
 	}{
 		{"approving preview scrolled past its end", 100, 24, []socketproto.Pending{pending("r", permissionQuestion(60))},
-			func(p *Pane, scr tcell.Screen) { press(p, scr, '}'); p.lay[layKey{"r", 0}].prevTop = 1000 }},
+			func(p *Pane, scr tcell.Screen) { press(p, scr, '}'); p.at.questions[layKey{"r", 0}].prevTop = 1000 }},
 		{"preview under the list at 40 columns", 40, 24, []socketproto.Pending{pending("r", permissionQuestion(60))},
-			func(p *Pane, scr tcell.Screen) { p.lay[layKey{"r", 0}].prevTop = 1000 }},
+			func(p *Pane, scr tcell.Screen) { p.at.questions[layKey{"r", 0}].prevTop = 1000 }},
 		{"long question scrolled past its end", 80, 16, []socketproto.Pending{pending("r", long)},
-			func(p *Pane, scr tcell.Screen) { p.lay[layKey{"r", 0}].scroll = 1000 }},
+			func(p *Pane, scr tcell.Screen) { p.at.questions[layKey{"r", 0}].scroll = 1000 }},
 		{"free text with its input open", 80, 14, []socketproto.Pending{pending("r", question(strings.Repeat("Name it well. ", 40), ""))},
 			func(p *Pane, scr tcell.Screen) {
 				p.typeText(strings.Repeat("a long name ", 30))
-				p.lay[layKey{"r", 0}].scroll = 1000
+				p.at.questions[layKey{"r", 0}].scroll = 1000
 			}},
 		{"a list longer than the screen", 60, 14, []socketproto.Pending{pending("r", frameworkQuestion(20))},
-			func(p *Pane, scr tcell.Screen) { press(p, scr, 'G'); p.lay[layKey{"r", 0}].winTop = 0 }},
+			func(p *Pane, scr tcell.Screen) { press(p, scr, 'G'); p.at.questions[layKey{"r", 0}].winTop = 0 }},
 		{"the Submit tab scrolled past its end", 80, 14, []socketproto.Pending{pending("r", dbQuestion(), nameQuestion(), dbQuestion())},
 			func(p *Pane, scr tcell.Screen) {
 				for range 3 {
@@ -144,16 +144,16 @@ func TestDrawingWritesNoState(t *testing.T) {
 				if r, _ := p.focused(); !r.OnSubmit {
 					t.Fatalf("not on the Submit tab:\n%s", screenText(newScreenWith(t, p)))
 				}
-				p.submitScroll = 1000
+				p.at.submit = 1000
 			}},
 		{"the list of keys scrolled past its end", 80, 20, []socketproto.Pending{pending("r", dbQuestion())},
-			func(p *Pane, scr tcell.Screen) { press(p, scr, '?'); p.helpScroll = 1000 }},
+			func(p *Pane, scr tcell.Screen) { press(p, scr, '?'); p.at.help = 1000 }},
 		{"the Rules view with its cursor past the rules", 80, 20, nil,
 			func(p *Pane, scr tcell.Screen) {
 				press(p, scr, 'R')
 				p.HandleEvent(socketproto.Rules{Revision: 1, Rules: []socketproto.ListedRule{
 					{Rule: socketproto.Rule{ID: 3, Made: testNow, MadeVia: "pane"}, Sentence: "Bash: make test (exactly) in ~/src/shop, for all agents"}}})
-				p.ruleCursor = 5
+				p.at.rule = 5
 			}},
 		{"terminal too small", 30, 8, []socketproto.Pending{pending("r", dbQuestion())}, nil},
 	}

@@ -68,27 +68,37 @@ type Pane struct {
 	rung  int // V.Bells already rung
 	Bells int // bells rung so far (tests read it)
 
-	// Layout: where the user left things scrolled, which keys move and a
-	// draw clamps to what fits (apply, in frame.go), and what the last draw
+	// Layout: where the user left things, which keys move and a draw
+	// clamps to what fits (apply, in frame.go), and what the last draw
 	// found, which keys read.
-	lay          map[layKey]*qLayout
-	submitScroll int
-	helpScroll   int // the list of keys' first line on screen
-	ruleCursor   int // the rule under the cursor in the Rules view
-	found        drawn
+	at    positions
+	found drawn
 
 	word    string       // the pane's own word about the last key (an editor that failed)
 	quiet   bool         // the last key was the pane's own (scrolling): the core's word is old
 	devices *devicesList // the Devices view while it is open
 	help    bool         // the list of keys (?) is up
 
-	// onWake asks for a redraw after d (0: none needed); set by the app.
-	onWake func(d time.Duration)
+	appHooks
+}
 
-	// app is set by Run; nil in widget tests (no editor, no quitting).
+// appHooks are how the pane reaches the app it runs in, set by the app;
+// nil in widget tests (no editor, no quitting, no redraw by itself).
+type appHooks struct {
 	app      *tview.Application
+	onWake   func(d time.Duration) // asks for a redraw after d (0: none needed)
 	onQuit   func()
 	afterKey func() // tests: told when a key has been handled
+}
+
+// positions are where the user left things: each question's scroll
+// positions, the Submit tab's and the list of keys' first line on screen,
+// the rule under the cursor in the Rules view.
+type positions struct {
+	questions map[layKey]*qLayout
+	submit    int
+	help      int
+	rule      int
 }
 
 // layKey names a question: its request and index.
@@ -140,7 +150,7 @@ func NewPane(s Sender, opt Options) *Pane {
 		Socket: opt.Socket, SoftLimit: opt.SoftLimit, Bell: opt.Bell, Now: opt.Now,
 		InputGuard: opt.InputGuard, Warnings: opt.Warnings, Demo: opt.Demo,
 	})
-	p := &Pane{Box: tview.NewBox(), core: core, opt: opt, input: in, lay: map[layKey]*qLayout{}}
+	p := &Pane{Box: tview.NewBox(), core: core, opt: opt, input: in, at: positions{questions: map[layKey]*qLayout{}}}
 	p.Box.SetBackgroundColor(tcell.ColorDefault)
 	p.refresh()
 	p.rev = p.V.Rev
@@ -226,8 +236,8 @@ func (p *Pane) focused() (*panecore.RequestView, *panecore.QuestionView) {
 func (p *Pane) layout(r *panecore.RequestView, q int) *qLayout {
 	k := layKey{r.ID, q}
 	l := p.positions(r, q)
-	p.lay[k] = &l
-	return p.lay[k]
+	p.at.questions[k] = &l
+	return p.at.questions[k]
 }
 
 // positions is question q's scroll positions as a value, the pane
@@ -235,7 +245,7 @@ func (p *Pane) layout(r *panecore.RequestView, q int) *qLayout {
 // the question's scroll within the question.
 func (p *Pane) positions(r *panecore.RequestView, q int) qLayout {
 	var l qLayout
-	if kept := p.lay[layKey{r.ID, q}]; kept != nil {
+	if kept := p.at.questions[layKey{r.ID, q}]; kept != nil {
 		l = *kept
 	} else if q < len(r.Questions) {
 		return qLayout{cursor: r.Questions[q].Cursor}
@@ -250,16 +260,16 @@ func (p *Pane) positions(r *panecore.RequestView, q int) qLayout {
 
 // forget drops the layout of requests no longer waiting.
 func (p *Pane) forget() {
-	if len(p.lay) <= 4*len(p.V.Requests)+16 {
+	if len(p.at.questions) <= 4*len(p.V.Requests)+16 {
 		return
 	}
 	keep := map[string]bool{}
 	for _, r := range p.V.Requests {
 		keep[r.ID] = true
 	}
-	for k := range p.lay {
+	for k := range p.at.questions {
 		if !keep[k.req] {
-			delete(p.lay, k)
+			delete(p.at.questions, k)
 		}
 	}
 }

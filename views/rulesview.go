@@ -16,7 +16,7 @@ import (
 // rule.
 func (p *Pane) layOutRules(cv *canvas, x, y, w, bottom int) (cursor int) {
 	v := p.V.Rules
-	cursor = p.ruleCursor
+	cursor = p.at.rule
 	for _, l := range wrap("Rules: prompts they cover are allowed without asking", max(1, w)) {
 		cv.put(x, y, w, seg{l, styleStrong})
 		y++
@@ -83,8 +83,8 @@ func (p *Pane) layOutRules(cv *canvas, x, y, w, bottom int) (cursor int) {
 
 // revokeAtCursor revokes the rule under the cursor.
 func (p *Pane) revokeAtCursor() {
-	if v := p.V.Rules; v != nil && p.ruleCursor < len(v.Rules) {
-		p.act(panecore.Action{Kind: panecore.RevokeRule, Item: v.Rules[p.ruleCursor].ID})
+	if v := p.V.Rules; v != nil && p.at.rule < len(v.Rules) {
+		p.act(panecore.Action{Kind: panecore.RevokeRule, Item: v.Rules[p.at.rule].ID})
 	}
 }
 
