@@ -129,6 +129,8 @@ func TestPolicy(t *testing.T) {
 					if s.do != nil {
 						s.do(p)
 					}
+					// synctest's fake clock: the sleep moves it on at once, firing
+					// the policy's timers due meanwhile; Wait lets them finish.
 					time.Sleep(s.after)
 					synctest.Wait()
 					got := rec.take()
