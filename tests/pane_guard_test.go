@@ -25,6 +25,8 @@ func TestPaneTmuxGuardTwoRequests(t *testing.T) {
 	p.waitGone("settling…")
 
 	p.rawKeys("1")
+	// The user's own timing under test: Enter 100 ms after 1, well inside
+	// the 2 s guard.
 	time.Sleep(100 * time.Millisecond)
 	p.rawKeys("Enter")
 	if r, code := waitClient(t, first, out1, err1); code != 0 || r.Answers[0].Answer.Text != "Yes" {

@@ -2,30 +2,34 @@ package tests
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"askuser/socketproto"
+	"askuser/tests/testdaemon"
 )
 
 // waitTyping waits until the daemon's draft of request id's question 0
 // keeps typed text not yet accepted.
 func waitTyping(t *testing.T, e *Env, id, want string) socketproto.Pending {
 	t.Helper()
-	for deadline := time.Now().Add(clientWait); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		for _, p := range clientList(t, e) {
+	var kept socketproto.Pending
+	testdaemon.Eventually(t, fmt.Sprintf("the daemon to keep %q as text typed in %s", want, id), func() (bool, string) {
+		pending := clientList(t, e)
+		for _, p := range pending {
 			var d struct {
 				Typing string `json:"typing"`
 			}
 			if p.RequestID == id && len(p.Draft) > 0 && json.Unmarshal(p.Draft[0], &d) == nil && d.Typing == want {
-				return p
+				kept = p
+				return true, ""
 			}
 		}
-	}
-	t.Fatalf("the daemon never kept %q as text typed in %s: %+v", want, id, clientList(t, e))
-	return socketproto.Pending{}
+		return false, fmt.Sprintf("%+v", pending)
+	})
+	return kept
 }
 
 // Text typed and not yet accepted is not lost when the pane closes — by
@@ -53,11 +57,9 @@ func TestPaneTmuxTypedTextSurvivesClosing(t *testing.T) {
 				p.tmux("kill-server") // the terminal goes away: SIGHUP
 			}
 			// The pane ends either way, with no terminal left to draw on.
-			for deadline := time.Now().Add(clientWait); syscall.Kill(pid, 0) == nil; time.Sleep(20 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatalf("the pane (pid %d) is still running after %s", pid, how)
-				}
-			}
+			testdaemon.Eventually(t, fmt.Sprintf("the pane (pid %d) to end after %s", pid, how), func() (bool, string) {
+				return syscall.Kill(pid, 0) != nil, "still running"
+			})
 			got := waitTyping(t, e, "name-1", "order-proc")
 			if got.Status == "" || len(got.Draft) != 1 {
 				t.Fatalf("pending %+v", got)
