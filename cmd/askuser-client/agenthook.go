@@ -8,7 +8,7 @@ import (
 	"io"
 	"os"
 
-	"askuser/cmd/internal/agentinput"
+	"askuser/internal/agentinput"
 	"askuser/socketproto"
 	"askuser/socketproto/askclient"
 )

@@ -7,8 +7,8 @@ import (
 	"io"
 	"time"
 
-	"askuser/cmd/internal/agentinput"
-	"askuser/cmd/internal/agents/claudecode"
+	"askuser/internal/agentinput"
+	"askuser/internal/agents/claudecode"
 	"askuser/socketproto"
 )
 

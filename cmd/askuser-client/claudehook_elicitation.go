@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"askuser/cmd/internal/agentinput"
-	"askuser/cmd/internal/agents/claudecode"
-	"askuser/cmd/internal/elicit"
+	"askuser/internal/agentinput"
+	"askuser/internal/agents/claudecode"
+	"askuser/internal/elicit"
 	"askuser/socketproto"
 )
 

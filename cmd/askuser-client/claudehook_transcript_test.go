@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"askuser/cmd/internal/agents/claudecode"
+	"askuser/internal/agents/claudecode"
 	"askuser/socketproto"
 	"askuser/tests/testdaemon"
 	"askuser/tests/testdaemon/inproc"

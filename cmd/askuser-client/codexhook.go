@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 
-	"askuser/cmd/internal/agentinput"
-	"askuser/cmd/internal/agents/claudecode"
-	"askuser/cmd/internal/agents/codex"
+	"askuser/internal/agentinput"
+	"askuser/internal/agents/claudecode"
+	"askuser/internal/agents/codex"
 )
 
 const codexHookSynopsis = `codex-hook [--socket PATH] [--config PATH]

@@ -3,8 +3,8 @@
 // Each subcommand lives in its own file; the table below lists them all.
 // What is more than flags and wiring lives in packages of its own: what it
 // knows of each agent (hook shapes, prompts, settings) in
-// askuser/cmd/internal/agents/NAME, the merging of settings files in
-// askuser/cmd/internal/integrate, the tools' schemas and result shapes in
+// askuser/internal/agents/NAME, the merging of settings files in
+// askuser/internal/integrate, the tools' schemas and result shapes in
 // askuser/socketproto/agenttool, the daemon's client in
 // askuser/socketproto/askclient. The MCP server is the program askuser-mcp
 // (askuser/cmd/internal/mcpserver), which `mcp` runs in this one's place.

@@ -10,8 +10,8 @@ import (
 	"sort"
 	"sync"
 
-	"askuser/cmd/internal/agentinput"
-	"askuser/cmd/internal/elicit"
+	"askuser/internal/agentinput"
+	"askuser/internal/elicit"
 	"askuser/socketproto"
 	"askuser/socketproto/askclient"
 )

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"askuser/cmd/internal/integrate"
+	"askuser/internal/integrate"
 
 	"github.com/BurntSushi/toml"
 )

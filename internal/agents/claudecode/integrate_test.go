@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"askuser/cmd/internal/integrate"
+	"askuser/internal/integrate"
 )
 
 // claudeSettingsHooks applies the plan for Claude Code in a fresh home and

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"askuser/cmd/internal/agentinput"
+	"askuser/internal/agentinput"
 	"askuser/socketproto"
 	"askuser/socketproto/previewform"
 )

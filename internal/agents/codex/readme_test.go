@@ -9,7 +9,7 @@ import (
 
 // The README's snippets are what integrate writes.
 func TestIntegrateReadmeSnippets(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,13 +7,13 @@
 package agents
 
 import (
-	"askuser/cmd/internal/agents/acp"
-	"askuser/cmd/internal/agents/claudecode"
-	"askuser/cmd/internal/agents/codex"
-	"askuser/cmd/internal/agents/gemini"
-	"askuser/cmd/internal/agents/opencode"
-	"askuser/cmd/internal/agents/pi"
-	"askuser/cmd/internal/integrate"
+	"askuser/internal/agents/acp"
+	"askuser/internal/agents/claudecode"
+	"askuser/internal/agents/codex"
+	"askuser/internal/agents/gemini"
+	"askuser/internal/agents/opencode"
+	"askuser/internal/agents/pi"
+	"askuser/internal/integrate"
 )
 
 // all are the agents `askuser-client integrate` knows, by name.

@@ -1,5 +1,5 @@
 // Package integrate plans and writes what connects an agent to askuser
-// (docs/contract.md §11), knowing no agent: each agent's folder under cmd/internal/agents
+// (docs/contract.md §11), knowing no agent: each agent's folder under internal/agents
 // says what to merge into its files, with this package's merging of JSON
 // objects kept in the user's order, and --wrap's putting MCP servers behind
 // mcp-proxy. A plan is the files it would change, before and after, merged

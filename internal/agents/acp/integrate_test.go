@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"askuser/cmd/internal/integrate"
+	"askuser/internal/integrate"
 )
 
 // zedEnv is a home with Zed's settings holding text (none when empty), and

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"askuser/cmd/internal/integrate"
+	"askuser/internal/integrate"
 )
 
 func writeSettings(t *testing.T, path, text string) {

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"askuser/cmd/internal/integrate"
+	"askuser/internal/integrate"
 )
 
 // opencodeDefaultClient is the line of the plugin that names the client; the

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"askuser/cmd/internal/elicit"
+	"askuser/internal/elicit"
 )
 
 // HookInput is the part of Claude Code's hook input (PreToolUse,

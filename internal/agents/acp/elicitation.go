@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"askuser/cmd/internal/elicit"
+	"askuser/internal/elicit"
 )
 
 // An agent's elicitation/create (form mode) is an MCP elicitation form in

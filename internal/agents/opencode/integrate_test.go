@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"askuser/cmd/internal/integrate"
+	"askuser/internal/integrate"
 )
 
 // planAndApply plans OpenCode's changes and writes them.

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"askuser/cmd/internal/integrate"
+	"askuser/internal/integrate"
 )
 
 // piDefaultClient is the line of the extension that names the client; the

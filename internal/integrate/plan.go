@@ -6,7 +6,7 @@ import (
 )
 
 // Agent is one agent `askuser-client integrate` knows (docs/contract.md §11); its
-// folder under cmd/internal/agents says how to connect it.
+// folder under internal/agents says how to connect it.
 type Agent struct {
 	Name string // as the command names it: "claude"
 	// Plan plans the files connecting the agent changes and says what else

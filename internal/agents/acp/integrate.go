@@ -6,7 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"askuser/cmd/internal/integrate"
+	"askuser/internal/integrate"
 )
 
 // What `askuser-client integrate zed` writes (docs/contract.md §11 "ACP"):

@@ -7,8 +7,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"askuser/cmd/internal/integrate"
-	"askuser/cmd/internal/shell"
+	"askuser/internal/integrate"
+	"askuser/internal/shell"
 )
 
 // Codex's approval prompts in askuser (integrate codex --permissions): its

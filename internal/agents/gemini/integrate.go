@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"askuser/cmd/internal/integrate"
+	"askuser/internal/integrate"
 )
 
 func plan(env integrate.Env) ([]integrate.Change, []string, error) {

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"askuser/cmd/internal/integrate"
-	"askuser/cmd/internal/shell"
+	"askuser/internal/integrate"
+	"askuser/internal/shell"
 )
 
 func plan(env integrate.Env) ([]integrate.Change, []string, error) {

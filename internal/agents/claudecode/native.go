@@ -13,7 +13,7 @@ package claudecode
 import (
 	"encoding/json"
 
-	"askuser/cmd/internal/agentinput"
+	"askuser/internal/agentinput"
 	"askuser/socketproto"
 )
 
