@@ -3,17 +3,20 @@
 // permission mapping, what it keeps on disk that askuser watches, and what
 // `askuser-client integrate` writes into its config; a new version of an
 // agent touches its folder. This list is the one place that names them all;
-// it knows nothing of any one of them.
+// it knows nothing of any one of them. The daemon reads the agents' shapes
+// here (Shape, Words); so no agent folder may import the daemon or a face.
 package agents
 
 import (
 	"askuser/internal/agents/acp"
+	"askuser/internal/agents/agentshape"
 	"askuser/internal/agents/claudecode"
 	"askuser/internal/agents/codex"
 	"askuser/internal/agents/gemini"
 	"askuser/internal/agents/opencode"
 	"askuser/internal/agents/pi"
 	"askuser/internal/integrate"
+	"askuser/socketproto"
 )
 
 // all are the agents `askuser-client integrate` knows, by name.
@@ -43,4 +46,36 @@ func Named(name string) (integrate.Agent, bool) {
 		}
 	}
 	return integrate.Agent{}, false
+}
+
+// shapes are the kinds of agent whose permission prompts the daemon reads
+// (docs/contract.md §13). Gemini CLI and pi mark none.
+var shapes = []agentshape.Shape{
+	claudecode.Shape,
+	codex.Shape,
+	opencode.Shape,
+	acp.Shape, // every agent behind acp-proxy
+}
+
+// Shape is the kind of agent named kind, as its permission prompts and
+// rules name it.
+func Shape(kind string) (agentshape.Shape, bool) {
+	for _, s := range shapes {
+		if s.Kind == kind {
+			return s, true
+		}
+	}
+	return agentshape.Shape{}, false
+}
+
+// Words names a kind of agent for people, or every kind
+// (socketproto.AllAgents); a kind it does not know, as it is.
+func Words(kind string) string {
+	if kind == socketproto.AllAgents {
+		return "all agents"
+	}
+	if s, ok := Shape(kind); ok {
+		return s.Words
+	}
+	return kind
 }

@@ -311,7 +311,7 @@ func blockText(raw json.RawMessage) string {
 
 // commandInput is raw, indented, when it is one command as a string and at
 // most the model's description of it, both strings: the form a rule reads
-// (daemon/rules "acp").
+// (executeCommand).
 func commandInput(raw json.RawMessage) (input, description string, ok bool) {
 	var in map[string]json.RawMessage
 	if json.Unmarshal(raw, &in) != nil || in == nil {

@@ -154,7 +154,7 @@ func (p Permission) Request() socketproto.AskUserRequest {
 	multi := false
 	agent := p.Agent
 	if agent == "" {
-		agent = "claude-code"
+		agent = Kind
 	}
 	return socketproto.AskUserRequest{Request: socketproto.Request{
 		Tool: tool,
