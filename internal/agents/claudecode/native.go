@@ -1,13 +1,14 @@
 // Package claudecode is all askuser knows of Claude Code (docs/contract.md §11): its
-// hooks' input and output (PreToolUse, PermissionRequest, Elicitation); the
-// translation between its own prompts and askuser's questions — its
-// AskUserQuestion tool, whose input comes back with an "answers" object by
-// either way in (the PreToolUse hook and the permission_prompt MCP tool), and
-// its permission prompts, one yes/no question (Permission) with one reading of
-// the decision; the watch on its session record and transcript that tells a
-// prompt settled in its own dialog; and what `askuser-client integrate claude`
-// writes. It knows nothing of the ways in (the hook command, the MCP server)
-// that use it.
+// hooks (PreToolUse, PermissionRequest, Elicitation), their input and output
+// and what claude-hook does with them (RunHook); the translation between its
+// own prompts and askuser's questions — its AskUserQuestion tool, whose input
+// comes back with an "answers" object by either way in (the hook and the
+// permission_prompt MCP tool), and its permission prompts, one yes/no question
+// (Permission) with one reading of the decision; the watch on its session
+// record and transcript that tells a prompt settled in its own dialog; how a
+// rule reads its Bash prompt (Shape); and what `askuser-client integrate
+// claude` writes. The hook command is only flags around RunHook; the MCP
+// server reads the permission prompts here.
 package claudecode
 
 import (

@@ -1,9 +1,9 @@
 // Package codex is all askuser knows of Codex (docs/contract.md §11): its
-// PermissionRequest hook's input, and what `askuser-client integrate codex`
-// writes into its config.toml (the MCP server, and with --permissions the
-// hook). Its approval prompts are asked as Claude Code's permission prompts
-// are (claudecode.Permission). It knows nothing of the hook command that
-// reads the input.
+// PermissionRequest hook, its input and what codex-hook does with it
+// (RunHook), how a rule reads its shell prompt (Shape), and what
+// `askuser-client integrate codex` writes into its config.toml (the MCP
+// server, and with --permissions the hook). Its approval prompts are asked
+// as Claude Code's permission prompts are (claudecode.Permission).
 package codex
 
 import (

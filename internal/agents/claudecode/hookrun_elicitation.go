@@ -1,11 +1,11 @@
-package main
+package claudecode
 
 import (
 	"encoding/json"
 	"fmt"
 
 	"askuser/internal/agentinput"
-	"askuser/internal/agents/claudecode"
+	"askuser/internal/agents/hookio"
 	"askuser/internal/elicit"
 	"askuser/socketproto"
 )
@@ -20,32 +20,32 @@ import (
 // A form askuser cannot ask (a field of a kind it has no question for), or
 // no daemon, prints nothing: Claude Code then does what it does without a
 // hook (its own dialog; a cancel in claude -p).
-func runElicitationHook(x *invocation, in claudecode.HookInput) int {
-	form, req, ok := elicitationRequest(x, in)
+func runElicitationHook(env hookio.Env, in HookInput) int {
+	form, req, ok := elicitationRequest(env, in)
 	if !ok {
-		return exitOK
+		return hookio.ExitOK
 	}
-	resp, code, ok := hookAsk(x, in, req, nil)
+	resp, code, ok := hookAsk(env, in, req, nil)
 	if !ok {
-		if code != exitOK {
+		if code != hookio.ExitOK {
 			// Withdrawn: whoever still reads the output learns the
 			// user never answered.
-			writeHookOutput(x, claudeHook.command, claudecode.ElicitationOutput(elicit.Cancel()))
+			hook.WriteOutput(env, ElicitationOutput(elicit.Cancel()))
 		}
 		return code
 	}
-	return writeHookOutput(x, claudeHook.command, claudecode.ElicitationOutput(form.Result(resp)))
+	return hook.WriteOutput(env, ElicitationOutput(form.Result(resp)))
 }
 
 // elicitationRequest is the elicitation as askuser questions, checked as
 // the daemon will check them; ok false (said on stderr) means askuser cannot
 // ask it.
-func elicitationRequest(x *invocation, in claudecode.HookInput) (*elicit.Form, socketproto.AskUserRequest, bool) {
+func elicitationRequest(env hookio.Env, in HookInput) (*elicit.Form, socketproto.AskUserRequest, bool) {
 	fail := func(format string, args ...any) (*elicit.Form, socketproto.AskUserRequest, bool) {
-		fmt.Fprintf(x.stderr, "askuser-client claude-hook: "+format+"; Claude Code asks in its own dialog\n", args...)
+		fmt.Fprintf(env.Stderr, "askuser-client claude-hook: "+format+"; Claude Code asks in its own dialog\n", args...)
 		return nil, socketproto.AskUserRequest{}, false
 	}
-	cfg, err := x.config()
+	cfg, err := env.Config()
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -1,63 +1,44 @@
-package main
+package claudecode_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
+	"askuser/internal/agents/claudecode"
+	"askuser/internal/agents/hookio/hooktest"
 	"askuser/socketproto"
 	"askuser/tests/testdaemon"
 	"askuser/tests/testdaemon/inproc"
 )
 
 // Claude Code's own AskUserQuestion answered from askuser by the PreToolUse
-// hook, fed the inputs Claude Code sends (testdata/claude: as recorded from
+// hook, fed the inputs Claude Code sends (testdata: as recorded from
 // Claude Code 2.1.330, with the questions, ids and paths of an example),
 // against a real daemon. The permission_prompt MCP tool, the other way in,
 // is tested in package mcpserver.
 
 func claudeTestdata(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "claude", name))
+	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b
 }
 
-type hookRun struct {
-	code           int
-	stdout, stderr string
+// runHookAsync runs claude-hook in-process, reaching the daemon at sock,
+// with input on stdin.
+func runHookAsync(sock string, input []byte) <-chan hooktest.Result {
+	return hooktest.Start(claudecode.RunHook, sock, input)
 }
 
-// runHookAsync runs `claude-hook --socket sock` in-process with input on stdin.
-func runHookAsync(sock string, input []byte) <-chan hookRun {
-	ch := make(chan hookRun, 1)
-	go func() {
-		var out, errb bytes.Buffer
-		code := dispatch([]string{"claude-hook", "--socket", sock}, bytes.NewReader(input), &out, &errb)
-		ch <- hookRun{code, out.String(), errb.String()}
-	}()
-	return ch
-}
-
-func awaitHook(t *testing.T, ch <-chan hookRun) hookRun {
+func awaitHook(t *testing.T, ch <-chan hooktest.Result) hooktest.Result {
 	t.Helper()
-	select {
-	case r := <-ch:
-		if r.code != exitOK {
-			t.Fatalf("claude-hook exited %d; stderr: %s", r.code, r.stderr)
-		}
-		return r
-	case <-time.After(testdaemon.Wait):
-		t.Fatalf("claude-hook did not end within %v", testdaemon.Wait)
-	}
-	return hookRun{}
+	return hooktest.Await(t, ch, testdaemon.Wait)
 }
 
 // hookUpdatedInput checks the output's frame and returns its updatedInput.
@@ -107,7 +88,7 @@ func TestClaudeHookAnswersAskUserQuestion(t *testing.T) {
 			json.RawMessage(`{"selected":["Authentication","Admin Dashboard"],"custom":"Use Redis too"}`),
 		}})
 		r := awaitHook(t, ch)
-		got := hookUpdatedInput(t, r.stdout)
+		got := hookUpdatedInput(t, r.Stdout)
 		want := map[string]any{
 			"questions": recorded.ToolInput["questions"],
 			"answers": map[string]any{
@@ -133,8 +114,8 @@ func TestClaudeHookAnswersAskUserQuestion(t *testing.T) {
 		}})
 		r := awaitHook(t, ch)
 		for _, want := range []string{`"limit":1e400`, `"id":9223372036854775809`, `"Which database should we use?":"SQLite"`} {
-			if !strings.Contains(r.stdout, want) {
-				t.Errorf("hook output lacks %s:\n%s\nstderr: %s", want, r.stdout, r.stderr)
+			if !strings.Contains(r.Stdout, want) {
+				t.Errorf("hook output lacks %s:\n%s\nstderr: %s", want, r.Stdout, r.Stderr)
 			}
 		}
 	})
@@ -143,7 +124,7 @@ func TestClaudeHookAnswersAskUserQuestion(t *testing.T) {
 		ch := runHookAsync(sock, input)
 		p := watch("request_added").(socketproto.RequestAdded).Request
 		testdaemon.SendOK(t, sock, socketproto.Cancel{RequestID: p.RequestID, Via: socketproto.ViaCLI})
-		got := hookUpdatedInput(t, awaitHook(t, ch).stdout)
+		got := hookUpdatedInput(t, awaitHook(t, ch).Stdout)
 		want := map[string]any{
 			"Which database should we use?":     socketproto.DeclinedSentence,
 			"Which features should we include?": socketproto.DeclinedSentence,
@@ -155,15 +136,15 @@ func TestClaudeHookAnswersAskUserQuestion(t *testing.T) {
 
 	t.Run("another tool: nothing", func(t *testing.T) {
 		r := awaitHook(t, runHookAsync(sock, claudeTestdata(t, "pretooluse-bash.json")))
-		if r.stdout != "" {
-			t.Errorf("stdout = %q, want nothing", r.stdout)
+		if r.Stdout != "" {
+			t.Errorf("stdout = %q, want nothing", r.Stdout)
 		}
 	})
 
 	t.Run("not a hook input: nothing", func(t *testing.T) {
 		r := awaitHook(t, runHookAsync(sock, []byte("{oops")))
-		if r.stdout != "" || !strings.Contains(r.stderr, "not a Claude Code hook input") {
-			t.Errorf("stdout %q, stderr %q", r.stdout, r.stderr)
+		if r.Stdout != "" || !strings.Contains(r.Stderr, "not a Claude Code hook input") {
+			t.Errorf("stdout %q, stderr %q", r.Stdout, r.Stderr)
 		}
 	})
 }
@@ -171,11 +152,11 @@ func TestClaudeHookAnswersAskUserQuestion(t *testing.T) {
 func TestClaudeHookWithoutDaemonLeavesClaudeCodeToAsk(t *testing.T) {
 	sock := noDaemonSocket(t)
 	r := awaitHook(t, runHookAsync(sock, claudeTestdata(t, "pretooluse-askuserquestion.json")))
-	if r.stdout != "" {
-		t.Errorf("stdout = %q, want nothing", r.stdout)
+	if r.Stdout != "" {
+		t.Errorf("stdout = %q, want nothing", r.Stdout)
 	}
-	if !strings.Contains(r.stderr, "Claude Code asks in its own dialog") {
-		t.Errorf("stderr = %q", r.stderr)
+	if !strings.Contains(r.Stderr, "Claude Code asks in its own dialog") {
+		t.Errorf("stderr = %q", r.Stderr)
 	}
 	if _, err := os.Stat(sock); err == nil {
 		t.Errorf("the hook started a daemon at %s", sock)
@@ -194,7 +175,7 @@ func TestClaudeHookTooStrictQuestionsAreAskedFlexibly(t *testing.T) {
 		t.Errorf("tool = %q, want the flexible profile for a 17-character header and 5 options", p.Tool)
 	}
 	testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI, Answers: []json.RawMessage{json.RawMessage(`5`)}})
-	got := hookUpdatedInput(t, awaitHook(t, ch).stdout)
+	got := hookUpdatedInput(t, awaitHook(t, ch).Stdout)
 	if a, _ := got["answers"].(map[string]any); a["Which deployment target suits this service?"] != "Cloud Run" {
 		t.Errorf("answers = %v", got["answers"])
 	}

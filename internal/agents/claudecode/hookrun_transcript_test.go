@@ -1,4 +1,4 @@
-package main
+package claudecode_test
 
 import (
 	"encoding/json"
@@ -18,7 +18,7 @@ import (
 // A permission prompt answered in interactive Claude Code's own dialog
 // first: the hook sees the call's result in the session's transcript and
 // withdraws askuser's copy. The transcript lines are as Claude Code 2.1.330
-// wrote them (testdata/claude/transcript-*.jsonl; paths and ids of an
+// wrote them (testdata/transcript-*.jsonl; paths and ids of an
 // example): the prompt and the tool call, already written while the dialog
 // was up, then the result once the user allowed it there.
 
@@ -124,8 +124,8 @@ func TestClaudeHookPermissionAnsweredInClaudeCode(t *testing.T) {
 				t.Errorf("settled %q, want %q", got, c.want)
 			}
 			r := awaitHook(t, ch)
-			if r.stdout != "" || !strings.Contains(r.stderr, c.want) {
-				t.Errorf("stdout %q, stderr %q; want nothing printed", r.stdout, r.stderr)
+			if r.Stdout != "" || !strings.Contains(r.Stderr, c.want) {
+				t.Errorf("stdout %q, stderr %q; want nothing printed", r.Stdout, r.Stderr)
 			}
 		})
 	}
@@ -137,7 +137,7 @@ func TestClaudeHookPermissionAnsweredInClaudeCode(t *testing.T) {
 		p := watch("request_added").(socketproto.RequestAdded).Request
 		testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI,
 			Answers: []json.RawMessage{testdaemon.Seen(p.Questions[0], json.RawMessage(`"Allow"`))}})
-		if out := readPermissionOut(t, awaitHook(t, ch).stdout); out.HookSpecificOutput.Decision.Behavior != "allow" {
+		if out := readPermissionOut(t, awaitHook(t, ch).Stdout); out.HookSpecificOutput.Decision.Behavior != "allow" {
 			t.Errorf("decision %+v", out.HookSpecificOutput.Decision)
 		}
 	})
@@ -202,8 +202,8 @@ func TestClaudeHookPermissionSessionRecord(t *testing.T) {
 			if got := withdrawnBy(t, watch, p.RequestID); got != c.want {
 				t.Errorf("settled %q, want %q", got, c.want)
 			}
-			if r := awaitHook(t, ch); r.stdout != "" {
-				t.Errorf("stdout %q", r.stdout)
+			if r := awaitHook(t, ch); r.Stdout != "" {
+				t.Errorf("stdout %q", r.Stdout)
 			}
 		})
 	}

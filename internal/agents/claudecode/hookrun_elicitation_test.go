@@ -1,4 +1,4 @@
-package main
+package claudecode_test
 
 import (
 	"encoding/json"
@@ -12,7 +12,7 @@ import (
 )
 
 // Claude Code's Elicitation hook, fed the inputs Claude Code 2.1.330 sends
-// (testdata/claude/elicitation-*.json, recorded with tests/elicitserver's
+// (testdata/elicitation-*.json, recorded with tests/elicitserver's
 // forms), against a real daemon.
 
 // elicitationHookOutput is the hook's output, read strictly: nothing but
@@ -91,7 +91,7 @@ func TestClaudeHookElicitationForm(t *testing.T) {
 		c.Close()
 		testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI,
 			Answers: rawAnswers(`"blue"`, `3`, `0.5`, `"Yes"`, `"widget"`, `["a","c"]`, `""`)})
-		got := hookElicitation(t, awaitHook(t, ch).stdout)
+		got := hookElicitation(t, awaitHook(t, ch).Stdout)
 		want := elicitationHookOutput{HookEventName: "Elicitation", Action: "accept", Content: map[string]json.RawMessage{
 			"color": json.RawMessage(`"blue"`), "count": json.RawMessage(`3`), "ratio": json.RawMessage(`0.5`),
 			"ok": json.RawMessage(`true`), "name": json.RawMessage(`"widget"`), "tags": json.RawMessage(`["a","c"]`)}}
@@ -104,7 +104,7 @@ func TestClaudeHookElicitationForm(t *testing.T) {
 		ch := runHookAsync(sock, input)
 		p := watch("request_added").(socketproto.RequestAdded).Request
 		testdaemon.SendOK(t, sock, socketproto.Cancel{RequestID: p.RequestID, Via: socketproto.ViaCLI})
-		got := hookElicitation(t, awaitHook(t, ch).stdout)
+		got := hookElicitation(t, awaitHook(t, ch).Stdout)
 		if got.Action != "decline" || got.Content != nil {
 			t.Errorf("output %+v, want a decline without content", got)
 		}
@@ -120,8 +120,8 @@ func TestClaudeHookElicitationForm(t *testing.T) {
 		}
 		testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI, Answers: rawAnswers(`"Yes"`)})
 		r := awaitHook(t, ch)
-		if got := hookElicitation(t, r.stdout); got.Action != "accept" || got.Content == nil || len(got.Content) != 0 {
-			t.Errorf("output %s, want accept with empty content", r.stdout)
+		if got := hookElicitation(t, r.Stdout); got.Action != "accept" || got.Content == nil || len(got.Content) != 0 {
+			t.Errorf("output %s, want accept with empty content", r.Stdout)
 		}
 	})
 
@@ -129,8 +129,8 @@ func TestClaudeHookElicitationForm(t *testing.T) {
 		in := `{"hook_event_name":"Elicitation","mcp_server_name":"deep","message":"Address","mode":"form",` +
 			`"requested_schema":{"type":"object","properties":{"addr":{"type":"object","properties":{"street":{"type":"string"}}}}}}`
 		r := awaitHook(t, runHookAsync(sock, []byte(in)))
-		if r.stdout != "" || !strings.Contains(r.stderr, "requestedSchema.properties.addr") || !strings.Contains(r.stderr, "own dialog") {
-			t.Errorf("stdout %q, stderr %q", r.stdout, r.stderr)
+		if r.Stdout != "" || !strings.Contains(r.Stderr, "requestedSchema.properties.addr") || !strings.Contains(r.Stderr, "own dialog") {
+			t.Errorf("stdout %q, stderr %q", r.Stdout, r.Stderr)
 		}
 	})
 }
@@ -149,8 +149,8 @@ func TestClaudeHookElicitationURL(t *testing.T) {
 		}
 		testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI, Answers: rawAnswers(c.answer)})
 		r := awaitHook(t, ch)
-		if got := hookElicitation(t, r.stdout); got.Action != c.action || got.Content != nil {
-			t.Errorf("answered %s: output %s, want %s without content", c.answer, r.stdout, c.action)
+		if got := hookElicitation(t, r.Stdout); got.Action != c.action || got.Content != nil {
+			t.Errorf("answered %s: output %s, want %s without content", c.answer, r.Stdout, c.action)
 		}
 	}
 }
@@ -158,7 +158,7 @@ func TestClaudeHookElicitationURL(t *testing.T) {
 func TestClaudeHookElicitationWithoutDaemon(t *testing.T) {
 	sock := noDaemonSocket(t)
 	r := awaitHook(t, runHookAsync(sock, claudeTestdata(t, "elicitation-form.json")))
-	if r.stdout != "" || !strings.Contains(r.stderr, "Claude Code asks in its own dialog") {
-		t.Errorf("stdout %q, stderr %q", r.stdout, r.stderr)
+	if r.Stdout != "" || !strings.Contains(r.Stderr, "Claude Code asks in its own dialog") {
+		t.Errorf("stdout %q, stderr %q", r.Stdout, r.Stderr)
 	}
 }

@@ -1,7 +1,6 @@
-package main
+package codex_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"askuser/internal/agents/codex"
+	"askuser/internal/agents/hookio"
+	"askuser/internal/agents/hookio/hooktest"
 	"askuser/socketproto"
 	"askuser/tests/testdaemon"
 	"askuser/tests/testdaemon/inproc"
@@ -16,7 +18,7 @@ import (
 
 // Codex's approval prompts answered from askuser by its PermissionRequest
 // hook, fed the input Codex 0.169.0 sends for a shell command
-// (testdata/codex/permissionrequest-bash.json: as recorded, with the paths
+// (testdata/permissionrequest-bash.json: as recorded, with the paths
 // of an example), against a real daemon.
 
 // codexPermissionOut is the hook's output, read as strictly as Codex's
@@ -34,7 +36,11 @@ type codexPermissionOut struct {
 func readCodexOut(t *testing.T, stdout string) codexPermissionOut {
 	t.Helper()
 	var out codexPermissionOut
-	decodeHookOutput(t, stdout, &out)
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&out); err != nil {
+		t.Fatalf("hook output %q: %v", stdout, err)
+	}
 	if out.HookSpecificOutput.HookEventName != "PermissionRequest" {
 		t.Fatalf("hook output %s: want hookEventName PermissionRequest", stdout)
 	}
@@ -43,21 +49,15 @@ func readCodexOut(t *testing.T, stdout string) codexPermissionOut {
 
 func codexTestdata(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "codex", name))
+	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b
 }
 
-func runCodexHookAsync(sock string, input []byte) <-chan hookRun {
-	ch := make(chan hookRun, 1)
-	go func() {
-		var out, errb bytes.Buffer
-		code := dispatch([]string{"codex-hook", "--socket", sock}, bytes.NewReader(input), &out, &errb)
-		ch <- hookRun{code, out.String(), errb.String()}
-	}()
-	return ch
+func runCodexHookAsync(sock string, input []byte) <-chan hooktest.Result {
+	return hooktest.Start(codex.RunHook, sock, input)
 }
 
 func TestCodexHookPermissionRequest(t *testing.T) {
@@ -65,7 +65,7 @@ func TestCodexHookPermissionRequest(t *testing.T) {
 	watch := testdaemon.WatchNext(t, sock)
 	input := codexTestdata(t, "permissionrequest-bash.json")
 
-	ask := func(t *testing.T, answer string, check func(socketproto.Pending)) hookRun {
+	ask := func(t *testing.T, answer string, check func(socketproto.Pending)) hooktest.Result {
 		t.Helper()
 		ch := runCodexHookAsync(sock, input)
 		p := watch("request_added").(socketproto.RequestAdded).Request
@@ -78,7 +78,7 @@ func TestCodexHookPermissionRequest(t *testing.T) {
 			testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI,
 				Answers: []json.RawMessage{testdaemon.Seen(p.Questions[0], json.RawMessage(answer))}})
 		}
-		return awaitHook(t, ch)
+		return hooktest.Await(t, ch, testdaemon.Wait)
 	}
 
 	t.Run("the question: Codex's session, directory, whole command, Allow and Deny only", func(t *testing.T) {
@@ -97,27 +97,27 @@ func TestCodexHookPermissionRequest(t *testing.T) {
 				}
 			}
 		})
-		if d := readCodexOut(t, r.stdout).HookSpecificOutput.Decision; d.Behavior != "allow" || d.Message != "" {
+		if d := readCodexOut(t, r.Stdout).HookSpecificOutput.Decision; d.Behavior != "allow" || d.Message != "" {
 			t.Errorf("decision %+v, want allow", d)
 		}
 	})
 	t.Run("Deny with a note: the note is the message", func(t *testing.T) {
 		r := ask(t, `{"selected":["Deny"],"notes":"use pnpm instead"}`, nil)
-		d := readCodexOut(t, r.stdout).HookSpecificOutput.Decision
+		d := readCodexOut(t, r.Stdout).HookSpecificOutput.Decision
 		if d.Behavior != "deny" || d.Message != "The user denied permission to use Bash. Note: use pnpm instead" {
 			t.Errorf("decision %+v", d)
 		}
 	})
 	t.Run("typed text instead of a choice denies with it", func(t *testing.T) {
 		r := ask(t, `"run it in the container instead"`, nil)
-		d := readCodexOut(t, r.stdout).HookSpecificOutput.Decision
+		d := readCodexOut(t, r.Stdout).HookSpecificOutput.Decision
 		if d.Behavior != "deny" || !strings.Contains(d.Message, "run it in the container instead") {
 			t.Errorf("decision %+v", d)
 		}
 	})
 	t.Run("declined in askuser: denied, and the model is told", func(t *testing.T) {
 		r := ask(t, "", nil)
-		d := readCodexOut(t, r.stdout).HookSpecificOutput.Decision
+		d := readCodexOut(t, r.Stdout).HookSpecificOutput.Decision
 		if d.Behavior != "deny" || !strings.Contains(d.Message, "declined") {
 			t.Errorf("decision %+v", d)
 		}
@@ -128,19 +128,13 @@ func TestCodexHookPermissionRequest(t *testing.T) {
 // and Codex shows its own approval prompt.
 func TestCodexHookStepsAsideWithoutDaemon(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "none.sock")
-	input := codexTestdata(t, "permissionrequest-bash.json")
-	var out, errb bytes.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- dispatch([]string{"codex-hook", "--socket", sock}, bytes.NewReader(input), &out, &errb)
-	}()
 	select {
-	case code := <-done:
-		if code != exitOK || out.Len() != 0 {
-			t.Errorf("exit %d, stdout %q; want 0 and nothing", code, out.String())
+	case r := <-runCodexHookAsync(sock, codexTestdata(t, "permissionrequest-bash.json")):
+		if r.Code != hookio.ExitOK || r.Stdout != "" {
+			t.Errorf("exit %d, stdout %q; want 0 and nothing", r.Code, r.Stdout)
 		}
-		if !strings.Contains(errb.String(), "Codex asks in its own prompt") {
-			t.Errorf("stderr %q", errb.String())
+		if !strings.Contains(r.Stderr, "Codex asks in its own prompt") {
+			t.Errorf("stderr %q", r.Stderr)
 		}
 	case <-time.After(testdaemon.Wait):
 		t.Fatalf("codex-hook did not end within %v", testdaemon.Wait)
@@ -151,10 +145,9 @@ func TestCodexHookStepsAsideWithoutDaemon(t *testing.T) {
 func TestCodexHookIgnoresOtherInput(t *testing.T) {
 	for _, input := range []string{``, `not json`, `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`,
 		`{"hook_event_name":"PermissionRequest","tool_input":{"command":"ls"}}`} {
-		var out, errb bytes.Buffer
-		code := dispatch([]string{"codex-hook", "--socket", filepath.Join(t.TempDir(), "none.sock")}, strings.NewReader(input), &out, &errb)
-		if code != exitOK || out.Len() != 0 {
-			t.Errorf("input %q: exit %d, stdout %q", input, code, out.String())
+		r := hooktest.Run(codex.RunHook, filepath.Join(t.TempDir(), "none.sock"), []byte(input))
+		if r.Code != hookio.ExitOK || r.Stdout != "" {
+			t.Errorf("input %q: exit %d, stdout %q", input, r.Code, r.Stdout)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package claudecode_test
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"askuser/internal/agents/hookio/hooktest"
 	"askuser/socketproto"
 	"askuser/tests/testdaemon"
 	"askuser/tests/testdaemon/inproc"
@@ -13,7 +14,7 @@ import (
 
 // Claude Code's permission prompts answered from askuser by the
 // PermissionRequest hook, fed the inputs Claude Code 2.1.330 sends
-// (testdata/claude/permissionrequest-*.json: as recorded, with the paths and
+// (testdata/permissionrequest-*.json: as recorded, with the paths and
 // ids of an example), against a real daemon.
 
 // permissionOut is the hook's output, read strictly.
@@ -58,7 +59,7 @@ func TestClaudeHookPermissionRequest(t *testing.T) {
 
 	// ask runs the hook on input and answers its question with answer ("":
 	// declines) once it is checked.
-	ask := func(t *testing.T, input []byte, answer string, check func(socketproto.Pending)) hookRun {
+	ask := func(t *testing.T, input []byte, answer string, check func(socketproto.Pending)) hooktest.Result {
 		t.Helper()
 		ch := runHookAsync(sock, input)
 		p := watch("request_added").(socketproto.RequestAdded).Request
@@ -97,8 +98,8 @@ func TestClaudeHookPermissionRequest(t *testing.T) {
 	t.Run("allowed: exactly the decision", func(t *testing.T) {
 		r := ask(t, dirs, `"Allow"`, nil)
 		want := `{"hookSpecificOutput":{"decision":{"behavior":"allow"},"hookEventName":"PermissionRequest"}}` + "\n"
-		if r.stdout != want {
-			t.Errorf("stdout\n got %s\nwant %s", r.stdout, want)
+		if r.Stdout != want {
+			t.Errorf("stdout\n got %s\nwant %s", r.Stdout, want)
 		}
 	})
 
@@ -109,28 +110,28 @@ func TestClaudeHookPermissionRequest(t *testing.T) {
 		if err := json.Unmarshal(rule, &in); err != nil {
 			t.Fatal(err)
 		}
-		out := readPermissionOut(t, ask(t, rule, `3`, nil).stdout).HookSpecificOutput.Decision
+		out := readPermissionOut(t, ask(t, rule, `3`, nil).Stdout).HookSpecificOutput.Decision
 		if out.Behavior != "allow" || len(out.UpdatedPermissions) != 1 || string(out.UpdatedPermissions[0]) != string(in.Suggestions[0]) {
 			t.Errorf("decision %+v; want allow with updatedPermissions [%s]", out, in.Suggestions[0])
 		}
 	})
 
 	t.Run("denied with a note: the note is the message", func(t *testing.T) {
-		out := readPermissionOut(t, ask(t, dirs, `{"selected":["Deny"],"notes":"use pnpm instead"}`, nil).stdout).HookSpecificOutput.Decision
+		out := readPermissionOut(t, ask(t, dirs, `{"selected":["Deny"],"notes":"use pnpm instead"}`, nil).Stdout).HookSpecificOutput.Decision
 		if out.Behavior != "deny" || out.Message != "The user denied permission to use Bash. Note: use pnpm instead" || out.UpdatedPermissions != nil {
 			t.Errorf("decision %+v", out)
 		}
 	})
 
 	t.Run("typed text denies with it", func(t *testing.T) {
-		out := readPermissionOut(t, ask(t, dirs, `"run it in the container"`, nil).stdout).HookSpecificOutput.Decision
+		out := readPermissionOut(t, ask(t, dirs, `"run it in the container"`, nil).Stdout).HookSpecificOutput.Decision
 		if out.Behavior != "deny" || out.Message != "The user did not allow Bash and said: run it in the container" {
 			t.Errorf("decision %+v", out)
 		}
 	})
 
 	t.Run("declined in askuser: denied", func(t *testing.T) {
-		out := readPermissionOut(t, ask(t, dirs, "", nil).stdout).HookSpecificOutput.Decision
+		out := readPermissionOut(t, ask(t, dirs, "", nil).Stdout).HookSpecificOutput.Decision
 		if out.Behavior != "deny" || !strings.Contains(out.Message, "declined") {
 			t.Errorf("decision %+v", out)
 		}
@@ -145,7 +146,7 @@ func TestClaudeHookPermissionRequest(t *testing.T) {
 		}
 		testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI, Answers: []json.RawMessage{
 			json.RawMessage(`"SQLite"`), json.RawMessage(`["Authentication"]`)}})
-		out := readPermissionOut(t, awaitHook(t, ch).stdout).HookSpecificOutput.Decision
+		out := readPermissionOut(t, awaitHook(t, ch).Stdout).HookSpecificOutput.Decision
 		answers, _ := out.UpdatedInput["answers"].(map[string]any)
 		if out.Behavior != "allow" || answers["Which database should we use?"] != "SQLite" {
 			t.Errorf("decision %+v", out)
@@ -154,15 +155,15 @@ func TestClaudeHookPermissionRequest(t *testing.T) {
 
 	t.Run("another hook event: nothing", func(t *testing.T) {
 		input := strings.Replace(string(dirs), `"PermissionRequest"`, `"PostToolUse"`, 1)
-		if r := awaitHook(t, runHookAsync(sock, []byte(input))); r.stdout != "" {
-			t.Errorf("stdout = %q, want nothing", r.stdout)
+		if r := awaitHook(t, runHookAsync(sock, []byte(input))); r.Stdout != "" {
+			t.Errorf("stdout = %q, want nothing", r.Stdout)
 		}
 	})
 }
 
 func TestClaudeHookPermissionWithoutDaemon(t *testing.T) {
 	r := awaitHook(t, runHookAsync(noDaemonSocket(t), claudeTestdata(t, "permissionrequest-bash.json")))
-	if r.stdout != "" || !strings.Contains(r.stderr, "Claude Code asks in its own dialog") {
-		t.Errorf("stdout %q, stderr %q; want nothing on stdout", r.stdout, r.stderr)
+	if r.Stdout != "" || !strings.Contains(r.Stderr, "Claude Code asks in its own dialog") {
+		t.Errorf("stdout %q, stderr %q; want nothing on stdout", r.Stdout, r.Stderr)
 	}
 }
