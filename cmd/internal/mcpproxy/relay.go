@@ -1,7 +1,6 @@
-package main
+package mcpproxy
 
 import (
-	"askuser/cmd/internal/jsonlines"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,6 +8,8 @@ import (
 	"io"
 	"sort"
 	"sync"
+
+	"askuser/cmd/internal/jsonlines"
 
 	"askuser/internal/agentinput"
 	"askuser/internal/elicit"
@@ -32,11 +33,11 @@ import (
 //     requests, SEP-2322), and only the final result reaches the client;
 //   - a cancellation of one of those withdraws the question;
 //   - a response from the client to a request it was never sent is dropped
-//     (mcpproxy_ids.go): the ids of the requests answered here are the
+//     (ids.go): the ids of the requests answered here are the
 //     proxy's;
 //   - a line of the client's that is not JSON, or not a message JSON-RPC
 //     lets it send, is refused with an error to the client and never
-//     reaches the server (mcpproxy_ids.go).
+//     reaches the server (ids.go).
 //
 // A line is looked into only when it contains one of the names these
 // concern, so a large tool result is copied without being parsed.

@@ -1,7 +1,6 @@
-package main
+package mcpproxy
 
 import (
-	"askuser/cmd/internal/jsonlines"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"askuser/cmd/internal/jsonlines"
 
 	"askuser/socketproto"
 )
