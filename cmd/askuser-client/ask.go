@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"askuser/cmd/internal/shell"
+	"askuser/internal/shell"
 	"askuser/socketproto"
 	"askuser/socketproto/agenttool"
 	"askuser/socketproto/askclient"

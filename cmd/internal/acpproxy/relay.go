@@ -3,7 +3,7 @@
 // between it and the editor that started the proxy, byte for byte and in
 // order, while every session/request_permission the agent sends also waits
 // in askuser (and so does an elicitation form). The first answer wins, in
-// askuser or in the editor: the other copy is withdrawn. ACP's shapes are read through cmd/internal/agents/acp;
+// askuser or in the editor: the other copy is withdrawn. ACP's shapes are read through internal/agents/acp;
 // the daemon is reached through the Ask function it is given. It knows
 // nothing of the pane or of any one agent.
 package acpproxy
@@ -18,8 +18,8 @@ import (
 	"sync"
 	"time"
 
-	"askuser/cmd/internal/agentinput"
-	"askuser/cmd/internal/agents/acp"
+	"askuser/internal/agentinput"
+	"askuser/internal/agents/acp"
 	"askuser/socketproto"
 	"askuser/socketproto/askclient"
 )
