@@ -159,7 +159,7 @@ func TestClaudeHookSignalWithdrawsTheElicitation(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
 	w := watcher(t, e)
-	input, err := os.ReadFile(filepath.Join("..", "cmd", "askuser-client", "testdata", "claude", "elicitation-form.json"))
+	input, err := os.ReadFile(filepath.Join("..", "internal", "agents", "claudecode", "testdata", "elicitation-form.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -509,7 +509,7 @@ func piSetup(t *testing.T, e *Env, model *fakeModel) (home string, env []string)
 // piExtension is the extension as shipped.
 func piExtension(t *testing.T) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join("..", "cmd", "internal", "agents", "pi", "askuser.ts"))
+	p, err := filepath.Abs(filepath.Join("..", "internal", "agents", "pi", "askuser.ts"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -121,4 +121,3 @@ func TestSessionsEndWithTheSecret(t *testing.T) {
 		t.Fatal("a session (or the old secret) outlived the rotation")
 	}
 }
-
