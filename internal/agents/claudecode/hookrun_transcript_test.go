@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -63,35 +62,17 @@ func withdrawnBy(t *testing.T, watch func(string) socketproto.Message, id string
 	}
 }
 
-// stamped is a recorded transcript line written at when: the hook counts a
-// result only if it was written after it began.
-func stamped(line string, when time.Time) string {
-	return stampRE.ReplaceAllString(line, `"timestamp":"`+when.UTC().Format("2006-01-02T15:04:05.000Z")+`"`)
-}
-
-var stampRE = regexp.MustCompile(`"timestamp":"[^"]*"`)
-
-// refused is a recorded result turned into Claude Code's answer for a call
-// refused in its dialog.
-func refused(result string) string {
-	return strings.Replace(result, `"content":"hello","is_error":false`,
-		`"content":"The user doesn't want to proceed with this tool use. The tool use was rejected.","is_error":true`, 1)
-}
-
-// twin is a recorded line about another call with the same tool and input.
-func twin(line string) string { return strings.ReplaceAll(line, "toolu_askuser_00", "toolu_twin") }
-
 func TestClaudeHookPermissionAnsweredInClaudeCode(t *testing.T) {
 	sock := inproc.Start(t, nil).Socket
 	watch := testdaemon.WatchNext(t, sock)
 	call := string(claudeTestdata(t, "transcript-bash-call.jsonl"))
 	result := string(claudeTestdata(t, "transcript-bash-allowed-in-dialog.jsonl"))
 	past := time.Now().Add(-time.Minute)
-	later := func(line string) func() string { return func() string { return stamped(line, time.Now()) } }
+	later := func(line string) func() string { return func() string { return claudecode.Stamped(line, time.Now()) } }
 	now := func(line string) func() string { return func() string { return line } }
 
 	// An earlier identical call, answered, is not this one.
-	earlier := twin(call) + stamped(refused(twin(result)), past)
+	earlier := claudecode.Twin(call) + claudecode.Stamped(claudecode.Refused(claudecode.Twin(result)), past)
 
 	cases := []struct {
 		name   string
@@ -101,15 +82,15 @@ func TestClaudeHookPermissionAnsweredInClaudeCode(t *testing.T) {
 	}{
 		{"the call written before the hook asks", earlier + call, []func() string{later(result)}, "allowed in Claude Code's own dialog"},
 		{"the call written while it asks", earlier, []func() string{now(call), later(result)}, "allowed in Claude Code's own dialog"},
-		{"refused in the dialog", call, []func() string{later(refused(result))}, "denied in Claude Code's own dialog"},
+		{"refused in the dialog", call, []func() string{later(claudecode.Refused(result))}, "denied in Claude Code's own dialog"},
 		{"the result's line written in two parts", call, []func() string{
-			func() string { return stamped(result, time.Now())[:40] },
-			func() string { return stamped(result, time.Now())[40:] }}, "allowed in Claude Code's own dialog"},
+			func() string { return claudecode.Stamped(result, time.Now())[:40] },
+			func() string { return claudecode.Stamped(result, time.Now())[40:] }}, "allowed in Claude Code's own dialog"},
 		// A twin decided before this hook began, its result reaching the
 		// file only now, is not this call.
-		{"a twin's late result", twin(call) + call, []func() string{now(stamped(refused(twin(result)), past)), later(result)}, "allowed in Claude Code's own dialog"},
+		{"a twin's late result", claudecode.Twin(call) + call, []func() string{now(claudecode.Stamped(claudecode.Refused(claudecode.Twin(result)), past)), later(result)}, "allowed in Claude Code's own dialog"},
 		// Two identical prompts up at once: the newest call is this one.
-		{"a twin's result while both wait", twin(call) + call, []func() string{later(refused(twin(result))), later(result)}, "allowed in Claude Code's own dialog"},
+		{"a twin's result while both wait", claudecode.Twin(call) + call, []func() string{later(claudecode.Refused(claudecode.Twin(result))), later(result)}, "allowed in Claude Code's own dialog"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -166,7 +147,7 @@ func TestClaudeHookPermissionSessionRecord(t *testing.T) {
 		want  string
 	}{
 		{"allowed, the command still running", "busy", "", "allowed in Claude Code's own dialog, the call running"},
-		{"refused", "idle", refused(result), "denied in Claude Code's own dialog"},
+		{"refused", "idle", claudecode.Refused(result), "denied in Claude Code's own dialog"},
 		{"allowed, the command done", "busy", result, "allowed in Claude Code's own dialog"},
 	}
 	for _, c := range cases {
@@ -197,7 +178,7 @@ func TestClaudeHookPermissionSessionRecord(t *testing.T) {
 				t.Fatal(err)
 			}
 			if c.write != "" {
-				appendFile(t, transcript, []byte(stamped(c.write, time.Now())))
+				appendFile(t, transcript, []byte(claudecode.Stamped(c.write, time.Now())))
 			}
 			if got := withdrawnBy(t, watch, p.RequestID); got != c.want {
 				t.Errorf("settled %q, want %q", got, c.want)
