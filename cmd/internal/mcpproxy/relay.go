@@ -76,7 +76,13 @@ type relay struct {
 	autostart bool
 	stderr    io.Writer // where a dropped client response is said; nil: nowhere
 
-	mu            sync.Mutex
+	mu         sync.Mutex
+	relayState // guarded by mu
+	wg         sync.WaitGroup
+}
+
+// relayState is what the relay learns as the session goes on.
+type relayState struct {
 	clientName    string
 	serverName    string
 	clientElicits bool                               // the real client declared elicitation itself
@@ -84,7 +90,6 @@ type relay struct {
 	waiting       map[string]context.CancelCauseFunc // elicitations being asked: "s"+the server's request id, "c"+the client's call id
 	stopping      bool                               // withdrawAll ran: later elicitations are cancelled at once
 	clientOwes    map[string]bool                    // the server's requests relayed to the client, by idKey, until it answers
-	wg            sync.WaitGroup
 }
 
 // message is what the relay reads of the lines it looks into, with
