@@ -97,21 +97,24 @@ func TestUnfinishedLinesStayWithinTheInputBudget(t *testing.T) {
 			_, _ = io.WriteString(c.Conn, half) // blocks once the daemon stops reading
 		}()
 	}
-	for deadline := time.Now().Add(300 * time.Millisecond); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if used := in.inUse(); used > budget {
+	// Together the lines want eight times the budget, so they fill it: each
+	// waits for room it does not get until its line is overdue (1s).
+	testdaemon.Eventually(t, "the unfinished lines to take most of the input budget", func() (bool, string) {
+		used := in.inUse()
+		if used > budget {
 			t.Fatalf("unfinished lines hold %d bytes of a %d-byte budget", used, budget)
 		}
-	}
+		return used >= budget/2, fmt.Sprintf("%d bytes of %d taken", used, budget)
+	})
 	statusAnswered(t, sock)
 	for _, c := range holders {
 		closedWith(t, c, "not finished within 1s")
 	}
 	wg.Wait()
-	for deadline := time.Now().Add(testdaemon.Wait); in.inUse() != 0; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d bytes of the input budget still taken after every holder was closed", in.inUse())
-		}
-	}
+	testdaemon.Eventually(t, "the input budget given back after every holder was closed", func() (bool, string) {
+		used := in.inUse()
+		return used == 0, fmt.Sprintf("%d bytes still taken", used)
+	})
 	statusAnswered(t, sock)
 }
 
@@ -129,18 +132,44 @@ func TestPipelinedRepliesNeverReadCloseTheConnection(t *testing.T) {
 	hog := testdaemon.DialRaw(t, sock)
 	_ = hog.Conn.SetReadBuffer(4096)
 	go func() { _, _ = io.WriteString(hog.Conn, strings.Repeat(`{"type":"list"}`+"\n", 200)) }()
-	peak := 0
-	for deadline := time.Now().Add(500 * time.Millisecond); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		peak = max(peak, out.inUse())
-	}
+	// The unread output is measured from the first list to the hog's close.
+	peakUntil := samplePeak(out.inUse)
+	statusAnswered(t, sock)
+	closedWith(t, hog, "bytes waited for this connection to read them")
+	peak := peakUntil()
 	// One reply may be queued past the budget (a line always fits an empty
 	// outbox), and the replies of the lines in hand may be made before the
 	// close.
 	if limit := conn + (maxUnhandled+1)*(310<<10); peak > limit {
 		t.Errorf("unread output peaked at %d bytes, over %d", peak, limit)
 	}
-	statusAnswered(t, sock)
-	closedWith(t, hog, "bytes waited for this connection to read them")
+}
+
+// samplePeak samples inUse until the returned function is called, which
+// returns the highest value seen. The budgets keep no high-water mark, so
+// the peak is caught by sampling: every millisecond is a sampling rate,
+// not a wait for anything.
+func samplePeak(inUse func() int) (stop func() int) {
+	done := make(chan struct{})
+	peak := make(chan int)
+	go func() {
+		highest := inUse()
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				peak <- max(highest, inUse())
+				return
+			case <-tick.C:
+				highest = max(highest, inUse())
+			}
+		}
+	}()
+	return func() int {
+		close(done)
+		return <-peak
+	}
 }
 
 // Many subscribers that never read, and drafts that each broadcast a big
@@ -189,9 +218,8 @@ func TestDaemonWideOutputBudgetShedsTheBiggest(t *testing.T) {
 	for _, c := range idle {
 		closedWith(t, c, "")
 	}
-	for deadline := time.Now().Add(testdaemon.Wait); out.inUse() > total; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("unread output still %d bytes after the shedding, over %d", out.inUse(), total)
-		}
-	}
+	testdaemon.Eventually(t, "the unread output back within the daemon-wide budget after the shedding", func() (bool, string) {
+		used := out.inUse()
+		return used <= total, fmt.Sprintf("%d bytes unread, budget %d", used, total)
+	})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"testing"
-	"time"
 
 	"askuser/internal/config"
 	"askuser/tests/testdaemon"
@@ -44,18 +43,11 @@ func daemonAt(t testing.TB, root string, cfg func(*config.Config)) (sock string,
 	return d.Socket, d.Stop
 }
 
-// eventually polls a file until check accepts its content (safety net 10 s).
+// eventually waits until check accepts path's content, and returns it.
 func eventually(t *testing.T, path string, check func(string) bool) string {
 	t.Helper()
-	deadline := time.Now().Add(testdaemon.Wait)
-	for {
+	return testdaemon.Eventually(t, path+" to hold what the test expects", func() (bool, string) {
 		data, _ := os.ReadFile(path)
-		if check(string(data)) {
-			return string(data)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never became as expected; last content:\n%s", path, data)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return check(string(data)), string(data)
+	})
 }

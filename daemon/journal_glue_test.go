@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,21 +21,14 @@ func ask(id, extra string) string {
 }
 
 // listUntil lists until key has value (the change comes from another
-// connection, so it may take a moment); safety net 10 s.
+// connection, so it may take a moment).
 func listUntil(c *testdaemon.Raw, key, value string) {
 	c.T.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testdaemon.Eventually(c.T, "a list with "+key+"="+value, func() (bool, string) {
 		c.Send(`{"type":"list"}` + "\n")
 		m := c.Recv()
-		if testdaemon.Lookup(m, key) == value {
-			return
-		}
-		if time.Now().After(deadline) {
-			c.T.Fatalf("list never had %s=%s: %v", key, value, m)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return testdaemon.Lookup(m, key) == value, fmt.Sprint(m)
+	})
 }
 
 // A request waiting when the daemon stops comes back orphaned: listed, in

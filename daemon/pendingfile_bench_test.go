@@ -32,26 +32,43 @@ func benchDaemon(b *testing.B) (sock, pending string, stop func()) {
 	return sock, pending, stop
 }
 
-// waitListed polls the pending file until it lists exactly ids.
+// waitListed waits until the pending file lists exactly ids, looking again
+// at each change inotify reports in its directory (the daemon renames its
+// rewrites onto it), so that the wait ends with the rewrite.
 func waitListed(b *testing.B, path string, ids ...string) *pendingfile.File {
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if data, err := os.ReadFile(path); err == nil {
-			if f, err := pendingfile.Parse(data); err == nil && len(f.Requests) == len(ids) {
-				got := make([]string, len(f.Requests))
-				for i, r := range f.Requests {
-					got[i] = r.RequestID
-				}
-				if slices.Equal(got, ids) {
-					return f
-				}
+	b.Helper()
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.Add(filepath.Dir(path)); err != nil {
+		b.Fatal(err)
+	}
+	safety := time.After(testdaemon.Settle)
+	for {
+		data, err := os.ReadFile(path)
+		if err == nil {
+			if f, err := pendingfile.Parse(data); err == nil && slices.Equal(listedIDs(f), ids) {
+				return f
 			}
 		}
-		time.Sleep(100 * time.Microsecond)
+		select {
+		case <-w.Events:
+		case err := <-w.Errors:
+			b.Fatalf("watching %s: %v", path, err)
+		case <-safety:
+			b.Fatalf("waited %v for the pending file to list %q; last saw: %v\n%.300s", testdaemon.Settle, ids, err, data)
+		}
 	}
-	data, err := os.ReadFile(path)
-	b.Fatalf("the pending file never listed %d requests: %v\n%.300s", len(ids), err, data)
-	return nil
+}
+
+func listedIDs(f *pendingfile.File) []string {
+	ids := make([]string, len(f.Requests))
+	for i, r := range f.Requests {
+		ids[i] = r.RequestID
+	}
+	return ids
 }
 
 // BenchmarkPendingFileSave measures, for each save, the time from the

@@ -62,30 +62,41 @@ type result struct {
 // state is everything the queue goroutine owns, in parts that each own one
 // concern (embedded, so that their fields read as the state's).
 type state struct {
+	queueSetup     // what it was started with, and its clock
+	queuedRequests // what waits for the user
+	keptResults    // what was resolved, kept for "wait"
+	subscriberSet  // the panes and watchers
+	outgoing       // who is told of each change, and what a step holds back
+	journaled      // the state journal (journal_glue.go)
+	keptAnswers    // answers kept for a repeated request (kept_answers.go)
+	remembered     // remembered decisions (rules_glue.go)
+	fileTroubles   // what is said of files that cannot be used
+	// configs follows config.toml (configfile.go).
+	configs       configFollowing
+	notifierHooks // the notifier's, once it starts (notify.go)
+}
+
+// queueSetup is what the queue was started with: its options and log, the
+// limits in force, its clock, and post, which runs a function in the queue
+// goroutine later.
+type queueSetup struct {
 	opts    Options
 	log     *slog.Logger
 	limits  socketproto.Limits
 	started time.Time
 	now     func() time.Time
 	post    func(func(*state)) bool
+}
 
-	queuedRequests // what waits for the user
-	keptResults    // what was resolved, kept for "wait"
-	subscriberSet  // the panes and watchers
+// outgoing is what the queue tells others of each change.
+type outgoing struct {
 	// followers are told of every change (followers.go).
-	followers    []follower
-	replies      cachedReplies // list and snapshot, encoded once per change
-	journaled                  // the state journal (journal_glue.go)
-	keptAnswers                // answers kept for a repeated request (kept_answers.go)
-	remembered                 // remembered decisions (rules_glue.go)
-	fileTroubles               // what is said of files that cannot be used
-	// configs follows config.toml (configfile.go).
-	configs configFollowing
+	followers []follower
+	replies   cachedReplies // list and snapshot, encoded once per change
 	// held is what the current step sends, released by commit once the
 	// step's journal writes are done (and fsynced, with daemon.sync =
 	// "always"): nothing leaves before the change it reports is kept.
-	held          []func()
-	notifierHooks // the notifier's, once it starts (notify.go)
+	held []func()
 }
 
 // queuedRequests are the requests waiting for the user.
@@ -133,13 +144,15 @@ func newQueue(opts Options, log *slog.Logger) *queue {
 		done:  make(chan struct{}),
 	}
 	q.st = &state{
-		opts:           opts,
-		log:            log,
-		limits:         opts.Config.Limits,
+		queueSetup: queueSetup{
+			opts:    opts,
+			log:     log,
+			limits:  opts.Config.Limits,
+			started: time.Now(),
+			now:     time.Now,
+			post:    q.post,
+		},
 		configs:        configFollowing{started: opts.Config},
-		started:        time.Now(),
-		now:            time.Now,
-		post:           q.post,
 		queuedRequests: queuedRequests{pending: map[string]*request{}, order: list.New()},
 		keptResults:    keptResults{results: map[string]*result{}},
 		subscriberSet:  subscriberSet{subs: map[*conn]struct{}{}, lastState: socketproto.StateIdle},

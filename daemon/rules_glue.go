@@ -245,7 +245,7 @@ func (s *state) answerByRule(c *conn, r *request, subj rules.Subject, rule socke
 	s.forgetKept(s.results[r.p.RequestID])
 	s.remembered.book.Used(rule.ID, resp.AnsweredAt)
 	s.broadcast(socketproto.RuleAnswered{RequestID: r.p.RequestID, RuleID: rule.ID,
-		Sentence: rule.Sentence(s.remembered.home), Agent: r.p.Agent})
+		Sentence: rules.Sentence(rule, s.remembered.home), Agent: r.p.Agent})
 	s.log.Debug("answered by rule", "requestId", r.p.RequestID, "rule", rule.ID)
 }
 
@@ -291,7 +291,7 @@ func (s *state) rememberChoice(r *request, answers []socketproto.Answer, via soc
 	rule.MadeFrom = r.p.RequestID
 	saved, err := s.remembered.book.Add(rule)
 	if err != nil {
-		s.ruleNotSaved(r, rule.Sentence(s.remembered.home), err.Error())
+		s.ruleNotSaved(r, rules.Sentence(rule, s.remembered.home), err.Error())
 		return allowed, 0
 	}
 	s.log.Info("rule made", "rule", saved.ID, "requestId", r.p.RequestID, "via", via)

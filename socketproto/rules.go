@@ -77,34 +77,6 @@ type ListedRule struct {
 	RuleUse
 }
 
-// AgentWords names a kind of agent for people.
-func AgentWords(kind string) string {
-	switch kind {
-	case AllAgents:
-		return "all agents"
-	case "claude-code":
-		return "Claude Code"
-	case "codex":
-		return "Codex"
-	case "opencode":
-		return "OpenCode"
-	case "acp":
-		return "ACP agents"
-	}
-	return kind
-}
-
-// Sentence is the rule in words, whole, as the option that makes it shows
-// it: `Bash: go test ./... (and with more arguments) in ~/src/shop, for
-// Claude Code`. home, when set, is written as ~.
-func (r Rule) Sentence(home string) string {
-	how := "(and with more arguments)"
-	if r.Match == MatchExact {
-		how = "(exactly)"
-	}
-	return r.Tool + ": " + r.Command + " " + how + " in " + HomeShort(r.Dir, home) + ", for " + AgentWords(r.Agents)
-}
-
 // HomeShort writes dir under home as ~/…; other paths as they are.
 func HomeShort(dir, home string) string {
 	if home == "" || home == "/" {

@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"askuser/tests/termpane"
 	"context"
 	"encoding/json"
 	"os"
@@ -10,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+
+	"askuser/tests/termpane"
 )
 
 // Allow means seen (docs/contract.md §6), end to end: Claude Code's permission_prompt

@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"askuser/tests/testenv"
 	"net"
 	"os"
 	"os/exec"
@@ -11,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"askuser/tests/testenv"
 )
 
 // A mistyped command, flag or config key is answered with the one it most

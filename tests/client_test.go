@@ -38,6 +38,22 @@ func wantAnswered(t *testing.T, cmd *exec.Cmd, out, errb *bytes.Buffer, want str
 	}
 }
 
+// stderrOnFailure shows a running command's stderr if the test fails: it is
+// read only once the command has ended, as os/exec writes it meanwhile.
+// (Cleanups run last first: this one ends the command before the harness's.)
+func stderrOnFailure(t *testing.T, name string, cmd *exec.Cmd, stderr *bytes.Buffer) {
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+		t.Logf("%s's stderr:\n%s", name, stderr)
+	})
+}
+
 func mustClient(t *testing.T, e *Env, stdin string, args ...string) string {
 	t.Helper()
 	out, errOut, code := e.Client(stdin, args...)
@@ -68,17 +84,11 @@ func TestClientAutostart(t *testing.T) {
 	e := NewEnv(t)
 	ask, out, errb := e.StartClient("", "ask", "--question", "Started?", "--request-id", "auto-1", "--format", "text")
 	t.Cleanup(func() { e.StopAutostarted() })
-	deadline := time.Now().Add(3 * testenv.ClientWait)
-	for {
-		_, _, code := e.Client("", "answer", "auto-1", "yes")
-		if code == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the autostarted daemon never took the request; ask stderr: %s", errb)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	stderrOnFailure(t, "ask", ask, errb)
+	testdaemon.Eventually(t, "the autostarted daemon to take the answer to auto-1", func() (bool, string) {
+		_, errOut, code := e.Client("", "answer", "auto-1", "yes")
+		return code == 0, errOut
+	})
 	wantAnswered(t, ask, out, errb, "Started?: yes\n")
 	e.WantAutostartedInRoot()
 	var st socketproto.Status
@@ -218,13 +228,11 @@ func TestClientResumesWithWaitAfterDrop(t *testing.T) {
 		"--question", "Survive a drop?", "--request-id", "drop-1", "--no-autostart", "--format", "text")
 	testenv.NextAdded(t, w)
 	px.drop()
-	deadline := time.Now().Add(3 * testenv.ClientWait)
-	for !strings.Contains(px.sentOn(1), "\n") {
-		if time.Now().After(deadline) {
-			t.Fatalf("ask never reconnected; stderr: %s", errb)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	stderrOnFailure(t, "ask", ask, errb)
+	testdaemon.Eventually(t, "ask's first line on a second connection", func() (bool, string) {
+		got := px.sentOn(1)
+		return strings.Contains(got, "\n"), got
+	})
 	if got := px.sentOn(1); !strings.HasPrefix(got, `{"type":"wait","requestId":"drop-1"}`) {
 		t.Fatalf("the resumed connection sent %q", got)
 	}
@@ -279,7 +287,7 @@ func TestClientWatch(t *testing.T) {
 					return m
 				}
 			case <-timeout:
-				t.Fatalf("no %s line", typ)
+				t.Fatalf("waited %v for a %s line from watch", testenv.ClientWait, typ)
 			}
 		}
 	}
@@ -377,24 +385,17 @@ func TestClientReconnectAutostartsDaemon(t *testing.T) {
 	e.Daemon = nil
 	_ = crashed.Process.Kill()
 	_ = crashed.Wait()
-	// The autostarted daemon appears when the client gets to it; poll for
-	// the asked-again request (a safety net, not a measurement).
-	deadline := time.Now().Add(3 * testenv.ClientWait)
-	for {
+	// The autostarted daemon appears when the client gets to it.
+	stderrOnFailure(t, "ask", ask, errb)
+	testdaemon.Eventually(t, "auto-1 asked again of a new daemon", func() (bool, string) {
+		o, errOut, code := e.Client("", "list", "--json")
+		if code != 0 {
+			return false, errOut
+		}
 		var pending []socketproto.Pending
-		if o, _, code := e.Client("", "list", "--json"); code == 0 {
-			decodeJSON(t, o, &pending)
-		}
-		if len(pending) == 1 && pending[0].RequestID == "auto-1" {
-			break
-		}
-		if time.Now().After(deadline) {
-			_ = ask.Process.Kill()
-			testenv.Finish(t, ask)
-			t.Fatalf("the request never reached a new daemon; stderr: %s", errb)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		decodeJSON(t, o, &pending)
+		return len(pending) == 1 && pending[0].RequestID == "auto-1", o
+	})
 	mustClient(t, e, "", "answer", "auto-1", "me")
 	wantAnswered(t, ask, out, errb, "Who restarts?: me\n")
 	var st socketproto.Status

@@ -1,12 +1,13 @@
 package tests
 
 import (
-	"askuser/tests/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"askuser/tests/testenv"
 )
 
 // An installed askuser-client writes its own absolute path into an agent's

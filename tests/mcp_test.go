@@ -18,12 +18,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"askuser/socketproto"
 	"askuser/socketproto/agenttool"
 	"askuser/tests/testdaemon"
 	"askuser/tests/testenv"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // End to end: the built `askuser-client mcp`, spawned the way an agent spawns
@@ -423,22 +423,20 @@ func TestMCPEndToEndDaemonMissing(t *testing.T) {
 	ch := mcpCallInBackground(context.Background(), p, "ask_user", mcpDatabaseQuestion)
 	t.Cleanup(func() { e.StopAutostarted() })
 	var id string
-	deadline := time.Now().Add(10 * time.Second)
-	for id == "" && time.Now().Before(deadline) {
-		if c, err := socketproto.Dial(e.Socket, 0); err == nil {
-			_ = c.Send(socketproto.ListRequest{})
-			if m, ok := testdaemon.Recv(t, c, 10*time.Second).(socketproto.List); ok && len(m.Pending) == 1 {
-				id = m.Pending[0].RequestID
-			}
-			c.Close()
+	testdaemon.Eventually(t, "the request on an autostarted daemon", func() (bool, string) {
+		c, err := socketproto.Dial(e.Socket, 0)
+		if err != nil {
+			return false, err.Error() + "\nserver stderr:\n" + p.stderr.String()
 		}
-		if id == "" {
-			time.Sleep(20 * time.Millisecond)
+		defer c.Close()
+		_ = c.Send(socketproto.ListRequest{})
+		m := testdaemon.Recv(t, c, testdaemon.Wait)
+		if l, ok := m.(socketproto.List); ok && len(l.Pending) == 1 {
+			id = l.Pending[0].RequestID
+			return true, ""
 		}
-	}
-	if id == "" {
-		t.Fatalf("no request reached an autostarted daemon; server stderr:\n%s", p.stderr)
-	}
+		return false, fmt.Sprintf("%+v", m)
+	})
 	if out, errOut, code := e.Client("", "answer", id, "2"); code != 0 {
 		t.Fatalf("askuser-client answer: exit %d\n%s%s", code, out, errOut)
 	}
@@ -457,15 +455,17 @@ func TestMCPEndToEndDaemonMissing(t *testing.T) {
 // it sends the event.
 func mcpAwaitPendingFile(t *testing.T, e *Env, id string, held bool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		b, err := os.ReadFile(e.Pending)
-		if err == nil && strings.Contains(string(b), id) == held {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after 10s, the pending file holding %s is still %v (%v):\n%s", id, !held, err, b)
-		}
+	what := "the pending file to hold " + id
+	if !held {
+		what = "the pending file to no longer hold " + id
 	}
+	testdaemon.Eventually(t, what, func() (bool, string) {
+		b, err := os.ReadFile(e.Pending)
+		if err != nil {
+			return false, err.Error()
+		}
+		return strings.Contains(string(b), id) == held, string(b)
+	})
 }
 
 // copyPrograms puts the named programs of the build, and no others, into a

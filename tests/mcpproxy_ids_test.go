@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"askuser/socketproto"
 	"askuser/tests/testdaemon"
 	"askuser/tests/testenv"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The proxy owns the ids of the requests it answers itself

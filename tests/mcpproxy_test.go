@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"askuser/socketproto"
 	"askuser/tests/testdaemon"
 	"askuser/tests/testenv"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // End to end: `askuser-client mcp-proxy -- elicitserver`, driven by the

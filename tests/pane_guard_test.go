@@ -1,11 +1,12 @@
 package tests
 
 import (
-	"askuser/tests/termpane"
-	"askuser/tests/testenv"
 	"strings"
 	"testing"
 	"time"
+
+	"askuser/tests/termpane"
+	"askuser/tests/testenv"
 )
 
 // docs/contract.md §6 "No answer the user has not seen", in a real terminal: with two
@@ -27,6 +28,8 @@ func TestPaneTmuxGuardTwoRequests(t *testing.T) {
 	p.WaitGone("settling…")
 
 	p.RawKeys("1")
+	// The user's own timing under test: Enter 100 ms after 1, well inside
+	// the 2 s guard.
 	time.Sleep(100 * time.Millisecond)
 	p.RawKeys("Enter")
 	if r, code := testenv.WaitClient(t, first, out1, err1); code != 0 || r.Answers[0].Answer.Text != "Yes" {

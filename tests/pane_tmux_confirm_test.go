@@ -1,10 +1,11 @@
 package tests
 
 import (
-	"askuser/tests/termpane"
-	"askuser/tests/testenv"
 	"strings"
 	"testing"
+
+	"askuser/tests/termpane"
+	"askuser/tests/testenv"
 )
 
 // TestPaneTmuxPasteLongAnswerAndDiscard runs the confirmations in a real

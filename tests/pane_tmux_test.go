@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -138,13 +139,9 @@ func TestPaneTmuxStartsDaemonAndSplitNeedsTmux(t *testing.T) {
 			}
 			// It is not our child: wait for it to go, so it does not outlive
 			// the test or write into a state dir being removed.
-			deadline := time.Now().Add(10 * time.Second)
-			for testdaemon.Alive(pid) && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
-			}
-			if testdaemon.Alive(pid) {
-				t.Errorf("the daemon the pane started (pid %d) did not stop on SIGINT", pid)
-			}
+			testdaemon.Eventually(t, fmt.Sprintf("the daemon the pane started (pid %d) to stop on SIGINT", pid), func() (bool, string) {
+				return !testdaemon.Alive(pid), "alive"
+			})
 		}
 	})
 
@@ -236,22 +233,15 @@ func TestPaneTmuxRestartsACrashedDaemon(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var out string
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	testdaemon.Eventually(t, "a new daemon, started by the pane, listing crash-1", func() (bool, string) {
 		pid, _ := testdaemon.LockHolder(e.Socket)
-		if pid != 0 && pid != first {
-			// list never starts a daemon: this one is the pane's.
-			var code int
-			if out, _, code = e.Client("", "list"); code == 0 && strings.Contains(out, "crash-1") {
-				break
-			}
+		if pid == 0 || pid == first {
+			return false, fmt.Sprintf("lock holder %d (the killed one: %d)\nscreen:\n%s", pid, first, p.Capture())
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no daemon came back within 20s of the SIGKILL; list: %s\nscreen:\n%s", out, p.Capture())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		// list never starts a daemon: this one is the pane's.
+		out, errOut, code := e.Client("", "list")
+		return code == 0 && strings.Contains(out, "crash-1"), out + errOut
+	})
 	p.WaitFor("Still here after a crash?", "1 waiting")
 
 	stop := exec.Command(testenv.Bin("askuserd"), "stop")
@@ -267,7 +257,9 @@ func TestPaneTmuxRestartsACrashedDaemon(t *testing.T) {
 	if strings.Contains(p.Capture(), "dial unix") {
 		t.Errorf("the raw error is on screen:\n%s", p.Capture())
 	}
-	// Three of the pane's dials later, still nobody on the socket.
+	// Three of the pane's dials later, still nobody on the socket. The
+	// pane's own timing: it dials once a second, and a dial that finds
+	// nobody leaves no trace to wait for, so the clock counts the dials.
 	time.Sleep(3 * time.Second)
 	if pid, _ := testdaemon.LockHolder(e.Socket); pid != 0 {
 		t.Fatalf("the pane started the daemon again (pid %d) after askuserd stop", pid)

@@ -1,12 +1,14 @@
 package tests
 
 import (
-	"askuser/tests/termpane"
-	"askuser/tests/testenv"
+	"fmt"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"askuser/tests/termpane"
+	"askuser/tests/testdaemon"
+	"askuser/tests/testenv"
 )
 
 // Text typed and not yet accepted is not lost when the pane closes — by
@@ -34,11 +36,9 @@ func TestPaneTmuxTypedTextSurvivesClosing(t *testing.T) {
 				p.Tmux("kill-server") // the terminal goes away: SIGHUP
 			}
 			// The pane ends either way, with no terminal left to draw on.
-			for deadline := time.Now().Add(testenv.ClientWait); syscall.Kill(pid, 0) == nil; time.Sleep(20 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatalf("the pane (pid %d) is still running after %s", pid, how)
-				}
-			}
+			testdaemon.Eventually(t, fmt.Sprintf("the pane (pid %d) to end after %s", pid, how), func() (bool, string) {
+				return syscall.Kill(pid, 0) != nil, "still running"
+			})
 			got := testenv.WaitTyping(t, e, "name-1", "order-proc")
 			if got.Status == "" || len(got.Draft) != 1 {
 				t.Fatalf("pending %+v", got)

@@ -7,9 +7,9 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"askuser/socketproto"
+	"askuser/tests/testdaemon"
 	"askuser/tests/testenv"
 )
 
@@ -33,12 +33,15 @@ func pfPreviewQuestion() (socketproto.Question, string) {
 // previews as the file shows them, by request id, with the raw text.
 func pfPreviews(t *testing.T, e *Env, ok func(raw []byte) bool) (map[string]map[string][]string, []byte) {
 	t.Helper()
-	var last []byte
-	for deadline := time.Now().Add(testenv.ClientWait); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	var previews map[string]map[string][]string
+	var raw []byte
+	testdaemon.Eventually(t, "the pending file's previews to be as expected", func() (bool, string) {
 		data, err := os.ReadFile(e.Pending)
-		if err != nil || !ok(data) {
-			last = data
-			continue
+		if err != nil {
+			return false, err.Error()
+		}
+		if !ok(data) {
+			return false, string(data)
 		}
 		var f struct {
 			Requests []struct {
@@ -49,18 +52,18 @@ func pfPreviews(t *testing.T, e *Env, ok func(raw []byte) bool) (map[string]map[
 			} `json:"requests"`
 		}
 		if json.Unmarshal(data, &f) != nil {
-			continue
+			return false, string(data)
 		}
-		out := map[string]map[string][]string{}
+		previews = map[string]map[string][]string{}
 		for _, r := range f.Requests {
 			if len(r.Questions) > 0 {
-				out[r.RequestID] = r.Questions[0].Previews
+				previews[r.RequestID] = r.Questions[0].Previews
 			}
 		}
-		return out, data
-	}
-	t.Fatalf("the pending file never became as expected; last:\n%s", last)
-	return nil, nil
+		raw = data
+		return true, ""
+	})
+	return previews, raw
 }
 
 // Every option's preview is in the file, whole, line by line, read-only:

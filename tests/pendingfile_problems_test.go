@@ -1,34 +1,35 @@
 package tests
 
 import (
-	"askuser/tests/testenv"
 	"bytes"
 	"encoding/json"
 	"os"
 	"strings"
 	"testing"
-	"time"
+
+	"askuser/tests/testdaemon"
+	"askuser/tests/testenv"
 )
 
 // pfProblems waits until the pending file's read-only "problems" satisfy ok.
 func pfProblems(t *testing.T, e *Env, ok func([]string) bool) []string {
 	t.Helper()
-	var last []byte
-	for deadline := time.Now().Add(testenv.ClientWait); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	var problems []string
+	testdaemon.Eventually(t, "the pending file's problems to be as expected", func() (bool, string) {
 		data, err := os.ReadFile(e.Pending)
 		if err != nil {
-			continue
+			return false, err.Error()
 		}
-		last = data
 		var f struct {
 			Problems []string `json:"problems"`
 		}
 		if json.Unmarshal(data, &f) == nil && ok(f.Problems) {
-			return f.Problems
+			problems = f.Problems
+			return true, ""
 		}
-	}
-	t.Fatalf("the pending file's problems never became as expected; last file:\n%s", last)
-	return nil
+		return false, string(data)
+	})
+	return problems
 }
 
 // Someone answering only in an editor sees their save revert: the file

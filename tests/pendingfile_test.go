@@ -183,7 +183,8 @@ func TestPendingFileTruncateThenWriteInPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Two writes with a pause, as an editor saving in place may make.
+	// Two writes with a pause, as an editor saving in place may make: the
+	// pause is the editor's own timing, played.
 	if _, err := fh.Write(data[:len(data)/2]); err != nil {
 		t.Fatal(err)
 	}

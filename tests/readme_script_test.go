@@ -1,13 +1,14 @@
 package tests
 
 import (
-	"askuser/tests/testenv"
 	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"askuser/tests/testenv"
 )
 
 // readmeShellScript is the sh block under "### A shell script" in the README,

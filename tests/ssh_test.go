@@ -101,7 +101,7 @@ Match User %s
 		_ = os.MkdirAll("/run/sshd", 0o755) // sshd's privilege separation directory
 	}
 	cmd := exec.Command("/usr/sbin/sshd", "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
-	var log bytes.Buffer
+	var log testdaemon.LogBuffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -113,18 +113,15 @@ Match User %s
 			t.Logf("sshd's log:\n%s", log.String())
 		}
 	})
-	deadline := time.Now().Add(testdaemon.Wait)
-	for {
+	testdaemon.Eventually(t, "sshd listening on port "+strconv.Itoa(s.port), func() (bool, string) {
 		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(s.port))
-		if err == nil {
-			c.Close()
-			return s
+		if err != nil {
+			return false, err.Error() + "\n" + log.String()
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("sshd never listened: %v\n%s", err, log.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		c.Close()
+		return true, ""
+	})
+	return s
 }
 
 // account makes (as root) or names (otherwise: this one) a login account.
@@ -209,7 +206,8 @@ func TestAskFromAnotherMachineOverSSH(t *testing.T) {
 
 	ask := s.ssh(remote, []string{"-R", remoteSock + ":" + e.Socket},
 		"ASKUSER_SOCKET="+remoteSock+" "+s.dir+"/askuser-client ask --no-autostart --question 'Restart the database?' --option Yes --option No")
-	var out, errb bytes.Buffer
+	var out bytes.Buffer
+	var errb testdaemon.LogBuffer // read while the agent runs
 	ask.Stdout, ask.Stderr = &out, &errb
 	if err := ask.Start(); err != nil {
 		t.Fatal(err)
@@ -243,21 +241,17 @@ func TestAskFromAnotherMachineOverSSH(t *testing.T) {
 
 // waitForPending waits until the daemon holds a request, or the asking
 // process ended first.
-func waitForPending(t *testing.T, e *Env, done chan error, errb *bytes.Buffer) {
+func waitForPending(t *testing.T, e *Env, done chan error, errb *testdaemon.LogBuffer) {
 	t.Helper()
-	deadline := time.Now().Add(testdaemon.Wait)
-	for len(clientList(t, e)) == 0 {
+	testdaemon.Eventually(t, "a question through the forward", func() (bool, string) {
 		select {
 		case err := <-done:
 			done <- err
 			t.Fatalf("the remote agent ended before asking: %v\n%s", err, errb.String())
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no question arrived through the forward\n%s", errb.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return len(clientList(t, e)) > 0, "no request; the remote agent's stderr:\n" + errb.String()
+	})
 }
 
 // A socket forwarded by another account, even one anybody may connect to,
@@ -275,22 +269,19 @@ func TestSSHForwardOfAnotherAccountIsRefused(t *testing.T) {
 	otherSock := filepath.Join(s.forwardDir(other, 0o755), "askuserd.sock")
 
 	hold := s.ssh(other, []string{"-R", otherSock + ":" + e.Socket}, "sleep 120")
-	var holdErr bytes.Buffer
+	var holdErr testdaemon.LogBuffer // read while ssh runs
 	hold.Stderr = &holdErr
 	if err := hold.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = hold.Process.Kill(); _ = hold.Wait() })
-	deadline := time.Now().Add(testdaemon.Wait)
-	for {
-		if fi, err := os.Stat(otherSock); err == nil && fi.Mode()&os.ModeSocket != 0 {
-			break
+	testdaemon.Eventually(t, "the other account's forward at "+otherSock, func() (bool, string) {
+		fi, err := os.Stat(otherSock)
+		if err != nil {
+			return false, err.Error() + "\n" + holdErr.String()
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the other account's forward never appeared\n%s", holdErr.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return fi.Mode()&os.ModeSocket != 0, fi.Mode().String()
+	})
 
 	ask := s.ssh(remote, nil, "ASKUSER_SOCKET="+otherSock+" "+s.dir+"/askuser-client ask --no-autostart --question 'Restart the database?' --option Yes --option No")
 	out, err := ask.CombinedOutput()

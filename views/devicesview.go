@@ -3,8 +3,6 @@ package views
 import (
 	"fmt"
 
-	"github.com/gdamore/tcell/v2"
-
 	"askuser/internal/webdevices"
 )
 
@@ -60,39 +58,43 @@ func (p *Pane) revokeDevice() {
 	p.loadDevices()
 }
 
-func (p *Pane) drawDevices(screen tcell.Screen, x, y, w, bottom int) {
+// layOutDevices lays out the Devices view, and returns the cursor kept on
+// a device.
+func (p *Pane) layOutDevices(cv *canvas, x, y, w, bottom int) (cursor int) {
 	d := p.devices
-	put(screen, x, y, w, seg{"Devices logged in to the web pane (askuserd web)", styleStrong})
+	cursor = d.cursor
+	cv.put(x, y, w, seg{"Devices logged in to the web pane (askuserd web)", styleStrong})
 	y++
 	for _, s := range []string{d.problem, d.word} {
 		if s == "" {
 			continue
 		}
 		for _, l := range wrapAtMost(Clean(s, false), max(1, w), 3) {
-			put(screen, x, y, w, seg{l, styleStrong})
+			cv.put(x, y, w, seg{l, styleStrong})
 			y++
 		}
 	}
 	if len(d.list) == 0 {
-		put(screen, x, y+1, w, seg{"No devices. `askuserd web --url` prints a pairing link for one.", stylePlain})
-		return
+		cv.put(x, y+1, w, seg{"No devices. `askuserd web --url` prints a pairing link for one.", stylePlain})
+		return cursor
 	}
-	d.cursor = min(max(d.cursor, 0), len(d.list)-1)
+	cursor = min(max(cursor, 0), len(d.list)-1)
 	y++
 	now := p.opt.Now()
 	for i, dev := range d.list {
 		if y+1 >= bottom {
-			put(screen, x, bottom-1, w, seg{fmt.Sprintf("↓ %d more…", len(d.list)-i), styleQuiet})
-			return
+			cv.put(x, bottom-1, w, seg{fmt.Sprintf("↓ %d more…", len(d.list)-i), styleQuiet})
+			return cursor
 		}
 		style := stylePlain
-		if i == d.cursor {
+		if i == cursor {
 			style = styleFocus
 		}
-		put(screen, x, y, w, seg{dev.ID + "  " + Clean(dev.Name, false), style})
-		put(screen, x+3, y+1, w-3, seg{webdevices.Details(dev, now), styleQuiet})
+		cv.put(x, y, w, seg{dev.ID + "  " + Clean(dev.Name, false), style})
+		cv.put(x+3, y+1, w-3, seg{webdevices.Details(dev, now), styleQuiet})
 		y += 2
 	}
+	return cursor
 }
 
 func devicesListed(p *Pane, _ keyCtx) bool { return p.devices != nil && len(p.devices.list) > 0 }

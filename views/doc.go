@@ -14,13 +14,15 @@
 // (PreviewShown, after). Its text input mirrors the core's.
 //
 // Layout of the package: pane.go holds the pane and its link to the core;
-// draw.go and question.go lay out the view, through text.go, which wraps
-// clean text and puts it on the screen cell by cell, never as tview markup;
-// keytable.go is the key table and keys.go the pane's side of the keys
-// (typing into its text input, the editor, scrolling); link.go names the
-// daemon connection (panecore.Link, reconnecting); app.go runs it all in a
-// tview application; clean.go is agent text made safe, by agenttext;
-// demo.go opens the pane on fixtures, without a daemon.
+// frame.go is a draw's three steps (lay out, apply, paint: drawing itself
+// changes nothing); draw.go and question.go lay out the view, through
+// text.go, which wraps clean text and puts it on the screen cell by cell,
+// never as tview markup; keytable.go is the key table and keys.go the
+// pane's side of the keys (typing into its text input, the editor,
+// scrolling); link.go names the daemon connection (panecore.Link,
+// reconnecting); app.go runs it all in a tview application; clean.go is
+// agent text made safe, by agenttext; demo.go opens the pane on fixtures,
+// without a daemon.
 //
 // It is only a client of the daemon: it imports socketproto and panecore,
 // never daemon.

@@ -27,38 +27,52 @@ const (
 // --split` gives its new pane at least these.
 const MinWidth = minWidth
 
-// Draw renders the whole pane from the core's view. What it keeps is
-// layout (scroll positions it clamps, a page's height, the preview's rows
-// on screen); what the core must know — whether a question shows at all,
-// and which lines of an approving preview did — it says in explicit calls:
-// SetHidden before drawing, PreviewShown after.
-func (p *Pane) Draw(screen tcell.Screen) {
-	x, y, w, h := p.GetRect()
-	// No clearing here: the app clears the screen before every draw.
-	p.small = w < minWidth || h < minHeight
-	p.core.SetHidden(p.small)
-	p.refresh()
-	p.rev = p.V.Rev
-	p.forget()
-	if p.V.Bells > p.rung {
-		p.rung = p.V.Bells
-		p.Bells++
-		_ = screen.Beep()
+// layOut works out the frame a draw at x, y, w×h shows; the pane is left
+// as it was (see frame.go).
+func (p *Pane) layOut(x, y, w, h int) *frame {
+	f := &frame{x: x, y: y, w: w, h: h, found: p.found, hintRow: -1,
+		submitScroll: p.at.submit, helpScroll: p.at.help, ruleCursor: p.at.rule}
+	if p.devices != nil {
+		f.deviceCursor = p.devices.cursor
 	}
-	p.scrollable, p.previewOverflow = false, false // found again by the layout below
-	p.reading = nil
-	defer p.scheduleWake()
-	defer p.reportReading()
-	if p.small {
-		p.drawTooSmall(screen, x, y, w, h)
-		return
+	// Found again by the layout below.
+	f.found.scrollable, f.found.previewOverflow = false, false
+	cv := &f.cells
+	// No clearing here: the app clears the screen before every draw.
+	if f.found.small {
+		p.layOutTooSmall(cv, x, y, w, h)
+		return f
 	}
 	top, bottom := y, y+h
-	p.drawTitle(screen, x, top, w)
+	p.layOutTitle(cv, x, top, w)
 	top++
-	// Lines above the question: each kept short, and all of them together
-	// leave the question its room (its text, the focused option with its
-	// description, a line of preview), cutting the least needed first.
+	top = p.layOutBanners(cv, x, top, w, h)
+	if d := p.V.Dialog; d != nil && d.Kind != panecore.DialogLong {
+		// About the request or the question on screen: asked right above
+		// it, where the eyes are, not on the bottom line.
+		top = p.layOutPrompt(cv, x, top, w, bottom-1)
+	}
+	bottom--
+	if bottom >= top {
+		// Painted last: which keys apply depends on what the layout below
+		// finds (whether anything scrolls at this size).
+		f.hintRow = bottom
+	}
+	longAsked := p.layOutBody(f, x, top, w, bottom)
+	if d := p.V.Dialog; d != nil && d.Kind == panecore.DialogLong && !longAsked {
+		// Asked under the text it is about (layOutQuestion); should the
+		// input not fit on screen, above the hint line instead.
+		lines := wrap(p.prompt(), max(1, w-1))
+		p.layOutPrompt(cv, x, max(top, bottom-len(lines)), w, bottom)
+	}
+	return f
+}
+
+// layOutBanners lays out the lines above the question, from row top, and
+// returns the row under them. Each is kept short, and all of them together
+// leave the question its room (its text, the focused option with its
+// description, a line of preview), cutting the least needed first.
+func (p *Pane) layOutBanners(cv *canvas, x, top, w, h int) int {
 	type bannerLines struct {
 		lines []string
 		style tcell.Style
@@ -89,90 +103,64 @@ func (p *Pane) Draw(screen tcell.Screen) {
 	cut(&conn, 0)
 	for _, b := range []bannerLines{conn, about, notice, hint} {
 		for _, l := range b.lines {
-			put(screen, x+1, top, w-1, seg{l, b.style})
+			cv.put(x+1, top, w-1, seg{l, b.style})
 			top++
 		}
 	}
-	if d := p.V.Dialog; d != nil && d.Kind != panecore.DialogLong {
-		// About the request or the question on screen: asked right above
-		// it, where the eyes are, not on the bottom line.
-		top = p.drawPrompt(screen, x, top, w, bottom-1)
-	}
-	bottom--
-	if hintRow := bottom; hintRow >= top {
-		// Drawn last: which keys apply depends on what the layout below
-		// finds (whether anything scrolls at this size).
-		defer func() { put(screen, x, hintRow, w, seg{fitHints(p.hintLine(), w-1), styleQuiet}) }()
-	}
-	p.longAsked = false
-	if d := p.V.Dialog; d != nil && d.Kind == panecore.DialogLong {
-		// Asked under the text it is about (drawQuestion); should the
-		// input not fit on screen, above the hint line instead.
-		defer func() {
-			if !p.longAsked {
-				lines := wrap(p.prompt(), max(1, w-1))
-				p.drawPrompt(screen, x, max(top, bottom-len(lines)), w, bottom)
-			}
-		}()
-	}
-	if p.help {
-		p.drawHelp(screen, x+1, top, w-2, bottom)
-		return
-	}
-	if p.devices != nil {
-		p.drawDevices(screen, x+1, top, w-2, bottom)
-		return
-	}
-	if p.V.Rules != nil {
-		p.drawRules(screen, x+1, top, w-2, bottom)
-		return
+	return top
+}
+
+// layOutBody lays out what goes between the banners and the hint line: the
+// list of keys, the Devices or Rules view, or the request on screen. It
+// reports whether "Answer is long" went under the input.
+func (p *Pane) layOutBody(f *frame, x, top, w, bottom int) (longAsked bool) {
+	cv := &f.cells
+	switch {
+	case p.help:
+		f.helpScroll = p.layOutHelp(f, x+1, top, w-2, bottom)
+		return false
+	case p.devices != nil:
+		f.deviceCursor = p.layOutDevices(cv, x+1, top, w-2, bottom)
+		return false
+	case p.V.Rules != nil:
+		f.ruleCursor = p.layOutRules(cv, x+1, top, w-2, bottom)
+		return false
 	}
 	r, s := p.focused()
 	if r == nil {
-		p.drawEmpty(screen, x+1, top+1, w-2, bottom)
-		return
+		p.layOutEmpty(cv, x+1, top+1, w-2, bottom)
+		return false
 	}
 	if len(r.Questions) > 1 && top < bottom {
-		p.drawTabs(screen, r, x+1, top, w-2)
+		p.layOutTabs(cv, r, x+1, top, w-2)
 		top++
 	}
 	if len(r.Questions) > 1 && bottom-top > 12 {
 		top++ // a blank line under the tab bar, when there is room
 	}
-	if r.Sending {
-		put(screen, x+1, top, w-2, seg{"Sending…", styleStrong})
-		return
+	switch {
+	case r.Sending:
+		cv.put(x+1, top, w-2, seg{"Sending…", styleStrong})
+	case r.OnSubmit:
+		f.submitScroll = p.layOutSubmit(f, r, x+1, top, w-2, bottom)
+	case s == nil: // a request without questions: nothing to answer, only to cancel
+		cv.put(x+1, top, w-2, seg{"This request has no questions; Esc declines it.", stylePlain})
+	default:
+		return p.layOutQuestion(f, r, s, x+1, top, w-2, bottom)
 	}
-	if r.OnSubmit {
-		p.drawSubmit(screen, r, x+1, top, w-2, bottom)
-		return
-	}
-	if s == nil { // a request without questions: nothing to answer, only to cancel
-		put(screen, x+1, top, w-2, seg{"This request has no questions; Esc declines it.", stylePlain})
-		return
-	}
-	p.drawQuestion(screen, r, s, x+1, top, w-2, bottom)
+	return false
 }
 
-// reportReading tells the core which lines of an approving preview the draw
-// put on screen (Allow means seen).
-func (p *Pane) reportReading() {
-	if rd := p.reading; rd != nil {
-		p.core.PreviewShown(rd.req, rd.q, rd.opt, rd.width, rd.top, rd.rows, rd.total)
-		p.refresh()
-	}
-}
-
-// drawPrompt draws the question a prompt asks from row y, wrapped, not cut
-// ("[Y/n]" at the end is the point of the line), and returns the row under
-// it; bottom bounds it.
-func (p *Pane) drawPrompt(screen tcell.Screen, x, y, w, bottom int) int {
+// layOutPrompt lays out the question a prompt asks from row y, wrapped,
+// not cut ("[Y/n]" at the end is the point of the line), and returns the
+// row under it; bottom bounds it.
+func (p *Pane) layOutPrompt(cv *canvas, x, y, w, bottom int) int {
 	for _, l := range wrap(p.prompt(), max(1, w-1)) {
 		if y >= bottom {
 			break
 		}
-		fill(screen, x, y, w, styleTitle)
-		put(screen, x, y, w, seg{" " + l, styleFocus})
+		cv.fill(x, y, w, styleTitle)
+		cv.put(x, y, w, seg{" " + l, styleFocus})
 		y++
 	}
 	return y
@@ -191,8 +179,8 @@ func (p *Pane) prompt() string {
 	return d.Text + " [y/N]"
 }
 
-func (p *Pane) drawTitle(screen tcell.Screen, x, y, w int) {
-	fill(screen, x, y, w, styleTitle)
+func (p *Pane) layOutTitle(cv *canvas, x, y, w int) {
+	cv.fill(x, y, w, styleTitle)
 	n := len(p.V.Requests)
 	name := "askuser"
 	if p.V.Demo {
@@ -224,7 +212,7 @@ func (p *Pane) drawTitle(screen tcell.Screen, x, y, w int) {
 		}
 		title = " " + strings.Join(parts, " · ")
 	}
-	put(screen, x, y, w, seg{truncate(title, w), styleTitle})
+	cv.put(x, y, w, seg{truncate(title, w), styleTitle})
 }
 
 func waiting(n int) string {
@@ -247,14 +235,14 @@ func prefixed(prefix, s string) string {
 	return prefix + s
 }
 
-// drawTooSmall says so, in as much of it as fits.
-func (p *Pane) drawTooSmall(screen tcell.Screen, x, y, w, h int) {
+// layOutTooSmall says so, in as much of it as fits.
+func (p *Pane) layOutTooSmall(cv *canvas, x, y, w, h int) {
 	msg := fmt.Sprintf("terminal too small (%d×%d); the pane needs %d×%d. q quits.", w, h, minWidth, minHeight)
 	for i, l := range wrap(msg, max(1, w)) {
 		if i >= h {
 			break
 		}
-		put(screen, x, y+i, w, seg{l, styleStrong})
+		cv.put(x, y+i, w, seg{l, styleStrong})
 	}
 }
 
@@ -311,9 +299,9 @@ func fitHints(h []string, w int) string {
 	return " " + out
 }
 
-// drawHelp draws the list of keys (?): every binding, as the README's key
-// table has it, scrolled by helpScroll.
-func (p *Pane) drawHelp(screen tcell.Screen, x, y, w, bottom int) {
+// layOutHelp lays out the list of keys (?): every binding, as the README's
+// key table has it, scrolled by helpScroll. It returns helpScroll clamped.
+func (p *Pane) layOutHelp(f *frame, x, y, w, bottom int) int {
 	var lines []seg
 	for _, l := range wrap("Every key, where it applies and what it does. Esc closes this list.", max(1, w)) {
 		lines = append(lines, seg{l, styleStrong})
@@ -330,14 +318,15 @@ func (p *Pane) drawHelp(screen tcell.Screen, x, y, w, bottom int) {
 			lines = append(lines, seg{indent + l, style})
 		}
 	}
-	p.drawScrolled(screen, lines, &p.helpScroll, x, y, w, bottom)
+	off, _ := f.layOutScrolled(lines, p.at.help, x, y, w, bottom)
+	return off
 }
 
-func (p *Pane) drawEmpty(screen tcell.Screen, x, y, w, bottom int) {
+func (p *Pane) layOutEmpty(cv *canvas, x, y, w, bottom int) {
 	if y >= bottom {
 		return
 	}
-	put(screen, x, y, w, seg{"No questions waiting", styleStrong})
+	cv.put(x, y, w, seg{"No questions waiting", styleStrong})
 	y += 2
 	// What to try next, for someone who just opened it: where agents ask,
 	// the demo, and a question of their own.
@@ -356,16 +345,16 @@ func (p *Pane) drawEmpty(screen tcell.Screen, x, y, w, bottom int) {
 			if y >= bottom {
 				return
 			}
-			put(screen, x, y, w, seg{l, style})
+			cv.put(x, y, w, seg{l, style})
 			y++
 		}
 		y++
 	}
 }
 
-// drawTabs draws "← ■ Database  □ Service Name  ✓ Submit →", scrolled so the
-// current tab is always in view.
-func (p *Pane) drawTabs(screen tcell.Screen, r *panecore.RequestView, x, y, w int) {
+// layOutTabs lays out "← ■ Database  □ Service Name  ✓ Submit →", scrolled
+// so the current tab is always in view.
+func (p *Pane) layOutTabs(cv *canvas, r *panecore.RequestView, x, y, w int) {
 	var labels []string
 	for _, s := range r.Questions {
 		mark := "□ "
@@ -398,13 +387,15 @@ func (p *Pane) drawTabs(screen tcell.Screen, r *panecore.RequestView, x, y, w in
 	for _, sg := range segs {
 		total += width(sg.text)
 	}
-	put(screen, x, y, w, segs...)
+	cv.put(x, y, w, segs...)
 	if total > w && w > 1 {
-		put(screen, x+w-1, y, 1, seg{"…", stylePlain}) // more tabs on the right
+		cv.put(x+w-1, y, 1, seg{"…", stylePlain}) // more tabs on the right
 	}
 }
 
-func (p *Pane) drawSubmit(screen tcell.Screen, r *panecore.RequestView, x, y, w, bottom int) {
+// layOutSubmit lays out the Submit tab: every question and its answer. It
+// returns submitScroll clamped.
+func (p *Pane) layOutSubmit(f *frame, r *panecore.RequestView, x, y, w, bottom int) int {
 	var lines []seg
 	add := func(text string, style tcell.Style, indent int) {
 		for _, l := range wrap(text, max(1, w-indent)) {
@@ -435,32 +426,34 @@ func (p *Pane) drawSubmit(screen tcell.Screen, r *panecore.RequestView, x, y, w,
 	} else {
 		lines = append(lines, seg{}, seg{"Press Enter to send these answers.", styleStrong})
 	}
-	p.drawScrolled(screen, lines, &p.submitScroll, x, y, w, bottom)
+	off, _ := f.layOutScrolled(lines, p.at.submit, x, y, w, bottom)
+	return off
 }
 
-// drawScrolled shows lines from *off, with a position line when they do
-// not fit. It returns the row under the last one drawn.
-func (p *Pane) drawScrolled(screen tcell.Screen, lines []seg, off *int, x, y, w, bottom int) int {
+// layOutScrolled lays out lines from off, with a position line when they
+// do not fit, and makes what shows PgUp/PgDn's page. It returns off
+// clamped, and the row under the last line.
+func (f *frame) layOutScrolled(lines []seg, off, x, y, w, bottom int) (shownOff, end int) {
 	h := bottom - y
 	if h <= 0 {
-		return y
+		return off, y
 	}
-	p.page = h
+	f.found.page = h
 	if len(lines) > h {
 		h--
-		p.page = h
-		*off = min(*off, len(lines)-h)
-		defer put(screen, x, y+h, w, seg{fmt.Sprintf("lines %d–%d of %d (PgUp/PgDn)", *off+1, *off+h, len(lines)), styleQuiet})
+		f.found.page = h
+		off = min(off, len(lines)-h)
+		f.cells.put(x, y+h, w, seg{fmt.Sprintf("lines %d–%d of %d (PgUp/PgDn)", off+1, off+h, len(lines)), styleQuiet})
 	} else {
-		*off = 0
+		off = 0
 	}
 	row := y
-	for i := 0; i < h && *off+i < len(lines); i++ {
-		put(screen, x, y+i, w, lines[*off+i])
+	for i := 0; i < h && off+i < len(lines); i++ {
+		f.cells.put(x, y+i, w, lines[off+i])
 		row++
 	}
 	if len(lines) > h {
-		return bottom
+		return off, bottom
 	}
-	return row
+	return off, row
 }

@@ -38,7 +38,7 @@ func (p *Pane) PasteHandler() func(text string, setFocus func(p tview.Primitive)
 // Like typing, it is not taken while the pane settles.
 func (p *Pane) Paste(text string) {
 	p.word, p.quiet = "", true
-	if p.small {
+	if p.found.small {
 		return
 	}
 	in := p.V.Input
@@ -67,7 +67,7 @@ func (p *Pane) Key(ev *tcell.EventKey) {
 	b := p.lookup(w, c)
 	switch {
 	case b == nil:
-	case p.small && b.do != nil && !isQuit(b):
+	case p.found.small && b.do != nil && !isQuit(b):
 		// Nothing of the question is on screen: no key may act on it.
 	default:
 		b.do(p, c)
@@ -133,7 +133,7 @@ func (p *Pane) scrollPreview(c keyCtx) {
 		return
 	}
 	l := p.layout(c.r, c.r.Tab)
-	step := max(1, p.previewRows-1)
+	step := max(1, p.found.previewRows-1)
 	if c.ev.Rune() == '}' {
 		l.prevTop += step
 	} else {

@@ -146,10 +146,10 @@ type binding struct {
 
 func severalQuestions(_ *Pane, c keyCtx) bool { return c.r != nil && len(c.r.Questions) > 1 }
 func severalRequests(p *Pane, _ keyCtx) bool  { return p.offers(panecore.ActNextRequest) }
-func scrollable(p *Pane, _ keyCtx) bool       { return p.scrollable }
+func scrollable(p *Pane, _ keyCtx) bool       { return p.found.scrollable }
 func filtered(_ *Pane, c keyCtx) bool         { return c.s != nil && c.s.Filter != "" }
 func notFiltered(_ *Pane, c keyCtx) bool      { return c.s == nil || c.s.Filter == "" }
-func previewScrolls(p *Pane, _ keyCtx) bool   { return p.previewOverflow }
+func previewScrolls(p *Pane, _ keyCtx) bool   { return p.found.previewOverflow }
 func leavesEmpty(p *Pane, _ keyCtx) bool      { return p.offers(panecore.ActLeaveEmpty) }
 func onOther(_ *Pane, c keyCtx) bool          { return c.s != nil && c.s.Cursor == len(c.s.Options) }
 func hasOther(_ *Pane, c keyCtx) bool         { return c.s != nil && !c.s.NoOther }
@@ -221,11 +221,11 @@ var keyTable = []binding{
 	{keys: join(kk(tcell.KeyEscape), rk('?', 'q')), hint: "Esc close", keyNames: "Esc, `?`, `q`", doc: "close the list of keys", where: wHelp,
 		do: func(p *Pane, c keyCtx) { p.help = false }},
 	{keys: join(kk(tcell.KeyUp, tcell.KeyDown, tcell.KeyPgUp, tcell.KeyPgDn), rk('k', 'j')), hint: "↑↓ scroll", keyNames: "↑ ↓, `j` `k`, PgUp PgDn", doc: "scroll the list of keys", where: wHelp,
-		do: func(p *Pane, c keyCtx) { p.helpScroll = max(0, p.helpScroll+p.scrollStep(c.ev)) }},
+		do: func(p *Pane, c keyCtx) { p.at.help = max(0, p.at.help+p.scrollStep(c.ev)) }},
 
 	// The Rules view: remembered decisions.
 	{keys: join(kk(tcell.KeyUp, tcell.KeyDown), rk('k', 'j')), hint: "↑↓ move", keyNames: "↑ ↓, `j` `k`", doc: "move between the rules", where: wRules,
-		when: rulesListed, do: func(p *Pane, c keyCtx) { p.ruleCursor += arrow(c.ev) }},
+		when: rulesListed, do: func(p *Pane, c keyCtx) { p.at.rule += arrow(c.ev) }},
 	{keys: rk('x'), hint: "x revoke", keyNames: "`x`", doc: "revoke the rule under the cursor: the next prompt it covered is asked again", where: wRules,
 		when: rulesListed, do: func(p *Pane, c keyCtx) { p.revokeAtCursor() }},
 	{keys: join(kk(tcell.KeyEscape), rk('R', 'q')), hint: "Esc/R back", keyNames: "Esc, `R`, `q`", doc: "back to the questions", where: wRules,
@@ -271,12 +271,12 @@ var keyTable = []binding{
 	{keys: join(kk(tcell.KeyTab, tcell.KeyBacktab, tcell.KeyRight, tcell.KeyLeft), rk('l', 'h')), hint: "Tab/←→ switch", keyNames: "Tab, Shift-Tab, ← →, `h` `l`", doc: "switch between the questions of a request; the last tab is Submit", where: wRequest,
 		when: severalQuestions, do: func(p *Pane, c keyCtx) {
 			p.act(panecore.Action{Kind: panecore.Tab, Delta: tabStep(c.ev)})
-			p.submitScroll = 0
+			p.at.submit = 0
 		}},
 	{keys: join(kk(tcell.KeyUp, tcell.KeyDown), rk('k', 'j')), hint: "↑↓ move", keyNames: "↑ ↓, `j` `k`", doc: "move between options", where: wOptions,
 		do: func(p *Pane, c keyCtx) { p.act(panecore.Action{Kind: panecore.Move, Delta: arrow(c.ev)}) }},
 	{keys: join(kk(tcell.KeyUp, tcell.KeyDown, tcell.KeyPgUp, tcell.KeyPgDn), rk('k', 'j')), hint: "↑↓ scroll", keyNames: "↑ ↓, `j` `k`, PgUp PgDn", doc: "scroll the list of answers", where: wSubmit,
-		do: func(p *Pane, c keyCtx) { p.submitScroll = max(0, p.submitScroll+p.scrollStep(c.ev)) }},
+		do: func(p *Pane, c keyCtx) { p.at.submit = max(0, p.at.submit+p.scrollStep(c.ev)) }},
 
 	// Answering.
 	{keys: kk(tcell.KeyEnter), hint: "Enter choose", keyNames: "Enter", doc: "choose the focused option (Other opens the text input)", where: wSingle,
@@ -335,13 +335,13 @@ var keyTable = []binding{
 		kind: panecore.OpenNote, do: do(panecore.OpenNote)},
 	{keys: rk('R'), hint: "R rules", keyNames: "`R`", doc: "the Rules view: remembered decisions, who made each, how often it answered; revoke one", where: wBrowsing,
 		do: func(p *Pane, c keyCtx) {
-			p.ruleCursor = 0
+			p.at.rule = 0
 			p.act(panecore.Action{Kind: panecore.OpenRules})
 		}},
 	{keys: rk('D'), hint: "D devices", keyNames: "`D`", doc: "the Devices view: the browsers and phones logged in to the web pane, when each paired and was last seen; revoke one", where: wBrowsing,
 		when: func(p *Pane, _ keyCtx) bool { return p.opt.Devices != nil }, do: func(p *Pane, c keyCtx) { p.openDevices() }},
 	{keys: rk('?'), hint: "? keys", keyNames: "`?`", doc: "list every key, where it applies and what it does", where: wBrowsing | wRules | wDevices, pin: true,
-		do: func(p *Pane, c keyCtx) { p.help, p.helpScroll = true, 0 }},
+		do: func(p *Pane, c keyCtx) { p.help, p.at.help = true, 0 }},
 	{keys: rk('q'), hint: "q quit", keyNames: "`q`", doc: "quit the pane; the daemon, its queue and every draft go on", where: wBrowsing, pin: true,
 		do: func(p *Pane, c keyCtx) { p.quit() }},
 
@@ -357,7 +357,7 @@ var keyTable = []binding{
 func (p *Pane) scrollStep(ev *tcell.EventKey) int {
 	step := arrow(ev)
 	if ev.Key() == tcell.KeyPgUp || ev.Key() == tcell.KeyPgDn {
-		step *= max(1, p.page-1)
+		step *= max(1, p.found.page-1)
 	}
 	return step
 }

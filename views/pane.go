@@ -68,31 +68,37 @@ type Pane struct {
 	rung  int // V.Bells already rung
 	Bells int // bells rung so far (tests read it)
 
-	// Layout: scroll positions per question, and what the last draw found.
-	lay             map[layKey]*qLayout
-	submitScroll    int
-	qOverflow       int  // question lines that did not fit at the last draw
-	page            int  // lines PgUp/PgDn move: what the last draw showed of the scrolled text
-	longAsked       bool // the last draw put "Answer is long" under the input
-	scrollable      bool // PgUp/PgDn have something to scroll
-	previewOverflow bool // { } have something to scroll
-	previewRows     int  // the preview's lines on screen: what { } scroll by
-	small           bool // the last draw said "terminal too small"
-	reading         *reading
-	word            string       // the pane's own word about the last key (an editor that failed)
-	quiet           bool         // the last key was the pane's own (scrolling): the core's word is old
-	ruleCursor      int          // the rule under the cursor in the Rules view
-	devices         *devicesList // the Devices view while it is open
-	help            bool         // the list of keys (?) is up
-	helpScroll      int          // its first line on screen
+	// Layout: where the user left things, which keys move and a draw
+	// clamps to what fits (apply, in frame.go), and what the last draw
+	// found, which keys read.
+	at    positions
+	found drawn
 
-	// onWake asks for a redraw after d (0: none needed); set by the app.
-	onWake func(d time.Duration)
+	word    string       // the pane's own word about the last key (an editor that failed)
+	quiet   bool         // the last key was the pane's own (scrolling): the core's word is old
+	devices *devicesList // the Devices view while it is open
+	help    bool         // the list of keys (?) is up
 
-	// app is set by Run; nil in widget tests (no editor, no quitting).
+	appHooks
+}
+
+// appHooks are how the pane reaches the app it runs in, set by the app;
+// nil in widget tests (no editor, no quitting, no redraw by itself).
+type appHooks struct {
 	app      *tview.Application
+	onWake   func(d time.Duration) // asks for a redraw after d (0: none needed)
 	onQuit   func()
 	afterKey func() // tests: told when a key has been handled
+}
+
+// positions are where the user left things: each question's scroll
+// positions, the Submit tab's and the list of keys' first line on screen,
+// the rule under the cursor in the Rules view.
+type positions struct {
+	questions map[layKey]*qLayout
+	submit    int
+	help      int
+	rule      int
 }
 
 // layKey names a question: its request and index.
@@ -107,6 +113,18 @@ type qLayout struct {
 	winTop  int // first option shown in the list window
 	prevTop int // first preview line shown
 	cursor  int // the focus the positions above were for
+}
+
+// drawn is what a draw found at the size it drew, which the keys read
+// until the next draw: how far PgUp/PgDn and { } move, and whether they
+// have anything to move.
+type drawn struct {
+	small           bool // "terminal too small": no key acts on a question
+	qOverflow       int  // question lines that did not fit
+	page            int  // lines PgUp/PgDn move: what was shown of the scrolled text
+	scrollable      bool // PgUp/PgDn have something to scroll
+	previewOverflow bool // { } have something to scroll
+	previewRows     int  // the preview's lines on screen: what { } scroll by
 }
 
 // reading is what a draw showed of a preview that an option approves: it
@@ -132,7 +150,7 @@ func NewPane(s Sender, opt Options) *Pane {
 		Socket: opt.Socket, SoftLimit: opt.SoftLimit, Bell: opt.Bell, Now: opt.Now,
 		InputGuard: opt.InputGuard, Warnings: opt.Warnings, Demo: opt.Demo,
 	})
-	p := &Pane{Box: tview.NewBox(), core: core, opt: opt, input: in, lay: map[layKey]*qLayout{}}
+	p := &Pane{Box: tview.NewBox(), core: core, opt: opt, input: in, at: positions{questions: map[layKey]*qLayout{}}}
 	p.Box.SetBackgroundColor(tcell.ColorDefault)
 	p.refresh()
 	p.rev = p.V.Rev
@@ -213,38 +231,45 @@ func (p *Pane) focused() (*panecore.RequestView, *panecore.QuestionView) {
 	return r, nil
 }
 
-// layout is question q's scroll positions; a new focus there starts its
-// preview from the top and keeps the question's scroll within the question.
+// layout is question q's scroll positions, kept for the keys that move
+// them.
 func (p *Pane) layout(r *panecore.RequestView, q int) *qLayout {
 	k := layKey{r.ID, q}
-	l := p.lay[k]
-	if l == nil {
-		l = &qLayout{}
-		p.lay[k] = l
-		if q < len(r.Questions) {
-			l.cursor = r.Questions[q].Cursor
-		}
+	l := p.positions(r, q)
+	p.at.questions[k] = &l
+	return p.at.questions[k]
+}
+
+// positions is question q's scroll positions as a value, the pane
+// unchanged: a new focus there starts its preview from the top and keeps
+// the question's scroll within the question.
+func (p *Pane) positions(r *panecore.RequestView, q int) qLayout {
+	var l qLayout
+	if kept := p.at.questions[layKey{r.ID, q}]; kept != nil {
+		l = *kept
+	} else if q < len(r.Questions) {
+		return qLayout{cursor: r.Questions[q].Cursor}
 	}
 	if q < len(r.Questions) && l.cursor != r.Questions[q].Cursor {
 		l.cursor = r.Questions[q].Cursor
 		l.prevTop = 0
-		l.scroll = min(l.scroll, p.qOverflow)
+		l.scroll = min(l.scroll, p.found.qOverflow)
 	}
 	return l
 }
 
 // forget drops the layout of requests no longer waiting.
 func (p *Pane) forget() {
-	if len(p.lay) <= 4*len(p.V.Requests)+16 {
+	if len(p.at.questions) <= 4*len(p.V.Requests)+16 {
 		return
 	}
 	keep := map[string]bool{}
 	for _, r := range p.V.Requests {
 		keep[r.ID] = true
 	}
-	for k := range p.lay {
+	for k := range p.at.questions {
 		if !keep[k.req] {
-			delete(p.lay, k)
+			delete(p.at.questions, k)
 		}
 	}
 }

@@ -10,79 +10,67 @@ import (
 	"askuser/views/panecore"
 )
 
-// drawQuestion lays out one question: its text at the top, the options
+// layOutQuestion lays out one question: its text at the top, the options
 // below (a window of at most six, scrolled to the focus), the preview beside
-// or under the list, then the note and the text input. Whatever
-// does not fit scrolls, with a marker saying so: nothing is cut off unseen.
-func (p *Pane) drawQuestion(screen tcell.Screen, r *panecore.RequestView, s *panecore.QuestionView, x, y, w, bottom int) {
+// or under the list, then the note and the text input. Whatever does not
+// fit scrolls, with a marker saying so: nothing is cut off unseen. It
+// reports whether "Answer is long" went under the input.
+func (p *Pane) layOutQuestion(f *frame, r *panecore.RequestView, s *panecore.QuestionView, x, y, w, bottom int) (longAsked bool) {
+	placed := &placedQuestion{key: layKey{r.ID, r.Tab}, pos: p.positions(r, r.Tab)}
+	f.question = placed
+	pos := &placed.pos
 	if w < 1 {
-		return
+		return false
 	}
-	l := p.layout(r, r.Tab)
-	in, dlg := p.V.Input, p.V.Dialog
-	editing := in != nil && in.Request == r.ID && in.Question == r.Tab // the input stays in view under a prompt
-	var noteLines []string
-	if s.Notes != "" && !(editing && in.Kind == panecore.InputNote) {
-		noteLines = wrap("Note: "+Clean(s.Notes, true), w)
-		if len(noteLines) > 2 {
-			noteLines = append(noteLines[:1], truncate(noteLines[1], w-1)+"…")
-		}
-	}
-	ih := 0
-	if editing {
-		ih = p.inputHeight(w, bottom-y)
-	}
-	var long int // rows of "Answer is long … [Y/n]", asked under the input
-	if editing && dlg != nil && dlg.Kind == panecore.DialogLong {
-		long = len(wrap(p.prompt(), max(1, w-1)))
-		ih += long
-	}
-	// A typed answer is checked as it is typed: what breaks the rule shows
-	// under the input, and Enter is refused until it passes.
-	var problem []string
-	if editing && dlg == nil && in.Kind == panecore.InputAnswer {
-		if msg := in.ProblemText; msg != "" {
-			problem = wrap("✗ "+Clean(msg, false), max(1, w))
-			problem = problem[:min(len(problem), 2)]
-			ih += len(problem)
-		}
-	}
-	// What goes under the question (free text) or the list: the note, then
-	// the input. Room for them is kept at the bottom; they are drawn right
-	// under what is above them.
-	reserve := len(noteLines) + ih
-	if reserve > 0 && bottom-y-reserve > 3 {
-		reserve++ // a blank line before them
-	}
-	if bottom-y-reserve < 1 {
-		noteLines, reserve = nil, ih // too small: the input matters most
-	}
-	if bottom-y-reserve < 1 {
-		reserve = 0
-		editing = false
-	}
+	u := p.planUnder(r, s, w, bottom-y)
 	full := bottom
-	below := func(row int) {
-		if reserve > len(noteLines)+ih {
-			row++ // the blank line
-		}
-		row = min(row, full-len(noteLines)-ih)
-		for _, l := range noteLines {
-			put(screen, x, row, w, seg{l, styleNote})
-			row++
-		}
-		if editing {
-			p.drawInput(screen, x, row, w, ih-long-len(problem))
-			for i, l := range problem {
-				put(screen, x, row+ih-long-len(problem)+i, w, seg{l, styleStrong})
-			}
-			if long > 0 {
-				p.drawPrompt(screen, x-1, row+ih-long, w+1, full)
-				p.longAsked = true
-			}
-		}
+	bottom -= u.reserve
+	q := questionLines(r, s, w)
+	H := bottom - y
+	if len(s.Options) == 0 {
+		f.found.qOverflow = max(0, len(q)-H)
+		f.found.scrollable = f.found.qOverflow > 0
+		var end int
+		pos.scroll, end = f.layOutScrolled(q, pos.scroll, x, y, w, bottom)
+		return p.layOutUnder(f, u, x, end, w, full)
 	}
-	bottom -= reserve
+
+	pv := p.previewOf(s)
+	list := p.planList(s, pv, w, H)
+	text := windowQuestion(q, pos.scroll, H, list.min)
+	f.found.qOverflow = text.overflow
+	f.found.page = max(1, text.rows-1)
+	text.layOut(&f.cells, x, y, w)
+	ly := y + text.rows
+	if bottom-ly-1 > list.min {
+		ly++ // a blank line between question and options
+	}
+	if list.noMatch {
+		// Said, not left blank: the filter hides every option.
+		f.cells.put(x, ly, w, seg{truncate("no option matches “"+Clean(s.Filter, false)+"” (Esc clears the filter)", w), styleQuiet})
+		ly++
+	}
+	descOff := max(0, pos.scroll-text.overflow)
+
+	// The preview: beside a wide list, else under it.
+	listBottom, pvEnd := bottom, 0
+	switch {
+	case pv != "" && list.wide:
+		pvEnd = p.layOutPreview(f, r, s, pos, x+list.w+2, ly, w-list.w-2, bottom)
+	case pv != "":
+		listBottom = bottom - previewHeight(s.Options[s.Cursor], list.need, w, bottom-ly)
+		pvEnd = p.layOutPreview(f, r, s, pos, x, listBottom, w, bottom)
+	}
+	listEnd, descMax := f.layOutList(s, pos, list, descOff, x, ly, listBottom)
+	pos.scroll = min(pos.scroll, text.overflow+descMax)
+	f.found.scrollable = text.overflow+descMax > 0
+	return p.layOutUnder(f, u, x, max(listEnd, pvEnd), w, full)
+}
+
+// questionLines is the question's text as lines w cells wide: its header
+// when it is the request's only question, the question, and what a typed
+// answer must be.
+func questionLines(r *panecore.RequestView, s *panecore.QuestionView, w int) []seg {
 	var q []seg
 	if len(r.Questions) == 1 && s.Header != "" {
 		for _, line := range wrap(Clean(s.Header, false), w) {
@@ -98,120 +86,220 @@ func (p *Pane) drawQuestion(screen tcell.Screen, r *panecore.RequestView, s *pan
 			q = append(q, seg{line, styleQuiet})
 		}
 	}
-	H := bottom - y
-	if len(s.Options) == 0 {
-		p.qOverflow = max(0, len(q)-H)
-		p.scrollable = p.qOverflow > 0
-		end := p.drawScrolled(screen, q, &l.scroll, x, y, w, bottom)
-		below(end)
-		return
-	}
+	return q
+}
 
-	// How much room the list wants: its first window, or half the space.
-	pv := p.previewOf(s)
-	listW := w
-	wide := pv != "" && w >= widePreview
+// under is what goes under the question (free text) or its list: the
+// note, then the text input, the problem with what is typed and "Answer is
+// long … [Y/n]" under it. Room for them is kept at the bottom; they go
+// right under what is above them.
+type under struct {
+	note      []string
+	editing   bool     // the text input is on screen
+	inputRows int      // the text input's own rows
+	problem   []string // a typed answer is checked as it is typed
+	long      int      // the rows of "Answer is long … [Y/n]"
+	reserve   int      // the rows kept at the bottom, a blank line included
+}
+
+// height is the rows of the input and what goes under it.
+func (u under) height() int { return u.inputRows + len(u.problem) + u.long }
+
+// planUnder works out what goes under question s of r, and the rows it
+// keeps out of space.
+func (p *Pane) planUnder(r *panecore.RequestView, s *panecore.QuestionView, w, space int) under {
+	var u under
+	in := p.V.Input
+	u.editing = in != nil && in.Request == r.ID && in.Question == r.Tab // the input stays in view under a prompt
+	if s.Notes != "" && !(u.editing && in.Kind == panecore.InputNote) {
+		u.note = noteLines(s.Notes, w)
+	}
+	if u.editing {
+		u.inputRows, u.problem, u.long = p.planInput(w, space)
+	}
+	u.reserve = len(u.note) + u.height()
+	if u.reserve > 0 && space-u.reserve > 3 {
+		u.reserve++ // a blank line before them
+	}
+	if space-u.reserve < 1 {
+		u.note, u.reserve = nil, u.height() // too small: the input matters most
+	}
+	if space-u.reserve < 1 {
+		u.reserve = 0
+		u.editing = false
+	}
+	return u
+}
+
+// planInput is the rows of the open text input w cells wide out of space,
+// and what goes under it: the problem with what is typed, the rows of
+// "Answer is long … [Y/n]".
+func (p *Pane) planInput(w, space int) (rows int, problem []string, long int) {
+	in, dlg := p.V.Input, p.V.Dialog
+	if dlg != nil && dlg.Kind == panecore.DialogLong {
+		long = len(wrap(p.prompt(), max(1, w-1)))
+	}
+	// What breaks the typed answer's rule shows under the input, and Enter
+	// is refused until it passes.
+	if msg := in.ProblemText; dlg == nil && in.Kind == panecore.InputAnswer && msg != "" {
+		problem = wrap("✗ "+Clean(msg, false), max(1, w))
+		problem = problem[:min(len(problem), 2)]
+	}
+	return p.inputHeight(w, space), problem, long
+}
+
+// noteLines is a note under the question, in at most two lines w cells
+// wide.
+func noteLines(note string, w int) []string {
+	lines := wrap("Note: "+Clean(note, true), w)
+	if len(lines) > 2 {
+		lines = append(lines[:1], truncate(lines[1], w-1)+"…")
+	}
+	return lines
+}
+
+// layOutUnder lays out u from row (the row under what is above it), within
+// the question's bottom, full. It reports whether "Answer is long" went
+// under the input.
+func (p *Pane) layOutUnder(f *frame, u under, x, row, w, full int) (longAsked bool) {
+	if u.reserve > len(u.note)+u.height() {
+		row++ // the blank line
+	}
+	row = min(row, full-len(u.note)-u.height())
+	for _, l := range u.note {
+		f.cells.put(x, row, w, seg{l, styleNote})
+		row++
+	}
+	if !u.editing {
+		return false
+	}
+	f.input = &inputPlace{label: p.inputLabel(), x: x, y: row, w: w, h: u.inputRows}
+	row += u.inputRows
+	for _, l := range u.problem {
+		f.cells.put(x, row, w, seg{l, styleStrong})
+		row++
+	}
+	if u.long == 0 {
+		return false
+	}
+	p.layOutPrompt(&f.cells, x-1, row, w+1, full)
+	return true
+}
+
+// listPlan is how an options list is laid out at a width: its items and
+// their lines, and the room it asks for.
+type listPlan struct {
+	items   []int   // the options the filter keeps, and Other
+	blocks  [][]seg // each item's lines
+	w       int     // the list's width
+	wide    bool    // the preview goes beside the list
+	need    int     // the rows of its first window
+	min     int     // the rows it keeps whatever the question's length
+	noMatch bool    // the filter keeps no option: a line says so
+}
+
+// planList plans question s's list in w cells and H rows, with the
+// focused option's preview pv ("" for none).
+func (p *Pane) planList(s *panecore.QuestionView, pv string, w, H int) listPlan {
+	l := listPlan{items: s.Items, w: w}
+	l.wide = pv != "" && w >= widePreview
 	drawn := pv != "" && len(s.Options[s.Cursor].PreviewLines) > 0
 	if drawn {
-		wide = w >= wideFile
+		l.wide = w >= wideFile
 	}
 	switch {
-	case wide && drawn:
-		listW = w * 2 / 5 // code wants the width more than the list does
-	case wide:
-		listW = w * 11 / 20
+	case l.wide && drawn:
+		l.w = w * 2 / 5 // code wants the width more than the list does
+	case l.wide:
+		l.w = w * 11 / 20
 	}
-	items := s.Items
-	blocks := make([][]seg, len(items))
-	need := 0
-	for k, it := range items {
-		blocks[k] = p.itemBlock(s, it, listW)
+	// How much room the list wants: its first window, or half the space.
+	l.blocks = make([][]seg, len(l.items))
+	for k, it := range l.items {
+		l.blocks[k] = p.itemBlock(s, it, l.w)
 		if k < maxListItems {
-			need += len(blocks[k])
+			l.need += len(l.blocks[k])
 		}
 	}
-	if len(items) > maxListItems {
-		need++
+	if len(l.items) > maxListItems {
+		l.need++
 	}
-	minList := min(need, max(3, H/2))
-	if pv != "" && !wide {
+	l.min = min(l.need, max(3, H/2))
+	if pv != "" && !l.wide {
 		// The list's focused option with a line of its description and
 		// "↓ N more…" (3), and the preview's title and a line of it (2).
-		minList = min(need+4, max(5, H*2/3))
+		l.min = min(l.need+4, max(5, H*2/3))
 	}
-	noMatch := s.Filter != "" && len(items) == 1 && len(s.Options) > 0
-	if noMatch {
-		minList++
+	l.noMatch = s.Filter != "" && len(l.items) == 1 && len(s.Options) > 0
+	if l.noMatch {
+		l.min++
 	}
+	return l
+}
 
-	// The question: whole if it fits, else a scrolled window with a status line.
-	qRows := len(q)
-	p.qOverflow = 0
-	if qRows+1+minList > H {
-		qRows = max(1, H-minList-1)
-		if qRows >= 2 {
-			p.qOverflow = len(q) - (qRows - 1)
+// questionWindow is what shows of the question's lines above a list.
+type questionWindow struct {
+	lines    []seg
+	rows     int // the rows it takes, a status line included
+	off      int // its first line shown
+	overflow int // lines that do not fit
+}
+
+// windowQuestion shows the question whole if it fits in H rows beside a
+// list that keeps minList, else a window of it, scrolled by scroll, with a
+// status line.
+func windowQuestion(q []seg, scroll, H, minList int) questionWindow {
+	t := questionWindow{lines: q, rows: len(q)}
+	if t.rows+1+minList > H {
+		t.rows = max(1, H-minList-1)
+		if t.rows >= 2 {
+			t.overflow = len(q) - (t.rows - 1)
 		} else {
-			p.qOverflow = len(q) - 1
+			t.overflow = len(q) - 1
 		}
-		if p.qOverflow < 0 {
-			p.qOverflow, qRows = 0, len(q)
+		if t.overflow < 0 {
+			t.overflow, t.rows = 0, len(q)
 		}
 	}
-	qOff := min(l.scroll, p.qOverflow)
-	p.page = max(1, qRows-1)
-	if p.qOverflow > 0 && qRows >= 2 {
-		for i := 0; i < qRows-1; i++ {
-			put(screen, x, y+i, w, q[qOff+i])
+	t.off = min(scroll, t.overflow)
+	return t
+}
+
+func (t questionWindow) layOut(cv *canvas, x, y, w int) {
+	q := t.lines
+	switch {
+	case t.overflow > 0 && t.rows >= 2:
+		for i := 0; i < t.rows-1; i++ {
+			cv.put(x, y+i, w, q[t.off+i])
 		}
-		put(screen, x, y+qRows-1, w, seg{fmt.Sprintf("↕ lines %d–%d of %d, PgUp/PgDn", qOff+1, qOff+qRows-1, len(q)), styleQuiet})
-	} else if p.qOverflow > 0 {
+		cv.put(x, y+t.rows-1, w, seg{fmt.Sprintf("↕ lines %d–%d of %d, PgUp/PgDn", t.off+1, t.off+t.rows-1, len(q)), styleQuiet})
+	case t.overflow > 0:
 		// One row: no room for the status line, so the row itself says
 		// that there is more.
-		put(screen, x, y, w, seg{truncate(q[qOff].text, w-2), q[qOff].style}, seg{" ↕", styleQuiet})
-	} else {
-		for i := 0; i < qRows && qOff+i < len(q); i++ {
-			put(screen, x, y+i, w, q[qOff+i])
+		cv.put(x, y, w, seg{truncate(q[t.off].text, w-2), q[t.off].style}, seg{" ↕", styleQuiet})
+	default:
+		for i := 0; i < t.rows && t.off+i < len(q); i++ {
+			cv.put(x, y+i, w, q[t.off+i])
 		}
 	}
-	ly := y + qRows
-	if bottom-ly-1 > minList {
-		ly++ // a blank line between question and options
-	}
-	if noMatch {
-		// Said, not left blank: the filter hides every option.
-		put(screen, x, ly, w, seg{truncate("no option matches “"+Clean(s.Filter, false)+"” (Esc clears the filter)", w), styleQuiet})
-		ly++
-	}
-	descOff := max(0, l.scroll-p.qOverflow)
+}
 
-	// The preview: beside a wide list, else under it.
-	listBottom, pvEnd := bottom, 0
-	if pv != "" {
-		pvLines := previewRows(s.Options[s.Cursor], max(1, w-2))
-		if wide {
-			pvEnd = p.drawPreview(screen, r, s, l, pv, x+listW+2, ly, w-listW-2, bottom)
-		} else {
-			// The list keeps room for the focused option and its neighbours;
-			// the preview gets its title and at least one line.
-			ph := min(len(pvLines)+1, max(3, (bottom-ly)/2))
-			if bottom-ly < 10 {
-				ph = min(len(pvLines)+1, max(2, (bottom-ly)/3+1))
-			}
-			if len(s.Options[s.Cursor].PreviewLines) > 0 {
-				// A file or a diff to read to the end: the rows the list
-				// does not need are the preview's.
-				ph = min(len(pvLines)+1, max(ph, bottom-ly-need))
-			}
-			ph = max(min(ph, bottom-ly-3), min(2, bottom-ly))
-			listBottom = bottom - ph
-			pvEnd = p.drawPreview(screen, r, s, l, pv, x, listBottom, w, bottom)
-		}
+// previewHeight is the rows a preview under the list gets, its title
+// included, out of space: the list keeps room for the focused option and
+// its neighbours (need rows for its first window); the preview gets its
+// title and at least one line.
+func previewHeight(o panecore.OptionView, need, w, space int) int {
+	lines := len(previewRows(o, max(1, w-2)))
+	ph := min(lines+1, max(3, space/2))
+	if space < 10 {
+		ph = min(lines+1, max(2, space/3+1))
 	}
-	listEnd, descMax := p.drawList(screen, s, l, items, blocks, descOff, x, ly, listW, listBottom)
-	l.scroll = min(l.scroll, p.qOverflow+descMax)
-	p.scrollable = p.qOverflow+descMax > 0
-	below(max(listEnd, pvEnd))
+	if len(o.PreviewLines) > 0 {
+		// A file or a diff to read to the end: the rows the list does not
+		// need are the preview's.
+		ph = min(lines+1, max(ph, space-need))
+	}
+	return max(min(ph, space-3), min(2, space))
 }
 
 // previewOf is the focused option's preview text (clean), "" when none.
@@ -317,96 +405,124 @@ func (p *Pane) itemBlock(s *panecore.QuestionView, it, w int) []seg {
 	return out
 }
 
-// drawList draws the window of options that contains the focus, with
-// "↑ N more…" / "↓ N more…" for what is outside it.
-func (p *Pane) drawList(screen tcell.Screen, s *panecore.QuestionView, l *qLayout, items []int, blocks [][]seg, descOff, x, y, w, bottom int) (end, descMax int) {
+// layOutList lays out the window of list's options that contains the
+// focus, from row y to bottom, with "↑ N more…" / "↓ N more…" for what is
+// outside it; the window's top is kept in pos. The focused option, when
+// taller than the room, shows its lines from descOff. It returns the row
+// under the list, and how many of the focused option's lines do not fit.
+func (f *frame) layOutList(s *panecore.QuestionView, pos *qLayout, list listPlan, descOff, x, y, bottom int) (end, descMax int) {
 	H := bottom - y
 	if H <= 0 {
 		return y, 0
 	}
-	n := len(items)
-	ci := max(indexOf(items, s.Cursor), 0)
-	fit := func(top int) int {
-		avail := H
-		if top > 0 {
-			avail--
-		}
-		end, used := top, 0
-		for end < n {
-			rest := 0
-			if end+1 < n {
-				rest = 1
-			}
-			if used+len(blocks[end])+rest > avail {
-				break
-			}
-			used += len(blocks[end])
-			end++
-		}
-		if end == top && top < n {
-			end = top + 1 // an item taller than the space: shown in part
-		}
-		return end
-	}
-	l.winTop = min(max(l.winTop, 0), ci)
-	for ci >= fit(l.winTop) {
-		l.winTop++
-	}
-	// With more room than when the window was placed (a taller terminal),
-	// start it earlier while that shows more: else "↑ N more…" would hide
-	// options that now fit.
-	for l.winTop > 0 && ci < fit(l.winTop-1) && fit(l.winTop-1)-(l.winTop-1) > fit(l.winTop)-l.winTop {
-		l.winTop--
-	}
-	last := fit(l.winTop)
+	w, blocks, n := list.w, list.blocks, len(list.items)
+	ci := max(indexOf(list.items, s.Cursor), 0)
+	pos.winTop = listTop(blocks, ci, pos.winTop, H)
+	last := listFit(blocks, pos.winTop, H)
 	row := y
-	if l.winTop > 0 {
-		put(screen, x, row, w, seg{fmt.Sprintf("  ↑ %d more…", l.winTop), styleQuiet})
+	if pos.winTop > 0 {
+		f.cells.put(x, row, w, seg{fmt.Sprintf("  ↑ %d more…", pos.winTop), styleQuiet})
 		row++
 	}
 	stop := bottom
 	if last < n {
 		stop--
 	}
-	for k := l.winTop; k < last && row < stop; k++ {
-		lines := blocks[k]
-		if len(lines) > stop-row { // only the focused item can be this tall
-			room := stop - row
-			switch {
-			case room >= 2:
-				descMax = len(lines) - (room - 1)
-				off := min(descOff, descMax)
-				lines = append(append([]seg{}, lines[0]), lines[1+off:]...)
-				lines = lines[:room-1]
-				lines = append(lines, seg{"     ↕ more of this option (PgUp/PgDn)", styleQuiet})
-			case room == 1:
-				// No row for the marker: the label's own row says it.
-				l := lines[0]
-				lines = []seg{{truncate(l.text, w-2), l.style}, {" ↕", styleQuiet}}
-				put(screen, x, row, w, lines...)
-				row++
-				continue
-			}
+	for k := pos.winTop; k < last && row < stop; k++ {
+		rows := oneSegEach(blocks[k])
+		if len(blocks[k]) > stop-row { // only the focused item can be this tall
+			rows, descMax = cutItem(blocks[k], descOff, stop-row, w)
 		}
-		for _, l := range lines {
+		for _, l := range rows {
 			if row >= stop {
 				break
 			}
-			put(screen, x, row, w, l)
+			f.cells.put(x, row, w, l...)
 			row++
 		}
 	}
 	if last < n {
-		put(screen, x, row, w, seg{fmt.Sprintf("  ↓ %d more…", n-last), styleQuiet})
+		f.cells.put(x, row, w, seg{fmt.Sprintf("  ↓ %d more…", n-last), styleQuiet})
 		row++
 	}
 	return row, descMax
 }
 
-// drawPreview draws the focused option's preview in a framed panel. When it
-// does not fit, its title line says which lines show: a line of its own
-// would take the one row a short terminal has for the preview itself.
-func (p *Pane) drawPreview(screen tcell.Screen, r *panecore.RequestView, s *panecore.QuestionView, l *qLayout, pv string, x, y, w, bottom int) (end int) {
+// listFit is the end of the window of items that starts at top in H rows:
+// "↑ N more…" takes a row when top > 0, "↓ N more…" one when items are left
+// below.
+func listFit(blocks [][]seg, top, H int) int {
+	n := len(blocks)
+	avail := H
+	if top > 0 {
+		avail--
+	}
+	end, used := top, 0
+	for end < n {
+		rest := 0
+		if end+1 < n {
+			rest = 1
+		}
+		if used+len(blocks[end])+rest > avail {
+			break
+		}
+		used += len(blocks[end])
+		end++
+	}
+	if end == top && top < n {
+		end = top + 1 // an item taller than the space: shown in part
+	}
+	return end
+}
+
+// listTop is the first item of the window that shows item ci in H rows,
+// moved as little as it can from top.
+func listTop(blocks [][]seg, ci, top, H int) int {
+	top = min(max(top, 0), ci)
+	for ci >= listFit(blocks, top, H) {
+		top++
+	}
+	// With more room than when the window was placed (a taller terminal),
+	// start it earlier while that shows more: else "↑ N more…" would hide
+	// options that now fit.
+	for top > 0 && ci < listFit(blocks, top-1, H) && listFit(blocks, top-1, H)-(top-1) > listFit(blocks, top, H)-top {
+		top--
+	}
+	return top
+}
+
+// cutItem fits an item's lines into room rows w cells wide, its label
+// kept and its description shown from descOff, as rows of segments. It
+// returns them, and how many of its lines do not fit.
+func cutItem(lines []seg, descOff, room, w int) (rows [][]seg, descMax int) {
+	switch {
+	case room >= 2:
+		descMax = len(lines) - (room - 1)
+		off := min(descOff, descMax)
+		lines = append(append([]seg{}, lines[0]), lines[1+off:]...)
+		lines = append(lines[:room-1], seg{"     ↕ more of this option (PgUp/PgDn)", styleQuiet})
+	case room == 1:
+		// No row for the marker: the label's own row says it.
+		return [][]seg{{{truncate(lines[0].text, w-2), lines[0].style}, {" ↕", styleQuiet}}}, 0
+	}
+	return oneSegEach(lines), descMax
+}
+
+// oneSegEach is lines as rows of one segment each.
+func oneSegEach(lines []seg) [][]seg {
+	rows := make([][]seg, len(lines))
+	for i, l := range lines {
+		rows[i] = []seg{l}
+	}
+	return rows
+}
+
+// layOutPreview lays out the focused option's preview in a framed panel.
+// When it does not fit, its title line says which lines show: a line of
+// its own would take the one row a short terminal has for the preview
+// itself. The preview's first line shown is kept in pos; what shows of a
+// preview its option approves is the frame's reading.
+func (p *Pane) layOutPreview(f *frame, r *panecore.RequestView, s *panecore.QuestionView, pos *qLayout, x, y, w, bottom int) (end int) {
 	if w < 3 || bottom-y < 2 {
 		return y
 	}
@@ -414,21 +530,21 @@ func (p *Pane) drawPreview(screen tcell.Screen, r *panecore.RequestView, s *pane
 	h := bottom - y - 1
 	title := "─ Preview "
 	if len(lines) > h {
-		p.previewOverflow = true
-		l.prevTop = min(l.prevTop, len(lines)-h)
-		title = fmt.Sprintf("─ Preview %d–%d of %d ({ }) ", l.prevTop+1, l.prevTop+h, len(lines))
+		f.found.previewOverflow = true
+		pos.prevTop = min(pos.prevTop, len(lines)-h)
+		title = fmt.Sprintf("─ Preview %d–%d of %d ({ }) ", pos.prevTop+1, pos.prevTop+h, len(lines))
 	} else {
-		l.prevTop = 0
+		pos.prevTop = 0
 	}
-	put(screen, x, y, w, seg{truncate(title+strings.Repeat("─", max(0, w-width(title))), w), styleQuiet})
+	f.cells.put(x, y, w, seg{truncate(title+strings.Repeat("─", max(0, w-width(title))), w), styleQuiet})
 	end = y + 1
-	for i := 0; i < h && l.prevTop+i < len(lines); i++ {
-		put(screen, x, y+1+i, w, lines[l.prevTop+i]...)
+	for i := 0; i < h && pos.prevTop+i < len(lines); i++ {
+		f.cells.put(x, y+1+i, w, lines[pos.prevTop+i]...)
 		end++
 	}
-	p.previewRows = h
+	f.found.previewRows = h
 	if s.Options[s.Cursor].ApprovesPreview {
-		p.reading = &reading{req: r.ID, q: r.Tab, opt: s.Cursor, width: w, top: l.prevTop, rows: h, total: len(lines)}
+		f.reading = &reading{req: r.ID, q: r.Tab, opt: s.Cursor, width: w, top: pos.prevTop, rows: h, total: len(lines)}
 	}
 	return end
 }
@@ -447,31 +563,15 @@ func (p *Pane) inputLabelWidth() int {
 	return 2
 }
 
-// drawInput draws the text input (answer, note or filter) ih rows tall at row y.
-func (p *Pane) drawInput(screen tcell.Screen, x, y, w, ih int) {
-	label := "> "
+// inputLabel is the text input's label: what it is for.
+func (p *Pane) inputLabel() string {
 	switch p.V.Input.Kind {
 	case panecore.InputNote:
-		label = "Note: "
+		return "Note: "
 	case panecore.InputFilter:
-		label = "/ "
+		return "/ "
 	}
-	lw := width(label)
-	put(screen, x, y, w, seg{label, styleStrong})
-	if ix, iy, iw, ih0 := p.input.GetRect(); ix != x+lw || iy != y || iw != max(1, w-lw) || ih0 != ih {
-		// The input moved or changed size (a resize, or a paste that made it
-		// taller). An offset kept from the old size could hide text that now
-		// fits, or the cursor: show the rows that end at the cursor. A new
-		// width re-wraps the text, and the text area then finds the cursor
-		// itself from offset 0.
-		p.input.SetRect(x+lw, y, max(1, w-lw), ih)
-		_, _, row, _ := p.input.GetCursor()
-		if iw != max(1, w-lw) || row < 0 {
-			row = 0
-		}
-		p.input.SetOffset(max(0, row-ih+1), 0)
-	}
-	p.input.Draw(screen)
+	return "> "
 }
 
 func indexOf(xs []int, v int) int {

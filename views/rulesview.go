@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gdamore/tcell/v2"
-
 	"askuser/views/panecore"
 )
 
@@ -14,19 +12,22 @@ import (
 // each, when and where, how often it answered and when last; x revokes the
 // one under the cursor. The cursor is the pane's own layout.
 
-func (p *Pane) drawRules(screen tcell.Screen, x, y, w, bottom int) {
+// layOutRules lays out the Rules view, and returns the cursor kept on a
+// rule.
+func (p *Pane) layOutRules(cv *canvas, x, y, w, bottom int) (cursor int) {
 	v := p.V.Rules
+	cursor = p.at.rule
 	for _, l := range wrap("Rules: prompts they cover are allowed without asking", max(1, w)) {
-		put(screen, x, y, w, seg{l, styleStrong})
+		cv.put(x, y, w, seg{l, styleStrong})
 		y++
 	}
 	if !v.Loaded {
-		put(screen, x, y, w, seg{"Loading…", styleQuiet})
-		return
+		cv.put(x, y, w, seg{"Loading…", styleQuiet})
+		return cursor
 	}
 	if v.Problem != "" {
 		for _, l := range wrapAtMost("⚠ "+v.Problem, max(1, w), 3) {
-			put(screen, x, y, w, seg{l, styleStrong})
+			cv.put(x, y, w, seg{l, styleStrong})
 			y++
 		}
 	}
@@ -36,20 +37,20 @@ func (p *Pane) drawRules(screen tcell.Screen, x, y, w, bottom int) {
 			if y >= bottom {
 				break
 			}
-			put(screen, x, y, w, seg{l, stylePlain})
+			cv.put(x, y, w, seg{l, stylePlain})
 			y++
 		}
-		return
+		return cursor
 	}
-	p.ruleCursor = min(max(p.ruleCursor, 0), len(v.Rules)-1)
+	cursor = min(max(cursor, 0), len(v.Rules)-1)
 	y++
 	for i, r := range v.Rules {
 		if y >= bottom {
-			put(screen, x, bottom-1, w, seg{fmt.Sprintf("↓ %d more…", len(v.Rules)-i), styleQuiet})
-			return
+			cv.put(x, bottom-1, w, seg{fmt.Sprintf("↓ %d more…", len(v.Rules)-i), styleQuiet})
+			return cursor
 		}
 		style := stylePlain
-		if i == p.ruleCursor {
+		if i == cursor {
 			style = styleFocus
 		}
 		// A hanging indent: the sentence and its details wrap under the
@@ -66,23 +67,24 @@ func (p *Pane) drawRules(screen tcell.Screen, x, y, w, bottom int) {
 			} else {
 				style = stylePlain
 			}
-			put(screen, x, y, w, seg{lead + l, style})
+			cv.put(x, y, w, seg{lead + l, style})
 			y++
 		}
 		for _, l := range wrapAtMost(r.Details, max(1, w-indent), 3) {
 			if y >= bottom {
 				break
 			}
-			put(screen, x+indent, y, w-indent, seg{l, styleQuiet})
+			cv.put(x+indent, y, w-indent, seg{l, styleQuiet})
 			y++
 		}
 	}
+	return cursor
 }
 
 // revokeAtCursor revokes the rule under the cursor.
 func (p *Pane) revokeAtCursor() {
-	if v := p.V.Rules; v != nil && p.ruleCursor < len(v.Rules) {
-		p.act(panecore.Action{Kind: panecore.RevokeRule, Item: v.Rules[p.ruleCursor].ID})
+	if v := p.V.Rules; v != nil && p.at.rule < len(v.Rules) {
+		p.act(panecore.Action{Kind: panecore.RevokeRule, Item: v.Rules[p.at.rule].ID})
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"strings"
 
-	"askuser/cmd/internal/shell"
+	"askuser/internal/shell"
 	"askuser/socketproto"
 )
 

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"askuser/cmd/internal/shell"
+	"askuser/internal/shell"
 	"askuser/socketproto"
 	"askuser/socketproto/agenttool"
 	"askuser/socketproto/askclient"
@@ -161,71 +161,15 @@ func (e usageErr) Error() string { return e.msg }
 // request builds the request from the file or the flags, then applies the
 // flags that override it. src names the input for error messages.
 func (f *askFlags) request(pos []string, stdin io.Reader) (socketproto.AskUserRequest, string, error) {
-	var req socketproto.AskUserRequest
-	fromFlags := len(f.question) > 0
-	if len(f.question) > 1 {
-		return req, "", usageErr{fmt.Sprintf("--question given %d times: the flags ask one question; for several, give a request as FILE, or - for stdin (askuser-client schema ask_user prints its shape)", len(f.question))}
+	if err := f.checkSource(pos); err != nil {
+		return socketproto.AskUserRequest{}, "", err
 	}
-	if !fromFlags && (f.header != "" || len(f.options) > 0 || f.multi) {
-		return req, "", usageErr{"--header, --option and --multi describe a --question; give --question too"}
+	req, src, err := f.questions(pos, stdin)
+	if err != nil {
+		return req, src, err
 	}
-	switch {
-	case len(pos) > 1:
-		return req, "", usageErr{fmt.Sprintf("one FILE at most, got %d arguments", len(pos))}
-	case fromFlags && len(pos) == 1:
-		return req, "", usageErr{"give the questions either as FILE or with --question, not both"}
-	case !fromFlags && len(pos) == 0:
-		return req, "", usageErr{"no questions: give a FILE, - for stdin, or --question"}
-	}
-	src := "flags"
-	if fromFlags {
-		q := socketproto.Question{Question: f.question[0], Header: f.header, MultiSelect: &f.multi}
-		for _, o := range f.options {
-			label, desc, _ := strings.Cut(o, "=")
-			q.Options = append(q.Options, socketproto.Option{Label: label, Description: desc})
-		}
-		req.Questions = []socketproto.Question{q}
-	} else {
-		var data []byte
-		var err error
-		if src = pos[0]; src == "-" {
-			src = "stdin"
-			data, err = io.ReadAll(stdin)
-		} else {
-			data, err = os.ReadFile(src)
-		}
-		if err != nil {
-			return req, src, err
-		}
-		if req, err = parseRequestInput(data); err != nil {
-			return req, src, err
-		}
-	}
-	if f.tool != "" {
-		if f.tool != socketproto.ToolAskUser && f.tool != socketproto.ToolAskUserQuestion {
-			return req, "", usageErr{fmt.Sprintf("--tool: must be ask_user or ask_user_question, got %q", f.tool)}
-		}
-		req.Tool = f.tool
-	}
-	if f.requestID != "" {
-		req.RequestID = f.requestID
-	}
-	if len(f.metadata) > 0 {
-		md := map[string]any{}
-		if len(req.Metadata) > 0 {
-			if err := json.Unmarshal(req.Metadata, &md); err != nil {
-				return req, src, fmt.Errorf("metadata: %v", err)
-			}
-		}
-		for _, kv := range f.metadata {
-			k, v, ok := strings.Cut(kv, "=")
-			if !ok || k == "" {
-				return req, "", usageErr{fmt.Sprintf("--metadata: want KEY=VALUE, got %q", kv)}
-			}
-			md[k] = v
-		}
-		b, _ := json.Marshal(md)
-		req.Metadata = b
+	if err := f.override(&req); err != nil {
+		return req, src, err
 	}
 	req.Agent = f.agent(req.Agent)
 	if req.RequestID == "" {
@@ -234,6 +178,86 @@ func (f *askFlags) request(pos []string, stdin io.Reader) (socketproto.AskUserRe
 		req.RequestID = askclient.NewRequestID()
 	}
 	return req, src, nil
+}
+
+// checkSource says what is wrong with where the questions come from: one
+// --question, or one FILE (- for stdin), never both.
+func (f *askFlags) checkSource(pos []string) error {
+	fromFlags := len(f.question) > 0
+	if len(f.question) > 1 {
+		return usageErr{fmt.Sprintf("--question given %d times: the flags ask one question; for several, give a request as FILE, or - for stdin (askuser-client schema ask_user prints its shape)", len(f.question))}
+	}
+	if !fromFlags && (f.header != "" || len(f.options) > 0 || f.multi) {
+		return usageErr{"--header, --option and --multi describe a --question; give --question too"}
+	}
+	switch {
+	case len(pos) > 1:
+		return usageErr{fmt.Sprintf("one FILE at most, got %d arguments", len(pos))}
+	case fromFlags && len(pos) == 1:
+		return usageErr{"give the questions either as FILE or with --question, not both"}
+	case !fromFlags && len(pos) == 0:
+		return usageErr{"no questions: give a FILE, - for stdin, or --question"}
+	}
+	return nil
+}
+
+// questions reads the request from the flags, or from the FILE checkSource
+// allowed; src names it.
+func (f *askFlags) questions(pos []string, stdin io.Reader) (req socketproto.AskUserRequest, src string, err error) {
+	if len(f.question) > 0 {
+		q := socketproto.Question{Question: f.question[0], Header: f.header, MultiSelect: &f.multi}
+		for _, o := range f.options {
+			label, desc, _ := strings.Cut(o, "=")
+			q.Options = append(q.Options, socketproto.Option{Label: label, Description: desc})
+		}
+		req.Questions = []socketproto.Question{q}
+		return req, "flags", nil
+	}
+	var data []byte
+	if src = pos[0]; src == "-" {
+		src = "stdin"
+		data, err = io.ReadAll(stdin)
+	} else {
+		data, err = os.ReadFile(src)
+	}
+	if err != nil {
+		return req, src, err
+	}
+	req, err = parseRequestInput(data)
+	return req, src, err
+}
+
+// override applies --tool, --request-id and --metadata over what the
+// request says.
+func (f *askFlags) override(req *socketproto.AskUserRequest) error {
+	if f.tool != "" {
+		if f.tool != socketproto.ToolAskUser && f.tool != socketproto.ToolAskUserQuestion {
+			return usageErr{fmt.Sprintf("--tool: must be ask_user or ask_user_question, got %q", f.tool)}
+		}
+		req.Tool = f.tool
+	}
+	if f.requestID != "" {
+		req.RequestID = f.requestID
+	}
+	if len(f.metadata) == 0 {
+		return nil
+	}
+	md := map[string]any{}
+	if len(req.Metadata) > 0 {
+		if err := json.Unmarshal(req.Metadata, &md); err != nil {
+			return fmt.Errorf("metadata: %v", err)
+		}
+	}
+	for _, kv := range f.metadata {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return usageErr{fmt.Sprintf("--metadata: want KEY=VALUE, got %q", kv)}
+		}
+		md[k] = v
+	}
+	b, _ := json.Marshal(md)
+	req.Metadata = b
+	return nil
 }
 
 // agent merges who asks: the flags win, then the file, then the environment;

@@ -1,14 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
-	"fmt"
-	"io"
 
-	"askuser/cmd/internal/agentinput"
-	"askuser/cmd/internal/agents/claudecode"
-	"askuser/cmd/internal/agents/codex"
+	"askuser/internal/agents/codex"
 )
 
 const codexHookSynopsis = `codex-hook [--socket PATH] [--config PATH]
@@ -40,47 +35,6 @@ var codexHookCommand = command{
 	daemon:   reachDaemon,
 	args:     noArgs,
 	setup: func(fs *flag.FlagSet) func(*invocation) error {
-		return func(x *invocation) error { return exitStatus(runCodexHook(x)) }
+		return func(x *invocation) error { return exitStatus(codex.RunHook(hookEnv(x))) }
 	},
-}
-
-// runCodexHook answers one approval prompt through the daemon. Whatever
-// goes wrong, it exits 0 with nothing on stdout: Codex then asks in its own
-// prompt, which is better than a prompt lost.
-func runCodexHook(x *invocation) int {
-	data, err := io.ReadAll(io.LimitReader(x.stdin, maxHookInput+1))
-	if err != nil {
-		fmt.Fprintf(x.stderr, "askuser-client codex-hook: reading stdin: %v\n", err)
-		return exitOK
-	}
-	if len(data) > maxHookInput {
-		fmt.Fprintf(x.stderr, "askuser-client codex-hook: stdin: more than %d bytes; not a hook input\n", maxHookInput)
-		return exitOK
-	}
-	var in codex.HookInput
-	if err := json.Unmarshal(data, &in); err != nil {
-		fmt.Fprintf(x.stderr, "askuser-client codex-hook: stdin: not a Codex hook input: %v\n", err)
-		return exitOK
-	}
-	if in.HookEventName != "PermissionRequest" || in.ToolName == "" {
-		return exitOK
-	}
-	input := agentinput.UnquoteJSON(in.ToolInput)
-	if len(input) == 0 || string(input) == "null" {
-		input = json.RawMessage("{}")
-	}
-	// The same question as Claude Code's permission prompt: Allow approves
-	// the whole input, shown as its preview. Codex has no "don't ask
-	// again" suggestions to offer, and refuses updatedPermissions.
-	perm := claudecode.Permission{Tool: in.ToolName, Input: input, Agent: "codex", Form: codex.PreviewForm(in.ToolName)}
-	resp, code, ok := codexHook.ask(x, in.SessionID, in.Cwd, perm.Request(), nil)
-	if !ok {
-		return code
-	}
-	d := perm.Decide(resp)
-	decision := map[string]any{"behavior": "deny", "message": d.Message}
-	if d.Allow {
-		decision = map[string]any{"behavior": "allow"}
-	}
-	return writeHookOutput(x, codexHook.command, codex.PermissionOutput(decision))
 }

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"askuser/cmd/internal/agents"
-	"askuser/cmd/internal/integrate"
+	"askuser/internal/agents"
+	"askuser/internal/integrate"
 	"askuser/socketproto/askclient"
 )
 

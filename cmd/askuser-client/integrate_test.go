@@ -269,7 +269,7 @@ func TestIntegratePiWritesTheEmbeddedExtension(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	text := readTestFile(t, filepath.Join(home, ".pi", "agent", "extensions", "askuser.ts"))
-	shipped := readTestFile(t, filepath.Join("..", "internal", "agents", "pi", "askuser.ts"))
+	shipped := readTestFile(t, filepath.Join("..", "..", "internal", "agents", "pi", "askuser.ts"))
 	want := strings.Replace(shipped, `const defaultClient = "askuser-client";`, `const defaultClient = "`+testClient+`";`, 1)
 	if text != want || text == shipped {
 		t.Errorf("the written extension is not the shipped one with the client's path")

@@ -2,9 +2,10 @@
 // (docs/contract.md §7): ask and wait, answer, cancel, list, watch, and an MCP server.
 // Each subcommand lives in its own file; the table below lists them all.
 // What is more than flags and wiring lives in packages of its own: what it
-// knows of each agent (hook shapes, prompts, settings) in
-// askuser/cmd/internal/agents/NAME, the merging of settings files in
-// askuser/cmd/internal/integrate, the tools' schemas and result shapes in
+// knows of each agent (its hooks, prompts, settings) in
+// askuser/internal/agents/NAME, the mcp-proxy relay in
+// askuser/cmd/internal/mcpproxy, the merging of settings files in
+// askuser/internal/integrate, the tools' schemas and result shapes in
 // askuser/socketproto/agenttool, the daemon's client in
 // askuser/socketproto/askclient. The MCP server is the program askuser-mcp
 // (askuser/cmd/internal/mcpserver), which `mcp` runs in this one's place.

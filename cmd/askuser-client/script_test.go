@@ -21,6 +21,7 @@ import (
 	"askuser/cmd/internal/askuserd"
 	"askuser/daemon"
 	"askuser/socketproto"
+	"askuser/tests/testdaemon"
 )
 
 var update = flag.Bool("update", false, "rewrite the files that cmp compares in testdata/script/*.txtar")
@@ -94,19 +95,32 @@ func setupScript(env *testscript.Env) error {
 	return nil
 }
 
-// stopDaemon stops whatever daemon holds the lock of sock, and waits.
+// stopDaemon stops whatever daemon holds the lock of sock, and waits for
+// it to let go of the lock, which it holds until it exits.
 func stopDaemon(t testscript.T, sock string) {
 	pid, held, err := daemon.ReadLock(sock)
 	if err != nil || !held || pid == 0 {
 		return
 	}
+	lock, err := os.Open(filepath.Join(filepath.Dir(sock), daemon.LockFileName))
+	if err != nil {
+		return // gone already
+	}
+	defer lock.Close()
+	released := make(chan struct{})
+	go func() {
+		// Blocks until the daemon's exclusive lock is released.
+		_ = syscall.Flock(int(lock.Fd()), syscall.LOCK_SH)
+		close(released)
+	}()
 	_ = syscall.Kill(pid, syscall.SIGTERM)
-	for deadline := time.Now().Add(scriptWait); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if _, held, _ := daemon.ReadLock(sock); !held {
-			return
-		}
+	select {
+	case <-released:
+		return
+	case <-time.After(scriptWait):
 	}
 	_ = syscall.Kill(pid, syscall.SIGKILL)
+	<-released
 	t.Log(fmt.Sprintf("askuserd (pid %d) on %s did not stop within %v of SIGTERM; killed", pid, sock, scriptWait))
 }
 
@@ -159,16 +173,16 @@ func cmdAwait(ts *testscript.TestScript, neg bool, args []string) {
 	sock := ts.Getenv("SOCK")
 	switch {
 	case len(args) == 1 && args[0] == "daemon":
-		for deadline := time.Now().Add(scriptWait); ; time.Sleep(10 * time.Millisecond) {
+		// A daemon started in the background says nothing the script can
+		// read when it is ready: its socket accepting is the sign.
+		eventually(ts, "a daemon answering on "+sock, func() (bool, string) {
 			c, err := net.Dial("unix", sock)
-			if err == nil {
-				c.Close()
-				return
+			if err != nil {
+				return false, err.Error()
 			}
-			if time.Now().After(deadline) {
-				ts.Fatalf("no daemon answered on %s within %v: %v", sock, scriptWait, err)
-			}
-		}
+			c.Close()
+			return true, ""
+		})
 	case (len(args) == 2 || len(args) == 3) && args[0] == "pending":
 		status := ""
 		if len(args) == 3 {
@@ -182,6 +196,23 @@ func cmdAwait(ts *testscript.TestScript, neg bool, args []string) {
 			fmt.Sprintf("request %s gone", args[1]))
 	default:
 		ts.Fatalf("usage: await daemon | await pending ID [STATUS] | await gone ID")
+	}
+}
+
+// eventually is testdaemon.Eventually for a script, which has no
+// testing.TB: it polls check until done, and past testdaemon.Settle fails
+// the script, naming what it waited for and the last state seen.
+func eventually(ts *testscript.TestScript, what string, check func() (done bool, saw string)) {
+	deadline := time.Now().Add(testdaemon.Settle)
+	for {
+		done, saw := check()
+		if done {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waited %v for %s; last saw:\n%s", testdaemon.Settle, what, saw)
+		}
+		time.Sleep(15 * time.Millisecond)
 	}
 }
 

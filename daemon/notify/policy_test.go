@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"askuser/socketproto"
@@ -43,104 +42,6 @@ func (r *recorder) take() []string {
 func pending(id string) socketproto.Pending {
 	return socketproto.Pending{Request: socketproto.Request{RequestID: id,
 		Questions: []socketproto.Question{{Question: "Which one " + id + "?", Options: []socketproto.Option{{Label: "A"}, {Label: "B"}}}}}}
-}
-
-// The policy's rules as a story each, run on synctest's fake clock.
-func TestPolicy(t *testing.T) {
-	set := Settings{Grace: time.Second, Burst: 5 * time.Second, Idle: time.Minute, Repeat: 10 * time.Minute}
-	type step struct {
-		after  time.Duration // then wait this long
-		do     func(p *Policy)
-		expect []string // what the notifiers heard by then
-	}
-	add := func(id string) func(*Policy) { return func(p *Policy) { p.Added(pending(id)) } }
-	answer := func(id string) func(*Policy) {
-		return func(p *Policy) {
-			p.Resolved(socketproto.RequestResolved{RequestID: id, Outcome: socketproto.OutcomeAnswered, Via: socketproto.ViaPane})
-		}
-	}
-	key := func(p *Policy) { p.Active(time.Now()) }
-	cases := []struct {
-		name  string
-		steps []step
-	}{
-		{"one question, then answered", []step{
-			{0, add("a"), nil},
-			{900 * time.Millisecond, nil, nil},
-			{200 * time.Millisecond, nil, []string{"new a [a] waiting=1"}},
-			{0, answer("a"), []string{"gone a answered waiting=0"}},
-		}},
-		{"settled within the grace: never announced", []step{
-			{0, add("a"), nil},
-			{500 * time.Millisecond, answer("a"), nil},
-			{time.Hour, nil, nil},
-		}},
-		{"three quick questions are one notice", []step{
-			{0, add("a"), nil},
-			{500 * time.Millisecond, add("b"), nil},
-			{500 * time.Millisecond, add("c"), nil},
-			{1100 * time.Millisecond, nil, []string{"new a [a b c] waiting=3"}},
-			{0, answer("b"), []string{"update a [a c] waiting=2"}},
-			{0, answer("a"), []string{"update a [c] waiting=1"}},
-			{0, answer("c"), []string{"gone a answered waiting=0"}},
-		}},
-		{"a burst is cut after Burst", []step{
-			{900 * time.Millisecond, add("a"), nil},
-			{900 * time.Millisecond, add("b"), nil},
-			{900 * time.Millisecond, add("c"), nil},
-			{900 * time.Millisecond, add("d"), nil},
-			{900 * time.Millisecond, add("e"), nil},
-			{600 * time.Millisecond, add("f"), []string{"new a [a b c d e f] waiting=6"}},
-			{0, add("g"), nil},
-			{1100 * time.Millisecond, nil, []string{"new g [g] waiting=7"}},
-		}},
-		{"no notice while the user is at a pane; a reminder once gone", []step{
-			{0, key, nil},
-			{0, add("a"), nil},
-			{2 * time.Second, nil, nil},
-			{10 * time.Minute, nil, []string{"reminder a [a] waiting=1"}},
-			{time.Hour, nil, nil},
-		}},
-		{"a request from before a restart is closed when answered, and reminded", []step{
-			{0, func(p *Policy) { r := pending("old"); r.CreatedAt = time.Now(); p.Restored(r) }, nil},
-			{2 * time.Second, nil, nil},
-			{0, add("a"), nil},
-			{2 * time.Second, nil, []string{"new a [a] waiting=2"}},
-			{10 * time.Minute, nil, []string{"reminder old [old] waiting=2", "reminder a [a] waiting=2"}},
-			{0, answer("old"), []string{"gone old answered waiting=1"}},
-		}},
-		{"the reminder waits while the user is still there", []step{
-			{0, add("a"), nil},
-			{2 * time.Second, nil, []string{"new a [a] waiting=1"}},
-			{9*time.Minute + 50*time.Second, nil, nil},
-			{30 * time.Second, key, nil},
-			{31 * time.Second, nil, []string{"reminder a [a] waiting=1"}},
-		}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				rec := &recorder{}
-				p := New(set, slog.New(slog.NewTextHandler(io.Discard, nil)), rec)
-				ctx, cancel := context.WithCancel(t.Context())
-				done := make(chan struct{})
-				go func() { p.Run(ctx); close(done) }()
-				for i, s := range c.steps {
-					if s.do != nil {
-						s.do(p)
-					}
-					time.Sleep(s.after)
-					synctest.Wait()
-					got := rec.take()
-					if strings.Join(got, "\n") != strings.Join(s.expect, "\n") {
-						t.Fatalf("step %d: heard\n%s\nwant\n%s", i, strings.Join(got, "\n"), strings.Join(s.expect, "\n"))
-					}
-				}
-				cancel()
-				<-done
-			})
-		})
-	}
 }
 
 // With nothing waiting the policy sleeps without a timer: no idle wake-ups.

@@ -175,6 +175,38 @@ func mergeRequest(at string, r Request, p *socketproto.Pending, was []json.RawMe
 	for _, text := range unmatched {
 		acts = append(acts, reportWaiting(p.RequestID, "%s: request %q has no question %q (was its text edited?); its answer is ignored", at, p.RequestID, text))
 	}
+	draft, edited := userDraft(p, raws, inFile, was, wrote)
+	// The user's answer, refused only for a missing or stale
+	// "approvesDigest", became the draft: saved again unchanged, as the
+	// refusal asks ("keep that field as written and save again"), it is
+	// no edit, yet it is the user's answer, and it is sent with this save's
+	// digest. Only while the draft is still that answer.
+	if !edited && unapproved != nil && SameDraft(unapproved, draft) {
+		edited = true
+	}
+	if !edited {
+		return acts
+	}
+	complete, refusals := checkDraft(at, p, draft)
+	acts = append(acts, refusals...)
+	if complete && len(refusals) == 0 {
+		resolve, reports := sendDraft(at, p, draft, digests)
+		acts = append(acts, reports...)
+		if resolve != nil {
+			return append(acts, *resolve)
+		}
+	}
+	if !SameDraft(draft, p.Draft) {
+		acts = append(acts, Action{Kind: SetDraft, RequestID: p.RequestID, Draft: draft})
+	}
+	return acts
+}
+
+// userDraft is the request's draft with the user's edits in this save laid
+// over it, and whether there were any. An answer the same as in the revision
+// the save was edited from is no edit: the newest value stands. So is one
+// from a buffer of unknown age that the daemon itself once wrote there.
+func userDraft(p *socketproto.Pending, raws []json.RawMessage, inFile []bool, was []json.RawMessage, wrote func(id string, i int, raw json.RawMessage) bool) ([]json.RawMessage, bool) {
 	draft := make([]json.RawMessage, len(p.Questions))
 	edited := false
 	for i, q := range p.Questions {
@@ -198,18 +230,14 @@ func mergeRequest(at string, r Request, p *socketproto.Pending, was []json.RawMe
 			draft[i] = compact(raws[i])
 		}
 	}
-	// The user's answer, refused only for a missing or stale
-	// "approvesDigest", became the draft: saved again unchanged, as the
-	// refusal asks ("keep that field as written and save again"), it is
-	// no edit, yet it is the user's answer, and it is sent with this save's
-	// digest. Only while the draft is still that answer.
-	if !edited && unapproved != nil && SameDraft(unapproved, draft) {
-		edited = true
-	}
-	if !edited {
-		return acts
-	}
-	complete, valid := true, true
+	return draft, edited
+}
+
+// checkDraft checks each answer in draft against its question: complete says
+// every question has one; each refusal is a report naming the answer and the
+// rule. A blank answer ("", "  ") means "not yet" and becomes null in draft.
+func checkDraft(at string, p *socketproto.Pending, draft []json.RawMessage) (complete bool, refusals []Action) {
+	complete = true
 	for i, q := range p.Questions {
 		if !isFilled(draft[i]) {
 			complete = false
@@ -218,35 +246,39 @@ func mergeRequest(at string, r Request, p *socketproto.Pending, was []json.RawMe
 		_, answered, err := socketproto.NormalizeAnswer(q, draft[i])
 		switch {
 		case err != nil:
-			acts = append(acts, reportWaiting(p.RequestID, "%s: request %q, questions[%d].answer: %v", at, p.RequestID, i, err))
-			valid = false
+			refusals = append(refusals, reportWaiting(p.RequestID, "%s: request %q, questions[%d].answer: %v", at, p.RequestID, i, err))
 		case !answered:
 			// "" or "  " means "not yet": it is written back as null.
 			draft[i] = nullJSON
 			complete = false
 		}
 	}
-	if complete && valid {
-		sent, problems := approved(p, draft, digests)
-		for _, msg := range problems {
-			a := reportWaiting(p.RequestID, "%s: request %q, %s", at, p.RequestID, msg)
-			a.Unapproved, a.Draft = true, draft
-			acts = append(acts, a)
-		}
-		if len(problems) == 0 {
-			answers, perr := socketproto.NormalizeAnswers(p.Questions, sent)
-			if perr == nil && len(answers) == len(p.Questions) {
-				return append(acts, Action{Kind: Resolve, RequestID: p.RequestID, Answers: answers})
-			}
-			if perr != nil {
-				acts = append(acts, reportWaiting(p.RequestID, "%s: request %q: %s", at, p.RequestID, perr.Error()))
-			}
-		}
+	return complete, refusals
+}
+
+// sendDraft is the Resolve for a complete, valid draft, or nil with the
+// reports that say why not: an approval whose digest is missing or stale
+// (that report keeps the draft as the user's unapproved answer), or answers
+// that do not normalise.
+func sendDraft(at string, p *socketproto.Pending, draft []json.RawMessage, digests []ApprovesDigest) (*Action, []Action) {
+	var reports []Action
+	sent, problems := approved(p, draft, digests)
+	for _, msg := range problems {
+		a := reportWaiting(p.RequestID, "%s: request %q, %s", at, p.RequestID, msg)
+		a.Unapproved, a.Draft = true, draft
+		reports = append(reports, a)
 	}
-	if !SameDraft(draft, p.Draft) {
-		acts = append(acts, Action{Kind: SetDraft, RequestID: p.RequestID, Draft: draft})
+	if len(problems) > 0 {
+		return nil, reports
 	}
-	return acts
+	answers, perr := socketproto.NormalizeAnswers(p.Questions, sent)
+	if perr == nil && len(answers) == len(p.Questions) {
+		return &Action{Kind: Resolve, RequestID: p.RequestID, Answers: answers}, reports
+	}
+	if perr != nil {
+		reports = append(reports, reportWaiting(p.RequestID, "%s: request %q: %s", at, p.RequestID, perr.Error()))
+	}
+	return nil, reports
 }
 
 // sameAnswer reports whether two answers to q are the same edit-wise: both

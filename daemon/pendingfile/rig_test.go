@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"askuser/socketproto"
+	"askuser/tests/testdaemon"
 )
 
 // memQueue is a small, real queue for driving a Syncer without the daemon:
@@ -157,26 +158,25 @@ func (r *rig) ask(id string, qs ...socketproto.Question) <-chan outcome {
 // fileWith waits until the file lists exactly ids, in that order.
 func (r *rig) fileWith(ids ...string) *File {
 	r.t.Helper()
-	deadline := time.Now().Add(wait)
-	var last []byte
-	for time.Now().Before(deadline) {
+	var f *File
+	testdaemon.Eventually(r.t, fmt.Sprintf("the file to list %q", ids), func() (bool, string) {
 		// A file over the daemon's limit is not its own: skip it unread, as
 		// reading 64 MiB at every poll under -race took seconds.
 		if fi, err := os.Stat(r.path); err == nil && fi.Size() > maxFileBytes {
-			time.Sleep(2 * time.Millisecond)
-			continue
+			return false, fmt.Sprintf("a file of %d bytes, over the limit", fi.Size())
 		}
 		data, err := os.ReadFile(r.path)
-		if err == nil {
-			last = data
-			if f, err := Parse(data); err == nil && slices.Equal(requestIDs(f), ids) {
-				return f
-			}
+		if err != nil {
+			return false, err.Error()
 		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	r.t.Fatalf("the file never listed %q; last seen:\n%s", ids, last)
-	return nil
+		parsed, err := Parse(data)
+		if err == nil && slices.Equal(requestIDs(parsed), ids) {
+			f = parsed
+			return true, ""
+		}
+		return false, string(data)
+	})
+	return f
 }
 
 func requestIDs(f *File) []string {
@@ -230,15 +230,13 @@ func (r *rig) read() []byte {
 // "" for none).
 func (r *rig) waitDraft(id string, want ...string) {
 	r.t.Helper()
-	deadline := time.Now().Add(wait)
-	for time.Now().Before(deadline) {
-		if p, ok := r.q.get(id); ok && draftIs(p.Draft, want) {
-			return
+	testdaemon.Eventually(r.t, fmt.Sprintf("the draft of %s to be %q", id, want), func() (bool, string) {
+		p, ok := r.q.get(id)
+		if !ok {
+			return false, id + " is not pending"
 		}
-		time.Sleep(time.Millisecond)
-	}
-	p, _ := r.q.get(id)
-	r.t.Fatalf("draft of %s is %s, want %q", id, p.Draft, want)
+		return draftIs(p.Draft, want), fmt.Sprintf("%s", p.Draft)
+	})
 }
 
 func draftIs(d []json.RawMessage, want []string) bool {
@@ -326,7 +324,8 @@ func saveNew(t *testing.T, path string, data []byte) {
 }
 
 // saveInPlace truncates and writes in two write() calls with a pause
-// between, as editors that save in place (and cat >) do.
+// between, as editors that save in place (and cat >) do. The pause is the
+// editor's own timing, played: the half-written file is what is tested.
 func saveInPlace(t *testing.T, path string, data []byte, pause time.Duration) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC|os.O_CREATE, 0o600)
@@ -338,7 +337,7 @@ func saveInPlace(t *testing.T, path string, data []byte, pause time.Duration) {
 	if _, err := f.Write(data[:half]); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(pause)
+	time.Sleep(pause) // the editor's own gap between its writes
 	if _, err := f.Write(data[half:]); err != nil {
 		t.Fatal(err)
 	}
@@ -401,27 +400,29 @@ func (r *rig) paneDraft(id string, want ...string) {
 // (JSON, "" for none), and returns the file's bytes then.
 func (r *rig) fileShows(id string, want ...string) []byte {
 	r.t.Helper()
-	deadline := time.Now().Add(wait)
-	for time.Now().Before(deadline) {
+	var shown []byte
+	testdaemon.Eventually(r.t, fmt.Sprintf("the file to show %s = %q", id, want), func() (bool, string) {
 		data := r.read()
-		if f, err := Parse(data); err == nil {
-			for _, q := range f.Requests {
-				if q.RequestID != id {
-					continue
-				}
-				var d []json.RawMessage
-				for _, x := range q.Questions {
-					d = append(d, x.Answer)
-				}
-				if draftIs(d, want) {
-					return data
-				}
+		f, err := Parse(data)
+		if err != nil {
+			return false, string(data)
+		}
+		for _, q := range f.Requests {
+			if q.RequestID != id {
+				continue
+			}
+			var d []json.RawMessage
+			for _, x := range q.Questions {
+				d = append(d, x.Answer)
+			}
+			if draftIs(d, want) {
+				shown = data
+				return true, ""
 			}
 		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	r.t.Fatalf("the file never showed %s = %q; it holds\n%s", id, want, r.read())
-	return nil
+		return false, string(data)
+	})
+	return shown
 }
 
 // stillPending checks that a request has not resolved and has the draft

@@ -3,6 +3,7 @@ package pendingfile
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"askuser/tests/testdaemon"
 )
 
 // Each scenario is a user editing the pending file the way a real editor
@@ -97,7 +100,7 @@ var scenarios = []struct {
 		done := r.ask("a", dbQuestion, nameQuestion)
 		f := r.fileWith("a")
 		saveByRename(t, r.path, fill(t, f, "a", `"SQLite"`), ".tmp1")
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // the scenario: the user's two saves, 1 ms apart
 		saveByRename(t, r.path, fill(t, f, "a", "", `"orders"`), ".tmp2")
 		wantAnswers(t, r.result(done), "SQLite", "orders")
 		r.fileWith()
@@ -365,17 +368,14 @@ func TestScenarios(t *testing.T) {
 // removeTree is rm -rf of dir while the daemon may be writing into it: a
 // file written back between the listing and the rmdir ("directory not
 // empty") is removed on the next pass, as a user running rm -rf again
-// would. Bounded: it gives up, failing, after wait.
+// would, until it succeeds.
 func removeTree(t *testing.T, dir string) {
 	t.Helper()
-	deadline := time.Now().Add(wait)
-	for {
+	testdaemon.Eventually(t, "rm -rf "+dir+" to succeed", func() (bool, string) {
 		err := os.RemoveAll(dir)
-		if err == nil {
-			return
-		}
-		if !errors.Is(err, syscall.ENOTEMPTY) || time.Now().After(deadline) {
+		if err != nil && !errors.Is(err, syscall.ENOTEMPTY) {
 			t.Fatalf("removing %s: %v", dir, err)
 		}
-	}
+		return err == nil, fmt.Sprint(err)
+	})
 }

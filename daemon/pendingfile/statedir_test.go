@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"askuser/tests/testdaemon"
 )
 
 // A script that truncates the file and writes its answers 45–100 ms later
@@ -28,6 +30,8 @@ func TestSlowInPlaceSaveWhileOthersAsk(t *testing.T) {
 		// While the script is still working, other agents ask.
 		for k := range 3 {
 			r.ask(id+"-other"+itoa(k), nameQuestion)
+			// The slow script's own timing: its write lands gap ms after
+			// the truncate, whatever the daemon did meanwhile.
 			time.Sleep(gap * time.Millisecond / 3)
 		}
 		if _, err := w.Write(data); err != nil {
@@ -159,13 +163,10 @@ func TestFileThePreviousDaemonWroteIsNotTheUsersSave(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer again.Close()
-	deadline := time.Now().Add(wait)
-	for !strings.Contains(string(r.read()), `"from-the-pane"`) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the draft never reached the file:\n%s", r.read())
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	testdaemon.Eventually(t, "the pane's draft in the file", func() (bool, string) {
+		data := r.read()
+		return strings.Contains(string(data), `"from-the-pane"`), string(data)
+	})
 	r.waitDraft("a", `"from-the-pane"`)
 	if r.q.applies != 0 {
 		t.Errorf("the previous daemon's file was taken in %d times as a save", r.q.applies)

@@ -88,48 +88,69 @@ const (
 // Syncer keeps the pending file and the queue in step: it rewrites the file
 // after the pending set changes and takes in what a user saves. All its work
 // happens in one goroutine, so the file is never written while a save is
-// being read.
+// being read. Its state is in four parts, each with one job: how the loop is
+// woken and stopped, what it knows of the file, what it has left to do, and
+// how the file is doing.
 type Syncer struct {
-	// unapproved: see Save.Unapproved; kept between saves by takeIn.
-	unapproved map[string][]json.RawMessage
-	// ourFile is the file as the daemon last wrote it (inode, size, mtime):
-	// the same bytes written again by someone else are a save.
-	ourFile fileID
-	path    string
-	q       Queue
-	report  func(string)
-	logf    func(string, ...any)
+	path   string
+	q      Queue
+	report func(string)
+	logf   func(string, ...any)
+	// id tells the daemon's own files, and saves already taken in, from
+	// a user's save.
+	id       *identity
+	rewrites atomic.Int64
+	quiet    time.Duration // quietPeriod; tests that drive read by hand set 0
+	loopSignals
 
+	// Owned by the loop goroutine.
+	render renderer
+	watch  *dirWatch
+	fileKnown
+	loopWork
+	fileHealth
+}
+
+// loopSignals wake the loop (dirty) and stop it (stop, then done).
+type loopSignals struct {
 	dirty    chan struct{}
 	stop     chan struct{}
 	done     chan struct{}
 	stopOnce sync.Once
-	rewrites atomic.Int64
+}
 
-	// Owned by the loop goroutine.
-	render      renderer
-	problems    []problem // what render.problems says, with what each is about
-	watch       *dirWatch
+// fileKnown is what the loop knows of the file: what it wrote, what it last
+// read and took in, and what is settling.
+type fileKnown struct {
+	// ourFile is the file as the daemon last wrote it (inode, size, mtime):
+	// the same bytes written again by someone else are a save.
+	ourFile    fileID
+	lastSeen   [32]byte // the last save taken in (applied or rejected)
+	lastSeenOK bool     // whether it parsed (a broken one is not rewritten over)
+	onDisk     [32]byte // the file as last read; zero when missing
+	settleHash [32]byte // what is settling, while status.settling()
+	// unapproved: see Save.Unapproved; kept between saves by takeIn.
+	unapproved map[string][]json.RawMessage
+}
+
+// loopWork is what the loop has left to do, and its timers.
+type loopWork struct {
 	wantWrite   bool
 	wantRead    bool
 	wantRewatch bool
-	lastSeen    [32]byte // the last save taken in (applied or rejected)
-	lastSeenOK  bool     // whether it parsed (a broken one is not rewritten over)
-	onDisk      [32]byte // the file as last read; zero when missing
-	settleHash  [32]byte // what is settling, while status.settling()
-	settle      *time.Timer
-	nextWrite   time.Time
+	settle      *time.Timer // a save settling: read it when it fires
+	nextWrite   time.Time   // the earliest the next rewrite may happen
 	writeTimer  *time.Timer
-	lastErr     string
-	// status: whether a save is settling, a problem with the file was
-	// reported, or the path is left alone (blocked, with blockedMsg the
-	// report that said why).
+}
+
+// fileHealth is how the file is doing: whether a save is settling, a problem
+// with the file was reported, or the path is left alone (blocked, with
+// blockedMsg the report that said why), and the problems render found.
+type fileHealth struct {
 	status     fileStatus
 	blockedMsg string
-	quiet      time.Duration // quietPeriod; tests that drive read by hand set 0
-	// id tells the daemon's own files, and saves already taken in, from
-	// a user's save.
-	id *identity
+	lastErr    string
+	problems   []problem // what render.problems says, with what each is about
 }
 
 // New makes a Syncer; Start sets it going.
@@ -144,9 +165,11 @@ func New(o Options) *Syncer {
 		report: o.Report,
 		logf:   o.Logf,
 		quiet:  quietPeriod,
-		dirty:  make(chan struct{}, 1),
-		stop:   make(chan struct{}),
-		done:   make(chan struct{}),
+		loopSignals: loopSignals{
+			dirty: make(chan struct{}, 1),
+			stop:  make(chan struct{}),
+			done:  make(chan struct{}),
+		},
 	}
 	s.id = newIdentity(path)
 	if s.report == nil {

@@ -13,6 +13,7 @@ import (
 
 	"askuser/socketproto"
 	"askuser/tests/skips"
+	"askuser/tests/testdaemon"
 )
 
 // TestHalfWrittenSaves drives the Syncer's read step by hand, so the settle
@@ -305,9 +306,15 @@ func TestSavesRacingNewRequests(t *testing.T) {
 				defer close(added)
 				for i := range n {
 					dones[i] = r.ask("s"+itoa(i), nameQuestion)
+					// Agents asking 0–2 ms apart: the pace of the race under
+					// test, not a wait.
 					time.Sleep(time.Duration(i%3) * time.Millisecond)
 				}
 			}()
+			// The user saves as fast as an editor can until the file lists
+			// nothing and every request has been asked: the loop acts
+			// while it waits, at its own pace, so the deadline is only a
+			// safety net against a loop that never ends.
 			deadline := time.Now().Add(wait)
 		save:
 			for saves := 0; ; saves++ {
@@ -340,7 +347,7 @@ func TestSavesRacingNewRequests(t *testing.T) {
 				default:
 					saveInPlace(t, r.path, data, 0)
 				}
-				time.Sleep(time.Duration(saves%4) * time.Millisecond)
+				time.Sleep(time.Duration(saves%4) * time.Millisecond) // the user's pace, 0–3 ms between saves
 			}
 			for i, d := range dones {
 				wantAnswers(t, r.result(d), "ans-s"+itoa(i))
@@ -436,13 +443,10 @@ func TestChoicesOnlySave(t *testing.T) {
 	// Only the syncer writes the daemon's text back, and only after it has
 	// read the save (a read comes before every rewrite).
 	// The rewrite is a new revision with the same content.
-	deadline := time.Now().Add(wait)
-	for !bytes.Equal(withoutRevision(r.read()), withoutRevision(own)) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the file was not rewritten after the save; it holds\n%s", r.read())
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	testdaemon.Eventually(t, "the daemon's text written back after the save of choices only", func() (bool, string) {
+		data := r.read()
+		return bytes.Equal(withoutRevision(data), withoutRevision(own)), string(data)
+	})
 	r.q.mu.Lock()
 	applies := r.q.applies
 	r.q.mu.Unlock()

@@ -408,7 +408,7 @@ func (b *Book) List(home string) socketproto.Rules {
 	b.Refresh()
 	out := socketproto.Rules{Revision: b.rev, Path: b.path, Rules: []socketproto.ListedRule{}, Problem: b.problem}
 	for _, r := range b.rules {
-		out.Rules = append(out.Rules, socketproto.ListedRule{Rule: r, Sentence: r.Sentence(home), RuleUse: b.use[r.ID]})
+		out.Rules = append(out.Rules, socketproto.ListedRule{Rule: r, Sentence: Sentence(r, home), RuleUse: b.use[r.ID]})
 	}
 	return out
 }

@@ -48,7 +48,7 @@ func Propose(s Subject, allowPreview, tree, home string, lists Lists) ([]Proposa
 	var out []Proposal
 	for _, agents := range []string{s.Agent, socketproto.AllAgents} {
 		r := socketproto.Rule{Tool: s.Tool, Command: s.Command, Match: socketproto.MatchPrefix, Dir: tree, Agents: agents}
-		sentence := r.Sentence(home)
+		sentence := Sentence(r, home)
 		label := socketproto.RememberPrefix + sentence
 		if err := visible(label); err != nil {
 			// The directory is the agent's word: a label is never

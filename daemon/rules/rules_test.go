@@ -73,15 +73,41 @@ func TestSubjectPerAgent(t *testing.T) {
 			t.Errorf("%s: %+v %v", c.agent, s, err)
 		}
 	}
-	if _, err := bashInput([]byte(`{"command": "ls", "dangerouslyDisableSandbox": true}`)); err == nil {
-		t.Errorf("dangerouslyDisableSandbox was remembered")
-	}
-	for _, in := range []string{`{"command": "ls", "cwd": "/"}`, `{"command": ["ls"]}`, `{"command": "ls", "timeout": 5}`, `{"description": "ls"}`, `{"command": "ls"} {}`} {
-		if _, err := acpInput([]byte(in)); err == nil {
-			t.Errorf("acp input %s was remembered", in)
+}
+
+// A prompt of a kind of agent no folder shapes, or of another tool than
+// the kind's shell tool, is none a rule reads; each says why.
+func TestSubjectRefused(t *testing.T) {
+	for _, c := range []struct{ agent, tool, want string }{
+		{"gemini", "Bash", `permission.agent "gemini": no rules for this kind of agent`},
+		{"claude-code", "Write", `tool "Write": only shell commands are remembered`},
+		{"opencode", "Bash", `tool "Bash": only shell commands are remembered`},
+		{"acp", "Bash", `tool "Bash": only shell commands are remembered`},
+	} {
+		_, err := SubjectOf(socketproto.Request{
+			Questions:  []socketproto.Question{{Question: "q", Options: []socketproto.Option{{Label: "A", Preview: `{"command": "ls"}`, ApprovesPreview: true}, {Label: "D"}}}},
+			Agent:      &socketproto.Agent{Cwd: "/p"},
+			Permission: &socketproto.PermissionPrompt{Agent: c.agent, Tool: c.tool, Allow: "A"},
+		})
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s %s: %v, want %q", c.agent, c.tool, err, c.want)
 		}
 	}
-	if _, err := opencodeInput([]byte(`{"permission": "bash", "patterns": ["ls", "rm x"], "metadata": {}}`)); err == nil {
-		t.Errorf("two patterns were remembered")
+}
+
+// A rule's sentence names its kind of agent as people know it.
+func TestSentenceNamesTheAgent(t *testing.T) {
+	for agents, want := range map[string]string{
+		"claude-code": "Claude Code", "codex": "Codex", "opencode": "OpenCode", "acp": "ACP agents",
+		socketproto.AllAgents: "all agents", "gemini": "gemini",
+	} {
+		r := socketproto.Rule{Tool: ShellTool, Command: "go test ./...", Match: socketproto.MatchPrefix, Dir: "/home/u/src/shop", Agents: agents}
+		if got, w := Sentence(r, "/home/u"), "Bash: go test ./... (and with more arguments) in ~/src/shop, for "+want; got != w {
+			t.Errorf("%s: %q, want %q", agents, got, w)
+		}
+	}
+	exact := socketproto.Rule{Tool: ShellTool, Command: "make", Match: socketproto.MatchExact, Dir: "/srv", Agents: "codex"}
+	if got, want := Sentence(exact, "/home/u"), "Bash: make (exactly) in /srv, for Codex"; got != want {
+		t.Errorf("%q, want %q", got, want)
 	}
 }

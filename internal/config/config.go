@@ -369,7 +369,18 @@ type rangeError struct{ key, rule string }
 
 func (e *rangeError) Error() string { return e.key + ": " + e.rule }
 
+// check says the first value out of its range, in the file's order of
+// sections: numbers, the rules' lists, durations, then addresses.
 func (c Config) check() error {
+	for _, part := range []func() error{c.checkNumbers, c.checkLists, c.checkDurations, c.checkAddresses} {
+		if err := part(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c Config) checkNumbers() error {
 	ints := []struct {
 		key       string
 		v, lo, hi int
@@ -386,6 +397,10 @@ func (c Config) check() error {
 			return &rangeError{n.key, fmt.Sprintf("must be from %d to %d, got %d", n.lo, n.hi, n.v)}
 		}
 	}
+	return nil
+}
+
+func (c Config) checkLists() error {
 	lists := []struct {
 		key     string
 		entries []string
@@ -397,6 +412,12 @@ func (c Config) check() error {
 			}
 		}
 	}
+	return nil
+}
+
+// checkDurations checks daemon.sync (how the journal is synced) and every
+// duration.
+func (c Config) checkDurations() error {
 	if c.Daemon.Sync != SyncBatch && c.Daemon.Sync != SyncAlways {
 		return &rangeError{"daemon.sync", fmt.Sprintf("must be %q or %q, got %q", SyncBatch, SyncAlways, c.Daemon.Sync)}
 	}
@@ -424,6 +445,10 @@ func (c Config) check() error {
 			return &rangeError{d.key, fmt.Sprintf("must be %s and at most %s, got %q", low, d.said, d.v.String())}
 		}
 	}
+	return nil
+}
+
+func (c Config) checkAddresses() error {
 	if c.Notify.Ntfy != "" {
 		if u, err := url.Parse(c.Notify.Ntfy); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || strings.Trim(u.Path, "/") == "" {
 			return &rangeError{"notify.ntfy", fmt.Sprintf("must be a topic's URL, e.g. \"https://ntfy.sh/my-secret-topic\", got %q", c.Notify.Ntfy)}

@@ -44,6 +44,11 @@ var rules = []rule{
 		denied: either(faces, commands),
 	},
 	{
+		pkgs:   []string{"askuser/internal/agents/..."},
+		why:    "the daemon reads the agents' shapes from their folders, so a folder knows no daemon and no face: nothing under daemon/ or views/",
+		denied: either(daemon, faces),
+	},
+	{
 		pkgs: []string{"askuser/socketproto/..."},
 		why:  "the wire is imported by the daemon, the faces and the clients and imports none of them: among askuser's packages only socketproto/... and internal/...",
 		denied: func(dep string) bool {

@@ -450,8 +450,10 @@ func TestConnectAutostartFailingDaemon(t *testing.T) {
 // A cancelled Wait stops waiting without withdrawing the parked request.
 func TestWaitCancelledLeavesRequest(t *testing.T) {
 	next := make(chan string, 1)
+	waiting := make(chan struct{})
 	d := newFakeDaemon(t, func(c *serverConn) {
 		w := c.recv(t).(socketproto.Wait)
+		close(waiting)
 		_ = c.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
 		line, err := c.r.ReadLine()
 		if err == nil {
@@ -461,7 +463,7 @@ func TestWaitCancelledLeavesRequest(t *testing.T) {
 		next <- ""
 	})
 	ctx, cancel := context.WithCancel(ctx10(t))
-	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	go func() { <-waiting; cancel() }() // once the daemon holds the wait
 	if _, err := Wait(ctx, d.opts(), "parked-1"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("want context.Canceled, got %v", err)
 	}

@@ -153,60 +153,95 @@ func (r *renderer) patch(s string) {
 	if t.crlf {
 		r.add(Line{Kind: Head, Text: "line endings: CRLF"})
 	}
-	old, nw := 0, 0  // the next numbers, 0 when unknown
-	addFile := false // inside a Codex "*** Add File:"
-	header := true   // before a unified diff's first hunk
+	p := patchPlace{header: true}
 	for _, l := range t.lines {
-		v := agenttext.Visible
-		switch {
-		case strings.HasPrefix(l, "*** "):
-			addFile = strings.HasPrefix(l, "*** Add File:")
-			old, nw = 0, 0
-			if addFile {
-				nw = 1
-			}
-			header = false
-			if strings.HasPrefix(l, "*** End of File") {
-				r.add(Line{Kind: Note, Text: v(l)})
-				continue
-			}
-			r.add(Line{Kind: Head, Text: v(l)})
-		case strings.HasPrefix(l, "@@"):
-			header = false
-			old, nw = 0, 0
-			if m := hunkHeader.FindStringSubmatch(l); m != nil {
-				old, _ = strconv.Atoi(m[1])
-				nw, _ = strconv.Atoi(m[2])
-			}
-			r.add(Line{Kind: Hunk, Text: v(l)})
-		case header && (strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ ") || strings.HasPrefix(l, "Index: ") ||
-			strings.HasPrefix(l, "diff ") || strings.HasPrefix(l, "===")):
-			r.add(Line{Kind: Head, Text: v(l)})
-		case strings.HasPrefix(l, "--- ") && !addFile && old == 0 && nw == 0:
-			header = true
-			r.add(Line{Kind: Head, Text: v(l)})
-		case strings.HasPrefix(l, "+"):
-			r.add(Line{Kind: Add, New: nw, Text: v(l[1:])})
-			if nw > 0 {
-				nw++
-			}
-		case strings.HasPrefix(l, "-"):
-			r.add(Line{Kind: Del, Old: old, Text: v(l[1:])})
-			if old > 0 {
-				old++
-			}
-		case strings.HasPrefix(l, " ") || l == "":
-			r.add(Line{Kind: Same, Old: old, New: nw, Text: v(strings.TrimPrefix(l, " "))})
-			if old > 0 {
-				old++
-			}
-			if nw > 0 {
-				nw++
-			}
-		case strings.HasPrefix(l, `\`):
-			r.add(Line{Kind: Note, Text: v(l)})
-		default:
-			r.add(Line{Kind: Rest, Text: v(l)})
+		r.add(p.line(l))
+	}
+}
+
+// patchPlace is where a patch's next line stands while it is read.
+type patchPlace struct {
+	old, nw int  // the next numbers, 0 when unknown
+	addFile bool // inside a Codex "*** Add File:"
+	header  bool // before a unified diff's first hunk
+}
+
+// line reads one line of a patch: how it is drawn, and where the next one
+// stands.
+func (p *patchPlace) line(l string) Line {
+	v := agenttext.Visible
+	switch {
+	case strings.HasPrefix(l, "*** "):
+		return p.codexFile(l)
+	case strings.HasPrefix(l, "@@"):
+		p.header = false
+		p.old, p.nw = 0, 0
+		if m := hunkHeader.FindStringSubmatch(l); m != nil {
+			p.old, _ = strconv.Atoi(m[1])
+			p.nw, _ = strconv.Atoi(m[2])
+		}
+		return Line{Kind: Hunk, Text: v(l)}
+	case p.header && isDiffHeader(l):
+		return Line{Kind: Head, Text: v(l)}
+	case strings.HasPrefix(l, "--- ") && !p.addFile && p.old == 0 && p.nw == 0:
+		p.header = true
+		return Line{Kind: Head, Text: v(l)}
+	case strings.HasPrefix(l, `\`):
+		return Line{Kind: Note, Text: v(l)}
+	}
+	return p.body(l)
+}
+
+// codexFile reads a Codex patch's "*** " line: a file begins (an added
+// one numbered from 1) or ends.
+func (p *patchPlace) codexFile(l string) Line {
+	p.addFile = strings.HasPrefix(l, "*** Add File:")
+	p.old, p.nw = 0, 0
+	if p.addFile {
+		p.nw = 1
+	}
+	p.header = false
+	if strings.HasPrefix(l, "*** End of File") {
+		return Line{Kind: Note, Text: agenttext.Visible(l)}
+	}
+	return Line{Kind: Head, Text: agenttext.Visible(l)}
+}
+
+// body reads a line added, removed or kept, numbering it where the place
+// is known; any other line is shown as it is.
+func (p *patchPlace) body(l string) Line {
+	v := agenttext.Visible
+	switch {
+	case strings.HasPrefix(l, "+"):
+		out := Line{Kind: Add, New: p.nw, Text: v(l[1:])}
+		p.nw = following(p.nw)
+		return out
+	case strings.HasPrefix(l, "-"):
+		out := Line{Kind: Del, Old: p.old, Text: v(l[1:])}
+		p.old = following(p.old)
+		return out
+	case strings.HasPrefix(l, " ") || l == "":
+		out := Line{Kind: Same, Old: p.old, New: p.nw, Text: v(strings.TrimPrefix(l, " "))}
+		p.old, p.nw = following(p.old), following(p.nw)
+		return out
+	}
+	return Line{Kind: Rest, Text: v(l)}
+}
+
+// following is the number after n, or 0 (unknown) when n is.
+func following(n int) int {
+	if n > 0 {
+		return n + 1
+	}
+	return 0
+}
+
+// isDiffHeader says whether l is a line of a unified diff's header.
+func isDiffHeader(l string) bool {
+	for _, p := range []string{"--- ", "+++ ", "Index: ", "diff ", "==="} {
+		if strings.HasPrefix(l, p) {
+			return true
 		}
 	}
+	return false
 }

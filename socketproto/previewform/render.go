@@ -109,8 +109,40 @@ type renderer struct {
 func (r *renderer) add(l Line) { r.out = append(r.out, l) }
 
 // fields draws an object's fields; prefix names where it stands
-// ("metadata.").
+// ("metadata."). A field the form draws its own way is drawn so; any other
+// is listed plainly.
 func (r *renderer) fields(fs []field, prefix string) {
+	if prefix == "" {
+		// The file first: indented JSON sorts the keys, and "content"
+		// would come before the path it is written to.
+		fs = pathFirst(fs)
+	}
+	edit := editStrings(fs)
+	for _, f := range fs {
+		name := prefix + f.key
+		var drawn bool
+		switch r.form {
+		case Write:
+			drawn = prefix == "" && r.writeField(f)
+		case Edit:
+			drawn = prefix == "" && r.editField(f, edit)
+		case Patch:
+			drawn = r.patchField(f, name)
+		}
+		if !drawn {
+			r.plainField(name, f.raw)
+		}
+	}
+}
+
+// editPair is an Edit's old_string and new_string, when it has both as
+// strings.
+type editPair struct {
+	old, new string
+	ok       bool
+}
+
+func editStrings(fs []field) editPair {
 	str := func(key string) (string, bool) {
 		for _, f := range fs {
 			if f.key == key {
@@ -120,43 +152,58 @@ func (r *renderer) fields(fs []field, prefix string) {
 		}
 		return "", false
 	}
-	if prefix == "" {
-		// The file first: indented JSON sorts the keys, and "content"
-		// would come before the path it is written to.
-		fs = pathFirst(fs)
-	}
 	oldS, hasOld := str("old_string")
 	newS, hasNew := str("new_string")
-	for _, f := range fs {
-		name := prefix + f.key
-		var s string
-		isStr := json.Unmarshal(f.raw, &s) == nil
-		switch {
-		case r.form == Write && prefix == "" && f.key == "content" && isStr:
-			r.text(s)
-			r.drawn = true
-		case r.form == Edit && prefix == "" && f.key == "old_string" && hasOld && hasNew:
-			r.add(Line{Kind: Hunk, Text: fmt.Sprintf("old_string (%s) → new_string (%s)", count(oldS), count(newS))})
-			r.diff(oldS, newS)
-			r.drawn = true
-		case r.form == Edit && prefix == "" && f.key == "new_string" && hasOld && hasNew:
-			// drawn with old_string
-		case r.form == Edit && prefix == "" && f.key == "edits" && r.edits(f.raw):
-			r.drawn = true
-		case r.form == Patch && isStr && isPatchKey(f.key) && looksLikePatch(s):
-			r.add(Line{Kind: Head, Text: name + ":"})
-			r.patch(s)
-			r.drawn = true
-		case r.form == Patch && isArray(f.raw) && r.patchArray(name, f.raw):
-			r.drawn = true
-		case r.form == Patch && isObject(f.raw):
-			inner, _, _ := object(string(f.raw))
-			r.add(Line{Kind: Head, Text: name + ":"})
-			r.fields(inner, name+".")
-		default:
-			r.plainField(name, f.raw)
-		}
+	return editPair{old: oldS, new: newS, ok: hasOld && hasNew}
+}
+
+// writeField draws a Write's content as the file's text.
+func (r *renderer) writeField(f field) bool {
+	var s string
+	if f.key != "content" || json.Unmarshal(f.raw, &s) != nil {
+		return false
 	}
+	r.text(s)
+	r.drawn = true
+	return true
+}
+
+// editField draws an Edit's old_string and new_string as one diff (at
+// old_string; new_string is then drawn already), or its list of edits.
+func (r *renderer) editField(f field, e editPair) bool {
+	switch {
+	case f.key == "old_string" && e.ok:
+		r.add(Line{Kind: Hunk, Text: fmt.Sprintf("old_string (%s) → new_string (%s)", count(e.old), count(e.new))})
+		r.diff(e.old, e.new)
+	case f.key == "new_string" && e.ok:
+		// drawn with old_string
+	case f.key == "edits" && r.edits(f.raw):
+	default:
+		return false
+	}
+	r.drawn = true
+	return true
+}
+
+// patchField draws a patch held in a string or an array as a diff, and an
+// object's fields under its name, where the patch may be.
+func (r *renderer) patchField(f field, name string) bool {
+	var s string
+	switch {
+	case json.Unmarshal(f.raw, &s) == nil && isPatchKey(f.key) && looksLikePatch(s):
+		r.add(Line{Kind: Head, Text: name + ":"})
+		r.patch(s)
+		r.drawn = true
+	case isArray(f.raw) && r.patchArray(name, f.raw):
+		r.drawn = true
+	case isObject(f.raw):
+		inner, _, _ := object(string(f.raw))
+		r.add(Line{Kind: Head, Text: name + ":"})
+		r.fields(inner, name+".")
+	default:
+		return false
+	}
+	return true
 }
 
 // pathFirst is fs with the field naming the file first.

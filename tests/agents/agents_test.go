@@ -13,12 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gdamore/tcell/v2"
+
 	"askuser/socketproto"
 	"askuser/tests/termpane"
 	"askuser/tests/testdaemon"
 	"askuser/tests/testenv"
-
-	"github.com/gdamore/tcell/v2"
 )
 
 // End to end with the real agent programs (docs/contract.md §11): Claude Code and pi, the
@@ -511,7 +511,7 @@ func piSetup(t *testing.T, e *testenv.Env, model *fakeModel) (home string, env [
 // piExtension is the extension as shipped.
 func piExtension(t *testing.T) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join("..", "..", "cmd", "internal", "agents", "pi", "askuser.ts"))
+	p, err := filepath.Abs(filepath.Join("..", "..", "internal", "agents", "pi", "askuser.ts"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -160,7 +160,7 @@ func TestClaudeHookSignalWithdrawsTheElicitation(t *testing.T) {
 	e := testenv.New(t)
 	e.StartDaemon()
 	w := testenv.Watch(t, e)
-	input, err := os.ReadFile(filepath.Join("..", "..", "cmd", "askuser-client", "testdata", "claude", "elicitation-form.json"))
+	input, err := os.ReadFile(filepath.Join("..", "..", "internal", "agents", "claudecode", "testdata", "elicitation-form.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

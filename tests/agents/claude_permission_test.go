@@ -220,7 +220,7 @@ func TestClaudeHookSignalWithdrawsThePermissionQuestion(t *testing.T) {
 	e := testenv.New(t)
 	e.StartDaemon()
 	w := testenv.Watch(t, e)
-	input, err := os.ReadFile(filepath.Join("..", "..", "cmd", "askuser-client", "testdata", "claude", "permissionrequest-bash.json"))
+	input, err := os.ReadFile(filepath.Join("..", "..", "internal", "agents", "claudecode", "testdata", "permissionrequest-bash.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 )
 
 // End to end with the real OpenCode (docs/contract.md §11): the plugin of
-// cmd/internal/agents/opencode, installed by `askuser-client integrate opencode
+// internal/agents/opencode, installed by `askuser-client integrate opencode
 // --write`, sends OpenCode's own questions (its `question` tool) and its
 // permission prompts to askuser; the fake model (OpenAI chat completions,
 // through OpenCode's bundled openai-compatible provider) makes the calls.

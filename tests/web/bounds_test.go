@@ -1,8 +1,6 @@
 package web
 
 import (
-	"askuser/tests/testenv"
-	"askuser/tests/webpane"
 	"fmt"
 	"net"
 	"net/http"
@@ -12,6 +10,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"askuser/tests/testenv"
+	"askuser/tests/webpane"
 )
 
 // No client can stop or swell `askuserd web` (docs/contract.md §12, "What

@@ -1,8 +1,6 @@
 package web
 
 import (
-	"askuser/tests/testenv"
-	"askuser/tests/webpane"
 	"net/http"
 	"os"
 	"os/exec"
@@ -12,6 +10,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"askuser/tests/testenv"
+	"askuser/tests/webpane"
 )
 
 // Devices, one by one (docs/contract.md §12): `askuserd web --url` prints a

@@ -1,12 +1,13 @@
 package web
 
 import (
-	"askuser/tests/webpane"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"askuser/tests/webpane"
 )
 
 // A file tool's permission prompt on a phone (390×844): a Write's file is

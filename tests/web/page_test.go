@@ -1,8 +1,6 @@
 package web
 
 import (
-	"askuser/tests/testenv"
-	"askuser/tests/webpane"
 	"context"
 	"encoding/json"
 	"os"
@@ -13,6 +11,9 @@ import (
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
+
+	"askuser/tests/testenv"
+	"askuser/tests/webpane"
 )
 
 // Agent text is shown literally: markup, entities, bidi controls and

@@ -1,11 +1,12 @@
 package web
 
 import (
-	"askuser/tests/webpane"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"askuser/tests/webpane"
 )
 
 // The page as a phone user meets it (390×844): each run leaves a screenshot

@@ -1,14 +1,15 @@
 package web
 
 import (
-	"askuser/tests/testenv"
-	"askuser/tests/webpane"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"askuser/tests/testenv"
+	"askuser/tests/webpane"
 )
 
 // Taps on a phone (docs/contract.md §12 "Taps"): real touches, sent as

@@ -1,15 +1,16 @@
 package web
 
 import (
-	"askuser/tests/termpane"
-	"askuser/tests/testenv"
-	"askuser/tests/webpane"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"askuser/tests/termpane"
+	"askuser/tests/testenv"
+	"askuser/tests/webpane"
 )
 
 // Text typed on the page and not accepted is the draft's "typing"

@@ -15,7 +15,7 @@ func (st *state) do(a Action) *Refusal {
 		st.previewShown(a.Request, a.Question, a.Item, a.Width, a.Top, a.Rows, a.Total)
 		return nil
 	}
-	st.hint, st.refused = "", nil
+	st.reply = reply{}
 	if st.rulesAction(a) {
 		return nil // the Rules view answers no request: never refused
 	}
@@ -34,22 +34,29 @@ func (st *state) do(a Action) *Refusal {
 	return st.refused
 }
 
+// reply is what the surface says back about the last action: a word on
+// the hint line, and why it was not taken when it was refused.
+type reply struct {
+	hint    string
+	refused *Refusal
+}
+
 // refuse says why the action was not (wholly) taken.
-func (st *state) refuse(ref *Refusal) {
-	st.refused = ref
-	st.hint = ref.Text
+func (rp *reply) refuse(ref *Refusal) {
+	rp.refused = ref
+	rp.hint = ref.Text
 }
 
 // word puts a word about the action on the hint line.
-func (st *state) word(text string) { st.hint = text }
+func (rp *reply) word(text string) { rp.hint = text }
 
 // context is what an action works on: the request and question of the open
 // input or dialog, else the ones on screen (s nil on the Submit tab).
 func (st *state) context() (*Req, *QState) {
 	switch st.mode {
 	case modeText, modeNote, modeFilter, modeLong:
-		if st.editQ != nil {
-			return st.editReq, st.editQ
+		if st.edit.q != nil {
+			return st.edit.req, st.edit.q
 		}
 	}
 	r := st.m.Focused()
@@ -116,7 +123,7 @@ var dialogActions = map[mode]map[Kind]actionFunc{
 	},
 	modeDiscard: { // declining would discard answers
 		Yes:  func(st *state, _ Action, r *Req, _ *QState) { st.cancel(r) },
-		Back: func(st *state, _ Action, _ *Req, _ *QState) { st.mode = st.back },
+		Back: func(st *state, _ Action, _ *Req, _ *QState) { st.mode = st.discard.back },
 	},
 	modeNone: { // "none of these" on a multi-select question
 		Yes:  func(st *state, _ Action, r *Req, s *QState) { st.answerNone(r, s) },
@@ -125,7 +132,7 @@ var dialogActions = map[mode]map[Kind]actionFunc{
 }
 
 func acceptLong(st *state, _ Action, r *Req, s *QState) {
-	st.acceptText(r, s, agenttext.Typed(st.text))
+	st.acceptText(r, s, agenttext.Typed(st.edit.text))
 }
 
 // requestActions act on the request as a whole.
@@ -158,8 +165,8 @@ var questionActions = map[Kind]actionFunc{
 			st.closeInput()
 			st.startEdit(modeFilter)
 		}
-		st.text, st.typed = strings.ReplaceAll(a.Text, "\n", " "), true // a filter is one line
-		st.setFilter(s, st.text)
+		st.edit.typeText(strings.ReplaceAll(a.Text, "\n", " ")) // a filter is one line
+		st.setFilter(s, st.edit.text)
 	},
 	ClearFilter: func(st *state, _ Action, _ *Req, s *QState) {
 		s.Filter = ""
@@ -203,10 +210,10 @@ var questionActions = map[Kind]actionFunc{
 	},
 	Type: func(st *state, a Action, _ *Req, s *QState) {
 		if st.mode == modeFilter {
-			st.text, st.typed = strings.ReplaceAll(a.Text, "\n", " "), true
-			st.setFilter(s, st.text)
+			st.edit.typeText(strings.ReplaceAll(a.Text, "\n", " "))
+			st.setFilter(s, st.edit.text)
 		} else if st.mode == modeText || st.mode == modeNote {
-			st.text, st.typed = a.Text, true
+			st.edit.typeText(a.Text)
 		}
 	},
 	Paste:  func(st *state, a Action, r *Req, s *QState) { st.paste(r, s, a.Text) },
@@ -223,12 +230,10 @@ func (st *state) paste(r *Req, s *QState, text string) {
 	}
 	switch st.mode {
 	case modeFilter:
-		st.text += strings.ReplaceAll(text, "\n", " ") // a filter is one line
-		st.typed = true
-		st.setFilter(s, st.text)
+		st.edit.typeText(st.edit.text + strings.ReplaceAll(text, "\n", " ")) // a filter is one line
+		st.setFilter(s, st.edit.text)
 	case modeText, modeNote:
-		st.text += text
-		st.typed = true
+		st.edit.typeText(st.edit.text + text)
 	default:
 		st.word("Not pasted: there is no answer to type here.")
 	}

@@ -83,7 +83,7 @@ func (st *state) submit(r *Req) {
 func (st *state) cancelFlow(r *Req) {
 	n := 0
 	for _, s := range r.Qs {
-		if s.HasWork() || (st.mode == modeText && s == st.editQ && strings.TrimSpace(st.text) != "") {
+		if s.HasWork() || (st.mode == modeText && s == st.edit.q && strings.TrimSpace(st.edit.text) != "") {
 			n++
 		}
 	}
@@ -91,9 +91,9 @@ func (st *state) cancelFlow(r *Req) {
 		st.cancel(r)
 		return
 	}
-	st.discardN = n
-	st.discardReq = r
-	st.back = st.mode
+	st.discard.n = n
+	st.discard.req = r
+	st.discard.back = st.mode
 	st.mode = modeDiscard
 }
 
@@ -200,17 +200,17 @@ func (st *state) enterMulti(r *Req, s *QState) {
 
 // finishEdit is Enter (accept) or Esc (leave) in the open input.
 func (st *state) finishEdit(accept bool) {
-	r, s := st.editReq, st.editQ
+	r, s := st.edit.req, st.edit.q
 	if s == nil {
 		return
 	}
-	text := agenttext.Typed(st.text)
+	text := agenttext.Typed(st.edit.text)
 	switch st.mode {
 	case modeNote:
 		if accept {
 			s.Notes = strings.TrimSpace(text)
 		}
-		st.endEdit()
+		st.edit = openInput{}
 		st.mode = modeList
 	case modeFilter:
 		if accept {
@@ -218,7 +218,7 @@ func (st *state) finishEdit(accept bool) {
 		} else {
 			s.Filter = ""
 		}
-		st.endEdit()
+		st.edit = openInput{}
 		st.mode = modeList
 		st.move(s, 0)
 	case modeText:
@@ -231,7 +231,7 @@ func (st *state) finishEdit(accept bool) {
 			if s.Q.IsMulti() && strings.TrimSpace(text) == "" {
 				s.Checked[s.Other()] = false
 			}
-			st.endEdit()
+			st.edit = openInput{}
 			st.mode = modeList
 			return
 		}
@@ -258,7 +258,7 @@ func (st *state) finishEdit(accept bool) {
 // acceptText makes typed text the question's answer (or its Other part).
 func (st *state) acceptText(r *Req, s *QState, text string) {
 	s.Custom, s.Typing = text, ""
-	st.endEdit()
+	st.edit = openInput{}
 	st.mode = modeList
 	switch {
 	case s.Q.IsMulti():

@@ -141,8 +141,8 @@ func problemText(problem string) string { return "Not accepted yet: " + problem 
 // when it would. Next accepts an open note or filter first and then takes
 // the question; an open answer input is accepted as the answer.
 func (st *state) nextBlock(r *Req, s *QState) string {
-	if st.mode == modeText && st.editQ == s {
-		return acceptWhy(s, agenttext.Typed(st.text))
+	if st.mode == modeText && st.edit.q == s {
+		return acceptWhy(s, agenttext.Typed(st.edit.text))
 	}
 	switch {
 	case !s.HasOptions():

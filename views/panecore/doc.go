@@ -17,7 +17,9 @@
 // Layout of the package: core.go is the API (Core, Options, Sender),
 // action.go the actions and view.go the View; model.go holds the requests
 // and each question's answer in progress, and the draft forms; state.go
-// applies daemon events; actions.go and answer.go apply the user's actions;
+// is the core's state, in owned parts (the open input, the discard dialog,
+// the bell; the notices, the Rules view and the drafts in flight live
+// beside their rules), and applies daemon events; actions.go and answer.go apply the user's actions;
 // guard.go is revisions and settling; typing.go is drafts on their way;
 // approval.go is Allow means seen; available.go is the actions a face
 // offers and why not; notices.go the notices; rules.go the

@@ -79,7 +79,7 @@ func (st *state) settling() bool {
 func (st *state) guarded(a Action) bool {
 	switch {
 	case a.Kind == Back:
-		return st.mode == modeText && st.editQ != nil && !st.editQ.HasOptions()
+		return st.mode == modeText && st.edit.q != nil && !st.edit.q.HasOptions()
 	case st.mode == modeFilter && (a.Kind == Accept || a.Kind == Paste || a.Kind == Type):
 		return false
 	}

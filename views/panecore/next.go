@@ -17,7 +17,7 @@ func (st *state) next() {
 	switch st.mode {
 	case modeText, modeNote:
 		note := st.mode == modeNote
-		multi := st.editQ != nil && st.editQ.Q.IsMulti()
+		multi := st.edit.q != nil && st.edit.q.Q.IsMulti()
 		st.finishEdit(true)
 		// An accepted note, or Other's text on a multi-select list, leaves
 		// the question itself to be taken: on, as one press of the button.

@@ -23,51 +23,60 @@ const (
 	warningTTL = 30 * time.Second // the config's warnings, said when a surface opens
 )
 
+// noticeBoard is the notices: one about something that happened, which
+// goes at until, and those about conditions that last.
+type noticeBoard struct {
+	event      string
+	until      time.Time
+	conditions []condition
+	now        func() time.Time
+}
+
 // condition is a notice about a condition, keyed by its event and path.
 type condition struct{ key, text string }
 
 // notice shows text about something that happened for ttl.
-func (st *state) notice(text string, ttl time.Duration) {
-	st.noticeEvent = text
-	st.noticeUntil = time.Time{}
+func (b *noticeBoard) notice(text string, ttl time.Duration) {
+	b.event = text
+	b.until = time.Time{}
 	if text != "" {
-		st.noticeUntil = st.opt.Now().Add(ttl)
+		b.until = b.now().Add(ttl)
 	}
 }
 
 // condition shows text about a condition until its cleared form (an empty
 // cause) arrives; a new cause replaces the old one in place.
-func (st *state) condition(key, cause, text string) {
-	i := slices.IndexFunc(st.conditions, func(c condition) bool { return c.key == key })
+func (b *noticeBoard) condition(key, cause, text string) {
+	i := slices.IndexFunc(b.conditions, func(c condition) bool { return c.key == key })
 	switch {
 	case cause == "" && i >= 0:
-		st.conditions = slices.Delete(st.conditions, i, i+1)
+		b.conditions = slices.Delete(b.conditions, i, i+1)
 	case cause == "":
 	case i >= 0:
-		st.conditions[i].text = text
+		b.conditions[i].text = text
 	default:
-		st.conditions = append(st.conditions, condition{key, text})
+		b.conditions = append(b.conditions, condition{key, text})
 	}
 }
 
 // expireNotice drops a notice about something that happened once its time
 // is up.
-func (st *state) expireNotice() {
-	if !st.noticeUntil.IsZero() && !st.opt.Now().Before(st.noticeUntil) {
-		st.notice("", 0)
+func (b *noticeBoard) expireNotice() {
+	if !b.until.IsZero() && !b.now().Before(b.until) {
+		b.notice("", 0)
 	}
 }
 
 // notices are the conditions that hold, in the order they began, so that
 // they stay where they are while the news of the moment comes and goes
 // after them.
-func (st *state) notices() []Notice {
+func (b *noticeBoard) notices() []Notice {
 	var out []Notice
-	for _, c := range st.conditions {
+	for _, c := range b.conditions {
 		out = append(out, Notice{Text: c.text, Lasting: true})
 	}
-	if st.noticeEvent != "" && st.opt.Now().Before(st.noticeUntil) {
-		out = append(out, Notice{Text: st.noticeEvent, Until: st.noticeUntil})
+	if b.event != "" && b.now().Before(b.until) {
+		out = append(out, Notice{Text: b.event, Until: b.until})
 	}
 	return out
 }

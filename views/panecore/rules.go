@@ -67,22 +67,44 @@ func ruleDetails(r RuleView) string {
 	return s
 }
 
+// rulesView is the Rules view: open, and the list the daemon last sent.
+type rulesView struct {
+	open bool
+	list *RulesView
+}
+
+// take is the daemon's list, while the view is open.
+func (v *rulesView) take(ev socketproto.Rules) {
+	if !v.open {
+		return
+	}
+	l := &RulesView{Loaded: true, Path: agenttext.Clean(ev.Path, false), Revision: ev.Revision,
+		Problem: agenttext.Clean(ev.Problem, false), Rules: []RuleView{}}
+	for _, r := range ev.Rules {
+		rv := RuleView{ID: r.ID, Sentence: agenttext.Clean(r.Sentence, false), Made: r.Made,
+			MadeVia: agenttext.Clean(r.MadeVia, false), MadeFrom: agenttext.Clean(r.MadeFrom, false),
+			Answered: r.Answered, LastAnswered: r.LastAnswered, Expires: r.Expires}
+		rv.Details = ruleDetails(rv)
+		l.Rules = append(l.Rules, rv)
+	}
+	v.list = l
+}
+
 // rulesAction applies a Rules view action; false when a is none.
 func (st *state) rulesAction(a Action) bool {
 	switch a.Kind {
 	case OpenRules:
-		st.rulesOpen = true
-		st.rulesList = &RulesView{Rules: []RuleView{}}
+		st.rules = rulesView{open: true, list: &RulesView{Rules: []RuleView{}}}
 		st.askRules()
 	case CloseRules:
-		st.rulesOpen, st.rulesList = false, nil
+		st.rules = rulesView{}
 	case RevokeRule:
 		if err := st.send.Send(socketproto.RevokeRule{ID: a.Item, Via: st.opt.Via}); err != nil {
 			st.word("Rule not revoked: " + agenttext.Clean(err.Error(), false))
 			return true
 		}
 		st.word(fmt.Sprintf("Rule %d revoked; the next identical prompt is asked again.", a.Item))
-		if st.rulesOpen {
+		if st.rules.open {
 			st.askRules() // answered after the revoke's ok, in order
 		}
 	default:
@@ -102,19 +124,7 @@ func (st *state) askRules() {
 func (st *state) rulesEvent(msg socketproto.Message) {
 	switch ev := msg.(type) {
 	case socketproto.Rules:
-		if !st.rulesOpen {
-			return
-		}
-		v := &RulesView{Loaded: true, Path: agenttext.Clean(ev.Path, false), Revision: ev.Revision,
-			Problem: agenttext.Clean(ev.Problem, false), Rules: []RuleView{}}
-		for _, r := range ev.Rules {
-			rv := RuleView{ID: r.ID, Sentence: agenttext.Clean(r.Sentence, false), Made: r.Made,
-				MadeVia: agenttext.Clean(r.MadeVia, false), MadeFrom: agenttext.Clean(r.MadeFrom, false),
-				Answered: r.Answered, LastAnswered: r.LastAnswered, Expires: r.Expires}
-			rv.Details = ruleDetails(rv)
-			v.Rules = append(v.Rules, rv)
-		}
-		st.rulesList = v
+		st.rules.take(ev)
 	case socketproto.RuleAnswered:
 		st.notice(fmt.Sprintf("allowed by rule %d: %s", ev.RuleID, agenttext.Clean(ev.Sentence, false)), noticeTTL)
 	case socketproto.RuleNotSaved:

@@ -3,7 +3,6 @@ package panecore
 import (
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"askuser/socketproto"
@@ -33,44 +32,47 @@ type state struct {
 	connErr string
 	hidden  bool // the face shows no question (a terminal too small)
 
-	mode mode
-	back mode // where the discard dialog returns to
-	// The open input: what it edits and what it holds. The face's own text
-	// widget mirrors text; typed says the user typed since it opened.
-	editReq *Req
-	editQ   *QState
-	text    string
-	typed   bool
-
-	discardN   int
-	discardReq *Req
-
-	hint    string   // a word about the last action
-	refused *Refusal // why the last action was not taken
-	bells   int
-	rang    string // the request that rang last
+	mode    mode
+	edit    openInput     // the input open on a question, if any
+	discard discardDialog // "Discard N answers?"
+	reply                 // what the surface says back about the last action (actions.go)
+	bell    bell
 
 	guard
-
-	// Notices (notices.go): one about something that happened, which goes
-	// at noticeUntil, and those about conditions that last.
-	noticeEvent string
-	noticeUntil time.Time
-	conditions  []condition
-
-	// The Rules view (rules.go): open, and the list the daemon last sent.
-	rulesOpen bool
-	rulesList *RulesView
-
-	// drafts are the draft messages sent and not yet acknowledged, oldest
-	// first: the daemon answers a connection's messages in order.
-	drafts      []*QState
-	typingDue   bool // typing held back waits for the next Tick
-	flushingAll bool // every draft goes now, typing included
-	// heldTyping is the drafts held back, for a surface closed by a
-	// signal while its UI may already be gone (SendHeld).
-	heldTyping atomic.Pointer[[]socketproto.DraftRequest]
+	noticeBoard                // notices.go
+	rules       rulesView      // the Rules view (rules.go)
+	drafts      draftsInFlight // typing.go
 }
+
+// openInput is the input open on a question: what it edits and what it
+// holds. The face's own text widget mirrors text; typed says the user
+// typed since it opened.
+type openInput struct {
+	req   *Req
+	q     *QState
+	text  string
+	typed bool
+}
+
+// typeText is the user's typing: the input holds text now.
+func (in *openInput) typeText(text string) { in.text, in.typed = text, true }
+
+// discardDialog is "Discard N answers?": the request declining would
+// discard n answers of, and the mode the dialog returns to.
+type discardDialog struct {
+	n    int
+	req  *Req
+	back mode
+}
+
+// bell counts the new requests a face rings for (Options.Bell).
+type bell struct {
+	rings int
+	rang  string // the request that rang last
+}
+
+// ring counts a ring for request id.
+func (b *bell) ring(id string) { b.rings, b.rang = b.rings+1, id }
 
 func (st *state) init(s Sender, opt Options) {
 	if opt.SoftLimit <= 0 {
@@ -83,6 +85,7 @@ func (st *state) init(s Sender, opt Options) {
 		opt.Via = socketproto.ViaPane
 	}
 	st.send, st.opt = s, opt
+	st.noticeBoard.now = opt.Now
 	if len(opt.Warnings) > 0 {
 		// Long enough to be read when the surface opens, then out of the way.
 		st.notice("Warning: "+agenttext.Clean(strings.Join(opt.Warnings, "; "), false), warningTTL)
@@ -92,7 +95,7 @@ func (st *state) init(s Sender, opt Options) {
 // touch marks what an event or action may change: the requests on screen,
 // being edited or asked about, before and after it, and those named.
 func (st *state) touch(rs ...*Req) {
-	for _, r := range append(rs, st.m.Focused(), st.editReq, st.discardReq) {
+	for _, r := range append(rs, st.m.Focused(), st.edit.req, st.discard.req) {
 		if r != nil {
 			r.view = nil
 		}
@@ -115,10 +118,10 @@ func (st *state) event(msg socketproto.Message) {
 	case socketproto.Snapshot:
 		defer st.touchAll()
 		st.connErr = ""
-		st.drafts = nil // a new connection: nothing of the old one is acknowledged
+		st.drafts.sent = nil // a new connection: nothing of the old one is acknowledged
 		// The daemon says again, right after the snapshot, every condition
 		// that still holds; one that ended while the surface was away goes.
-		st.conditions = nil
+		st.noticeBoard.conditions = nil
 		for _, r := range m.Reqs {
 			for _, s := range r.Qs {
 				s.inflight = 0
@@ -134,8 +137,7 @@ func (st *state) event(msg socketproto.Message) {
 		if m.Add(ev.Request) {
 			st.changed("a request arrived")
 			if st.opt.Bell {
-				st.bells++
-				st.rang = ev.Request.RequestID
+				st.bell.ring(ev.Request.RequestID)
 			}
 		}
 	case socketproto.RequestUpdated:
@@ -150,42 +152,9 @@ func (st *state) event(msg socketproto.Message) {
 			st.changed("a request arrived")
 		}
 	case socketproto.RequestResolved:
-		r := m.Remove(ev.RequestID)
-		if r == nil {
-			break
-		}
-		st.changed("a request left")
-		st.forgetDrafts(r)
-		q := requestName(r)
-		switch {
-		case r.Sending && ev.Outcome == socketproto.OutcomeAnswered:
-			if st.opt.Demo {
-				st.notice(fmt.Sprintf("Demo: the answer to %s would be sent now; no agent asked it.", q), noticeTTL)
-			} else {
-				st.notice(fmt.Sprintf("Answer to %s sent.", q), noticeTTL)
-			}
-		case r.Sending && ev.Outcome == socketproto.OutcomeCancelled:
-			st.notice(fmt.Sprintf("%s declined.", upperFirst(q)), noticeTTL)
-		case ev.Outcome == socketproto.OutcomeWithdrawn && ev.Settled != "":
-			st.notice(fmt.Sprintf("%s was settled in its agent's own prompt: %s.", upperFirst(q), agenttext.Clean(ev.Settled, false)), noticeTTL)
-		case ev.Outcome == socketproto.OutcomeWithdrawn:
-			st.notice(fmt.Sprintf("%s was withdrawn by its agent.", upperFirst(q)), noticeTTL)
-		case ev.Outcome == socketproto.OutcomeCancelled:
-			st.notice(fmt.Sprintf("%s was declined elsewhere (%s).", upperFirst(q), agenttext.Clean(string(ev.Via), false)), noticeTTL)
-		default:
-			st.notice(fmt.Sprintf("%s was answered elsewhere (%s).", upperFirst(q), agenttext.Clean(string(ev.Via), false)), noticeTTL)
-		}
-	case socketproto.PendingFileError:
-		st.condition("pending_file "+ev.Path, ev.Error, fmt.Sprintf("Pending file %s: %s", agenttext.Clean(ev.Path, false), agenttext.Clean(ev.Error, false)))
-	case socketproto.ConfigChanged:
-		path := agenttext.Clean(ev.Path, false)
-		st.condition("config_error", ev.Error, fmt.Sprintf("Config %s refused: %s; askuserd keeps its last good config.", path, agenttext.Clean(ev.Error, false)))
-		restart := strings.Join(ev.Restart, ", ")
-		st.condition("config_restart", restart, fmt.Sprintf("Config %s: %s take effect when askuserd restarts (askuserd stop, then askuserd).", path, agenttext.Clean(restart, false)))
-	case socketproto.FileError:
-		st.condition("file "+ev.Path, ev.Error, fmt.Sprintf("File %s: %s", agenttext.Clean(ev.Path, false), agenttext.Clean(ev.Error, false)))
-	case socketproto.StateDirError:
-		st.condition("state_dir "+ev.Path, ev.Error, fmt.Sprintf("State dir %s cannot take writes: %s", agenttext.Clean(ev.Path, false), agenttext.Clean(ev.Error, false)))
+		st.resolved(ev)
+	case socketproto.PendingFileError, socketproto.ConfigChanged, socketproto.FileError, socketproto.StateDirError:
+		st.conditionEvent(ev)
 	case *socketproto.Error:
 		st.daemonError(ev)
 	case socketproto.Rules, socketproto.RuleAnswered, socketproto.RuleNotSaved:
@@ -193,7 +162,7 @@ func (st *state) event(msg socketproto.Message) {
 	case socketproto.OK:
 		// For an answer or a cancel, the request_resolved event that follows
 		// removes the request; for a draft, the daemon has it.
-		st.ackDraft(ev.RequestID)
+		st.drafts.ack(ev.RequestID)
 	case ConnLost:
 		st.touchAll()
 		st.connErr = ev.Err
@@ -205,10 +174,58 @@ func (st *state) event(msg socketproto.Message) {
 	st.watch()
 }
 
+// resolved is a request that left: answered, declined or withdrawn, here
+// or elsewhere; a notice says which.
+func (st *state) resolved(ev socketproto.RequestResolved) {
+	r := st.m.Remove(ev.RequestID)
+	if r == nil {
+		return
+	}
+	st.changed("a request left")
+	st.drafts.forget(r)
+	q := requestName(r)
+	switch {
+	case r.Sending && ev.Outcome == socketproto.OutcomeAnswered:
+		if st.opt.Demo {
+			st.notice(fmt.Sprintf("Demo: the answer to %s would be sent now; no agent asked it.", q), noticeTTL)
+		} else {
+			st.notice(fmt.Sprintf("Answer to %s sent.", q), noticeTTL)
+		}
+	case r.Sending && ev.Outcome == socketproto.OutcomeCancelled:
+		st.notice(fmt.Sprintf("%s declined.", upperFirst(q)), noticeTTL)
+	case ev.Outcome == socketproto.OutcomeWithdrawn && ev.Settled != "":
+		st.notice(fmt.Sprintf("%s was settled in its agent's own prompt: %s.", upperFirst(q), agenttext.Clean(ev.Settled, false)), noticeTTL)
+	case ev.Outcome == socketproto.OutcomeWithdrawn:
+		st.notice(fmt.Sprintf("%s was withdrawn by its agent.", upperFirst(q)), noticeTTL)
+	case ev.Outcome == socketproto.OutcomeCancelled:
+		st.notice(fmt.Sprintf("%s was declined elsewhere (%s).", upperFirst(q), agenttext.Clean(string(ev.Via), false)), noticeTTL)
+	default:
+		st.notice(fmt.Sprintf("%s was answered elsewhere (%s).", upperFirst(q), agenttext.Clean(string(ev.Via), false)), noticeTTL)
+	}
+}
+
+// conditionEvent is the daemon saying that a condition holds, or that it
+// ended (an empty error): its notice stays until then.
+func (st *state) conditionEvent(msg socketproto.Message) {
+	switch ev := msg.(type) {
+	case socketproto.PendingFileError:
+		st.condition("pending_file "+ev.Path, ev.Error, fmt.Sprintf("Pending file %s: %s", agenttext.Clean(ev.Path, false), agenttext.Clean(ev.Error, false)))
+	case socketproto.ConfigChanged:
+		path := agenttext.Clean(ev.Path, false)
+		st.condition("config_error", ev.Error, fmt.Sprintf("Config %s refused: %s; askuserd keeps its last good config.", path, agenttext.Clean(ev.Error, false)))
+		restart := strings.Join(ev.Restart, ", ")
+		st.condition("config_restart", restart, fmt.Sprintf("Config %s: %s take effect when askuserd restarts (askuserd stop, then askuserd).", path, agenttext.Clean(restart, false)))
+	case socketproto.FileError:
+		st.condition("file "+ev.Path, ev.Error, fmt.Sprintf("File %s: %s", agenttext.Clean(ev.Path, false), agenttext.Clean(ev.Error, false)))
+	case socketproto.StateDirError:
+		st.condition("state_dir "+ev.Path, ev.Error, fmt.Sprintf("State dir %s cannot take writes: %s", agenttext.Clean(ev.Path, false), agenttext.Clean(ev.Error, false)))
+	}
+}
+
 // daemonError shows a refused answer or cancel; the answers stay as they were.
 func (st *state) daemonError(e *socketproto.Error) {
 	m := &st.m
-	st.ackDraft(e.RequestID)
+	st.drafts.ack(e.RequestID)
 	r := m.Find(e.RequestID)
 	st.touch(r)
 	if r != nil {
@@ -228,7 +245,7 @@ func (st *state) daemonError(e *socketproto.Error) {
 		name := "Request " + agenttext.Clean(e.RequestID, false)
 		if r != nil {
 			m.Remove(r.P.RequestID)
-			st.forgetDrafts(r)
+			st.drafts.forget(r)
 			st.changed("a request left")
 			name = upperFirst(requestName(r))
 		}
@@ -244,21 +261,21 @@ func (st *state) daemonError(e *socketproto.Error) {
 // an edit whose request left is dropped, and a free-text question on screen
 // has its answer input open.
 func (st *state) sync() {
-	if st.editReq != nil && st.m.Find(st.editReq.P.RequestID) != st.editReq {
-		st.endEdit()
+	if st.edit.req != nil && st.m.Find(st.edit.req.P.RequestID) != st.edit.req {
+		st.edit = openInput{}
 		st.mode = modeList
 	}
-	if st.editReq != nil && st.m.Focused() != st.editReq {
+	if st.edit.req != nil && st.m.Focused() != st.edit.req {
 		st.closeInput()
 	}
-	if st.mode == modeDiscard && st.m.Focused() != st.discardReq {
+	if st.mode == modeDiscard && st.m.Focused() != st.discard.req {
 		st.mode = modeList // the request being discarded left (or lost the focus)
 	}
 	if st.mode == modeNone && !onMultiSelect(st.m.Focused()) {
 		st.mode = modeList // the question asked about left the screen
 	}
-	if st.mode == modeText && st.editQ != nil && !st.typed && st.text != st.editQ.inputText() {
-		st.text = st.editQ.inputText() // a new draft for an input not typed in since it opened
+	if st.mode == modeText && st.edit.q != nil && !st.edit.typed && st.edit.text != st.edit.q.inputText() {
+		st.edit.text = st.edit.q.inputText() // a new draft for an input not typed in since it opened
 	}
 	r := st.m.Focused()
 	if r == nil || r.Sending {
@@ -279,34 +296,34 @@ func (st *state) startEdit(md mode) {
 		return
 	}
 	s := r.Current()
-	st.editReq, st.editQ = r, s
+	st.edit.req, st.edit.q = r, s
 	switch md {
 	case modeText:
-		st.text = s.inputText() // typed before and never accepted: kept
+		st.edit.text = s.inputText() // typed before and never accepted: kept
 	case modeNote:
-		st.text = s.Notes
+		st.edit.text = s.Notes
 	case modeFilter:
-		st.text = s.Filter
+		st.edit.text = s.Filter
 	}
 	st.mode = md
-	st.typed = false
+	st.edit.typed = false
 }
 
 // commitEdit keeps what is in the input without accepting it as an answer:
 // text for another question or request is never lost.
 func (st *state) commitEdit() {
-	if st.editQ == nil {
+	if st.edit.q == nil {
 		return
 	}
 	switch st.mode {
 	case modeText, modeLong:
-		st.editQ.Custom = st.text
+		st.edit.q.Custom = st.edit.text
 	case modeFilter:
-		st.editQ.Filter = st.text
+		st.edit.q.Filter = st.edit.text
 	case modeNote:
 		// Leaving a note by switching away keeps it (it shows under the
 		// question); only Esc in the note input drops the edit.
-		st.editQ.Notes = strings.TrimSpace(st.text)
+		st.edit.q.Notes = strings.TrimSpace(st.edit.text)
 	}
 }
 
@@ -314,13 +331,8 @@ func (st *state) commitEdit() {
 // actions back to the list.
 func (st *state) closeInput() {
 	st.commitEdit()
-	st.endEdit()
+	st.edit = openInput{}
 	st.mode = modeList
-}
-
-func (st *state) endEdit() {
-	st.editReq, st.editQ = nil, nil
-	st.text, st.typed = "", false
 }
 
 // onMultiSelect reports whether r shows a multi-select question with options.
@@ -344,10 +356,10 @@ func (st *state) nextWake() time.Duration {
 	if st.opt.InputGuard > 0 {
 		at(st.settleUntil)
 	}
-	if !st.noticeUntil.IsZero() {
-		at(st.noticeUntil)
+	if !st.noticeBoard.until.IsZero() {
+		at(st.noticeBoard.until)
 	}
-	if st.typingDue && (next == 0 || TypingEvery < next) {
+	if st.drafts.typingDue && (next == 0 || TypingEvery < next) {
 		next = TypingEvery
 	}
 	// The age of the request on screen reads differently ("3m ago" →

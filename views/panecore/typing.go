@@ -3,6 +3,7 @@ package panecore
 import (
 	"bytes"
 	"encoding/json"
+	"sync/atomic"
 
 	"askuser/socketproto"
 	"askuser/socketproto/agenttext"
@@ -15,14 +16,26 @@ import (
 // makes a draft a second, not one a key (and an answer typed and accepted
 // within the second makes none); closing sends what is left at once.
 
+// draftsInFlight is the drafts on their way: the draft messages sent and
+// not yet acknowledged, oldest first (the daemon answers a connection's
+// messages in order), and the typing held back.
+type draftsInFlight struct {
+	sent        []*QState
+	typingDue   bool // typing held back waits for the next Tick
+	flushingAll bool // every draft goes now, typing included
+	// held is the drafts held back, for a surface closed by a signal
+	// while its UI may already be gone (SendHeld).
+	held atomic.Pointer[[]socketproto.DraftRequest]
+}
+
 // noteTyping records what the open answer input holds, when that is not the
 // accepted answer.
 func (st *state) noteTyping() {
-	if (st.mode != modeText && st.mode != modeLong) || st.editQ == nil || !st.typed {
+	if (st.mode != modeText && st.mode != modeLong) || st.edit.q == nil || !st.edit.typed {
 		return
 	}
-	s := st.editQ
-	text := st.text
+	s := st.edit.q
+	text := st.edit.text
 	if text == s.acceptedText() {
 		text = ""
 	}
@@ -52,11 +65,11 @@ func (s *QState) acceptedText() string {
 // typingLater reports whether draft v of s differs from the daemon's only
 // by the text being typed: it then waits for the next Tick, unless
 // everything is being sent now.
-func (st *state) typingLater(s *QState, v json.RawMessage) bool {
-	if st.flushingAll || !onlyTypingDiffers(v, s.Known) {
+func (d *draftsInFlight) typingLater(s *QState, v json.RawMessage) bool {
+	if d.flushingAll || !onlyTypingDiffers(v, s.Known) {
 		return false
 	}
-	st.typingDue = true
+	d.typingDue = true
 	return true
 }
 
@@ -87,9 +100,9 @@ func withoutTyping(raw json.RawMessage) []byte {
 
 // flushAll sends every draft now, typing included.
 func (st *state) flushAll() {
-	st.flushingAll = true
+	st.drafts.flushingAll = true
 	st.flushDrafts(st.m.Reqs...)
-	st.flushingAll = false
+	st.drafts.flushingAll = false
 }
 
 // closing sends every draft now: the surface is closing.
@@ -103,15 +116,15 @@ func (st *state) closing() {
 func (st *state) tick() {
 	st.touch()
 	st.expireNotice()
-	if st.typingDue {
-		st.typingDue = false
+	if st.drafts.typingDue {
+		st.drafts.typingDue = false
 		st.flushAll()
 	}
 }
 
 // sendHeld sends the drafts held back, from any goroutine.
 func (st *state) sendHeld() {
-	held := st.heldTyping.Load()
+	held := st.drafts.held.Load()
 	if held == nil {
 		return
 	}
@@ -125,7 +138,7 @@ func (st *state) sendHeld() {
 // one draft message per question changed.
 func (st *state) flushDrafts(rs ...*Req) {
 	var held []socketproto.DraftRequest
-	defer func() { st.heldTyping.Store(&held) }()
+	defer func() { st.drafts.held.Store(&held) }()
 	for i, r := range rs {
 		if r == nil || r.Sending || st.m.Find(r.P.RequestID) != r || (i > 0 && rs[i-1] == r) {
 			continue
@@ -136,7 +149,7 @@ func (st *state) flushDrafts(rs ...*Req) {
 				continue
 			}
 			d := socketproto.DraftRequest{RequestID: r.P.RequestID, Index: qi, Answer: v, Via: st.opt.Via}
-			if st.typingLater(s, v) {
+			if st.drafts.typingLater(s, v) {
 				held = append(held, d)
 				continue
 			}
@@ -149,31 +162,31 @@ func (st *state) flushDrafts(rs ...*Req) {
 			}
 			s.Known = v
 			s.inflight++
-			st.drafts = append(st.drafts, s)
+			st.drafts.sent = append(st.drafts.sent, s)
 		}
 	}
 }
 
-// ackDraft takes the daemon's ok or error for request id off the drafts
+// ack takes the daemon's ok or error for request id off the drafts
 // waiting for one. An ok for an answer or cancel may take a draft's place:
 // the request is leaving then, and its drafts no longer matter.
-func (st *state) ackDraft(id string) {
-	for i, s := range st.drafts {
+func (d *draftsInFlight) ack(id string) {
+	for i, s := range d.sent {
 		if s.reqID == id {
 			s.inflight--
-			st.drafts = append(st.drafts[:i], st.drafts[i+1:]...)
+			d.sent = append(d.sent[:i], d.sent[i+1:]...)
 			return
 		}
 	}
 }
 
-// forgetDrafts drops the unacknowledged drafts of a request that left.
-func (st *state) forgetDrafts(r *Req) {
-	out := st.drafts[:0]
-	for _, s := range st.drafts {
+// forget drops the unacknowledged drafts of a request that left.
+func (d *draftsInFlight) forget(r *Req) {
+	out := d.sent[:0]
+	for _, s := range d.sent {
 		if s.reqID != r.P.RequestID {
 			out = append(out, s)
 		}
 	}
-	st.drafts = out
+	d.sent = out
 }

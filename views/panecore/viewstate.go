@@ -28,9 +28,9 @@ func (st *state) view() View {
 		Notices:  st.notices(),
 		ConnLost: st.connErr,
 		Hint:     st.hint,
-		Bells:    st.bells,
-		Rang:     st.rang,
-		Rules:    st.rulesList,
+		Bells:    st.bell.rings,
+		Rang:     st.bell.rang,
+		Rules:    st.rules.list,
 		Actions:  st.actions(),
 	}
 	if v.Settling {
@@ -52,12 +52,12 @@ func (st *state) view() View {
 		v.Requests = append(v.Requests, rv)
 	}
 	r, s := st.context()
-	if st.editQ != nil {
+	if st.edit.q != nil {
 		// Open, or under a dialog about it (a long answer, discarding it).
-		in := &InputView{Request: st.editReq.P.RequestID, Question: st.editReq.index(st.editQ), Text: st.text}
+		in := &InputView{Request: st.edit.req.P.RequestID, Question: st.edit.req.index(st.edit.q), Text: st.edit.text}
 		md := st.mode
 		if md == modeDiscard {
-			md = st.back
+			md = st.discard.back
 		}
 		switch md {
 		case modeNote:
@@ -67,7 +67,7 @@ func (st *state) view() View {
 		default:
 			in.Kind, in.Placeholder = InputAnswer, "type your answer"
 			// A typed answer is checked as it is typed.
-			in.Problem = st.editQ.TypedProblem(agenttext.Typed(st.text))
+			in.Problem = st.edit.q.TypedProblem(agenttext.Typed(st.edit.text))
 			if in.Problem != "" {
 				in.ProblemText = problemText(in.Problem)
 			}
@@ -78,12 +78,12 @@ func (st *state) view() View {
 		d := &Dialog{Request: r.P.RequestID, Question: r.Tab}
 		switch st.mode {
 		case modeLong:
-			n := utf8.RuneCountInString(st.text)
+			n := utf8.RuneCountInString(st.edit.text)
 			d.Kind, d.N, d.DefaultYes = DialogLong, n, true
 			d.Text = fmt.Sprintf("Answer is long (%s chars). Continue anyway?", thousands(n))
 		case modeDiscard:
-			d.Kind, d.N = DialogDiscard, st.discardN
-			d.Text = fmt.Sprintf("Discard %s?", plural(st.discardN, "answer"))
+			d.Kind, d.N = DialogDiscard, st.discard.n
+			d.Text = fmt.Sprintf("Discard %s?", plural(st.discard.n, "answer"))
 		case modeNone:
 			d.Kind, d.Text = DialogNone, "None of these?"
 			if s != nil {

@@ -4,8 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"testing/synctest"
-	"time"
 
 	"askuser/views/panecore"
 )
@@ -122,38 +120,4 @@ func TestSessionsEndWithTheSecret(t *testing.T) {
 	if _, ok := k.session(tok); ok || k.matches(s1) {
 		t.Fatal("a session (or the old secret) outlived the rotation")
 	}
-}
-
-// A session no page has open ends idleEnd after its last stream, even
-// while its daemon link keeps reporting (here: that there is no daemon).
-func TestSessionEndsWhenNoPageIsOpen(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		s := &server{o: Options{Socket: filepath.Join(t.TempDir(), "none.sock")}, stop: make(chan struct{}), sessions: map[string]*session{}}
-		se := s.sessionFor("id")
-		st, ok := se.open()
-		if !ok {
-			t.Fatal("the session would not open a stream")
-		}
-		time.Sleep(3 * idleEnd) // a page open: the session stays
-		synctest.Wait()
-		if s.sessionFor("id") != se {
-			t.Fatal("the session ended while a page had it open")
-		}
-		se.closeStream(st)
-		time.Sleep(idleEnd - time.Second)
-		synctest.Wait()
-		if s.sessionFor("id") != se {
-			t.Fatal("the session ended before idleEnd")
-		}
-		time.Sleep(2 * time.Second)
-		synctest.Wait()
-		s.mu.Lock()
-		n := len(s.sessions)
-		s.mu.Unlock()
-		if n != 0 {
-			t.Fatal("the session outlived idleEnd with no page open")
-		}
-		s.endSessions()
-		s.wg.Wait()
-	})
 }

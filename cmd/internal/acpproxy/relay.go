@@ -3,7 +3,7 @@
 // between it and the editor that started the proxy, byte for byte and in
 // order, while every session/request_permission the agent sends also waits
 // in askuser (and so does an elicitation form). The first answer wins, in
-// askuser or in the editor: the other copy is withdrawn. ACP's shapes are read through cmd/internal/agents/acp;
+// askuser or in the editor: the other copy is withdrawn. ACP's shapes are read through internal/agents/acp;
 // the daemon is reached through the Ask function it is given. It knows
 // nothing of the pane or of any one agent.
 package acpproxy
@@ -18,8 +18,8 @@ import (
 	"sync"
 	"time"
 
-	"askuser/cmd/internal/agentinput"
-	"askuser/cmd/internal/agents/acp"
+	"askuser/internal/agentinput"
+	"askuser/internal/agents/acp"
 	"askuser/socketproto"
 	"askuser/socketproto/askclient"
 )
@@ -47,6 +47,12 @@ type Relay struct {
 	stderr   io.Writer
 
 	mu         sync.Mutex
+	relayState // guarded by mu
+	wg         sync.WaitGroup
+}
+
+// relayState is what the proxy learns of the connection as it goes on.
+type relayState struct {
 	agentName  string
 	editorName string
 	asked      map[string]editorRequest // the editor's requests whose response the proxy reads, by id
@@ -54,7 +60,6 @@ type Relay struct {
 	prompts    map[string]*permission   // the agent's requests asked in askuser too, by id, until the editor's response
 	tools      map[string]acp.ToolCall  // tool calls under way, by session and id, as their updates said
 	stopping   bool
-	wg         sync.WaitGroup
 }
 
 // editorRequest is one of the editor's requests the proxy reads the
@@ -104,8 +109,8 @@ func New(o Options) *Relay {
 	return &Relay{
 		toAgent: jsonlines.NewWriter(o.ToAgent), toEditor: jsonlines.NewWriter(o.ToEditor),
 		ask: o.Ask, limits: o.Limits, agent: o.Agent, fallback: o.Fallback, stderr: o.Stderr,
-		asked: map[string]editorRequest{}, sessions: map[string]string{}, prompts: map[string]*permission{},
-		tools: map[string]acp.ToolCall{},
+		relayState: relayState{asked: map[string]editorRequest{}, sessions: map[string]string{}, prompts: map[string]*permission{},
+			tools: map[string]acp.ToolCall{}},
 	}
 }
 

@@ -32,7 +32,9 @@ func TestMain(m *testing.M) {
 		signal.Ignore(syscall.SIGTERM)
 		fmt.Println(`{"jsonrpc":"2.0","method":"ready"}`)
 		for {
-			time.Sleep(time.Hour) // (a bare select{} would be a deadlock the runtime ends)
+			// The stubborn agent's own behaviour: it never ends by itself.
+			// (A bare select{} would be a deadlock the runtime ends.)
+			time.Sleep(time.Hour)
 		}
 	case "echo": // says back every line it reads
 		in := bufio.NewReader(os.Stdin)

@@ -28,7 +28,9 @@ func TestExitIfStuck(t *testing.T) {
 				said = stderr.String()
 			case <-time.After(stopTakes):
 				stopped()
-				time.Sleep(time.Hour) // nothing more comes
+				// synctest's clock: an hour passes at once, long past
+				// stopWithin, and exit is still not called.
+				time.Sleep(time.Hour)
 				select {
 				case code = <-exited:
 				default:

@@ -20,8 +20,8 @@ import (
 
 	"askuser/cmd/internal/clientflags"
 	"askuser/cmd/internal/command"
-	"askuser/cmd/internal/shell"
 	"askuser/internal/config"
+	"askuser/internal/shell"
 	"askuser/internal/webdevices"
 	"askuser/views/web"
 )

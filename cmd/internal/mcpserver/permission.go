@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 
-	"askuser/cmd/internal/agentinput"
-	"askuser/cmd/internal/agents/claudecode"
+	"askuser/internal/agentinput"
+	"askuser/internal/agents/claudecode"
 	"askuser/socketproto"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 
-	"askuser/cmd/internal/agentinput"
+	"askuser/internal/agentinput"
 	"askuser/socketproto"
 )
 

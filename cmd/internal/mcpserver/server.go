@@ -7,7 +7,7 @@ import (
 	"os"
 	"strconv"
 
-	"askuser/cmd/internal/agentinput"
+	"askuser/internal/agentinput"
 	"askuser/socketproto"
 	"askuser/socketproto/agenttool"
 	"askuser/socketproto/askclient"

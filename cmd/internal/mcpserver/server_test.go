@@ -470,19 +470,15 @@ func TestProgressWhileWaiting(t *testing.T) {
 	// The notification that says where the question waits is sent when the
 	// daemon's ask_user_queued arrives; with a 10 ms ticker, plain "still
 	// waiting" ticks may come before it, so look for it among them all.
-	saysWhere := func() bool {
-		for _, n := range snapshot() {
+	testdaemon.Eventually(t, "a progress notification that says which request waits", func() (bool, string) {
+		notes := snapshot()
+		for _, n := range notes {
 			if strings.Contains(n.Message, p.RequestID) {
-				return true
+				return true, ""
 			}
 		}
-		return false
-	}
-	for deadline := time.Now().Add(testWait); !saysWhere(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no progress notification says which request waits: %+v", snapshot())
-		}
-	}
+		return false, fmt.Sprintf("%+v", notes)
+	})
 	testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI,
 		Answers: []json.RawMessage{json.RawMessage(`1`)}})
 	res := await(t, ch)
@@ -499,15 +495,34 @@ func TestProgressWhileWaiting(t *testing.T) {
 		}
 	}
 
-	// Without a token, no notification is sent.
+	// Without a token, no notification is sent: while that call waits, a
+	// call with a token started after it, on the same session and the same
+	// interval, hears its ticker three times; the one without hears none.
 	ch = callAsync(context.Background(), cs, &mcp.CallToolParams{Name: "ask_user_question", Arguments: strictArgs()})
 	p = watch("request_added").(socketproto.RequestAdded).Request
-	time.Sleep(5 * progressInterval)
-	testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: p.RequestID, Via: socketproto.ViaCLI,
-		Answers: []json.RawMessage{json.RawMessage(`2`)}})
+	params = &mcp.CallToolParams{Name: "ask_user_question", Arguments: strictArgs()}
+	params.SetProgressToken("tok-2")
+	ch2 := callAsync(context.Background(), cs, params)
+	p2 := watch("request_added").(socketproto.RequestAdded).Request
+	testdaemon.Eventually(t, `three "still waiting" notifications for the call with token tok-2`, func() (bool, string) {
+		ticks := 0
+		for _, n := range snapshot()[len(notes):] {
+			if n.ProgressToken == "tok-2" && strings.HasPrefix(n.Message, "still waiting") {
+				ticks++
+			}
+		}
+		return ticks >= 3, fmt.Sprintf("%d", ticks)
+	})
+	for i, id := range []string{p.RequestID, p2.RequestID} {
+		testdaemon.SendOK(t, sock, socketproto.AnswerRequest{RequestID: id, Via: socketproto.ViaCLI,
+			Answers: []json.RawMessage{json.RawMessage(fmt.Sprint(i + 1))}})
+	}
 	await(t, ch)
-	if extra := len(snapshot()) - len(notes); extra != 0 {
-		t.Errorf("%d notifications without a progress token", extra)
+	await(t, ch2)
+	for _, n := range snapshot()[len(notes):] {
+		if n.ProgressToken != "tok-2" {
+			t.Errorf("a notification for a call without a progress token: %+v", n)
+		}
 	}
 }
 

@@ -1,0 +1,88 @@
+package web
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// How long a session outlives its pages (idleEnd) is pinned by stories,
+// testdata/linger/*.txtar, run on synctest's clock. A story is a comment
+// saying what it pins and, after a blank line, its lines:
+//
+//	open A        a page opens a stream on the session, named A
+//	close A       page A goes (closed, reloaded, or its phone slept)
+//	wait 1m59s    that much time passes
+//	alive         the session is still there (what was typed is kept)
+//	ended         the session has ended (its core closed, its link gone)
+//
+// The session's daemon link finds no daemon, and keeps saying so.
+func TestLingerScenarios(t *testing.T) {
+	files, _ := filepath.Glob("testdata/linger/*.txtar")
+	if len(files) == 0 {
+		t.Fatal("no stories in testdata/linger")
+	}
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".txtar"), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			paragraphs := strings.SplitN(string(data), "\n\n", 2)
+			if len(paragraphs) != 2 {
+				t.Fatalf("%s: a story says what it pins, then a blank line, then its lines", f)
+			}
+			synctest.Test(t, func(t *testing.T) { runLingerStory(t, f, paragraphs[1]) })
+		})
+	}
+}
+
+func runLingerStory(t *testing.T, file, script string) {
+	s := &server{o: Options{Socket: filepath.Join(t.TempDir(), "none.sock")}, stop: make(chan struct{}), sessions: map[string]*session{}}
+	defer func() { s.endSessions(); s.wg.Wait() }()
+	se := s.sessionFor("id")
+	pages := map[string]*stream{}
+	alive := func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.sessions["id"] == se
+	}
+	for n, l := range strings.Split(script, "\n") {
+		at := fmt.Sprintf("%s: line %d of the story, %q", file, n+1, l)
+		w := strings.Fields(l)
+		if len(w) == 0 || strings.HasPrefix(w[0], "#") {
+			continue
+		}
+		switch {
+		case w[0] == "open" && len(w) == 2:
+			st, ok := se.open()
+			if !ok {
+				t.Fatalf("%s: the session would not open a stream (it has ended)", at)
+			}
+			pages[w[1]] = st
+		case w[0] == "close" && len(w) == 2 && pages[w[1]] != nil:
+			se.closeStream(pages[w[1]])
+		case w[0] == "wait" && len(w) == 2:
+			d, err := time.ParseDuration(w[1])
+			if err != nil {
+				t.Fatalf("%s: %v", at, err)
+			}
+			time.Sleep(d) // synctest's clock: the story's time passing
+		case l == "alive":
+			if !alive() {
+				t.Fatalf("%s: the session has ended", at)
+			}
+		case l == "ended":
+			if alive() {
+				t.Fatalf("%s: the session is still there", at)
+			}
+		default:
+			t.Fatalf("%s: no such line (open NAME, close NAME, wait D, alive, ended)", at)
+		}
+		synctest.Wait()
+	}
+}
