@@ -14,6 +14,7 @@ import (
 
 	"askuser/socketproto"
 	"askuser/tests/testdaemon"
+	"askuser/tests/testenv"
 )
 
 // allowQuestion is a permission prompt whose Allow approves a command that
@@ -28,7 +29,7 @@ var allowQuestion = socketproto.Question{Question: "Allow the agent to use Bash 
 // rawLine sends one line on a raw socket connection and reads one back.
 func rawLine(t *testing.T, c net.Conn, r *bufio.Reader, line string) map[string]any {
 	t.Helper()
-	_ = c.SetDeadline(time.Now().Add(clientWait))
+	_ = c.SetDeadline(time.Now().Add(testenv.ClientWait))
 	if _, err := c.Write([]byte(line + "\n")); err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestPendingFileAllowTakesTheBuffersDigest(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
 	asker := pfAsk(t, e, "perm-2", allowQuestion)
-	pfFile(t, e, "perm-2")
+	testenv.PendingFile(t, e, "perm-2")
 	data, err := os.ReadFile(e.Pending)
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +113,7 @@ func TestPendingFileAllowTakesTheBuffersDigest(t *testing.T) {
 	// the answer is refused, and the file says why.
 	edited := digestField.ReplaceAll(data, nil)
 	edited = bytes.Replace(edited, []byte(`"answer": null`), []byte(`"answer": "Allow"`), 1)
-	pfRename(t, e, edited)
+	testenv.RenamePending(t, e, edited)
 	problems := pfProblems(t, e, func(p []string) bool { return len(p) > 0 })
 	if !strings.Contains(strings.Join(problems, "\n"), `"approvesDigest"`) || strings.Contains(strings.Join(problems, "\n"), digest) {
 		t.Fatalf("problems %q: want the rule named and the digest not given away", problems)
@@ -128,7 +129,7 @@ func TestPendingFileAllowTakesTheBuffersDigest(t *testing.T) {
 	}
 	edited = bytes.Replace(data, []byte(`"answer": "Allow"`), []byte(`"answer": 1`), 1)
 	edited = bytes.Replace(edited, []byte(`"answer": null`), []byte(`"answer": 1`), 1)
-	pfRename(t, e, edited)
+	testenv.RenamePending(t, e, edited)
 	res := pfResponse(t, asker)
 	if !res.Answered || res.Answers[0].SelectedOption != "Allow" || res.AnsweredVia != socketproto.ViaFile {
 		t.Fatalf("result %+v", res)
@@ -147,7 +148,7 @@ func TestPendingFileRefusedAllowSavedAgainIsSent(t *testing.T) {
 			e := NewEnv(t)
 			e.StartDaemon()
 			asker := pfAsk(t, e, "perm-3", allowQuestion)
-			pfFile(t, e, "perm-3")
+			testenv.PendingFile(t, e, "perm-3")
 			data, err := os.ReadFile(e.Pending)
 			if err != nil {
 				t.Fatal(err)
@@ -156,7 +157,7 @@ func TestPendingFileRefusedAllowSavedAgainIsSent(t *testing.T) {
 			digestField := regexp.MustCompile(`\s*"approvesDigest": \{\s*"Allow": "` + digest + `"\s*\},`)
 			edited := digestField.ReplaceAll(data, nil)
 			edited = bytes.Replace(edited, []byte(`"answer": null`), []byte(`"answer": "Allow"`), 1)
-			pfRename(t, e, edited)
+			testenv.RenamePending(t, e, edited)
 			pfProblems(t, e, func(p []string) bool { return strings.Contains(strings.Join(p, "\n"), `"approvesDigest"`) })
 
 			data, err = os.ReadFile(e.Pending)
@@ -175,7 +176,7 @@ func TestPendingFileRefusedAllowSavedAgainIsSent(t *testing.T) {
 					t.Fatal(err)
 				}
 			} else {
-				pfRename(t, e, data)
+				testenv.RenamePending(t, e, data)
 			}
 			res := pfResponse(t, asker)
 			if !res.Answered || res.Answers[0].SelectedOption != "Allow" || res.AnsweredVia != socketproto.ViaFile {

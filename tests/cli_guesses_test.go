@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"askuser/tests/testenv"
 )
 
 // A mistyped command, flag or config key is answered with the one it most
@@ -30,7 +32,7 @@ func TestEveryProgramSaysDidYouMean(t *testing.T) {
 		{"askuser-client", []string{"ask", "--muti", "--question", "Q?"}, "askuser-client ask: unknown flag --muti; did you mean --multi?"},
 		{"askuser-client", []string{"ask", "--question", "A?", "--question", "B?"}, "--question given 2 times: the flags ask one question"},
 	} {
-		cmd := exec.Command(bin(c.prog), c.args...)
+		cmd := exec.Command(testenv.Bin(c.prog), c.args...)
 		cmd.Env = e.Environ()
 		out, err := cmd.CombinedOutput()
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
@@ -43,7 +45,7 @@ func TestEveryProgramSaysDidYouMean(t *testing.T) {
 	// The config's unknown key: in the daemon's log (and, through the
 	// same warning, in the pane and on the CLI's stderr).
 	e.StartDaemon()
-	says(t, "the daemon's log", e.DaemonLog, "ui.bel: unknown key, ignored; did you mean ui.bell?")
+	testenv.Says(t, "the daemon's log", e.DaemonLog, "ui.bel: unknown key, ignored; did you mean ui.bell?")
 }
 
 // A second `askuserd web` on a port in use says which process holds it.
@@ -56,7 +58,7 @@ func TestWebOnAPortInUseNamesItsHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	cmd := exec.Command(bin("askuserd"), "web", "--listen", ln.Addr().String())
+	cmd := exec.Command(testenv.Bin("askuserd"), "web", "--listen", ln.Addr().String())
 	cmd.Env = e.Environ()
 	// Its output goes to a file, not a pipe: a process it leaves behind
 	// holding a pipe open must not keep the test waiting.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"askuser/socketproto"
+	"askuser/tests/testenv"
 )
 
 // approvalTail ends the input the permission below approves: a user who
@@ -130,7 +131,7 @@ func TestClientApprovalAsksOnATerminal(t *testing.T) {
 	askApproval(t, e, "perm-tty")
 	for _, key := range []string{"\n", "y\n"} {
 		master, slave := openPTYPair(t)
-		cmd := exec.Command(bin("askuser-client"), "answer", "perm-tty", "Allow")
+		cmd := exec.Command(testenv.Bin("askuser-client"), "answer", "perm-tty", "Allow")
 		cmd.Env = e.Environ()
 		cmd.Stdin, cmd.Stderr = slave, slave
 		var out strings.Builder
@@ -145,7 +146,7 @@ func TestClientApprovalAsksOnATerminal(t *testing.T) {
 		seen := readUntil(master, prompt)
 		if !strings.Contains(seen, prompt) {
 			_ = cmd.Process.Kill()
-			finish(t, cmd)
+			testenv.Finish(t, cmd)
 			t.Fatalf("no question on the terminal; it shows %q", seen)
 		}
 		if !strings.Contains(seen, approvalTail) || strings.Index(seen, approvalTail) > strings.Index(seen, prompt) {
@@ -154,7 +155,7 @@ func TestClientApprovalAsksOnATerminal(t *testing.T) {
 		if _, err := master.Write([]byte(key)); err != nil {
 			t.Fatal(err)
 		}
-		code := finish(t, cmd)
+		code := testenv.Finish(t, cmd)
 		if key == "\n" {
 			if code != 1 || len(clientList(t, e)) != 1 {
 				t.Fatalf("Enter (no) at the question: exit %d, and the request should still wait", code)

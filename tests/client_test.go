@@ -22,56 +22,19 @@ import (
 	"askuser/socketproto"
 	"askuser/socketproto/agenttool"
 	"askuser/tests/testdaemon"
+	"askuser/tests/testenv"
 )
-
-// clientWait is a safety net for anything the client tests wait on, never a
-// measured threshold.
-const clientWait = 10 * time.Second
-
-// watcher subscribes as role watch, so a test learns of each new request the
-// moment the daemon queues it.
-func watcher(t *testing.T, e *Env) *socketproto.Conn {
-	t.Helper()
-	return testdaemon.Watch(t, e.Socket)
-}
-
-// nextAdded waits for the next request_added on a watcher.
-func nextAdded(t *testing.T, w *socketproto.Conn) socketproto.Pending {
-	t.Helper()
-	return testdaemon.RecvType(t, w, "request_added", clientWait).(socketproto.RequestAdded).Request
-}
 
 // finish waits for a background client and returns its exit code.
 // wantAnswered waits for a text-format ask or wait, and checks that it exited 0
 // having printed want.
 func wantAnswered(t *testing.T, cmd *exec.Cmd, out, errb *bytes.Buffer, want string) {
 	t.Helper()
-	if code := finish(t, cmd); code != 0 {
+	if code := testenv.Finish(t, cmd); code != 0 {
 		t.Fatalf("exit %d, want 0; stderr: %s", code, errb)
 	}
 	if out.String() != want {
 		t.Errorf("output %q, want %q", out.String(), want)
-	}
-}
-
-func finish(t *testing.T, cmd *exec.Cmd) int {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if ee, ok := err.(*exec.ExitError); ok {
-			return ee.ExitCode()
-		}
-		if err != nil {
-			t.Fatalf("client: %v", err)
-		}
-		return 0
-	case <-time.After(3 * clientWait):
-		_ = cmd.Process.Kill()
-		<-done
-		t.Fatalf("askuser-client %v did not finish", cmd.Args[1:])
-		return -1
 	}
 }
 
@@ -127,7 +90,7 @@ func TestClientAutostart(t *testing.T) {
 		return code == 0, errOut
 	})
 	wantAnswered(t, ask, out, errb, "Started?: yes\n")
-	e.wantAutostartedInRoot()
+	e.WantAutostartedInRoot()
 	var st socketproto.Status
 	decodeJSON(t, mustClient(t, e, "", "status", "--json"), &st)
 	if st.Socket != e.Socket {
@@ -148,16 +111,16 @@ func TestClientReconnectsAfterDaemonRestart(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := watcher(t, e)
+	w := testenv.Watch(t, e)
 	ask, out, errb := e.StartClient("", "ask", "--question", "Still there?", "--no-autostart",
 		"--request-id", "restart-1", "--format", "text")
-	nextAdded(t, w)
+	testenv.NextAdded(t, w)
 	w.Close()
 	e.StopDaemon()
 	e.StartDaemon()
 	// The daemon kept the request (docs/contract.md §10); the client's resumed wait
 	// makes it waiting again.
-	if p := listedAs(t, e, "restart-1", socketproto.StatusWaiting); p.Questions[0].Question != "Still there?" {
+	if p := testenv.ListedAs(t, e, "restart-1", socketproto.StatusWaiting); p.Questions[0].Question != "Still there?" {
 		t.Fatalf("after the restart the daemon has %+v", p)
 	}
 	mustClient(t, e, "", "answer", "restart-1", "yes")
@@ -259,11 +222,11 @@ func TestClientResumesWithWaitAfterDrop(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := watcher(t, e)
+	w := testenv.Watch(t, e)
 	px := startProxy(t, filepath.Join(e.Root, "px.sock"), e.Socket)
 	ask, out, errb := e.StartClient("", "ask", "--socket", filepath.Join(e.Root, "px.sock"),
 		"--question", "Survive a drop?", "--request-id", "drop-1", "--no-autostart", "--format", "text")
-	nextAdded(t, w)
+	testenv.NextAdded(t, w)
 	px.drop()
 	stderrOnFailure(t, "ask", ask, errb)
 	testdaemon.Eventually(t, "ask's first line on a second connection", func() (bool, string) {
@@ -283,7 +246,7 @@ func TestClientWatch(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	cmd := exec.Command(bin("askuser-client"), "watch")
+	cmd := exec.Command(testenv.Bin("askuser-client"), "watch")
 	cmd.Env = e.Environ()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -308,7 +271,7 @@ func TestClientWatch(t *testing.T) {
 	}()
 	next := func(typ string) map[string]any {
 		t.Helper()
-		timeout := time.After(clientWait)
+		timeout := time.After(testenv.ClientWait)
 		for {
 			select {
 			case l, ok := <-lines:
@@ -324,7 +287,7 @@ func TestClientWatch(t *testing.T) {
 					return m
 				}
 			case <-timeout:
-				t.Fatalf("waited %v for a %s line from watch", clientWait, typ)
+				t.Fatalf("waited %v for a %s line from watch", testenv.ClientWait, typ)
 			}
 		}
 	}
@@ -345,7 +308,7 @@ func TestClientWatch(t *testing.T) {
 	_ = cmd.Process.Signal(syscall.SIGINT)
 	for range lines {
 	}
-	if code := finish(t, cmd); code != 0 {
+	if code := testenv.Finish(t, cmd); code != 0 {
 		t.Errorf("watch after SIGINT: exit %d", code)
 	}
 }
@@ -410,16 +373,16 @@ func TestClientReconnectAutostartsDaemon(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := watcher(t, e)
+	w := testenv.Watch(t, e)
 	ask, out, errb := e.StartClient("", "ask", "--question", "Who restarts?", "--request-id", "auto-1", "--format", "text")
-	nextAdded(t, w)
+	testenv.NextAdded(t, w)
 	w.Close()
 	t.Cleanup(func() { e.StopAutostarted() })
 	// Runs first: a client left behind by a failure must not start yet
 	// another daemon once the autostarted one is stopped.
 	t.Cleanup(func() { _ = ask.Process.Kill() })
-	crashed := e.daemon
-	e.daemon = nil
+	crashed := e.Daemon
+	e.Daemon = nil
 	_ = crashed.Process.Kill()
 	_ = crashed.Wait()
 	// The autostarted daemon appears when the client gets to it.
@@ -452,7 +415,7 @@ func TestClientAnswerSaysWhatItSentOnATerminal(t *testing.T) {
 		id := fmt.Sprintf("said-%t", onTerminal)
 		mustClient(t, e, "", "ask", "--no-wait", "--request-id", id, "--question", "Which database?",
 			"--option", "PostgreSQL", "--option", "SQLite")
-		cmd := exec.Command(bin("askuser-client"), "answer", id, "--answers", `[{"selected":["SQLite"],"notes":"keep it small"}]`)
+		cmd := exec.Command(testenv.Bin("askuser-client"), "answer", id, "--answers", `[{"selected":["SQLite"],"notes":"keep it small"}]`)
 		cmd.Env = e.Environ()
 		var errb strings.Builder
 		var master *os.File
@@ -487,7 +450,7 @@ func TestClientAnswerSaysWhatItSentOnATerminal(t *testing.T) {
 }
 
 // readUntil reads the terminal until what it read contains want; after
-// clientWait it gives up with what it has.
+// testenv.ClientWait it gives up with what it has.
 func readUntil(master *os.File, want string) string {
 	got := make(chan []byte, 1)
 	var seen []byte
@@ -505,7 +468,7 @@ func readUntil(master *os.File, want string) string {
 	}()
 	select {
 	case seen = <-got:
-	case <-time.After(clientWait):
+	case <-time.After(testenv.ClientWait):
 		master.Close() // ends the reader
 		seen = <-got
 	}

@@ -8,10 +8,11 @@ import (
 
 	"askuser/socketproto"
 	"askuser/tests/testdaemon"
+	"askuser/tests/testenv"
 )
 
 // saveConfig saves config.toml as editors do: a new file renamed over it.
-func (e *Env) saveConfig(text string) {
+func saveConfig(e *Env, text string) {
 	e.T.Helper()
 	path := filepath.Join(e.Config, "askuser", "config.toml")
 	if err := os.WriteFile(path+".swp", []byte(text), 0o600); err != nil {
@@ -32,11 +33,11 @@ func TestConfigFollowedGoodBadGood(t *testing.T) {
 	e := NewEnv(t)
 	e.WriteConfig("[rules]\npropose_after = 3\n")
 	e.StartDaemon()
-	w := watcher(t, e)
+	w := testenv.Watch(t, e)
 
 	// Good: a live key, and one that waits for a restart.
-	e.saveConfig("[rules]\npropose_after = 5\n[notify]\nidle = \"5m\"\n[limits]\nmax_message_bytes = 2097152\n")
-	ev := testdaemon.RecvType(t, w, "config_changed", clientWait).(socketproto.ConfigChanged)
+	saveConfig(e, "[rules]\npropose_after = 5\n[notify]\nidle = \"5m\"\n[limits]\nmax_message_bytes = 2097152\n")
+	ev := testdaemon.RecvType(t, w, "config_changed", testenv.ClientWait).(socketproto.ConfigChanged)
 	if ev.Error != "" || strings.Join(ev.Restart, " ") != "limits.max_message_bytes" {
 		t.Errorf("after a good save: %+v; want limits.max_message_bytes waiting for a restart", ev)
 	}
@@ -46,8 +47,8 @@ func TestConfigFollowedGoodBadGood(t *testing.T) {
 	}
 
 	// Bad: refused whole; the daemon says so and keeps serving.
-	e.saveConfig("[ui]\ninput_guard = \"abc\"\n")
-	ev = testdaemon.RecvType(t, w, "config_changed", clientWait).(socketproto.ConfigChanged)
+	saveConfig(e, "[ui]\ninput_guard = \"abc\"\n")
+	ev = testdaemon.RecvType(t, w, "config_changed", testenv.ClientWait).(socketproto.ConfigChanged)
 	if !strings.Contains(ev.Error, "ui.input_guard") {
 		t.Errorf("after a bad save: %+v; want the error naming ui.input_guard", ev)
 	}
@@ -67,8 +68,8 @@ func TestConfigFollowedGoodBadGood(t *testing.T) {
 	}
 
 	// Good again: the refusal is over; the restart list is as before.
-	e.saveConfig("[rules]\npropose_after = 5\n[limits]\nmax_message_bytes = 2097152\n")
-	ev = testdaemon.RecvType(t, w, "config_changed", clientWait).(socketproto.ConfigChanged)
+	saveConfig(e, "[rules]\npropose_after = 5\n[limits]\nmax_message_bytes = 2097152\n")
+	ev = testdaemon.RecvType(t, w, "config_changed", testenv.ClientWait).(socketproto.ConfigChanged)
 	if ev.Error != "" {
 		t.Errorf("after the good save: %+v", ev)
 	}
@@ -78,11 +79,11 @@ func TestConfigFollowedGoodBadGood(t *testing.T) {
 	}
 
 	// askuserd stop stops, whatever config.toml says.
-	e.saveConfig("[ui\n")
-	testdaemon.RecvType(t, w, "config_changed", clientWait)
-	cmd := e.daemon
-	e.daemon = nil
-	out, errOut, code = runAskuserdEnv(e, nil, "stop")
+	saveConfig(e, "[ui\n")
+	testdaemon.RecvType(t, w, "config_changed", testenv.ClientWait)
+	cmd := e.Daemon
+	e.Daemon = nil
+	out, errOut, code = testenv.RunAskuserdEnv(e, nil, "stop")
 	if code != 0 || !strings.Contains(errOut, "stopped") {
 		t.Errorf("askuserd stop with a config that does not parse: exit %d %s%s", code, out, errOut)
 	}

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"askuser/socketproto"
+	"askuser/tests/termpane"
 	"askuser/tests/testdaemon"
+	"askuser/tests/testenv"
 )
 
 // A typo in a pane-only key ([ui] input_gaurd) switches nothing off (docs/contract.md
@@ -19,11 +21,11 @@ func TestConfigTypoIsAWarningEverywhere(t *testing.T) {
 	e.WriteConfig("[ui]\nbell = true\ninput_gaurd = \"1s\"\n")
 	const warning = `line 3: ui.input_gaurd: unknown key, ignored`
 	e.StartDaemon()
-	says(t, "the daemon's log", e.DaemonLog, warning) // its output arrives through a pipe
+	testenv.Says(t, "the daemon's log", e.DaemonLog, warning) // its output arrives through a pipe
 
-	w := watcher(t, e)
+	w := testenv.Watch(t, e)
 	ask, out, errb := e.StartClient("", "ask", "--question", "Proceed?", "--option", "Yes", "--option", "No", "--format", "text")
-	id := nextAdded(t, w).RequestID
+	id := testenv.NextAdded(t, w).RequestID
 	mustClient(t, e, "", "answer", id, "Yes")
 	wantAnswered(t, ask, out, errb, "Proceed?: Yes\n")
 	if !strings.Contains(errb.String(), "askuser-client ask: warning: config ") || !strings.Contains(errb.String(), warning) {
@@ -38,8 +40,8 @@ func TestConfigTypoIsAWarningEverywhere(t *testing.T) {
 	if text := mcpFirstText(t, mcpResultOf(t, p, ch)); !strings.Contains(text, `"Yes"`) {
 		t.Errorf("the MCP server's result: %s", text)
 	}
-	says(t, "the MCP server's stderr", p.stderr.String, warning) // it runs on: its stderr comes through a pipe
+	testenv.Says(t, "the MCP server's stderr", p.stderr.String, warning) // it runs on: its stderr comes through a pipe
 
-	pane := startTmuxPane(t, e, 120, 30)
-	pane.waitFor("Warning: config ", "ui.input_gaurd: unknown key, ignored", "No questions waiting")
+	pane := termpane.StartTmuxPane(t, e, 120, 30)
+	pane.WaitFor("Warning: config ", "ui.input_gaurd: unknown key, ignored", "No questions waiting")
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"askuser/tests/crashloop"
+	"askuser/tests/testenv"
 )
 
 // docs/contract.md §10 proved by breaking it: 50 SIGKILLs of the real daemon at random
@@ -37,7 +38,7 @@ func TestCrashLoopLosesNothingAcknowledged(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
 			rep, err := crashloop.Run(ctx, crashloop.Options{
-				Askuserd: bin("askuserd"), Client: bin("askuser-client"), Root: root,
+				Askuserd: testenv.Bin("askuserd"), Client: testenv.Bin("askuser-client"), Root: root,
 				Kills: kills, Seed: uint64(time.Now().UnixNano()), Sync: mode, Load: 120 * time.Millisecond,
 			})
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"askuser/tests/testdaemon"
+	"askuser/tests/testenv"
 )
 
 // One client opening thousands of idle connections does not lock everyone
@@ -21,7 +22,7 @@ func TestDaemonIdleConnectionsDoNotLockOthersOut(t *testing.T) {
 	// The daemon runs with 256 descriptors (on the machine that found the
 	// flood it had 4,096); the flood is several times that.
 	wrapper := filepath.Join(t.TempDir(), "askuserd-lowfd")
-	script := "#!/bin/sh\nulimit -n 256 || exit 97\nexec " + bin("askuserd") + " \"$@\"\n"
+	script := "#!/bin/sh\nulimit -n 256 || exit 97\nexec " + testenv.Bin("askuserd") + " \"$@\"\n"
 	if err := os.WriteFile(wrapper, []byte(script), 0o700); err != nil {
 		t.Fatal(err)
 	}

@@ -16,12 +16,13 @@ import (
 
 	"askuser/socketproto"
 	"askuser/tests/testdaemon"
+	"askuser/tests/testenv"
 )
 
 // dmServeFails runs `askuserd serve` expecting it to fail; it returns the output.
 func dmServeFails(t *testing.T, e *Env, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(bin("askuserd"), append([]string{"serve"}, args...)...)
+	cmd := exec.Command(testenv.Bin("askuserd"), append([]string{"serve"}, args...)...)
 	cmd.Env = e.Environ()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -67,7 +68,7 @@ func TestDaemonFreshStartPermissionsAndSecondDaemon(t *testing.T) {
 		t.Errorf("socket mode %o, want 600", m)
 	}
 	out := dmServeFails(t, e)
-	want := fmt.Sprintf("another askuserd is running (pid %d) on %s", e.daemon.Process.Pid, e.Socket)
+	want := fmt.Sprintf("another askuserd is running (pid %d) on %s", e.Daemon.Process.Pid, e.Socket)
 	if !strings.Contains(out, want) {
 		t.Errorf("second daemon said %q, want %q", out, want)
 	}
@@ -88,8 +89,8 @@ func TestDaemonStaleSocketAndSIGTERM(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
 	// A crash leaves the socket behind.
-	cmd := e.daemon
-	e.daemon = nil
+	cmd := e.Daemon
+	e.Daemon = nil
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
 	if _, err := os.Stat(e.Socket); err != nil {
@@ -118,8 +119,8 @@ func TestDaemonSIGINT(t *testing.T) {
 	c := testdaemon.DialRaw(t, e.Socket)
 	c.Send(testdaemon.AskLine("int-1", ""))
 	c.Expect("ask_user_queued")
-	cmd := e.daemon
-	e.daemon = nil
+	cmd := e.Daemon
+	e.Daemon = nil
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"askuser/tests/testdaemon"
+	"askuser/tests/testenv"
 )
 
 // The draft message of docs/contract.md §4 through the real daemon: an answer given so
@@ -27,7 +28,7 @@ func TestDraftMessage(t *testing.T) {
 	p.Send(`{"type":"draft","requestId":"d1","index":0,"answer":{"selected":["SQLite"],"notes":"small"},"via":"pane"}` + "\n")
 	p.Expect("ok requestId=d1")
 	w.Expect(`request_updated request.requestId=d1 request.draft.0.selected.0=SQLite request.draft.0.notes=small request.draft.1=null`)
-	fileHas(t, e.Pending, `"notes": "small"`)
+	testenv.FileHas(t, e.Pending, `"notes": "small"`)
 
 	p.Send(`{"type":"draft","requestId":"d1","index":2,"answer":"x"}` + "\n")
 	p.Expect("error code=invalid_answer field=index requestId=d1")
@@ -49,9 +50,9 @@ func TestDraftMessage(t *testing.T) {
 	// The ok came after the journal write: a crash at once loses nothing,
 	// even if the pending file has not caught up (the file the previous
 	// daemon wrote is not read back as the user's save).
-	e.killDaemon()
+	e.KillDaemon()
 	e.StartDaemon()
-	got := listedAs(t, e, "d1", "parked")
+	got := testenv.ListedAs(t, e, "d1", "parked")
 	if len(got.Draft) != 2 || string(got.Draft[0]) != "null" || string(got.Draft[1]) != `"billing"` {
 		t.Fatalf("draft after a restart: %s", got.Draft)
 	}
@@ -70,9 +71,9 @@ func TestDraftAcknowledgedThenKilled(t *testing.T) {
 		p := testdaemon.DialRaw(t, e.Socket)
 		p.Send(fmt.Sprintf(`{"type":"draft","requestId":"d1","index":%d,"answer":"v%d"}`, i%2, i) + "\n")
 		p.Expect("ok requestId=d1")
-		e.killDaemon()
+		e.KillDaemon()
 		e.StartDaemon()
-		got := listedAs(t, e, "d1", "parked")
+		got := testenv.ListedAs(t, e, "d1", "parked")
 		t.Logf("round %d log: %s", i, e.DaemonLog())
 		if want := fmt.Sprintf(`"v%d"`, i); string(got.Draft[i%2]) != want {
 			t.Fatalf("round %d: draft after a restart %s, want %s at %d", i, got.Draft, want, i%2)

@@ -2,71 +2,25 @@ package tests
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"askuser/socketproto"
 	"askuser/tests/testdaemon"
+	"askuser/tests/testenv"
 )
 
 // docs/contract.md §10 end to end: the real askuserd killed with SIGKILL and started
 // again on the same state dir.
 
-// killDaemon ends askuserd with SIGKILL: no shutdown code runs, as in a crash.
-func (e *Env) killDaemon() {
-	e.T.Helper()
-	cmd := e.daemon
-	if cmd == nil {
-		e.T.Fatal("no daemon to kill")
-	}
-	e.daemon = nil
-	_ = cmd.Process.Signal(syscall.SIGKILL)
-	_ = cmd.Wait()
-}
-
-func (e *Env) stateFile(name string) string { return filepath.Join(e.State, "askuser", name) }
-
 // journaled checks that state.jsonl holds want. The daemon acknowledges only
 // after the record is written, so after an acknowledgement it is there.
 func journaled(t *testing.T, e *Env, want string) {
 	t.Helper()
-	fileHas(t, e.stateFile("state.jsonl"), want)
-}
-
-func fileHas(t *testing.T, path, want string) string {
-	t.Helper()
-	return testdaemon.Eventually(t, fmt.Sprintf("%s to hold %q", path, want), func() (bool, string) {
-		data, _ := os.ReadFile(path)
-		return strings.Contains(string(data), want), string(data)
-	})
-}
-
-// listedAs polls the daemon's list until request id has the status, and
-// returns it.
-func listedAs(t *testing.T, e *Env, id string, status socketproto.RequestStatus) socketproto.Pending {
-	t.Helper()
-	c := e.Dial()
-	defer c.Close()
-	var found socketproto.Pending
-	testdaemon.Eventually(t, fmt.Sprintf("request %s to be listed as %s", id, status), func() (bool, string) {
-		if err := c.Send(socketproto.ListRequest{}); err != nil {
-			t.Fatal(err)
-		}
-		list := testdaemon.RecvType(t, c, "list", clientWait).(socketproto.List).Pending
-		for _, p := range list {
-			if p.RequestID == id && p.Status == status {
-				found = p
-				return true, ""
-			}
-		}
-		return false, fmt.Sprintf("%+v", list)
-	})
-	return found
+	testenv.FileHas(t, e.StateFile("state.jsonl"), want)
 }
 
 // decodeResult reads the result an `ask` or `wait` printed with --format json.
@@ -91,13 +45,13 @@ func TestDurablePendingSurvivesSIGKILL(t *testing.T) {
 		Agent:     &socketproto.Agent{ID: "agent-k", Name: "sh"}}}); err != nil {
 		t.Fatal(err)
 	}
-	testdaemon.RecvType(t, c, "ask_user_queued", clientWait)
+	testdaemon.RecvType(t, c, "ask_user_queued", testenv.ClientWait)
 	journaled(t, e, `"id":"k1"`)
-	e.killDaemon()
+	e.KillDaemon()
 	c.Close()
 
 	e.StartDaemon()
-	p := listedAs(t, e, "k1", socketproto.StatusOrphaned)
+	p := testenv.ListedAs(t, e, "k1", socketproto.StatusOrphaned)
 	if p.Agent == nil || p.Agent.ID != "agent-k" {
 		t.Errorf("restored request lost its agent: %+v", p)
 	}
@@ -105,7 +59,7 @@ func TestDurablePendingSurvivesSIGKILL(t *testing.T) {
 	if !strings.Contains(out, "k1") || !strings.Contains(out, "Deploy now?") {
 		t.Errorf("list after restart:\n%s", out)
 	}
-	fileHas(t, e.Pending, `"k1"`)
+	testenv.FileHas(t, e.Pending, `"k1"`)
 
 	mustClient(t, e, "", "answer", "k1", "2")
 	res := decodeResult(t, mustClient(t, e, "", "wait", "k1", "--no-autostart"))
@@ -131,7 +85,7 @@ func TestDurableAnswerWhileAwayAndSameQuestions(t *testing.T) {
 	mustClient(t, e, "", "answer", "p1", "yes")
 	mustClient(t, e, "", "answer", "p2", "no")
 	journaled(t, e, `"op":"resolve","id":"p2"`)
-	e.killDaemon()
+	e.KillDaemon()
 
 	e.StartDaemon()
 	res := decodeResult(t, mustClient(t, e, "", "wait", "p1", "--no-autostart"))
@@ -140,7 +94,7 @@ func TestDurableAnswerWhileAwayAndSameQuestions(t *testing.T) {
 	}
 	// p2 is still kept and undelivered: the same agent asking the same
 	// question again gets it, under the new id, without the user seeing it.
-	w := watcher(t, e)
+	w := testenv.Watch(t, e)
 	out := mustClient(t, e, "", append([]string{"ask", "--no-autostart", "--agent-id", "agent-p", "--request-id", "p3"}, deployQ...)...)
 	res = decodeResult(t, out)
 	if !res.Answered || res.RequestID != "p3" || res.AnswersByQuestion["Deploy now?"] != "no" {
@@ -149,11 +103,11 @@ func TestDurableAnswerWhileAwayAndSameQuestions(t *testing.T) {
 	// Only once: asked again, it waits for the user. p3 never did, so the
 	// first request added (shown to the user) is p4.
 	again, aout, aerr := e.StartClient("", append([]string{"ask", "--no-autostart", "--agent-id", "agent-p", "--request-id", "p4", "--format", "text"}, deployQ...)...)
-	if p := nextAdded(t, w); p.RequestID != "p4" {
+	if p := testenv.NextAdded(t, w); p.RequestID != "p4" {
 		t.Fatalf("the user was asked %s, want p4 (p3 came from the kept answer)", p.RequestID)
 	}
 	mustClient(t, e, "", "answer", "p4", "yes")
-	if code := finish(t, again); code != 0 || aout.String() != "Deploy now?: yes\n" {
+	if code := testenv.Finish(t, again); code != 0 || aout.String() != "Deploy now?: yes\n" {
 		t.Errorf("p4: exit %d, %q, %s", code, aout, aerr)
 	}
 }
@@ -164,13 +118,13 @@ func TestDurableAnswerBeforeTheAgentReconnects(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := watcher(t, e)
+	w := testenv.Watch(t, e)
 	ask, out, errb := e.StartClient("", "ask", "--question", "Still there?", "--no-autostart",
 		"--request-id", "gone-1", "--format", "text")
-	nextAdded(t, w)
+	testenv.NextAdded(t, w)
 	w.Close()
 	journaled(t, e, `"id":"gone-1"`)
-	e.killDaemon()
+	e.KillDaemon()
 	// The client is now retrying to connect; the new daemon accepts the
 	// answer before it can be back, and keeps it for the client's wait.
 	e.StartDaemon()
@@ -184,10 +138,10 @@ func TestLostStateDirFallsBackToAskingAgain(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := watcher(t, e)
+	w := testenv.Watch(t, e)
 	ask, out, errb := e.StartClient("", "ask", "--question", "Still there?", "--no-autostart",
 		"--request-id", "lost-1", "--format", "text")
-	nextAdded(t, w)
+	testenv.NextAdded(t, w)
 	w.Close()
 	e.StopDaemon()
 	if err := os.RemoveAll(filepath.Join(e.State, "askuser")); err != nil {
@@ -196,7 +150,7 @@ func TestLostStateDirFallsBackToAskingAgain(t *testing.T) {
 	e.StartDaemon()
 	// Nothing was restored, so a waiting lost-1 is the client's new ask
 	// (a watcher could subscribe after it and see it only in its snapshot).
-	listedAs(t, e, "lost-1", socketproto.StatusWaiting)
+	testenv.ListedAs(t, e, "lost-1", socketproto.StatusWaiting)
 	mustClient(t, e, "", "answer", "lost-1", "yes")
 	wantAnswered(t, ask, out, errb, "Still there?: yes\n")
 }
@@ -209,8 +163,8 @@ func TestDurableDamagedJournal(t *testing.T) {
 	e.StartDaemon()
 	mustClient(t, e, "", append([]string{"ask", "--no-wait", "--no-autostart", "--request-id", "d1"}, deployQ...)...)
 	journaled(t, e, `"id":"d1"`)
-	e.killDaemon()
-	f, err := os.OpenFile(e.stateFile("state.jsonl"), os.O_WRONLY|os.O_APPEND, 0)
+	e.KillDaemon()
+	f, err := os.OpenFile(e.StateFile("state.jsonl"), os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,16 +172,16 @@ func TestDurableDamagedJournal(t *testing.T) {
 	f.Close()
 
 	e.StartDaemon()
-	listedAs(t, e, "d1", socketproto.StatusParked)
+	testenv.ListedAs(t, e, "d1", socketproto.StatusParked)
 	e.StopDaemon()
-	if _, err := os.Stat(e.stateFile("state.jsonl.corrupt")); err != nil {
+	if _, err := os.Stat(e.StateFile("state.jsonl.corrupt")); err != nil {
 		t.Errorf("the damaged journal was not kept: %v", err)
 	}
 	log := e.DaemonLog()
 	if !strings.Contains(log, "cut short") || !strings.Contains(log, "skipped 1 damaged") {
 		t.Errorf("the daemon's log does not say what it recovered:\n%s", log)
 	}
-	if fi, err := os.Stat(e.stateFile("state.jsonl")); err != nil || fi.Mode().Perm() != 0o600 {
+	if fi, err := os.Stat(e.StateFile("state.jsonl")); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("state.jsonl: %v %v", fi, err)
 	}
 }
@@ -251,7 +205,7 @@ func TestHistoryEndToEnd(t *testing.T) {
 			mustClient(t, e, "", "answer", id, a)
 		}
 	}
-	fileHas(t, e.stateFile("history.jsonl"), `"requestId":"h3"`)
+	testenv.FileHas(t, e.StateFile("history.jsonl"), `"requestId":"h3"`)
 	e.StopDaemon() // no daemon needed to read it
 
 	out = mustClient(t, e, "", "history")
@@ -329,11 +283,11 @@ func historyOnce(t *testing.T, e *Env, ids ...string) {
 func TestDurableHistoryTornTail(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
-	history := e.stateFile("history.jsonl")
+	history := e.StateFile("history.jsonl")
 	e.StartDaemon()
 	resolveViaCLI(t, e, "t1", "t2", "t3")
-	fileHas(t, history, `"requestId":"t3"`)
-	e.killDaemon()
+	testenv.FileHas(t, history, `"requestId":"t3"`)
+	e.KillDaemon()
 	fi, err := os.Stat(history)
 	if err != nil {
 		t.Fatal(err)
@@ -344,8 +298,8 @@ func TestDurableHistoryTornTail(t *testing.T) {
 
 	e.StartDaemon()
 	resolveViaCLI(t, e, "t4", "t5")
-	fileHas(t, history, `"requestId":"t5"`)
-	e.killDaemon()
+	testenv.FileHas(t, history, `"requestId":"t5"`)
+	e.KillDaemon()
 	f, err := os.OpenFile(history, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -386,11 +340,11 @@ func TestDurableDeletedStateDirIsWrittenBack(t *testing.T) {
 	for _, id := range []string{"s1", "s2", "s3"} {
 		journaled(t, e, `"id":"`+id+`"`)
 	}
-	e.killDaemon()
+	e.KillDaemon()
 
 	e.StartDaemon()
 	for _, id := range []string{"s1", "s2", "s3"} {
-		listedAs(t, e, id, socketproto.StatusParked)
+		testenv.ListedAs(t, e, id, socketproto.StatusParked)
 	}
 }
 
@@ -423,8 +377,8 @@ func TestDurableReadOnlyStateDir(t *testing.T) {
 	remount("ro")
 
 	e.StartDaemon()
-	w := watcher(t, e)
-	ev := testdaemon.RecvType(t, w, "state_dir_error", clientWait).(socketproto.StateDirError)
+	w := testenv.Watch(t, e)
+	ev := testdaemon.RecvType(t, w, "state_dir_error", testenv.ClientWait).(socketproto.StateDirError)
 	if ev.Path != dir || !strings.Contains(ev.Error, "read-only file system") {
 		t.Errorf("state_dir_error: %+v", ev)
 	}
@@ -437,10 +391,10 @@ func TestDurableReadOnlyStateDir(t *testing.T) {
 	}
 
 	remount("rw")
-	if ev := testdaemon.RecvType(t, w, "state_dir_error", clientWait).(socketproto.StateDirError); ev.Error != "" {
+	if ev := testdaemon.RecvType(t, w, "state_dir_error", testenv.ClientWait).(socketproto.StateDirError); ev.Error != "" {
 		t.Errorf("after the remount: %+v, want the cleared form", ev)
 	}
 	mustClient(t, e, "", append([]string{"ask", "--no-wait", "--no-autostart", "--request-id", "ro2"}, deployQ...)...)
-	listedAs(t, e, "ro2", socketproto.StatusParked)
+	testenv.ListedAs(t, e, "ro2", socketproto.StatusParked)
 	e.StopDaemon()
 }

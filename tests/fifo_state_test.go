@@ -2,7 +2,6 @@ package tests
 
 import (
 	"bytes"
-	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -13,6 +12,8 @@ import (
 	"time"
 
 	"askuser/tests/testdaemon"
+	"askuser/tests/testenv"
+	"askuser/tests/webpane"
 )
 
 // docs/contract.md §10 "The state dir is the daemon's" and §2's stop, end to
@@ -62,15 +63,6 @@ func servesAnAgent(t *testing.T, e *Env, id string) {
 	agent.Until("ask_user_response")
 }
 
-// says waits until a process's output holds every one of want.
-func says(t *testing.T, who string, output func() string, want ...string) {
-	t.Helper()
-	testdaemon.Eventually(t, fmt.Sprintf("%s to say %q", who, want), func() (bool, string) {
-		out := output()
-		return containsAll(out, want), out
-	})
-}
-
 // stopsOnSIGTERM sends one SIGTERM to cmd and fails the test unless it
 // has exited within stopWithin (it is killed then). wantClean: exit 0.
 func stopsOnSIGTERM(t *testing.T, who string, cmd *exec.Cmd, output func() string, wantClean bool) {
@@ -93,10 +85,10 @@ func stopsOnSIGTERM(t *testing.T, who string, cmd *exec.Cmd, output func() strin
 }
 
 // stopDaemonWithin stops the Env's daemon with stopsOnSIGTERM.
-func (e *Env) stopDaemonWithin(wantClean bool) {
+func stopDaemonWithin(e *Env, wantClean bool) {
 	e.T.Helper()
-	cmd := e.daemon
-	e.daemon = nil
+	cmd := e.Daemon
+	e.Daemon = nil
 	stopsOnSIGTERM(e.T, "askuserd serve", cmd, e.DaemonLog, wantClean)
 }
 
@@ -104,7 +96,7 @@ func (e *Env) stopDaemonWithin(wantClean bool) {
 // within testdaemon.Wait: what it printed (stdout and stderr) and its exit code.
 func runToEnd(t *testing.T, e *Env, exe string, args ...string) (string, int) {
 	t.Helper()
-	cmd := exec.Command(bin(exe), args...)
+	cmd := exec.Command(testenv.Bin(exe), args...)
 	cmd.Env = e.Environ()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -129,14 +121,14 @@ func runToEnd(t *testing.T, e *Env, exe string, args ...string) (string, int) {
 func TestFifoAtHistory(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
-	path := e.stateFile("history.jsonl")
+	path := e.StateFile("history.jsonl")
 	mkfifo(t, path)
 	servesAnAgent(t, e, "fifo-hist")
-	says(t, "askuserd", e.DaemonLog, "history "+path+": "+path+" is a FIFO, not a regular file; left alone")
+	testenv.Says(t, "askuserd", e.DaemonLog, "history "+path+": "+path+" is a FIFO, not a regular file; left alone")
 	reported(t, e, path, "is a FIFO")
 	servesAnAgent(t, e, "fifo-hist-2")
 	leftAlone(t, path)
-	e.stopDaemonWithin(true)
+	stopDaemonWithin(e, true)
 }
 
 // history.jsonl a FIFO when the daemon starts (the journal and the rules
@@ -144,35 +136,35 @@ func TestFifoAtHistory(t *testing.T) {
 // within 2 s.
 func TestFifoAtHistoryWhenStarting(t *testing.T) {
 	e := NewEnv(t)
-	path := e.stateFile("history.jsonl")
+	path := e.StateFile("history.jsonl")
 	mkfifo(t, path)
 	e.StartDaemon()
-	says(t, "askuserd", e.DaemonLog, path+" is a FIFO, not a regular file; left alone")
+	testenv.Says(t, "askuserd", e.DaemonLog, path+" is a FIFO, not a regular file; left alone")
 	servesAnAgent(t, e, "fifo-hist-start")
 	leftAlone(t, path)
-	e.stopDaemonWithin(true)
+	stopDaemonWithin(e, true)
 }
 
 // push-subscriptions.json a FIFO: Web Push is off for the run, said so with
 // the path; the daemon and the web page serve all the same.
 func TestFifoAtPushSubscriptions(t *testing.T) {
 	e := NewEnv(t)
-	path := e.stateFile("push-subscriptions.json")
+	path := e.StateFile("push-subscriptions.json")
 	mkfifo(t, path)
 	e.StartDaemon()
-	says(t, "askuserd", e.DaemonLog, "web push: cannot read the subscriptions; no push this run",
+	testenv.Says(t, "askuserd", e.DaemonLog, "web push: cannot read the subscriptions; no push this run",
 		path+" is a FIFO, not a regular file; askuserd reads and writes only a regular file there")
 	reported(t, e, path, "Web Push is off until askuserd restarts")
-	w := startWeb(t, e)
+	w := webpane.Start(t, e)
 	servesAnAgent(t, e, "fifo-push")
-	c, _ := w.httpClient()
-	resp, err := c.Get(w.base + "api/session")
+	c, _ := w.HTTPClient()
+	resp, err := c.Get(w.Base + "api/session")
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("askuserd web after the daemon refused the FIFO: %v, %v", resp, err)
 	}
 	resp.Body.Close()
-	stopsOnSIGTERM(t, "askuserd web", w.cmd, w.out.String, true)
-	e.stopDaemonWithin(true)
+	stopsOnSIGTERM(t, "askuserd web", w.Cmd, w.Out.String, true)
+	stopDaemonWithin(e, true)
 	leftAlone(t, path)
 }
 
@@ -180,7 +172,7 @@ func TestFifoAtPushSubscriptions(t *testing.T) {
 // do, at once (it blocked for good); the daemon serves on.
 func TestFifoAtWebSecret(t *testing.T) {
 	e := NewEnv(t)
-	path := e.stateFile("web-secret")
+	path := e.StateFile("web-secret")
 	mkfifo(t, path)
 	e.StartDaemon()
 	want := path + " is a FIFO, not a regular file; askuserd web keeps its secret only in a regular file, and leaves this one alone: remove it"
@@ -191,7 +183,7 @@ func TestFifoAtWebSecret(t *testing.T) {
 	}
 	servesAnAgent(t, e, "fifo-secret")
 	leftAlone(t, path)
-	e.stopDaemonWithin(true)
+	stopDaemonWithin(e, true)
 }
 
 // web-secret turned into a FIFO while askuserd web serves: the secret it
@@ -200,23 +192,23 @@ func TestFifoAtWebSecret(t *testing.T) {
 func TestFifoAtWebSecretWhileServing(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := startWeb(t, e)
-	c, _ := w.httpClient()
-	path := e.stateFile("web-secret")
+	w := webpane.Start(t, e)
+	c, _ := w.HTTPClient()
+	path := e.StateFile("web-secret")
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
 	mkfifo(t, path)
 	// Every request looks at the secret's file first.
-	resp, err := c.Get(w.base + "api/session")
+	resp, err := c.Get(w.Base + "api/session")
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("a session after the secret's file became a FIFO: %v, %v", resp, err)
 	}
 	resp.Body.Close()
-	says(t, "askuserd web", w.out.String, "the web secret read before stays in force", path+" is a FIFO, not a regular file")
+	testenv.Says(t, "askuserd web", w.Out.String, "the web secret read before stays in force", path+" is a FIFO, not a regular file")
 	servesAnAgent(t, e, "fifo-secret-live")
-	stopsOnSIGTERM(t, "askuserd web", w.cmd, w.out.String, true)
-	e.stopDaemonWithin(true)
+	stopsOnSIGTERM(t, "askuserd web", w.Cmd, w.Out.String, true)
+	stopDaemonWithin(e, true)
 	leftAlone(t, path)
 }
 
@@ -238,7 +230,7 @@ func TestFifoAtConfig(t *testing.T) {
 		t.Errorf("askuser-client list: exit %d, said %q; want a warning saying %q, then the list", code, out, want)
 	}
 	servesAnAgent(t, e, "fifo-config")
-	e.stopDaemonWithin(true)
+	stopDaemonWithin(e, true)
 	leftAlone(t, path)
 }
 
@@ -250,7 +242,7 @@ func TestFifoAtWebDevices(t *testing.T) {
 	for _, name := range []string{"web-devices.json", "web-pairing.json"} {
 		t.Run(name, func(t *testing.T) {
 			e := NewEnv(t)
-			path := e.stateFile(name)
+			path := e.StateFile(name)
 			mkfifo(t, path)
 			want := path + " is a FIFO, not a regular file"
 			args := [][]string{{"web", "--url"}}

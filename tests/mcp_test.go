@@ -18,11 +18,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"askuser/socketproto"
 	"askuser/socketproto/agenttool"
 	"askuser/tests/testdaemon"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"askuser/tests/testenv"
 )
 
 // End to end: the built `askuser-client mcp`, spawned the way an agent spawns
@@ -41,7 +42,7 @@ type mcpProcess struct {
 // test ends.
 func mcpSpawn(t *testing.T, e *Env, clientName string, args ...string) *mcpProcess {
 	t.Helper()
-	cmd := exec.Command(bin("askuser-client"), append([]string{"mcp"}, args...)...)
+	cmd := exec.Command(testenv.Bin("askuser-client"), append([]string{"mcp"}, args...)...)
 	cmd.Env = e.Environ()
 	return mcpSpawnCmd(t, cmd, clientName)
 }
@@ -83,7 +84,7 @@ func mcpConnect(t *testing.T, cmd *exec.Cmd, clientName string, opts *mcp.Client
 // back for the cleanup, which kills the process and waits for it.
 func mcpStartPiped(t *testing.T, e *Env) (*exec.Cmd, io.WriteCloser, io.ReadCloser, *testdaemon.LogBuffer, chan error) {
 	t.Helper()
-	cmd := exec.Command(bin("askuser-client"), "mcp")
+	cmd := exec.Command(testenv.Bin("askuser-client"), "mcp")
 	cmd.Env = e.Environ()
 	stderr := &testdaemon.LogBuffer{}
 	cmd.Stderr = stderr
@@ -164,7 +165,7 @@ func TestMCPEndToEndAnsweredFromTheCLI(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	events := watcher(t, e)
+	events := testenv.Watch(t, e)
 	p := mcpSpawn(t, e, "claude-code")
 
 	tools, err := p.cs.ListTools(context.Background(), nil)
@@ -233,7 +234,7 @@ func TestMCPEndToEndDeclinedAndRefused(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	events := watcher(t, e)
+	events := testenv.Watch(t, e)
 	p := mcpSpawn(t, e, "codex")
 
 	// The user declines with `askuser-client cancel`: a normal result.
@@ -284,7 +285,7 @@ func TestMCPEndToEndAgentGoneWithdrawsTheQuestion(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	events := watcher(t, e)
+	events := testenv.Watch(t, e)
 
 	t.Run("stdin closed", func(t *testing.T) {
 		// The SDK's CommandTransport closes stdin only after the calls in
@@ -477,10 +478,10 @@ func copyPrograms(t *testing.T, names ...string) string {
 	dir := t.TempDir()
 	for _, name := range names {
 		dst := filepath.Join(dir, name)
-		if os.Link(bin(name), dst) == nil {
+		if os.Link(testenv.Bin(name), dst) == nil {
 			continue
 		}
-		exe, err := os.ReadFile(bin(name))
+		exe, err := os.ReadFile(testenv.Bin(name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -502,7 +503,7 @@ func TestMCPServerProgramIsFound(t *testing.T) {
 	// On PATH only: askuser-client alone in its directory.
 	lone := copyPrograms(t, "askuser-client")
 	cmd := exec.Command(filepath.Join(lone, "askuser-client"), "mcp")
-	cmd.Env = e.Environ("PATH=" + filepath.Dir(bin("askuser-mcp")) + ":/usr/bin:/bin")
+	cmd.Env = e.Environ("PATH=" + filepath.Dir(testenv.Bin("askuser-mcp")) + ":/usr/bin:/bin")
 	p := mcpSpawnCmd(t, cmd, "cursor")
 	if tools, err := p.cs.ListTools(context.Background(), nil); err != nil || len(tools.Tools) != 3 {
 		t.Fatalf("tools/list through askuser-mcp on PATH: %v, %+v", err, tools)
@@ -530,7 +531,7 @@ func TestMCPServerProgramIsFound(t *testing.T) {
 
 	// askuser-mcp run directly is the same server, with its own name in
 	// its messages.
-	direct := exec.Command(bin("askuser-mcp"), "stray")
+	direct := exec.Command(testenv.Bin("askuser-mcp"), "stray")
 	direct.Env = e.Environ()
 	msg, err := direct.CombinedOutput()
 	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(msg), `askuser-mcp: askuser-mcp takes no arguments`) {

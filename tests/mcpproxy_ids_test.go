@@ -13,10 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"askuser/socketproto"
 	"askuser/tests/testdaemon"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"askuser/tests/testenv"
 )
 
 // The proxy owns the ids of the requests it answers itself
@@ -64,8 +65,8 @@ type rawProxy struct {
 
 func startRawProxy(t *testing.T, e *Env, opts *mcp.ClientOptions, protocol string, args ...string) *rawProxy {
 	t.Helper()
-	argv := append(append([]string{"mcp-proxy"}, args...), "--", elicitServer(t))
-	cmd := exec.Command(bin("askuser-client"), argv...)
+	argv := append(append([]string{"mcp-proxy"}, args...), "--", testenv.ElicitServer(t))
+	cmd := exec.Command(testenv.Bin("askuser-client"), argv...)
 	serverRead := filepath.Join(t.TempDir(), "server-stdin")
 	cmd.Env = append(e.Environ(), "ELICITSERVER_STDIN_LOG="+serverRead)
 	p := &mcpProcess{cmd: cmd, stderr: &testdaemon.LogBuffer{}}
@@ -130,7 +131,7 @@ func TestMCPProxyDropsClientAnswersToRequestsItWasNotSent(t *testing.T) {
 			t.Parallel()
 			e := NewEnv(t)
 			e.StartDaemon()
-			events := watcher(t, e)
+			events := testenv.Watch(t, e)
 			p, in := proxyWithRawStdin(t, e, nil, protocol)
 			ch := mcpCallInBackground(context.Background(), p, "configure", map[string]any{})
 			added := testdaemon.RecvType(t, events, "request_added", 10*time.Second).(socketproto.RequestAdded).Request
@@ -148,7 +149,7 @@ func TestMCPProxyDropsClientAnswersToRequestsItWasNotSent(t *testing.T) {
 				out := p.stderr.String()
 				return strings.Count(out, "dropped") >= 43, out
 			})
-			if m := answerRaw(t, e, added.RequestID, `"blue"`, `3`, `0.5`, `"Yes"`, `"widget"`, `["a"]`, `""`); m.MessageType() != "ok" {
+			if m := testenv.AnswerRaw(t, e, added.RequestID, `"blue"`, `3`, `0.5`, `"Yes"`, `"widget"`, `["a"]`, `""`); m.MessageType() != "ok" {
 				t.Fatalf("answer: %#v", m)
 			}
 			if got := elicitedOf(t, p, ch); got.Action != "accept" || got.Content["color"] != "blue" {

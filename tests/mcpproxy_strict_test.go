@@ -10,6 +10,7 @@ import (
 
 	"askuser/socketproto"
 	"askuser/tests/testdaemon"
+	"askuser/tests/testenv"
 )
 
 // TestMCPProxyReadsTheClientStrictly: while askuser asks the server's form,
@@ -27,7 +28,7 @@ func TestMCPProxyReadsTheClientStrictly(t *testing.T) {
 			t.Parallel()
 			e := NewEnv(t)
 			e.StartDaemon()
-			events := watcher(t, e)
+			events := testenv.Watch(t, e)
 			p := startRawProxy(t, e, nil, protocol)
 			ch := mcpCallInBackground(context.Background(), p.mcpProcess, "configure", map[string]any{})
 			added := testdaemon.RecvType(t, events, "request_added", 10*time.Second).(socketproto.RequestAdded).Request
@@ -94,7 +95,7 @@ func TestMCPProxyReadsTheClientStrictly(t *testing.T) {
 				t.Errorf("stderr says %d messages were dropped, want %d:\n%s", n, dropped, saw)
 			}
 
-			if m := answerRaw(t, e, added.RequestID, `"blue"`, `3`, `0.5`, `"Yes"`, `"widget"`, `["a"]`, `""`); m.MessageType() != "ok" {
+			if m := testenv.AnswerRaw(t, e, added.RequestID, `"blue"`, `3`, `0.5`, `"Yes"`, `"widget"`, `["a"]`, `""`); m.MessageType() != "ok" {
 				t.Fatalf("answer: %#v", m)
 			}
 			if got := elicitedOf(t, p.mcpProcess, ch); got.Action != "accept" || got.Content["color"] != "blue" {

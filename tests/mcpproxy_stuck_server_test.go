@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"askuser/tests/testdaemon"
-
 	"golang.org/x/sys/unix"
+
+	"askuser/tests/testdaemon"
+	"askuser/tests/testenv"
 )
 
 // mcp-proxy ends promptly — on SIGTERM, and on its client's end of input —
@@ -28,7 +29,7 @@ func TestMCPProxyEndsPromptlyWhenTheServerStopsReading(t *testing.T) {
 			e := NewEnv(t)
 			// A server that never reads its stdin, and says its pid.
 			pidFile := filepath.Join(e.Root, "server.pid")
-			cmd := exec.Command(bin("askuser-client"), "mcp-proxy", "--no-autostart", "--",
+			cmd := exec.Command(testenv.Bin("askuser-client"), "mcp-proxy", "--no-autostart", "--",
 				"sh", "-c", `echo $$ > "$0"; exec sleep 600`, pidFile)
 			cmd.Env = e.Environ()
 			stderr := &testdaemon.LogBuffer{}

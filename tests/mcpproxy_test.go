@@ -8,34 +8,19 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"askuser/socketproto"
 	"askuser/tests/testdaemon"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"askuser/tests/testenv"
 )
 
 // End to end: `askuser-client mcp-proxy -- elicitserver`, driven by the
 // SDK's client the way an agent drives an MCP server; the server's
 // elicitations are answered through the daemon's socket.
-
-var (
-	elicitServerOnce sync.Once
-	elicitServerErr  error
-)
-
-// elicitServer is the path of tests/elicitserver, built once for the run.
-func elicitServer(t *testing.T) string {
-	t.Helper()
-	elicitServerOnce.Do(func() { elicitServerErr = testdaemon.Build(binDir, true, "./elicitserver") })
-	if elicitServerErr != nil {
-		t.Fatalf("building elicitserver: %v", elicitServerErr)
-	}
-	return bin("elicitserver")
-}
 
 // Protocol versions the proxy is tested with: the stateless one, where a
 // server elicits by answering a call with input requests (SEP-2322), and
@@ -47,7 +32,7 @@ var proxyProtocols = []string{"2026-07-28", "2025-11-25"}
 func proxySpawn(t *testing.T, e *Env, clientName string, opts *mcp.ClientOptions, protocol string, args ...string) *mcpProcess {
 	t.Helper()
 	argv := append([]string{"mcp-proxy"}, args...)
-	cmd := exec.Command(bin("askuser-client"), append(argv, "--", elicitServer(t))...)
+	cmd := exec.Command(testenv.Bin("askuser-client"), append(argv, "--", testenv.ElicitServer(t))...)
 	cmd.Env = e.Environ()
 	return mcpConnect(t, cmd, clientName, opts, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 }
@@ -69,22 +54,6 @@ func elicitedOf(t *testing.T, p *mcpProcess, ch <-chan mcpOutcome) elicited {
 	return got
 }
 
-// answerRaw answers request id through the socket, as a pane would, and
-// returns the daemon's reply.
-func answerRaw(t *testing.T, e *Env, id string, answers ...string) socketproto.Message {
-	t.Helper()
-	c := e.Dial()
-	defer c.Close()
-	raws := make([]json.RawMessage, len(answers))
-	for i, a := range answers {
-		raws[i] = json.RawMessage(a)
-	}
-	if err := c.Send(socketproto.AnswerRequest{RequestID: id, Answers: raws, Via: socketproto.ViaPane}); err != nil {
-		t.Fatal(err)
-	}
-	return testdaemon.Recv(t, c, 10*time.Second)
-}
-
 func TestMCPProxyRelaysAndAcceptsEveryFieldKind(t *testing.T) {
 	t.Parallel()
 	for _, protocol := range proxyProtocols {
@@ -98,7 +67,7 @@ func TestMCPProxyRelaysAndAcceptsEveryFieldKind(t *testing.T) {
 func testProxyAccepts(t *testing.T, protocol string) {
 	e := NewEnv(t)
 	e.StartDaemon()
-	events := watcher(t, e)
+	events := testenv.Watch(t, e)
 	p := proxySpawn(t, e, "proxy-test", nil, protocol)
 	if got := p.cs.InitializeResult().ProtocolVersion; got != protocol {
 		t.Fatalf("negotiated protocol %s, want %s", got, protocol)
@@ -145,11 +114,11 @@ func testProxyAccepts(t *testing.T, protocol string) {
 	}
 
 	// A field refused by its rule: nothing reaches the server until fixed.
-	if m, ok := answerRaw(t, e, added.RequestID, `"blue"`, `9`, `0.5`, `"Yes"`, `"widget"`, `["a","c"]`, `""`).(*socketproto.Error); !ok ||
+	if m, ok := testenv.AnswerRaw(t, e, added.RequestID, `"blue"`, `9`, `0.5`, `"Yes"`, `"widget"`, `["a","c"]`, `""`).(*socketproto.Error); !ok ||
 		m.Code != socketproto.CodeInvalidAnswer || !strings.Contains(m.Message, "9 is more than 5") {
 		t.Fatalf("an answer over the maximum: got %#v", m)
 	}
-	if m := answerRaw(t, e, added.RequestID, `"blue"`, `3`, `0.5`, `"Yes"`, `"widget"`, `["a","c"]`, `""`); m.MessageType() != "ok" {
+	if m := testenv.AnswerRaw(t, e, added.RequestID, `"blue"`, `3`, `0.5`, `"Yes"`, `"widget"`, `["a","c"]`, `""`); m.MessageType() != "ok" {
 		t.Fatalf("the fixed answer: got %#v", m)
 	}
 	got := elicitedOf(t, p, ch)
@@ -173,7 +142,7 @@ func TestMCPProxyDeclinedCancelledAndURL(t *testing.T) {
 func testProxyDeclines(t *testing.T, protocol string) {
 	e := NewEnv(t)
 	e.StartDaemon()
-	events := watcher(t, e)
+	events := testenv.Watch(t, e)
 	// The client elicits itself: askuser answers all the same.
 	clientAsked := make(chan struct{}, 1)
 	p := proxySpawn(t, e, "proxy-test", &mcp.ClientOptions{
@@ -200,7 +169,7 @@ func testProxyDeclines(t *testing.T, protocol string) {
 		if q := added.Questions[0]; !strings.Contains(q.Question, "https://example.com/auth?state=xyz") || len(q.Options) != 2 {
 			t.Errorf("the URL question: %+v", q)
 		}
-		if m := answerRaw(t, e, added.RequestID, `1`); m.MessageType() != "ok" {
+		if m := testenv.AnswerRaw(t, e, added.RequestID, `1`); m.MessageType() != "ok" {
 			t.Fatalf("answer: %#v", m)
 		}
 		if got := elicitedOf(t, p, ch); got.Action != "accept" {
@@ -238,8 +207,8 @@ func TestMCPProxyClientGoneWithdrawsAndStopsTheServer(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	events := watcher(t, e)
-	cmd := exec.Command(bin("askuser-client"), "mcp-proxy", "--agent-id", "my-agent", "--", elicitServer(t))
+	events := testenv.Watch(t, e)
+	cmd := exec.Command(testenv.Bin("askuser-client"), "mcp-proxy", "--agent-id", "my-agent", "--", testenv.ElicitServer(t))
 	cmd.Env = e.Environ()
 	stderr := &testdaemon.LogBuffer{}
 	cmd.Stderr = stderr

@@ -1,34 +1,18 @@
 package tests
 
 import (
-	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"askuser/socketproto"
+	"askuser/tests/termpane"
 	"askuser/tests/testdaemon"
+	"askuser/tests/testenv"
 )
-
-// cpuTicks is a process's user+system CPU time in clock ticks, from /proc.
-func cpuTicks(b *testing.B, pid int) int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		b.Fatal(err)
-	}
-	// After the ")" that ends the command name, utime and stime are the
-	// 12th and 13th fields (fields 14 and 15 of proc(5)).
-	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
-	ut, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return ut + st
-}
 
 // BenchmarkPaneIdleCPU measures the CPU a real pane (askuserd in tmux, on a
 // real daemon, showing one question) uses while nobody types: clock ticks
@@ -48,7 +32,7 @@ func BenchmarkPaneIdleCPU(b *testing.B) {
 		}
 	}
 	e.Socket = filepath.Join(e.Runtime, "askuser", "askuserd.sock")
-	daemon := exec.Command(bin("askuserd"), "serve")
+	daemon := exec.Command(testenv.Bin("askuserd"), "serve")
 	daemon.Env = e.Environ()
 	if err := daemon.Start(); err != nil {
 		b.Fatal(err)
@@ -62,19 +46,19 @@ func BenchmarkPaneIdleCPU(b *testing.B) {
 		c.Close()
 		return true, ""
 	})
-	p := startTmux(b, e, 100, 30, bin("askuserd"))
-	ask := exec.Command(bin("askuser-client"), "ask", "--no-wait", "--question", "Idle?", "--option", "Yes", "--option", "No")
+	p := termpane.StartTmux(b, e, 100, 30, testenv.Bin("askuserd"))
+	ask := exec.Command(testenv.Bin("askuser-client"), "ask", "--no-wait", "--question", "Idle?", "--option", "Yes", "--option", "No")
 	ask.Env = e.Environ()
 	if out, err := ask.CombinedOutput(); err != nil {
 		b.Fatalf("ask: %v\n%s", err, out)
 	}
-	p.waitFor("Idle?")
-	p.waitGone("settling…") // the one redraw that ends the input guard comes before idling
-	pid := p.pid()
+	p.WaitFor("Idle?")
+	p.WaitGone("settling…") // the one redraw that ends the input guard comes before idling
+	pid := p.Pid()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		before := cpuTicks(b, pid)
+		before := testenv.CPUTicks(b, pid)
 		time.Sleep(30 * time.Second) // the idle period measured: the pane's CPU while nothing happens
-		b.ReportMetric(float64(cpuTicks(b, pid)-before), "ticks/30s")
+		b.ReportMetric(float64(testenv.CPUTicks(b, pid)-before), "ticks/30s")
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"askuser/tests/termpane"
 	"askuser/tests/testdaemon"
 )
 
@@ -18,14 +19,14 @@ func TestPaneShowsDraftFromPendingFile(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	p := startSimPane(t, e, 80, 24)
+	p := termpane.StartSim(t, e, 80, 24)
 	req := `{"requestId":"draft-1","questions":[
 	  {"question":"Which database should we use?","header":"Database","options":[{"label":"PostgreSQL"},{"label":"SQLite"}]},
 	  {"question":"What should we name this service?","header":"Name"}]}`
 	if _, errs, code := e.Client(req, "ask", "--no-wait", "-"); code != 0 {
 		t.Fatalf("ask --no-wait: exit %d: %s", code, errs)
 	}
-	p.waitFor("□ Database  □ Name")
+	p.WaitFor("□ Database  □ Name")
 
 	// The pane may show the request before the daemon has rewritten the file.
 	path := e.Pending
@@ -47,14 +48,14 @@ func TestPaneShowsDraftFromPendingFile(t *testing.T) {
 	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}
-	p.waitFor("■ Database  □ Name", "2. SQLite ✓")
+	p.WaitFor("■ Database  □ Name", "2. SQLite ✓")
 
-	p.key(tcell.KeyTab, 0)
-	p.waitFor("What should we name this service?")
-	p.typeText("billing")
-	p.key(tcell.KeyEnter, 0) // to the Submit tab
-	p.waitFor("→ SQLite", "→ billing")
-	p.key(tcell.KeyEnter, 0)
+	p.Key(tcell.KeyTab, 0)
+	p.WaitFor("What should we name this service?")
+	p.TypeText("billing")
+	p.Key(tcell.KeyEnter, 0) // to the Submit tab
+	p.WaitFor("→ SQLite", "→ billing")
+	p.Key(tcell.KeyEnter, 0)
 	out, errs, code := e.Client("", "wait", "draft-1")
 	if code != 0 || !strings.Contains(out, `"SQLite"`) || !strings.Contains(out, `"billing"`) || !strings.Contains(out, `"pane"`) {
 		t.Fatalf("wait: exit %d\n%s\n%s", code, out, errs)

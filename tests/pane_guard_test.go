@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"askuser/tests/termpane"
+	"askuser/tests/testenv"
 )
 
 // docs/contract.md §6 "No answer the user has not seen", in a real terminal: with two
@@ -16,32 +19,32 @@ func TestPaneTmuxGuardTwoRequests(t *testing.T) {
 	e := NewEnv(t)
 	e.WriteConfig("[ui]\ninput_guard = \"2s\"\n")
 	e.StartDaemon()
-	p := startTmuxPane(t, e, 80, 24)
-	p.waitFor("No questions waiting")
+	p := termpane.StartTmuxPane(t, e, 80, 24)
+	p.WaitFor("No questions waiting")
 	first, out1, err1 := e.StartClient("", "ask", "--request-id", "deploy", "--question", "Deploy to staging?", "--option", "Yes", "--option", "No")
-	p.waitFor("Deploy to staging?")
+	p.WaitFor("Deploy to staging?")
 	second, out2, err2 := e.StartClient("", "ask", "--request-id", "push", "--question", "Force-push to main?", "--option", "Yes", "--option", "No")
-	p.waitFor("askuser — 2 waiting")
-	p.waitGone("settling…")
+	p.WaitFor("askuser — 2 waiting")
+	p.WaitGone("settling…")
 
-	p.rawKeys("1")
+	p.RawKeys("1")
 	// The user's own timing under test: Enter 100 ms after 1, well inside
 	// the 2 s guard.
 	time.Sleep(100 * time.Millisecond)
-	p.rawKeys("Enter")
-	if r, code := waitClient(t, first, out1, err1); code != 0 || r.Answers[0].Answer.Text != "Yes" {
+	p.RawKeys("Enter")
+	if r, code := testenv.WaitClient(t, first, out1, err1); code != 0 || r.Answers[0].Answer.Text != "Yes" {
 		t.Fatalf("the first request: exit %d, %+v", code, r)
 	}
 	// Enter came while the second request was settling (or, on a slow
 	// machine, while the first was still being sent): either way not taken.
-	p.waitFor("Force-push to main?", "askuser — 1 waiting")
-	p.waitGone("settling…")
+	p.WaitFor("Force-push to main?", "askuser — 1 waiting")
+	p.WaitGone("settling…")
 	if stdout, _, _ := e.Client("", "list", "--json"); !strings.Contains(stdout, `"push"`) {
-		t.Fatalf("the second request is no longer waiting:\n%s\n%s", stdout, p.capture())
+		t.Fatalf("the second request is no longer waiting:\n%s\n%s", stdout, p.Capture())
 	}
 
-	p.rawKeys("Enter") // settled: the user has seen it
-	if r, code := waitClient(t, second, out2, err2); code != 0 || r.Answers[0].Answer.Text != "Yes" || r.AnsweredVia != "pane" {
+	p.RawKeys("Enter") // settled: the user has seen it
+	if r, code := testenv.WaitClient(t, second, out2, err2); code != 0 || r.Answers[0].Answer.Text != "Yes" || r.AnsweredVia != "pane" {
 		t.Fatalf("the second request: exit %d, %+v", code, r)
 	}
 }
@@ -53,28 +56,28 @@ func TestPaneTmuxOwnTabKeepsTheNextKeys(t *testing.T) {
 	e := NewEnv(t)
 	e.WriteConfig("[ui]\ninput_guard = \"2s\"\n")
 	e.StartDaemon()
-	p := startTmuxPane(t, e, 100, 30)
-	p.waitFor("No questions waiting")
+	p := termpane.StartTmuxPane(t, e, 100, 30)
+	p.WaitFor("No questions waiting")
 	req := `{"requestId":"tab-1","questions":[
 	  {"question":"Which database should we use?","header":"Database","options":[{"label":"PostgreSQL"},{"label":"SQLite"}]},
 	  {"question":"What should we name this service?","header":"Name"}]}`
 	ask, out, errb := e.StartClient(req, "ask", "-", "--format", "text")
-	p.waitFor("□ Database  □ Name")
-	p.waitGone("settling…")
+	p.WaitFor("□ Database  □ Name")
+	p.WaitGone("settling…")
 	// Tab and the letters in one go, as a quick typist sends them: nothing
 	// waits for the pane to settle.
-	p.rawKeys("Tab")
-	p.tmux("send-keys", "-l", "svc")
-	p.waitFor("What should we name this service?")
-	if screen := p.capture(); strings.Contains(screen, "Not taken") || strings.Contains(screen, "settling…") {
+	p.RawKeys("Tab")
+	p.Tmux("send-keys", "-l", "svc")
+	p.WaitFor("What should we name this service?")
+	if screen := p.Capture(); strings.Contains(screen, "Not taken") || strings.Contains(screen, "settling…") {
 		t.Fatalf("keys typed after the user's own Tab were not taken:\n%s", screen)
 	}
-	p.waitFor("> svc")
-	p.keys("Enter")
-	p.waitFor("Database")
-	p.keys("BTab", "BTab", "2")
-	p.waitFor("→ SQLite", "→ svc")
-	p.keys("Enter")
+	p.WaitFor("> svc")
+	p.Keys("Enter")
+	p.WaitFor("Database")
+	p.Keys("BTab", "BTab", "2")
+	p.WaitFor("→ SQLite", "→ svc")
+	p.Keys("Enter")
 	wantAnswered(t, ask, out, errb, "Which database should we use?: SQLite\nWhat should we name this service?: svc\n")
 }
 
@@ -85,50 +88,50 @@ func TestPaneTmuxDraftSurvivesQuitReopenAndRestart(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	p := startTmuxPane(t, e, 100, 30)
-	p.waitFor("No questions waiting")
+	p := termpane.StartTmuxPane(t, e, 100, 30)
+	p.WaitFor("No questions waiting")
 	req := `{"requestId":"svc-1","questions":[
 	  {"question":"Which database should we use?","header":"Database","options":[{"label":"PostgreSQL"},{"label":"SQLite"}]},
 	  {"question":"What should we name this service?","header":"Name"}]}`
 	if _, errs, code := e.Client(req, "ask", "--no-wait", "-"); code != 0 {
 		t.Fatalf("ask --no-wait: exit %d: %s", code, errs)
 	}
-	p.waitFor("□ Database  □ Name")
-	p.keys("n")
-	p.typeText("keep the old table")
-	p.keys("Enter")
-	p.waitFor("Note: keep the old table")
-	p.keys("2")
+	p.WaitFor("□ Database  □ Name")
+	p.Keys("n")
+	p.TypeText("keep the old table")
+	p.Keys("Enter")
+	p.WaitFor("Note: keep the old table")
+	p.Keys("2")
 	start := time.Now()
-	p.waitFor("■ Database  □ Name")
-	fileHas(t, e.Pending, `"selected": [`)
-	fileHas(t, e.Pending, `"SQLite"`)
+	p.WaitFor("■ Database  □ Name")
+	testenv.FileHas(t, e.Pending, `"selected": [`)
+	testenv.FileHas(t, e.Pending, `"SQLite"`)
 	t.Logf("the pane's answer was in the pending file %v after the key", time.Since(start).Round(time.Millisecond))
 
-	reopened := func(p *tmuxPane) {
+	reopened := func(p *termpane.Tmux) {
 		t.Helper()
-		p.waitFor("■ Database  □ Name", "> 2. SQLite ✓", "Note: keep the old table")
+		p.WaitFor("■ Database  □ Name", "> 2. SQLite ✓", "Note: keep the old table")
 	}
-	p.keys("C-c") // quits whatever has the keys: a "q" could land in an open input, and be kept as typing
-	p = startTmuxPane(t, e, 100, 30)
+	p.Keys("C-c") // quits whatever has the keys: a "q" could land in an open input, and be kept as typing
+	p = termpane.StartTmuxPane(t, e, 100, 30)
 	reopened(p)
 
 	journaled(t, e, "keep the old table")
 	e.StopDaemon()
-	p.waitFor("Not connected to askuserd")
+	p.WaitFor("Not connected to askuserd")
 	e.StartDaemon()
-	p.waitGone("Not connected")
-	p.waitFor("■ Database  □ Name", "> 2. SQLite ✓")
-	p.keys("C-c") // quits whatever has the keys: a "q" could land in an open input, and be kept as typing
-	p = startTmuxPane(t, e, 100, 30)
+	p.WaitGone("Not connected")
+	p.WaitFor("■ Database  □ Name", "> 2. SQLite ✓")
+	p.Keys("C-c") // quits whatever has the keys: a "q" could land in an open input, and be kept as typing
+	p = termpane.StartTmuxPane(t, e, 100, 30)
 	reopened(p)
 
-	p.keys("Tab")
-	p.waitFor("What should we name this service?")
-	p.typeText("billing")
-	p.keys("Enter")
-	p.waitFor("→ SQLite", "→ billing")
-	p.keys("Enter")
+	p.Keys("Tab")
+	p.WaitFor("What should we name this service?")
+	p.TypeText("billing")
+	p.Keys("Enter")
+	p.WaitFor("→ SQLite", "→ billing")
+	p.Keys("Enter")
 	out, errs, code := e.Client("", "wait", "svc-1")
 	if code != 0 || !strings.Contains(out, `"SQLite"`) || !strings.Contains(out, `"billing"`) || !strings.Contains(out, "keep the old table") {
 		t.Fatalf("wait: exit %d\n%s\n%s", code, out, errs)
@@ -142,8 +145,8 @@ func TestPaneTmuxFortyByTwelve(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	p := startTmuxPane(t, e, 40, 12)
-	p.waitFor("No questions waiting")
+	p := termpane.StartTmuxPane(t, e, 40, 12)
+	p.WaitFor("No questions waiting")
 	req := `{"questions":[
 	  {"question":"Which database should we use?","header":"Database","options":[
 	    {"label":"PostgreSQL","description":"Battle-tested relational DB","preview":"one\ntwo\nthree\nfour\nfive"},
@@ -153,20 +156,20 @@ func TestPaneTmuxFortyByTwelve(t *testing.T) {
 	if _, errs, code := e.Client(req, "ask", "--no-wait", "-"); code != 0 {
 		t.Fatalf("ask --no-wait: exit %d: %s", code, errs)
 	}
-	p.waitFor("> 1. PostgreSQL", "Battle-tested", "Preview 1–", "one")
+	p.WaitFor("> 1. PostgreSQL", "Battle-tested", "Preview 1–", "one")
 	for range 6 {
-		p.rawKeys("}")
+		p.RawKeys("}")
 	}
-	screen := p.waitFor("five", "of 5")
+	screen := p.WaitFor("five", "of 5")
 	if strings.Contains(screen, "–0 of") || strings.Contains(screen, "2–1") {
 		t.Fatalf("preview position:\n%s", screen)
 	}
-	p.rawKeys("Down")
-	p.waitFor("> 2. SQLite", "↕ more of this option", "sqlite preview")
+	p.RawKeys("Down")
+	p.WaitFor("> 2. SQLite", "↕ more of this option", "sqlite preview")
 
 	e.Client("", "ask", "--no-wait", "--question", "Small?", "--option", "Yes", "--option", "No")
-	p.tmux("resize-window", "-x", "30", "-y", "8")
-	p.waitFor("terminal too")
-	p.tmux("resize-window", "-x", "40", "-y", "12")
-	p.waitFor("> 2. SQLite")
+	p.Tmux("resize-window", "-x", "30", "-y", "8")
+	p.WaitFor("terminal too")
+	p.Tmux("resize-window", "-x", "40", "-y", "12")
+	p.WaitFor("> 2. SQLite")
 }

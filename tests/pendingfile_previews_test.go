@@ -10,6 +10,7 @@ import (
 
 	"askuser/socketproto"
 	"askuser/tests/testdaemon"
+	"askuser/tests/testenv"
 )
 
 // pfPreviewQuestion has an option with a long, multi-line preview (tabs,
@@ -75,7 +76,7 @@ func TestPendingFileShowsOptionPreviews(t *testing.T) {
 	q, preview := pfPreviewQuestion()
 	c1 := pfAsk(t, e, "req-1", q)
 	c2 := pfAsk(t, e, "req-2", q)
-	pfFile(t, e, "req-1", "req-2")
+	testenv.PendingFile(t, e, "req-1", "req-2")
 
 	got, raw := pfPreviews(t, e, func([]byte) bool { return true })
 	for _, id := range []string{"req-1", "req-2"} {
@@ -93,13 +94,13 @@ func TestPendingFileShowsOptionPreviews(t *testing.T) {
 	// An editor's save that edits a preview and nothing else: no problem,
 	// no draft, and the next rewrite shows the preview as it is.
 	edited := bytes.ReplaceAll(raw, []byte("line 007:"), []byte("EDITED:"))
-	pfRename(t, e, edited)
+	testenv.RenamePending(t, e, edited)
 	got, _ = pfPreviews(t, e, func(b []byte) bool { return !bytes.Equal(b, edited) })
 	if strings.Join(got["req-1"]["SQLite"], "\n") != preview {
 		t.Errorf("after a save that edited the preview, the file shows %q", got["req-1"]["SQLite"])
 	}
 	pfProblems(t, e, func(p []string) bool { return len(p) == 0 })
-	f := pfFile(t, e, "req-1", "req-2")
+	f := testenv.PendingFile(t, e, "req-1", "req-2")
 	for _, r := range f.Requests {
 		if string(r.Questions[0].Answer) != "null" {
 			t.Errorf("%s: answer %s after a save that edited only a preview", r.RequestID, r.Questions[0].Answer)
@@ -111,7 +112,7 @@ func TestPendingFileShowsOptionPreviews(t *testing.T) {
 	raw = bytes.ReplaceAll(raw, []byte("line 003:"), []byte("EDITED:"))
 	raw = bytes.Replace(raw, []byte(`"answer": null`), []byte(`"answer": "SQLite"`), 1)
 	raw = bytes.Replace(raw, []byte(`"answer": null`), []byte(`"answer": 2`), 1)
-	pfRename(t, e, raw)
+	testenv.RenamePending(t, e, raw)
 	for _, c := range []*socketproto.Conn{c1, c2} {
 		if r := pfResponse(t, c); r.AnswersByQuestion[q.Question] != "SQLite" {
 			t.Errorf("response %+v, want SQLite", r)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"askuser/tests/testdaemon"
+	"askuser/tests/testenv"
 )
 
 // pfProblems waits until the pending file's read-only "problems" satisfy ok.
@@ -39,10 +40,10 @@ func TestPendingFileSaysWhatWasWrongInTheFile(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
 	c := pfAsk(t, e, "req-1", pfName)
-	f := pfFile(t, e, "req-1")
+	f := testenv.PendingFile(t, e, "req-1")
 	good, _ := json.MarshalIndent(f, "", "  ")
 	good = bytes.Replace(good, []byte(`"answer": null`), []byte(`"answer": "orders"`), 1)
-	pfRename(t, e, bytes.Replace(good, []byte(`"orders"`), []byte(`"orders",`), 1))
+	testenv.RenamePending(t, e, bytes.Replace(good, []byte(`"orders"`), []byte(`"orders",`), 1))
 
 	rejected := e.Pending + ".rejected"
 	got := pfProblems(t, e, func(p []string) bool { return len(p) == 1 })
@@ -54,12 +55,12 @@ func TestPendingFileSaysWhatWasWrongInTheFile(t *testing.T) {
 		t.Errorf("pending: exit %d\n%s%s", code, out, errs)
 	}
 
-	pfRename(t, e, good)
+	testenv.RenamePending(t, e, good)
 	if r := pfResponse(t, c); r.AnswersByQuestion[pfName.Question] != "orders" {
 		t.Errorf("response %+v", r)
 	}
 	pfAsk(t, e, "req-2", pfName)
-	pfFile(t, e, "req-2")
+	testenv.PendingFile(t, e, "req-2")
 	pfProblems(t, e, func(p []string) bool { return len(p) == 0 })
 }
 
@@ -71,9 +72,9 @@ func TestPendingFileEditedQuestionKeepsTheTypedAnswer(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
 	pfAsk(t, e, "req-1", pfName, pfDB)
-	f := pfFile(t, e, "req-1")
+	f := testenv.PendingFile(t, e, "req-1")
 	f.Requests[0].Questions[0].Question = "What should we call this service?"
-	saved := pfSave(t, e, f, "req-1", `"a long answer typed with care"`)
+	saved := testenv.SavePending(t, e, f, "req-1", `"a long answer typed with care"`)
 	got := pfProblems(t, e, func(p []string) bool { return len(p) > 0 })
 	text := strings.Join(got, "\n")
 	if !strings.Contains(text, "was its text edited?") || !strings.Contains(text, e.Pending+".rejected") {

@@ -6,6 +6,7 @@ import (
 
 	"askuser/socketproto"
 	"askuser/tests/testdaemon"
+	"askuser/tests/testenv"
 )
 
 // A problem of the last save that is about one request goes with that
@@ -18,24 +19,24 @@ func TestPendingFileProblemGoesWithItsRequest(t *testing.T) {
 	e.StartDaemon()
 	pfAsk(t, e, "req-b", pfDB)
 	pfAsk(t, e, "req-a", pfDB)
-	f := pfFile(t, e, "req-b", "req-a")
+	f := testenv.PendingFile(t, e, "req-b", "req-a")
 
 	pane := testdaemon.Dial(t, e.Socket)
 	if err := pane.Send(socketproto.Subscribe{Role: socketproto.RolePane}); err != nil {
 		t.Fatal(err)
 	}
-	testdaemon.RecvType(t, pane, "snapshot", clientWait)
+	testdaemon.RecvType(t, pane, "snapshot", testenv.ClientWait)
 
 	// Option 9 of three: an answer the file cannot take, for each request;
 	// req-a's problem is said last, so it is the one status and panes show.
 	f.Requests[0].Questions[0].Answer = []byte("9")
-	pfSave(t, e, f, "req-a", "9")
+	testenv.SavePending(t, e, f, "req-a", "9")
 	pfProblems(t, e, func(p []string) bool {
 		s := strings.Join(p, "\n")
 		return strings.Contains(s, `"req-a"`) && strings.Contains(s, `"req-b"`)
 	})
 	for {
-		ev := testdaemon.RecvType(t, pane, "pending_file_error", clientWait).(socketproto.PendingFileError)
+		ev := testdaemon.RecvType(t, pane, "pending_file_error", testenv.ClientWait).(socketproto.PendingFileError)
 		if strings.Contains(ev.Error, `"req-a"`) {
 			break // the last of the save's problems
 		}
@@ -73,7 +74,7 @@ func TestPendingFileProblemGoesWithItsRequest(t *testing.T) {
 func wantPaneFileError(t *testing.T, pane *socketproto.Conn, ok func(string) bool) {
 	t.Helper()
 	for {
-		ev := testdaemon.RecvType(t, pane, "pending_file_error", clientWait).(socketproto.PendingFileError)
+		ev := testdaemon.RecvType(t, pane, "pending_file_error", testenv.ClientWait).(socketproto.PendingFileError)
 		if ok(ev.Error) {
 			return
 		}

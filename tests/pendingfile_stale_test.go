@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"askuser/tests/testdaemon"
+	"askuser/tests/testenv"
 )
 
 // Found by the crash loop (bench/crashloop, "not given"): an editor buffer
@@ -41,14 +42,14 @@ func TestPendingFileStaleBufferSendsNoOldDraft(t *testing.T) {
 			draft := func(v string) {
 				p.Send(`{"type":"draft","requestId":"r","index":0,"answer":"` + v + `","via":"pane"}` + "\n")
 				p.Expect("ok requestId=r")
-				fileHas(t, e.Pending, `"answer": "`+v+`"`) // one rewrite each
+				testenv.FileHas(t, e.Pending, `"answer": "`+v+`"`) // one rewrite each
 			}
 
 			// A pane drafts r; the user's editor loads the file, the
 			// pane's draft in it.
 			p = testdaemon.DialRaw(t, e.Socket)
 			draft("draft-0")
-			buffer := pfFile(t, e, "r", "s")
+			buffer := testenv.PendingFile(t, e, "r", "s")
 			// The user goes on choosing in the pane; the file is
 			// rewritten each time.
 			last := ""
@@ -57,13 +58,13 @@ func TestPendingFileStaleBufferSendsNoOldDraft(t *testing.T) {
 				draft(last)
 			}
 			if tc.restart {
-				e.killDaemon()
+				e.KillDaemon()
 				e.StartDaemon()
 				a = testdaemon.DialRaw(t, e.Socket)
 			}
 
 			// The user answers s in the old buffer and saves it.
-			pfSave(t, e, buffer, "s", `"SQLite"`)
+			testenv.SavePending(t, e, buffer, "s", `"SQLite"`)
 			a.Send(`{"type":"wait","requestId":"s"}` + "\n")
 			a.Expect("ask_user_response requestId=s answered=true answeredVia=file answers.0.answer=SQLite")
 

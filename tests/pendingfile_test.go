@@ -3,10 +3,8 @@ package tests
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +12,7 @@ import (
 	"askuser/daemon/pendingfile"
 	"askuser/socketproto"
 	"askuser/tests/testdaemon"
+	"askuser/tests/testenv"
 )
 
 // pfAsk sends an ask_user_request on its own connection and returns the
@@ -25,71 +24,16 @@ func pfAsk(t *testing.T, e *Env, id string, qs ...socketproto.Question) *socketp
 		Agent: &socketproto.Agent{ID: "agent-1", Name: "claude-main"}}}); err != nil {
 		t.Fatal(err)
 	}
-	q, ok := testdaemon.RecvType(t, c, "ask_user_queued", clientWait).(socketproto.Queued)
+	q, ok := testdaemon.RecvType(t, c, "ask_user_queued", testenv.ClientWait).(socketproto.Queued)
 	if !ok || q.PendingFile != e.Pending {
 		t.Fatalf("queued %+v, want pendingFile %s", q, e.Pending)
 	}
 	return c
 }
 
-// pfFile waits until the pending file lists exactly ids.
-func pfFile(t *testing.T, e *Env, ids ...string) *pendingfile.File {
-	t.Helper()
-	var file *pendingfile.File
-	testdaemon.Eventually(t, fmt.Sprintf("the pending file to list %q", ids), func() (bool, string) {
-		data, err := os.ReadFile(e.Pending)
-		if err != nil {
-			return false, err.Error()
-		}
-		f, err := pendingfile.Parse(data)
-		if err != nil {
-			return false, string(data)
-		}
-		var got []string
-		for _, r := range f.Requests {
-			got = append(got, r.RequestID)
-		}
-		file = f
-		return slices.Equal(got, ids), string(data)
-	})
-	return file
-}
-
-// pfSave sets answers on request id and saves the file the way vim and
-// VS Code do: a temporary file renamed over it.
-func pfSave(t *testing.T, e *Env, f *pendingfile.File, id string, answers ...string) []byte {
-	t.Helper()
-	for i := range f.Requests {
-		if f.Requests[i].RequestID == id {
-			for j, a := range answers {
-				if a != "" {
-					f.Requests[i].Questions[j].Answer = json.RawMessage(a)
-				}
-			}
-		}
-	}
-	data, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pfRename(t, e, data)
-	return data
-}
-
-func pfRename(t *testing.T, e *Env, data []byte) {
-	t.Helper()
-	tmp := filepath.Join(filepath.Dir(e.Pending), ".pending-questions.json.swp")
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, e.Pending); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func pfResponse(t *testing.T, c *socketproto.Conn) socketproto.Response {
 	t.Helper()
-	return testdaemon.RecvType(t, c, "ask_user_response", clientWait).(socketproto.Response)
+	return testdaemon.RecvType(t, c, "ask_user_response", testenv.ClientWait).(socketproto.Response)
 }
 
 var (
@@ -102,9 +46,9 @@ func TestPendingFileAnswersAWaitingAgent(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := watcher(t, e)
+	w := testenv.Watch(t, e)
 	c := pfAsk(t, e, "req-123", pfDB, pfName)
-	f := pfFile(t, e, "req-123")
+	f := testenv.PendingFile(t, e, "req-123")
 	if f.Instructions != pendingfile.Instructions || f.Requests[0].Agent != "claude-main" {
 		t.Errorf("file header: %+v", f)
 	}
@@ -115,28 +59,28 @@ func TestPendingFileAnswersAWaitingAgent(t *testing.T) {
 	}
 
 	// A first save answers one question: a draft, shown to subscribers.
-	pfSave(t, e, f, "req-123", "", `"order-processor"`)
-	upd := testdaemon.RecvType(t, w, "request_updated", clientWait).(socketproto.RequestUpdated)
+	testenv.SavePending(t, e, f, "req-123", "", `"order-processor"`)
+	upd := testdaemon.RecvType(t, w, "request_updated", testenv.ClientWait).(socketproto.RequestUpdated)
 	if len(upd.Request.Draft) != 2 || string(upd.Request.Draft[1]) != `"order-processor"` {
 		t.Errorf("draft %s", upd.Request.Draft)
 	}
 	// The rewrite keeps it; the second save answers the rest by number.
-	f = pfFile(t, e, "req-123")
+	f = testenv.PendingFile(t, e, "req-123")
 	if string(f.Requests[0].Questions[1].Answer) != `"order-processor"` {
 		t.Errorf("the draft did not survive the rewrite: %s", f.Requests[0].Questions[1].Answer)
 	}
-	pfSave(t, e, f, "req-123", `1`)
+	testenv.SavePending(t, e, f, "req-123", `1`)
 	resp := pfResponse(t, c)
 	if !resp.Answered || resp.AnsweredVia != socketproto.ViaFile ||
 		resp.AnswersByQuestion[pfDB.Question] != "PostgreSQL (Recommended)" ||
 		resp.AnswersByQuestion[pfName.Question] != "order-processor" {
 		t.Errorf("response %+v", resp)
 	}
-	res := testdaemon.RecvType(t, w, "request_resolved", clientWait).(socketproto.RequestResolved)
+	res := testdaemon.RecvType(t, w, "request_resolved", testenv.ClientWait).(socketproto.RequestResolved)
 	if res.RequestID != "req-123" || res.Outcome != socketproto.OutcomeAnswered || res.Via != socketproto.ViaFile {
 		t.Errorf("resolved %+v", res)
 	}
-	f = pfFile(t, e)
+	f = testenv.PendingFile(t, e)
 	if f.Requests == nil {
 		t.Error(`an empty pending set is not written as "requests": []`)
 	}
@@ -146,13 +90,13 @@ func TestPendingFileClientAskAnsweredInTheFile(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := watcher(t, e)
+	w := testenv.Watch(t, e)
 	cmd, out, errb := e.StartClient("", "ask", "--question", "Which database should we use?",
 		"--option", "PostgreSQL (Recommended)", "--option", "SQLite", "--request-id", "cli-1", "--format", "json")
-	nextAdded(t, w)
-	f := pfFile(t, e, "cli-1")
-	pfSave(t, e, f, "cli-1", `"sqlite"`)
-	if code := finish(t, cmd); code != 0 {
+	testenv.NextAdded(t, w)
+	f := testenv.PendingFile(t, e, "cli-1")
+	testenv.SavePending(t, e, f, "cli-1", `"sqlite"`)
+	if code := testenv.Finish(t, cmd); code != 0 {
 		t.Fatalf("askuser-client ask exited %d: %s", code, errb)
 	}
 	var resp socketproto.Response
@@ -166,45 +110,45 @@ func TestPendingFileCancelAndFirstResolutionWins(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := watcher(t, e)
+	w := testenv.Watch(t, e)
 	c1 := pfAsk(t, e, "one", pfName)
 	c2 := pfAsk(t, e, "two", pfName)
-	f := pfFile(t, e, "one", "two")
+	f := testenv.PendingFile(t, e, "one", "two")
 
 	// "two" is answered from the CLI while the user's buffer still has it.
 	cli := e.Dial()
 	if err := cli.Send(socketproto.AnswerRequest{RequestID: "two", Answers: []json.RawMessage{json.RawMessage(`"from the cli"`)}, Via: "cli"}); err != nil {
 		t.Fatal(err)
 	}
-	testdaemon.RecvType(t, cli, "ok", clientWait)
+	testdaemon.RecvType(t, cli, "ok", testenv.ClientWait)
 	if r := pfResponse(t, c2); r.AnsweredVia != "cli" {
 		t.Errorf("two: %+v", r)
 	}
 
 	f.Requests[0].Cancel = true
-	pfSave(t, e, f, "two", `"from the file"`)
+	testenv.SavePending(t, e, f, "two", `"from the file"`)
 	if r := pfResponse(t, c1); !r.Cancelled || r.Answered {
 		t.Errorf("one: %+v, want cancelled", r)
 	}
-	pfe := testdaemon.RecvType(t, w, "pending_file_error", clientWait).(socketproto.PendingFileError)
+	pfe := testdaemon.RecvType(t, w, "pending_file_error", testenv.ClientWait).(socketproto.PendingFileError)
 	if pfe.Path != e.Pending || !strings.Contains(pfe.Error, `request "two" is not waiting`) {
 		t.Errorf("pending_file_error %+v", pfe)
 	}
-	pfFile(t, e)
+	testenv.PendingFile(t, e)
 }
 
 func TestPendingFileSyntaxErrorThenCorrected(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := watcher(t, e)
+	w := testenv.Watch(t, e)
 	c := pfAsk(t, e, "req-1", pfName)
-	f := pfFile(t, e, "req-1")
+	f := testenv.PendingFile(t, e, "req-1")
 	good, _ := json.MarshalIndent(f, "", "  ")
 	good = bytes.Replace(good, []byte(`"answer": null`), []byte(`"answer": "orders"`), 1)
 	bad := bytes.Replace(good, []byte(`"orders"`), []byte(`"orders",`), 1)
-	pfRename(t, e, bad)
-	pfe := testdaemon.RecvType(t, w, "pending_file_error", clientWait).(socketproto.PendingFileError)
+	testenv.RenamePending(t, e, bad)
+	pfe := testdaemon.RecvType(t, w, "pending_file_error", testenv.ClientWait).(socketproto.PendingFileError)
 	rejected := e.Pending + ".rejected"
 	if !strings.HasPrefix(pfe.Error, "line ") || !strings.Contains(pfe.Error, ", column ") ||
 		!strings.Contains(pfe.Error, "kept as "+rejected) {
@@ -215,12 +159,12 @@ func TestPendingFileSyntaxErrorThenCorrected(t *testing.T) {
 	}
 	// A new request rewrites the file; the user's broken version stays kept.
 	pfAsk(t, e, "req-2", pfName)
-	pfFile(t, e, "req-1", "req-2")
-	pfRename(t, e, good)
+	testenv.PendingFile(t, e, "req-1", "req-2")
+	testenv.RenamePending(t, e, good)
 	if r := pfResponse(t, c); r.AnswersByQuestion[pfName.Question] != "orders" {
 		t.Errorf("response %+v", r)
 	}
-	pfFile(t, e, "req-2")
+	testenv.PendingFile(t, e, "req-2")
 	e.StopDaemon() // its log is complete (and safe to read) once it has exited
 	if log := e.DaemonLog(); !strings.Contains(log, rejected) {
 		t.Errorf("the daemon log does not say where the rejected save is:\n%s", log)
@@ -232,7 +176,7 @@ func TestPendingFileTruncateThenWriteInPlace(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
 	c := pfAsk(t, e, "req-1", pfDB)
-	f := pfFile(t, e, "req-1")
+	f := testenv.PendingFile(t, e, "req-1")
 	f.Requests[0].Questions[0].Answer = json.RawMessage(`"MongoDB"`)
 	data, _ := json.MarshalIndent(f, "", "  ")
 	fh, err := os.OpenFile(e.Pending, os.O_WRONLY|os.O_TRUNC, 0)
@@ -267,17 +211,17 @@ func TestPendingFileDirectoryDeleted(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
 	c := pfAsk(t, e, "req-1", pfName)
-	f := pfFile(t, e, "req-1")
+	f := testenv.PendingFile(t, e, "req-1")
 	if err := os.RemoveAll(filepath.Dir(e.Pending)); err != nil {
 		t.Fatal(err)
 	}
 	pfAsk(t, e, "req-2", pfName)
-	pfFile(t, e, "req-1", "req-2")
-	pfSave(t, e, f, "req-1", `"orders"`)
+	testenv.PendingFile(t, e, "req-1", "req-2")
+	testenv.SavePending(t, e, f, "req-1", `"orders"`)
 	if r := pfResponse(t, c); r.AnsweredVia != "file" {
 		t.Errorf("response %+v", r)
 	}
-	pfFile(t, e, "req-2")
+	testenv.PendingFile(t, e, "req-2")
 }
 
 // TestPendingFileFollowsWithdrawAndOrphan: a request its agent withdraws, and
@@ -289,36 +233,36 @@ func TestPendingFileFollowsWithdrawAndOrphan(t *testing.T) {
 	e := NewEnv(t)
 	e.WriteConfig("[daemon]\norphan_grace = \"1s\"\n")
 	e.StartDaemon()
-	w := watcher(t, e)
+	w := testenv.Watch(t, e)
 
 	parked := e.Dial()
 	wait := false
 	if err := parked.Send(socketproto.AskUserRequest{Request: socketproto.Request{RequestID: "parked", Questions: []socketproto.Question{pfName}}, Wait: &wait}); err != nil {
 		t.Fatal(err)
 	}
-	testdaemon.RecvType(t, parked, "ask_user_queued", clientWait)
+	testdaemon.RecvType(t, parked, "ask_user_queued", testenv.ClientWait)
 	parked.Close()
 
 	withdrawn := pfAsk(t, e, "withdrawn", pfName)
 	orphan := pfAsk(t, e, "orphan", pfName)
-	pfFile(t, e, "parked", "withdrawn", "orphan")
+	testenv.PendingFile(t, e, "parked", "withdrawn", "orphan")
 
 	if err := withdrawn.Send(socketproto.Cancel{RequestID: "withdrawn"}); err != nil {
 		t.Fatal(err)
 	}
-	testdaemon.RecvType(t, withdrawn, "ok", clientWait)
-	pfFile(t, e, "parked", "orphan")
+	testdaemon.RecvType(t, withdrawn, "ok", testenv.ClientWait)
+	testenv.PendingFile(t, e, "parked", "orphan")
 
 	orphan.Close()
 	for {
-		u := testdaemon.RecvType(t, w, "request_updated", clientWait).(socketproto.RequestUpdated)
+		u := testdaemon.RecvType(t, w, "request_updated", testenv.ClientWait).(socketproto.RequestUpdated)
 		if u.Request.RequestID == "orphan" && u.Request.Status == socketproto.StatusOrphaned {
 			break
 		}
 	}
-	pfFile(t, e, "parked", "orphan") // still shown while it may come back
+	testenv.PendingFile(t, e, "parked", "orphan") // still shown while it may come back
 	for {
-		r := testdaemon.RecvType(t, w, "request_resolved", clientWait).(socketproto.RequestResolved)
+		r := testdaemon.RecvType(t, w, "request_resolved", testenv.ClientWait).(socketproto.RequestResolved)
 		if r.RequestID == "orphan" {
 			if r.Outcome != socketproto.OutcomeWithdrawn {
 				t.Errorf("orphan: %+v", r)
@@ -326,7 +270,7 @@ func TestPendingFileFollowsWithdrawAndOrphan(t *testing.T) {
 			break
 		}
 	}
-	pfFile(t, e, "parked")
+	testenv.PendingFile(t, e, "parked")
 }
 
 // A save that does not parse is reported to panes; the next save that parses
@@ -337,14 +281,14 @@ func TestPendingFileErrorIsClearedWhenTheFileParsesAgain(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
 	pfAsk(t, e, "req-1", pfName)
-	pfFile(t, e, "req-1")
-	w := watcher(t, e)
+	testenv.PendingFile(t, e, "req-1")
+	w := testenv.Watch(t, e)
 	good, err := os.ReadFile(e.Pending)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pfRename(t, e, good[:len(good)/2])
-	bad := testdaemon.RecvType(t, w, "pending_file_error", clientWait).(socketproto.PendingFileError)
+	testenv.RenamePending(t, e, good[:len(good)/2])
+	bad := testdaemon.RecvType(t, w, "pending_file_error", testenv.ClientWait).(socketproto.PendingFileError)
 	if bad.Error == "" || bad.Path != e.Pending {
 		t.Fatalf("the broken save was reported as %+v", bad)
 	}
@@ -353,8 +297,8 @@ func TestPendingFileErrorIsClearedWhenTheFileParsesAgain(t *testing.T) {
 	if err := json.Compact(&fixed, good); err != nil {
 		t.Fatal(err)
 	}
-	pfRename(t, e, fixed.Bytes())
-	if fine := testdaemon.RecvType(t, w, "pending_file_error", clientWait).(socketproto.PendingFileError); fine.Error != "" {
+	testenv.RenamePending(t, e, fixed.Bytes())
+	if fine := testdaemon.RecvType(t, w, "pending_file_error", testenv.ClientWait).(socketproto.PendingFileError); fine.Error != "" {
 		t.Fatalf("after a save that parses: %+v, want an empty error", fine)
 	}
 }

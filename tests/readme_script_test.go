@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"askuser/tests/testenv"
 )
 
 // readmeShellScript is the sh block under "### A shell script" in the README,
@@ -49,7 +51,7 @@ func TestReadmeShellScript(t *testing.T) {
 	}
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := watcher(t, e)
+	w := testenv.Watch(t, e)
 	path := filepath.Join(e.Root, "deploy.sh")
 	if err := os.WriteFile(path, []byte(script), 0o700); err != nil {
 		t.Fatal(err)
@@ -63,13 +65,13 @@ func TestReadmeShellScript(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			id := nextAdded(t, w).RequestID
+			id := testenv.NextAdded(t, w).RequestID
 			if c.answer == nil {
 				mustClient(t, e, "", "cancel", id)
 			} else {
 				mustClient(t, e, "", append([]string{"answer", id}, c.answer...)...)
 			}
-			if code := finish(t, cmd); code != 0 {
+			if code := testenv.Finish(t, cmd); code != 0 {
 				t.Fatalf("the script exited %d; stderr: %s", code, errb.String())
 			}
 			if out.String() != c.wantOut || errb.String() != c.wantErr {

@@ -10,6 +10,9 @@ import (
 	"testing"
 
 	"askuser/socketproto"
+	"askuser/tests/termpane"
+	"askuser/tests/testenv"
+	"askuser/tests/webpane"
 )
 
 // The "remember" option on the other surfaces (docs/contract.md §13): the
@@ -20,7 +23,7 @@ func TestRulesFromTheFileAndTheCLI(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := watcher(t, e)
+	w := testenv.Watch(t, e)
 	dir := filepath.Join(e.Root, "shop")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
@@ -41,7 +44,7 @@ func TestRulesFromTheFileAndTheCLI(t *testing.T) {
 
 	// The file: the remember option's label as the answer.
 	cmd, out, errb := e.StartClient(req("make test"), "ask", "-", "--tool", "ask_user_question")
-	p := nextAdded(t, w)
+	p := testenv.NextAdded(t, w)
 	var label string
 	for _, o := range p.Questions[0].Options {
 		if strings.HasPrefix(o.Label, socketproto.RememberPrefix) && strings.HasSuffix(o.Label, "for OpenCode") {
@@ -51,10 +54,10 @@ func TestRulesFromTheFileAndTheCLI(t *testing.T) {
 	if label == "" {
 		t.Fatalf("no remember option: %+v", p.Questions[0].Options)
 	}
-	f := pfFile(t, e, p.RequestID)
+	f := testenv.PendingFile(t, e, p.RequestID)
 	a, _ := json.Marshal(label)
-	pfSave(t, e, f, p.RequestID, string(a))
-	if code := finish(t, cmd); code != 0 {
+	testenv.SavePending(t, e, f, p.RequestID, string(a))
+	if code := testenv.Finish(t, cmd); code != 0 {
 		t.Fatalf("ask: exit %d; %s", code, errb)
 	}
 	var resp socketproto.Response
@@ -91,8 +94,8 @@ func TestRulesFromTheFileAndTheCLI(t *testing.T) {
 // removes one.
 func TestWebRulesView(t *testing.T) {
 	t.Parallel()
-	e, _, b := webSetup(t, 390, 844)
-	w := watcher(t, e)
+	e, _, b := webpane.Setup(t, 390, 844)
+	w := testenv.Watch(t, e)
 	dir := filepath.Join(e.Root, "shop")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
@@ -105,22 +108,22 @@ func TestWebRulesView(t *testing.T) {
 		"permission": map[string]any{"agent": "codex", "tool": "Bash", "allow": "Allow"},
 	})
 	cmd, _, errb := e.StartClient(string(req), "ask", "-")
-	p := nextAdded(t, w)
-	chooseInAskuser(socketproto.RememberPrefix+"Bash: make test (and with more arguments) in ", ", for Codex")(t, e, p)
-	if code := finish(t, cmd); code != 0 {
+	p := testenv.NextAdded(t, w)
+	testenv.ChooseInAskuser(socketproto.RememberPrefix+"Bash: make test (and with more arguments) in ", ", for Codex")(t, e, p)
+	if code := testenv.Finish(t, cmd); code != 0 {
 		t.Fatalf("ask: exit %d %s", code, errb)
 	}
 	if _, errOut, code := e.Client(string(req), "ask", "-"); code != 0 {
 		t.Fatalf("the identical prompt: exit %d %s", code, errOut)
 	}
-	b.waitText("allowed by rule 1: Bash: make test (and with more arguments) in ")
-	b.click("#rules")
-	b.waitText("Rule 1: Bash: make test (and with more arguments)", "answered 1×", "Revoke rule 1")
-	b.click("button.revoke")
-	b.waitText("No rules.")
-	b.click("#rules")
-	b.waitGone("No rules.")
-	if errs := b.scriptErrors(); len(errs) > 0 {
+	b.WaitText("allowed by rule 1: Bash: make test (and with more arguments) in ")
+	b.Click("#rules")
+	b.WaitText("Rule 1: Bash: make test (and with more arguments)", "answered 1×", "Revoke rule 1")
+	b.Click("button.revoke")
+	b.WaitText("No rules.")
+	b.Click("#rules")
+	b.WaitGone("No rules.")
+	if errs := b.ScriptErrors(); len(errs) > 0 {
 		t.Errorf("script errors: %q", errs)
 	}
 }
@@ -143,20 +146,20 @@ func codexPrompt(command, dir string) string {
 // carries the proposal. It returns the waiting client and that prompt.
 func allowedTwice(t *testing.T, e *Env) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer, socketproto.Pending) {
 	t.Helper()
-	w := watcher(t, e)
+	w := testenv.Watch(t, e)
 	dir := filepath.Join(e.Root, "shop")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
 		cmd, _, errb := e.StartClient(codexPrompt("make test", dir), "ask", "-")
-		chooseInAskuser("Allow", "")(t, e, nextAdded(t, w))
-		if code := finish(t, cmd); code != 0 {
+		testenv.ChooseInAskuser("Allow", "")(t, e, testenv.NextAdded(t, w))
+		if code := testenv.Finish(t, cmd); code != 0 {
 			t.Fatalf("ask: exit %d %s", code, errb)
 		}
 	}
 	cmd, out, errb := e.StartClient(codexPrompt("make test", dir), "ask", "-")
-	p := nextAdded(t, w)
+	p := testenv.NextAdded(t, w)
 	opts := p.Questions[0].Options
 	if len(opts) != 4 || opts[0].Label != "Allow" || opts[1].Label != "Deny" ||
 		!strings.HasPrefix(opts[2].Description, "You allowed this 2 times.") || !strings.HasSuffix(opts[2].Label, "for Codex") {
@@ -173,10 +176,10 @@ func TestPaneTmuxProposalLeavesAllowOnKeyOne(t *testing.T) {
 	e.WriteConfig("[rules]\npropose_after = 2\n")
 	e.StartDaemon()
 	cmd, out, errb, _ := allowedTwice(t, e)
-	p := startTmuxPane(t, e, 80, 24)
-	p.waitFor("1. Allow", "2. Deny", "3. Allow, and remember")
-	p.keys("1")
-	r, code := waitClient(t, cmd, out, errb)
+	p := termpane.StartTmuxPane(t, e, 80, 24)
+	p.WaitFor("1. Allow", "2. Deny", "3. Allow, and remember")
+	p.Keys("1")
+	r, code := testenv.WaitClient(t, cmd, out, errb)
 	if code != 0 || r.Answers[0].SelectedOption != "Allow" || r.RuleID != 0 {
 		t.Fatalf("key 1: exit %d, result %+v; want Allow and no rule", code, r)
 	}
@@ -191,24 +194,24 @@ func TestWebProposalLeavesAllowFirst(t *testing.T) {
 	e := NewEnv(t)
 	e.WriteConfig("[rules]\npropose_after = 2\n")
 	e.StartDaemon()
-	b := newBrowser(t, 390, 844)
-	b.open(startWeb(t, e))
+	b := webpane.NewBrowser(t, 390, 844)
+	b.Open(webpane.Start(t, e))
 	cmd, out, errb, _ := allowedTwice(t, e)
-	b.waitText("You allowed this 2 times.")
+	b.WaitText("You allowed this 2 times.")
 	if dir := os.Getenv("ASKUSER_WEB_SCREENSHOTS"); dir != "" { // to look at, as TestWebScreenshots
-		b.screenshot(filepath.Join(dir, "phone-remember.png"))
+		b.Screenshot(filepath.Join(dir, "phone-remember.png"))
 	}
-	if got := jsValue[string](b, `document.querySelector('button.option[data-option="0"]').innerText`); !strings.Contains(got, "Allow") || strings.Contains(got, "remember") {
+	if got := webpane.JSValue[string](b, `document.querySelector('button.option[data-option="0"]').innerText`); !strings.Contains(got, "Allow") || strings.Contains(got, "remember") {
 		t.Fatalf("the first option on the page is %q; want Allow", got)
 	}
-	b.settled()
-	b.click(`button.option[data-option="0"]`)
-	b.clickText("Send")
-	r, code := waitClient(t, cmd, out, errb)
+	b.Settled()
+	b.Click(`button.option[data-option="0"]`)
+	b.ClickText("Send")
+	r, code := testenv.WaitClient(t, cmd, out, errb)
 	if code != 0 || r.Answers[0].SelectedOption != "Allow" || r.RuleID != 0 {
 		t.Fatalf("the first option: exit %d, result %+v; want Allow and no rule", code, r)
 	}
-	if errs := b.scriptErrors(); len(errs) > 0 {
+	if errs := b.ScriptErrors(); len(errs) > 0 {
 		t.Errorf("script errors: %q", errs)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"askuser/tests/skips"
 	"askuser/tests/testdaemon"
+	"askuser/tests/testenv"
 )
 
 // sshServer is a real OpenSSH sshd on loopback, for the README's recipe
@@ -66,7 +67,7 @@ func startSSHD(t *testing.T) *sshServer {
 	if err := os.WriteFile(filepath.Join(dir, "authorized_keys"), pub, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	client, _ := os.ReadFile(bin("askuser-client"))
+	client, _ := os.ReadFile(testenv.Bin("askuser-client"))
 	if err := os.WriteFile(filepath.Join(dir, "askuser-client"), client, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"askuser/socketproto"
 	"askuser/tests/testdaemon"
+	"askuser/tests/testenv"
 )
 
 // askuserd stop finds the daemon through its lock, stops it cleanly and
@@ -27,9 +28,9 @@ func TestAskuserdStop(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "pid:") || !strings.Contains(out, e.State) {
 		t.Fatalf("status (%d):\n%s", code, out)
 	}
-	daemon := e.daemon
-	e.daemon = nil // askuserd stop ends it, not the cleanup
-	stop := exec.Command(bin("askuserd"), "stop")
+	daemon := e.Daemon
+	e.Daemon = nil // askuserd stop ends it, not the cleanup
+	stop := exec.Command(testenv.Bin("askuserd"), "stop")
 	stop.Env = e.Environ()
 	msg, err := stop.CombinedOutput()
 	if err != nil || !strings.Contains(string(msg), "stopped") {
@@ -41,7 +42,7 @@ func TestAskuserdStop(t *testing.T) {
 	if _, err := os.Stat(e.Socket); !os.IsNotExist(err) {
 		t.Errorf("socket left behind: %v", err)
 	}
-	again := exec.Command(bin("askuserd"), "stop")
+	again := exec.Command(testenv.Bin("askuserd"), "stop")
 	again.Env = e.Environ()
 	if msg, err := again.CombinedOutput(); err != nil || !strings.Contains(string(msg), "no daemon is running") {
 		t.Errorf("stop with none running: %v\n%s", err, msg)
@@ -53,8 +54,8 @@ func TestSIGHUPStopsTheDaemonCleanly(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	daemon := e.daemon
-	e.daemon = nil
+	daemon := e.Daemon
+	e.Daemon = nil
 	_ = daemon.Process.Signal(syscall.SIGHUP)
 	done := make(chan error, 1)
 	go func() { done <- daemon.Wait() }()
@@ -79,8 +80,8 @@ func TestAskWaitsForADaemonStoppedOnPurpose(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	w := watcher(t, e)
-	ask := exec.Command(bin("askuser-client"), "ask", "--request-id", "kept-1", "--question", "Still there?", "--format", "text")
+	w := testenv.Watch(t, e)
+	ask := exec.Command(testenv.Bin("askuser-client"), "ask", "--request-id", "kept-1", "--question", "Still there?", "--format", "text")
 	ask.Env = e.Environ()
 	var out bytes.Buffer
 	errb := &testdaemon.LogBuffer{} // read while the client runs
@@ -94,11 +95,11 @@ func TestAskWaitsForADaemonStoppedOnPurpose(t *testing.T) {
 			_ = ask.Wait()
 		}
 	})
-	nextAdded(t, w)
+	testenv.NextAdded(t, w)
 	w.Close()
-	daemon := e.daemon
-	e.daemon = nil
-	stop := exec.Command(bin("askuserd"), "stop")
+	daemon := e.Daemon
+	e.Daemon = nil
+	stop := exec.Command(testenv.Bin("askuserd"), "stop")
 	stop.Env = e.Environ()
 	if msg, err := stop.CombinedOutput(); err != nil {
 		t.Fatalf("askuserd stop: %v\n%s", err, msg)
@@ -119,7 +120,7 @@ func TestAskWaitsForADaemonStoppedOnPurpose(t *testing.T) {
 
 	e.StartDaemon() // the user starts it again: the question is back, the ask resumes
 	mustClient(t, e, "", "answer", "kept-1", "yes")
-	if code := finish(t, ask); code != 0 || out.String() != "Still there?: yes\n" {
+	if code := testenv.Finish(t, ask); code != 0 || out.String() != "Still there?: yes\n" {
 		t.Fatalf("ask: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
 	}
 }
@@ -132,7 +133,7 @@ func TestAutostartSaysWhyTheDaemonRefused(t *testing.T) {
 	e := NewEnv(t)
 	e.StartDaemon()
 	other := e.Root + "/other.sock"
-	cmd := exec.Command(bin("askuser-client"), "ask", "--socket", other, "--question", "Hello?")
+	cmd := exec.Command(testenv.Bin("askuser-client"), "ask", "--socket", other, "--question", "Hello?")
 	cmd.Env = e.Environ()
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -156,7 +157,7 @@ func TestAutostartSaysWhyTheDaemonRefused(t *testing.T) {
 	// list and status with no daemon at all say what to do.
 	none := e.Root + "/none.sock"
 	for _, sub := range []string{"list", "status"} {
-		c := exec.Command(bin("askuser-client"), sub, "--socket", none)
+		c := exec.Command(testenv.Bin("askuser-client"), sub, "--socket", none)
 		c.Env = e.Environ()
 		msg, _ := c.CombinedOutput()
 		if !strings.Contains(string(msg), "no askuserd is running there: start one with 'askuserd'") {
@@ -223,7 +224,7 @@ func TestAutostartRefusalAfterTheClientReachedTheSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	client := filepath.Join(dir, "askuser-client")
-	b, err := os.ReadFile(bin("askuser-client"))
+	b, err := os.ReadFile(testenv.Bin("askuser-client"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"askuser/socketproto"
+	"askuser/tests/testenv"
 )
 
 // An attack on the trust rules of docs/contract.md §2 with the real binaries: another
@@ -243,7 +244,7 @@ func runClient(t *testing.T, env []string, stdin string, args ...string) (string
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin("askuser-client"), args...)
+	cmd := exec.CommandContext(ctx, testenv.Bin("askuser-client"), args...)
 	cmd.Env = env
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
@@ -300,7 +301,7 @@ func TestTrustPlantedSocketDirectory(t *testing.T) {
 	wantRefusal("claude-hook's stderr", errs)
 
 	// The MCP server: a permission prompt is never allowed.
-	cmd := exec.Command(bin("askuser-client"), "mcp")
+	cmd := exec.Command(testenv.Bin("askuser-client"), "mcp")
 	cmd.Env = env
 	p := mcpSpawnCmd(t, cmd, "claude-code")
 	res := mcpResultOf(t, p, mcpCallInBackground(context.Background(), p, "permission_prompt",
@@ -320,7 +321,7 @@ func TestTrustPlantedSocketDirectory(t *testing.T) {
 	// The pane.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	pane := exec.CommandContext(ctx, bin("askuserd"))
+	pane := exec.CommandContext(ctx, testenv.Bin("askuserd"))
 	pane.Env = env
 	pane.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	var paneErr bytes.Buffer

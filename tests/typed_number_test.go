@@ -10,6 +10,7 @@ import (
 
 	"askuser/socketproto"
 	"askuser/tests/testdaemon"
+	"askuser/tests/testenv"
 )
 
 // A typed number answered from the shell reaches the agent exactly as
@@ -64,7 +65,7 @@ func TestMCPProxyTypedNumberFromTheShell(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.StartDaemon()
-	events := watcher(t, e)
+	events := testenv.Watch(t, e)
 	p := proxySpawn(t, e, "proxy-test", nil, proxyProtocols[0])
 	ch := mcpCallInBackground(context.Background(), p, "configure", map[string]any{})
 	added := testdaemon.RecvType(t, events, "request_added", 10*time.Second).(socketproto.RequestAdded).Request

@@ -1,4 +1,4 @@
-// The editor of askuser's ACP tests (tests/agents_acp_test.go), played by
+// The editor of askuser's ACP tests (tests/agents/acp_test.go), played by
 // the official ACP client library: node editor.mjs CWD PROMPT -- COMMAND [ARG…]
 // runs COMMAND (askuser-client acp-proxy -- AGENT) as an editor would,
 // initializes, opens a session in CWD and sends PROMPT. It writes one JSON

@@ -16,14 +16,22 @@ const Settle = 30 * time.Second
 // and the last state seen, so that a failure says what never happened.
 func Eventually(t testing.TB, what string, check func() (done bool, saw string)) string {
 	t.Helper()
-	deadline := time.Now().Add(Settle)
+	return EventuallyWithin(t, Settle, what, check)
+}
+
+// EventuallyWithin is Eventually with a safety net of limit instead of
+// Settle, for what waits on a program slower than askuser's own (a real
+// agent, started from npm, on a loaded machine).
+func EventuallyWithin(t testing.TB, limit time.Duration, what string, check func() (done bool, saw string)) string {
+	t.Helper()
+	deadline := time.Now().Add(limit)
 	for {
 		done, saw := check()
 		if done {
 			return saw
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("waited %v for %s; last saw:\n%s", Settle, what, saw)
+			t.Fatalf("waited %v for %s; last saw:\n%s", limit, what, saw)
 			return saw
 		}
 		time.Sleep(15 * time.Millisecond)
