@@ -213,7 +213,7 @@ func TestUnreadableSaveLandingDuringRewrite(t *testing.T) {
 	r.s.write()
 	seen := r.s.onDisk
 	saveByRename(t, r.path, []byte(`{"someone else's": "save"}`), ".tmp")
-	prev, err := swapIn(r.path, Render([]socketproto.Pending{pending("a", nameQuestion)}))
+	_, prev, err := swapIn(r.path, Render([]socketproto.Pending{pending("a", nameQuestion)}))
 	if err != nil {
 		t.Fatal(err)
 	}

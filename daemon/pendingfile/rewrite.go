@@ -3,7 +3,6 @@ package pendingfile
 import (
 	"crypto/sha256"
 	"errors"
-	"os"
 	"time"
 )
 
@@ -47,7 +46,7 @@ func (s *Syncer) write() {
 	before := s.onDisk
 	start := time.Now()
 	s.id.writing(rev, h, s.onDisk, pending)
-	prev, err := swapIn(s.path, out)
+	written, prev, err := swapIn(s.path, out)
 	switch {
 	case errors.Is(err, errNotSynced):
 		// In place: count it as written, or the next read would take the
@@ -70,14 +69,13 @@ func (s *Syncer) write() {
 	}
 	var big fileID
 	if len(out) > maxFileBytes {
-		if fi, err := os.Lstat(s.path); err == nil {
-			big = idOf(fi)
-		}
+		big = written
 	}
 	s.id.wrote(h, big)
-	if fi, err := os.Lstat(s.path); err == nil {
-		s.ourFile = idOf(fi)
-	}
+	// The identity of the file written, not of what is at the path now: a
+	// save that replaced it since is the user's, and must not pass for the
+	// daemon's own.
+	s.ourFile = written
 	s.onDisk = h
 	s.rewrites.Add(1)
 	s.nextWrite = time.Now().Add(min(max(2*time.Since(start), minGap), maxGap))

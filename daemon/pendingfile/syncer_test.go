@@ -115,7 +115,7 @@ func TestSaveLandingDuringRewrite(t *testing.T) {
 	// The user saves; the daemon rewrites before reading it (as if the save
 	// landed between its read and its rename).
 	saveByRename(t, r.path, fill(t, f, "a", `"orders"`), ".tmp")
-	prev, err := swapIn(r.path, Render(nil))
+	_, prev, err := swapIn(r.path, Render(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestFIFOLandingDuringRewrite(t *testing.T) {
 	if err := syscall.Mkfifo(r.path, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	prev, err := swapIn(r.path, Render(nil))
+	_, prev, err := swapIn(r.path, Render(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +367,7 @@ func TestRewriteWhoseDirectoryWillNotSync(t *testing.T) {
 	r.s.write()
 	f := r.fileWith("a")
 	seen := r.s.onDisk
-	if prev, err := swapIn(r.path, r.read()); err != nil || prev == "" {
+	if _, prev, err := swapIn(r.path, r.read()); err != nil || prev == "" {
 		skips.Skipf(t, "this file system cannot exchange files atomically (%v)", err)
 	} else {
 		os.Remove(prev)
@@ -379,7 +379,7 @@ func TestRewriteWhoseDirectoryWillNotSync(t *testing.T) {
 
 	// A save the rewrite swaps out (see TestSaveLandingDuringRewrite).
 	saveByRename(t, r.path, fill(t, f, "a", `"orders"`), ".tmp")
-	prev, err := swapIn(r.path, Render(nil))
+	_, prev, err := swapIn(r.path, Render(nil))
 	if !errors.Is(err, errNotSynced) || prev == "" {
 		t.Fatalf("swapIn: %v, previous file %q; want errNotSynced and the swapped-out save", err, prev)
 	}

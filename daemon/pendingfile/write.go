@@ -27,15 +27,24 @@ func writeAtomic(path string, data []byte) error {
 // destroying it: a user's save that landed a moment before the swap is still
 // there to be read. The caller removes prev. With errNotSynced the swap did
 // happen, and prev is handed back all the same.
-func swapIn(path string, data []byte) (prev string, err error) {
+//
+// written is the new file's identity, taken before the swap: the file at
+// path a moment after it may already be a user's save that replaced it.
+func swapIn(path string, data []byte) (written fileID, prev string, err error) {
 	tmp, err := writeTemp(path, data)
 	if err != nil {
-		return "", err
+		return fileID{}, "", err
 	}
+	fi, err := os.Lstat(tmp)
+	if err != nil {
+		os.Remove(tmp)
+		return fileID{}, "", err
+	}
+	written = idOf(fi) // a rename keeps the inode, its size and its time
 	had, err := exchange(tmp, path)
 	if err != nil {
 		os.Remove(tmp)
-		return "", err
+		return fileID{}, "", err
 	}
 	if !had {
 		tmp = ""
@@ -44,9 +53,9 @@ func swapIn(path string, data []byte) (prev string, err error) {
 		// The swap is done whatever the sync says (some file systems refuse
 		// to sync a directory at all): the previous file is still handed
 		// back, as it may hold a save.
-		return tmp, fmt.Errorf("%w: %w", errNotSynced, err)
+		return written, tmp, fmt.Errorf("%w: %w", errNotSynced, err)
 	}
-	return tmp, nil
+	return written, tmp, nil
 }
 
 // errNotSynced is wrapped by swapIn and writeAtomic when the new file is in
