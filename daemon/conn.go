@@ -25,10 +25,10 @@ type conn struct {
 	spoke   atomic.Bool
 	evicted bool
 
-	role       socketproto.Role    // subscriber role; "" when not subscribed
-	asking     map[string]*request // requests this connection waits for
-	gone       bool                // disconnected; nothing more is sent
-	halfClosed bool                // the client has sent all it will send
+	role       socketproto.Role // subscriber role; "" when not subscribed
+	asking     waitSet          // requests this connection waits for
+	gone       bool             // disconnected; nothing more is sent
+	halfClosed bool             // the client has sent all it will send
 }
 
 // send encodes msg and queues it; a backlog past the bound disconnects the
@@ -242,7 +242,7 @@ func (s *state) halfClosed(c *conn) {
 
 // closeIfDone closes a half-closed connection that waits for nothing.
 func (s *state) closeIfDone(c *conn) {
-	if c.halfClosed && !c.gone && len(c.asking) == 0 && c.role == "" {
+	if c.halfClosed && !c.gone && c.asking.len() == 0 && c.role == "" {
 		s.disconnected(c)
 	}
 }
@@ -255,10 +255,10 @@ func (s *state) disconnected(c *conn) {
 	}
 	s.unsubscribe(c)
 	c.gone = true
-	for _, r := range c.asking {
+	for _, r := range c.asking.all() {
 		s.removeWaiter(r, c)
 	}
-	c.asking = nil
+	c.asking = waitSet{}
 	s.closeAfter(c, nil)
 	s.log.Debug("client left", "conn", c.id)
 }

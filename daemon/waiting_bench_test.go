@@ -7,7 +7,10 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"strings"
 	"testing"
+
+	"askuser/tests/testdaemon"
 )
 
 var waitingHeapProfile = flag.String("waiting-heap-profile", "",
@@ -90,5 +93,55 @@ func writeHeapProfile(b *testing.B, path string) {
 	defer f.Close()
 	if err := pprof.WriteHeapProfile(f); err != nil {
 		b.Fatal(err)
+	}
+}
+
+// BenchmarkAnswerWaitingAgents answers 2,000 waiting agents through one
+// connection, as fast as it takes the answers, and reports the time from the
+// first answer to the last agent's result. -cpuprofile shows what each
+// answer costs the daemon.
+func BenchmarkAnswerWaitingAgents(b *testing.B) {
+	const agents = 2000
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		sock := testDaemon(b, nil)
+		conns := make([]*net.UnixConn, agents)
+		for a := range conns {
+			conns[a] = askAndWait(b, sock, fmt.Sprintf("w%d", a))
+		}
+		answerer := testdaemon.DialRaw(b, sock)
+		results := make(chan error, agents)
+		for _, c := range conns {
+			go func() {
+				buf := make([]byte, 4096)
+				for got := 0; ; {
+					n, err := c.Read(buf[got:])
+					if err != nil {
+						results <- err
+						return
+					}
+					got += n
+					if buf[got-1] == '\n' {
+						results <- nil
+						return
+					}
+				}
+			}()
+		}
+		var all strings.Builder
+		for a := range agents {
+			fmt.Fprintf(&all, `{"type":"answer","requestId":"w%d","answers":["Answer for agent %d"],"via":"cli"}`+"\n", a, a)
+		}
+		b.StartTimer()
+		go answerer.Send(all.String())
+		for range agents {
+			if err := <-results; err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		for _, c := range conns {
+			c.Close()
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 
 	"askuser/internal/statefile"
 
@@ -33,9 +34,22 @@ func readRegular(path string) ([]byte, os.FileInfo, error) {
 	if fi.Size() > maxFileBytes {
 		return nil, fi, errTooLarge
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
-	if err != nil {
-		return nil, fi, err
+	// Read into a buffer of the size the file has (a byte more, to meet the
+	// end without growing it): io.ReadAll's doubling takes up to twice as
+	// much, for a file the daemon reads back at every rewrite.
+	data := make([]byte, 0, fi.Size()+1)
+	for len(data) <= maxFileBytes {
+		if len(data) == cap(data) {
+			data = slices.Grow(data, 4096) // it grew since the stat
+		}
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fi, err
+		}
 	}
 	if len(data) > maxFileBytes {
 		return nil, fi, errTooLarge

@@ -37,7 +37,7 @@ func (s *Syncer) write() {
 	s.dropResolved(pending)
 	// The same requests and drafts as the file on disk, in the revision it
 	// has: nothing to write.
-	if cur := s.render.render(s.id.rev, pending); sha256.Sum256(cur) == s.onDisk {
+	if s.render.sum(s.id.rev, pending) == s.onDisk {
 		s.id.written = s.onDisk
 		return
 	}
