@@ -38,6 +38,11 @@ type identity struct {
 
 	rev   int64  // the revision of the last write
 	bases []base // recent revisions, oldest first (at most maxBases)
+	// held is, for each request in a revision of bases, the revisions that
+	// held it, as runs of consecutive ones (oldest first). A revision's
+	// requests are one map entry each here, not one per revision: with
+	// 10,000 requests and 32 revisions that is 10,000 entries, not 320,000.
+	held map[string][]revRun
 
 	// answersWritten is every filled answer the daemon has written into the file
 	// for each pending request, by question, as hashes: with a save's base
@@ -59,11 +64,17 @@ func hashAnswer(raw json.RawMessage) answerHash {
 const maxWrotePerQuestion = 64
 
 // base is what one revision of the file held: each request's answers as
-// written, by request id (nil: none filled).
+// written, by request id (nil: none filled). In the ledger Drafts lists
+// every request the revision held; in memory only those with an answer
+// filled, the others being in identity.held.
 type base struct {
 	Revision int64                        `json:"revision"`
 	Drafts   map[string][]json.RawMessage `json:"drafts"`
 }
+
+// revRun is the revisions from first to last of identity.bases, each of
+// which held a request.
+type revRun struct{ first, last int64 }
 
 const (
 	// maxTaken saves are remembered as taken in: a save is one state of one
@@ -113,10 +124,61 @@ func (id *identity) baseOf(rev int64) map[string][]json.RawMessage {
 	}
 	for _, b := range id.bases {
 		if b.Revision == rev {
-			return b.Drafts
+			return id.whole(b)
 		}
 	}
 	return nil
+}
+
+// whole is what base b held: every request, with its answers if filled.
+func (id *identity) whole(b base) map[string][]json.RawMessage {
+	out := make(map[string][]json.RawMessage)
+	for reqID, runs := range id.held {
+		for _, r := range runs {
+			if r.first <= b.Revision && b.Revision <= r.last {
+				out[reqID] = b.Drafts[reqID]
+				break
+			}
+		}
+	}
+	return out
+}
+
+// keep adds revision rev, holding the requests whole gives (with their
+// answers, or nil), to the bases, and forgets the oldest past maxBases.
+func (id *identity) keep(rev int64, whole map[string][]json.RawMessage) {
+	var prev int64
+	if len(id.bases) > 0 {
+		prev = id.bases[len(id.bases)-1].Revision
+	}
+	filled := map[string][]json.RawMessage{}
+	if id.held == nil {
+		id.held = map[string][]revRun{}
+	}
+	for reqID, d := range whole {
+		if d != nil {
+			filled[reqID] = d
+		}
+		runs := id.held[reqID]
+		if n := len(runs); n > 0 && runs[n-1].last == prev && prev != 0 {
+			runs[n-1].last = rev
+		} else {
+			id.held[reqID] = append(runs, revRun{rev, rev})
+		}
+	}
+	id.bases = append(id.bases, base{Revision: rev, Drafts: filled})
+	if n := len(id.bases) - maxBases; n > 0 {
+		id.bases = slices.Delete(id.bases, 0, n)
+		oldest := id.bases[0].Revision
+		for reqID, runs := range id.held {
+			runs = slices.DeleteFunc(runs, func(r revRun) bool { return r.last < oldest })
+			if len(runs) == 0 {
+				delete(id.held, reqID)
+			} else {
+				id.held[reqID] = runs
+			}
+		}
+	}
 }
 
 // nextRevision is the revision of the next write.
@@ -136,11 +198,8 @@ func (id *identity) writing(rev int64, h, cur [32]byte, pending []socketproto.Pe
 		}
 		drafts[p.RequestID] = d
 	}
-	id.bases = append(id.bases, base{Revision: rev, Drafts: drafts})
+	id.keep(rev, drafts)
 	id.noteWritten(pending)
-	if n := len(id.bases) - maxBases; n > 0 {
-		id.bases = slices.Delete(id.bases, 0, n)
-	}
 	id.onDisk = [][32]byte{h}
 	if id.ours(cur) {
 		id.onDisk = append(id.onDisk, cur) // still what is on disk until the swap
@@ -224,12 +283,16 @@ func (id *identity) load(fileRev int64) {
 	id.inherited = hashes(l.Ours)
 	id.onDisk = id.inherited
 	id.taken = hashes(l.Taken)
+	var bases []base
 	for _, b := range l.Bases {
 		if b.Revision > 0 && b.Revision <= id.rev {
-			id.bases = append(id.bases, b)
+			bases = append(bases, b)
 		}
 	}
-	slices.SortFunc(id.bases, func(a, b base) int { return int(a.Revision - b.Revision) })
+	slices.SortFunc(bases, func(a, b base) int { return int(a.Revision - b.Revision) })
+	for _, b := range bases {
+		id.keep(b.Revision, b.Drafts)
+	}
 	id.answersWritten = make(map[string][][]answerHash, len(l.Wrote))
 	for reqID, qs := range l.Wrote {
 		hs := make([][]answerHash, len(qs))
@@ -265,7 +328,8 @@ func (id *identity) store() {
 		}
 	}
 	size := 0
-	for i := len(id.bases) - 1; i >= 0 && len(l.Bases) < ledgerBases; i-- {
+	var bases []json.RawMessage
+	for i := len(id.bases) - 1; i >= 0 && len(bases) < ledgerBases; i-- {
 		b := id.bases[i]
 		n := 0
 		for _, d := range b.Drafts {
@@ -273,13 +337,22 @@ func (id *identity) store() {
 				n += len(a) + 1
 			}
 		}
-		if len(l.Bases) > 0 && size+n > ledgerBaseBytes {
+		if len(bases) > 0 && size+n > ledgerBaseBytes {
 			break
 		}
 		size += n
-		l.Bases = append(l.Bases, b)
+		// Whole, and encoded one at a time: the ledger lists every request
+		// each revision held.
+		enc, err := json.Marshal(base{Revision: b.Revision, Drafts: id.whole(b)})
+		if err != nil {
+			return
+		}
+		bases = append(bases, enc)
 	}
-	data, err := json.Marshal(l)
+	data, err := json.Marshal(struct {
+		ledger
+		Bases []json.RawMessage `json:"bases,omitempty"`
+	}{l, bases})
 	if err != nil {
 		return
 	}

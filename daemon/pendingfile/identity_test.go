@@ -65,6 +65,21 @@ func TestIdentity(t *testing.T) {
 				}
 			},
 			checks: []check{{file: "0"}, {file: "1", took: true}, {file: itoa(maxTaken), took: true}}},
+		{name: "a request that leaves and comes back is in the revisions that held it",
+			steps: func(id *identity) {
+				id.writing(1, h("one"), [32]byte{}, drafted)
+				id.writing(2, h("two"), [32]byte{}, drafted[1:])
+				id.writing(3, h("three"), [32]byte{}, drafted)
+			},
+			bases: map[int64][]string{1: {"r", "s"}, 2: {"s"}, 3: {"r", "s"}}},
+		{name: "the same after a restart",
+			steps: func(id *identity) {
+				id.writing(1, h("one"), [32]byte{}, drafted)
+				id.writing(2, h("two"), [32]byte{}, drafted[1:])
+				id.writing(3, h("three"), [32]byte{}, drafted)
+			},
+			restart: true,
+			bases:   map[int64][]string{1: {"r", "s"}, 2: {"s"}, 3: {"r", "s"}}},
 		{name: "only the last revisions are kept",
 			steps: func(id *identity) {
 				for i := range maxBases + 1 {
@@ -102,6 +117,9 @@ func TestIdentity(t *testing.T) {
 					if _, ok := b[x]; !ok {
 						t.Errorf("baseOf(%d) lacks %s", rev, x)
 					}
+				}
+				if d, ok := b["r"]; ok && (len(d) != 1 || string(d[0]) != `"x"`) {
+					t.Errorf("baseOf(%d) holds r's answers as %q, want the draft written", rev, d)
 				}
 			}
 		})
