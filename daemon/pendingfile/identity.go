@@ -210,7 +210,9 @@ func (id *identity) writing(rev int64, h, cur [32]byte, pending []socketproto.Pe
 // noteWritten adds the filled answers about to be written to answersWritten, and
 // forgets the requests no longer pending.
 func (id *identity) noteWritten(pending []socketproto.Pending) {
-	next := make(map[string][][]answerHash, len(pending))
+	// Not sized for every request: only those with an answer filled are
+	// kept, and a map keeps the room it was made with.
+	next := map[string][][]answerHash{}
 	for _, p := range pending {
 		qs := id.answersWritten[p.RequestID]
 		for i, a := range p.Draft {
