@@ -120,6 +120,10 @@ func Run(ctx context.Context, opts Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	d.q = newQueue(opts, d.log)
+	memory := newMemoryReturn()
+	d.q.stepped = memory.stepped
+	d.wg.Add(1)
+	go func() { defer d.wg.Done(); memory.run(ctx) }()
 	queueDone := make(chan struct{})
 	go func() { d.q.run(ctx); close(queueDone) }()
 	if err := d.startServices(ctx); err != nil {
