@@ -64,17 +64,17 @@ func hashAnswer(raw json.RawMessage) answerHash {
 const maxWrotePerQuestion = 64
 
 // base is what one revision of the file held: each request's answers as
-// written, by request id (nil: none filled). In the ledger Drafts lists
-// every request the revision held; in memory only those with an answer
-// filled, the others being in identity.held.
+// written, by request id (nil: none filled). Drafts lists only requests with
+// an answer filled; identity.held says which others it held. (A ledger from
+// before identity.held lists every request in Drafts.)
 type base struct {
 	Revision int64                        `json:"revision"`
 	Drafts   map[string][]json.RawMessage `json:"drafts"`
 }
 
-// revRun is the revisions from first to last of identity.bases, each of
-// which held a request.
-type revRun struct{ first, last int64 }
+// revRun is the revisions from the first to the last (revRun[1]) of
+// identity.bases, each of which held a request.
+type revRun [2]int64
 
 const (
 	// maxTaken saves are remembered as taken in: a save is one state of one
@@ -96,6 +96,9 @@ type ledger struct {
 	Ours     []string `json:"ours"`
 	Taken    []string `json:"taken,omitempty"`
 	Bases    []base   `json:"bases,omitempty"`
+	// Held: identity.held, which requests the bases held. Without it (a
+	// ledger from before it) each base's drafts list every request it held.
+	Held map[string][]revRun `json:"held,omitempty"`
 	// Wrote: identity.answersWritten, as hex.
 	Wrote map[string][][]string `json:"wrote,omitempty"`
 }
@@ -135,7 +138,7 @@ func (id *identity) whole(b base) map[string][]json.RawMessage {
 	out := make(map[string][]json.RawMessage)
 	for reqID, runs := range id.held {
 		for _, r := range runs {
-			if r.first <= b.Revision && b.Revision <= r.last {
+			if r[0] <= b.Revision && b.Revision <= r[1] {
 				out[reqID] = b.Drafts[reqID]
 				break
 			}
@@ -160,8 +163,8 @@ func (id *identity) keep(rev int64, whole map[string][]json.RawMessage) {
 			filled[reqID] = d
 		}
 		runs := id.held[reqID]
-		if n := len(runs); n > 0 && runs[n-1].last == prev && prev != 0 {
-			runs[n-1].last = rev
+		if n := len(runs); n > 0 && runs[n-1][1] == prev && prev != 0 {
+			runs[n-1][1] = rev
 		} else {
 			id.held[reqID] = append(runs, revRun{rev, rev})
 		}
@@ -171,7 +174,7 @@ func (id *identity) keep(rev int64, whole map[string][]json.RawMessage) {
 		id.bases = slices.Delete(id.bases, 0, n)
 		oldest := id.bases[0].Revision
 		for reqID, runs := range id.held {
-			runs = slices.DeleteFunc(runs, func(r revRun) bool { return r.last < oldest })
+			runs = slices.DeleteFunc(runs, func(r revRun) bool { return r[1] < oldest })
 			if len(runs) == 0 {
 				delete(id.held, reqID)
 			} else {
@@ -292,8 +295,12 @@ func (id *identity) load(fileRev int64) {
 		}
 	}
 	slices.SortFunc(bases, func(a, b base) int { return int(a.Revision - b.Revision) })
-	for _, b := range bases {
-		id.keep(b.Revision, b.Drafts)
+	if l.Held != nil {
+		id.bases, id.held = bases, l.Held
+	} else {
+		for _, b := range bases {
+			id.keep(b.Revision, b.Drafts)
+		}
 	}
 	id.answersWritten = make(map[string][][]answerHash, len(l.Wrote))
 	for reqID, qs := range l.Wrote {
@@ -330,8 +337,7 @@ func (id *identity) store() {
 		}
 	}
 	size := 0
-	var bases []json.RawMessage
-	for i := len(id.bases) - 1; i >= 0 && len(bases) < ledgerBases; i-- {
+	for i := len(id.bases) - 1; i >= 0 && len(l.Bases) < ledgerBases; i-- {
 		b := id.bases[i]
 		n := 0
 		for _, d := range b.Drafts {
@@ -339,22 +345,14 @@ func (id *identity) store() {
 				n += len(a) + 1
 			}
 		}
-		if len(bases) > 0 && size+n > ledgerBaseBytes {
+		if len(l.Bases) > 0 && size+n > ledgerBaseBytes {
 			break
 		}
 		size += n
-		// Whole, and encoded one at a time: the ledger lists every request
-		// each revision held.
-		enc, err := json.Marshal(base{Revision: b.Revision, Drafts: id.whole(b)})
-		if err != nil {
-			return
-		}
-		bases = append(bases, enc)
+		l.Bases = append(l.Bases, b)
 	}
-	data, err := json.Marshal(struct {
-		ledger
-		Bases []json.RawMessage `json:"bases,omitempty"`
-	}{l, bases})
+	l.Held = id.held
+	data, err := json.Marshal(l)
 	if err != nil {
 		return
 	}

@@ -3,7 +3,11 @@ package pendingfile
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -124,6 +128,34 @@ func TestIdentity(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLedgerBeforeHeld: a ledger written before the bases kept which
+// requests they held apart from their drafts lists them all in its drafts,
+// and is read as it was meant.
+func TestLedgerBeforeHeld(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pending-questions.json")
+	id := newIdentity(path)
+	old := `{"revision":3,"ours":[],"bases":[{"revision":2,"drafts":{"r":["x"],"s":null}},{"revision":3,"drafts":{"s":null}}]}`
+	if err := os.WriteFile(id.ledgerPath, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	id.load(0)
+	for rev, want := range map[int64]string{2: `r:["x"] s:[]`, 3: `s:[]`} {
+		if got := describeBase(id.baseOf(rev)); got != want {
+			t.Errorf("baseOf(%d) = %s, want %s", rev, got, want)
+		}
+	}
+}
+
+// describeBase lists a base's requests and their drafts, in order.
+func describeBase(b map[string][]json.RawMessage) string {
+	var out []string
+	for reqID, d := range b {
+		out = append(out, fmt.Sprintf("%s:%s", reqID, d))
+	}
+	slices.Sort(out)
+	return strings.Join(out, " ")
 }
 
 // TestSaveTakenInOnceAcrossACrash: a save taken in, then a newer draft from
