@@ -205,18 +205,25 @@ const (
 
 // render builds the file as revision rev (0: no "revision" field).
 func (r *renderer) render(rev int64, pending []socketproto.Pending) []byte {
-	texts, size := r.texts(pending)
+	return r.build(rev, r.texts(pending))
+}
+
+// build is the file made of texts as revision rev.
+func (r *renderer) build(rev int64, texts [][]byte) []byte {
+	size := len(fileHead) + len(Instructions) + 16 + len(requestsHead) + len(requestsTail)
+	for _, t := range texts {
+		size += len(t) + 2 + len(elemIndent)
+	}
 	var out bytes.Buffer
 	out.Grow(size)
 	r.emit(&out, rev, texts)
 	return out.Bytes()
 }
 
-// sum is the SHA-256 of render(rev, pending), found without holding the
-// file: at 10,000 requests it is megabytes, made at every rewrite only to
-// learn whether anything changed.
-func (r *renderer) sum(rev int64, pending []socketproto.Pending) [32]byte {
-	texts, _ := r.texts(pending)
+// sum is the SHA-256 of build(rev, texts), found without holding the file:
+// at 10,000 requests it is megabytes, made at every rewrite only to learn
+// whether anything changed.
+func (r *renderer) sum(rev int64, texts [][]byte) [32]byte {
 	h := hashWriter{sha256.New()}
 	r.emit(h, rev, texts)
 	var sum [32]byte
@@ -224,15 +231,13 @@ func (r *renderer) sum(rev int64, pending []socketproto.Pending) [32]byte {
 	return sum
 }
 
-// texts is each request's text, from the cache when it has not changed,
-// and the size of the file they make.
-func (r *renderer) texts(pending []socketproto.Pending) (texts [][]byte, size int) {
+// texts is each request's text, from the cache when it has not changed.
+func (r *renderer) texts(pending []socketproto.Pending) [][]byte {
 	if r.cache == nil {
 		r.cache = make(map[string]*renderedRequest, len(pending))
 	}
 	r.gen++
-	texts = make([][]byte, len(pending))
-	size = len(fileHead) + len(Instructions) + 16 + len(requestsHead) + len(requestsTail)
+	texts := make([][]byte, len(pending))
 	for i, p := range pending {
 		key := requestKey(p)
 		c := r.cache[p.RequestID]
@@ -242,14 +247,13 @@ func (r *renderer) texts(pending []socketproto.Pending) (texts [][]byte, size in
 		}
 		c.gen = r.gen
 		texts[i] = c.text
-		size += len(c.text) + 2 + len(elemIndent)
 	}
 	for id, c := range r.cache {
 		if c.gen != r.gen {
 			delete(r.cache, id) // no longer pending
 		}
 	}
-	return texts, size
+	return texts
 }
 
 // fileWriter is what emit writes the file to.
