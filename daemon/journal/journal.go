@@ -196,12 +196,9 @@ func (j *Journal) writeState(b []byte) error {
 		}
 	}
 	if !j.checked || j.f == nil {
-		if err := j.openState(); err != nil {
-			return err
-		}
-		fi, err := j.f.Stat()
+		fi, err := j.openState()
 		if err != nil {
-			return j.unavailable(err)
+			return err
 		}
 		if rewrite, err := j.mustRewrite(fi); err != nil {
 			return err
@@ -227,28 +224,32 @@ func (j *Journal) writeState(b []byte) error {
 }
 
 // openState opens state.jsonl for appending, unless the file open is still
-// the one at its path.
-func (j *Journal) openState() error {
-	if j.f != nil && !j.stillAtPath() {
-		j.closeFile()
-	}
+// the one at its path, and says what the open file is now.
+func (j *Journal) openState() (fs.FileInfo, error) {
 	if j.f != nil {
-		return nil
+		if held, ok := j.stillAtPath(); ok {
+			return held, nil
+		}
+		j.closeFile()
 	}
 	f, err := openRegular(j.path, unix.O_RDWR|unix.O_APPEND, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		// Deleted under us (or the whole state dir): the records
 		// before this one went with it; write the whole live state.
 		if err := j.Compact(); err != nil {
-			return err
+			return nil, err
 		}
 		f, err = openRegular(j.path, unix.O_RDWR|unix.O_APPEND, false)
 	}
 	if err != nil {
-		return j.unavailable(err)
+		return nil, j.unavailable(err)
 	}
 	j.f = f
-	return nil
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, j.unavailable(err)
+	}
+	return fi, nil
 }
 
 // mustRewrite reports whether the open journal, as fi found it, can no
@@ -295,9 +296,9 @@ func (j *Journal) appendHistory(entries []history.Entry) {
 	if len(j.unhistoried) == 0 {
 		return
 	}
-	f, err := j.historyFile()
+	f, fi, err := j.historyFile()
 	if err == nil {
-		if err = j.appendHistoryTo(f); err != nil {
+		if err = j.appendHistoryTo(f, fi); err != nil {
 			j.dropHistoryFile()
 		}
 	}
@@ -326,24 +327,24 @@ func (j *Journal) historyTrouble(msg string) {
 // answer's trip through the daemon — for as long as the path still names
 // the same file: one removed, replaced or written back with the state dir is
 // opened afresh, so an entry never goes into a file no one can read.
-func (j *Journal) historyFile() (*os.File, error) {
+func (j *Journal) historyFile() (*os.File, os.FileInfo, error) {
 	if j.histFile != nil {
 		if fi, err := os.Lstat(j.history); err == nil && os.SameFile(fi, j.histInfo) {
-			return j.histFile, nil
+			return j.histFile, fi, nil // the same file: its size too
 		}
 		j.dropHistoryFile()
 	}
 	f, err := openRegular(j.history, unix.O_RDWR|unix.O_APPEND|unix.O_CREAT, true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	j.histFile, j.histInfo = f, fi
-	return f, nil
+	return f, fi, nil
 }
 
 // dropHistoryFile closes the kept history.jsonl, if any.
@@ -357,11 +358,7 @@ func (j *Journal) dropHistoryFile() {
 // appendHistoryTo appends j.unhistoried to f, after making its end whole.
 // A write that fails is cut back; one that cannot be is made whole by the
 // next append.
-func (j *Journal) appendHistoryTo(f *os.File) error {
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
+func (j *Journal) appendHistoryTo(f *os.File, fi os.FileInfo) error {
 	if fi.Size() != j.histSize {
 		note, completed, err := repairTail(f, wholeHistoryEntry)
 		if err != nil {
@@ -455,19 +452,19 @@ func (j *Journal) Commit() error {
 }
 
 // stillAtPath reports whether the open state.jsonl is still the file its
-// path names: not replaced (a compaction, someone's editor), removed, or
+// path names, and what the open file is: not replaced (a compaction, someone's editor), removed, or
 // gone with the state dir. The file stays open between groups of writes —
 // opening it the careful way (statefile.Open) for every group cost a good
 // part of each ask's and answer's trip through the daemon — and this check
 // is what makes that safe: a file the path no longer names is closed, and
 // the write goes where the path leads (compacting when it leads nowhere).
-func (j *Journal) stillAtPath() bool {
+func (j *Journal) stillAtPath() (held fs.FileInfo, ok bool) {
 	at, err := os.Lstat(j.path)
 	if err != nil {
-		return false
+		return nil, false
 	}
-	held, err := j.f.Stat()
-	return err == nil && os.SameFile(at, held)
+	held, err = j.f.Stat()
+	return held, err == nil && os.SameFile(at, held)
 }
 
 func (j *Journal) closeFile() {
