@@ -366,14 +366,14 @@ func benchScale(d *daemonProc, n int) error {
 	after := vmRSS(pid)
 	fmt.Printf("scale: %d agents waiting at once, each on its own connection\n", n)
 	fmt.Printf("  all queued in %v (%d connects retried on a full listen backlog)\n", queued.Round(time.Millisecond), retries)
-	// What each waiting agent costs the daemon, measured at 10,000 (see
-	// the README's benchmark notes for how): a goroutine's 2 KiB stack and
-	// its 0.4 KiB g; the connection, 0.9 KiB (net.UnixConn, its addresses and
-	// poll descriptor, outbox, line source); the request as decoded and
-	// queued, 1.2 KiB; the notifier's copy of it, 0.3 KiB; the pending
-	// file's text of it and its bookkeeping, 0.9 KiB; the rest is what the
-	// heap and the stack pool keep beyond that. As the last agent is
-	// queued, the burst's garbage and the collector's headroom are on top.
+	// What each waiting agent's KiB is, at 10,000 once settled (the
+	// README's benchmark notes have the measurement): 2 stack of its
+	// goroutine, 0.5 stacks pooled from its readers, 0.4 its goroutine's
+	// descriptor, 0.8 the connection and 0.3 its poll descriptor, 1.0 the
+	// request, 0.3 the notifier's copy, 0.8 the pending file's text of it
+	// and its merge bases, 0.8 heap spans and the collector's metadata. As
+	// the last agent is queued, the burst's garbage and the collector's
+	// headroom are on top, given back a second after the daemon goes quiet.
 	fmt.Printf("  daemon VmRSS %d KiB idle → %d KiB as the last is queued → %d KiB 3 s later, with %d waiting: %.1f KiB per waiting agent (%.1f as the last is queued)\n",
 		before, burst, after, n, float64(after-before)/float64(n), float64(burst-before)/float64(n))
 
