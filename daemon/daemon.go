@@ -3,8 +3,10 @@
 // handlers.go, transitions.go), the state journal every change is written
 // to before it happens (journal_glue.go) and the state dir it lives in
 // (statedir.go; its StrictModes check in strictmodes.go), and the followers through which subscribers, the pending
-// file and the notify hook mirror it (followers.go, extensions.go). It
-// speaks only socketproto to its clients and knows nothing of the pane.
+// file and the notify hook mirror it (followers.go, extensions.go). What a
+// burst of work leaves in memory goes back to the system once it is quiet
+// (memreturn.go). It speaks only socketproto to its clients and knows
+// nothing of the pane.
 package daemon
 
 import (
