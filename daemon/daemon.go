@@ -3,8 +3,10 @@
 // handlers.go, transitions.go), the state journal every change is written
 // to before it happens (journal_glue.go) and the state dir it lives in
 // (statedir.go; its StrictModes check in strictmodes.go), and the followers through which subscribers, the pending
-// file and the notify hook mirror it (followers.go, extensions.go). It
-// speaks only socketproto to its clients and knows nothing of the pane.
+// file and the notify hook mirror it (followers.go, extensions.go). What a
+// burst of work leaves in memory goes back to the system once it is quiet
+// (memreturn.go). It speaks only socketproto to its clients and knows
+// nothing of the pane.
 package daemon
 
 import (
@@ -120,6 +122,10 @@ func Run(ctx context.Context, opts Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	d.q = newQueue(opts, d.log)
+	memory := newMemoryReturn()
+	d.q.stepped = memory.stepped
+	d.wg.Add(1)
+	go func() { defer d.wg.Done(); memory.run(ctx) }()
 	queueDone := make(chan struct{})
 	go func() { d.q.run(ctx); close(queueDone) }()
 	if err := d.startServices(ctx); err != nil {

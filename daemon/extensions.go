@@ -30,6 +30,9 @@ type extensionAPI interface {
 	// follow registers a follower (followers.go): from now on it is told of
 	// every change.
 	follow(f follower)
+	// followAfterSends is follow for a follower that wakes a goroutine of
+	// its own: it is told once the step's replies and events are written.
+	followAfterSends(f follower)
 	// pendingList is every pending request, oldest first.
 	pendingList() []socketproto.Pending
 	// answerByID answers request id on the user's behalf. Errors:

@@ -54,6 +54,29 @@ func (f subscribers) stateChanged() {
 	}
 }
 
+// followAfterSends registers f to be told of each change only once the
+// step's replies and events are written: f wakes a goroutine of its own
+// (the pending file's, the notifier's), which would otherwise compete with
+// those writes for the CPU while an agent waits for them.
+func (s *state) followAfterSends(f follower) { s.follow(afterSends{s, f}) }
+
+type afterSends struct {
+	s *state
+	f follower
+}
+
+func (a afterSends) added(p socketproto.Pending) {
+	a.s.held = append(a.s.held, func() { a.f.added(p) })
+}
+
+func (a afterSends) updated(p socketproto.Pending) {
+	a.s.held = append(a.s.held, func() { a.f.updated(p) })
+}
+
+func (a afterSends) resolved(e socketproto.RequestResolved) {
+	a.s.held = append(a.s.held, func() { a.f.resolved(e) })
+}
+
 // anyChange is a follower that only needs to know that something changed.
 type anyChange func()
 

@@ -249,7 +249,7 @@ func (s *state) cancel(c *conn, m socketproto.Cancel) {
 		s.sendErr(c, m.RequestID, e)
 		return
 	}
-	if _, waiting := c.asking[m.RequestID]; waiting || r.owner == c {
+	if c.asking.has(m.RequestID) || r.owner == c {
 		// The agent takes its question back, saying how its own prompt
 		// settled it if it was; other waiters learn it is gone.
 		if err := s.withdraw(r, m.Settled, c); err != nil {

@@ -6,13 +6,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// waitHangup returns once the peer has closed its side completely, or the
+// awaitHangup returns once the peer has closed its side completely, or the
 // connection is closed here. A client that only shut down its writing side
 // (`ncat`, `socat`, `nc -N` after their stdin ends) is still reading, so
 // end-of-file alone must not orphan its request. The netpoller is
 // edge-triggered: this sleeps until the next event on the socket, which is the
 // hang-up, and costs nothing meanwhile.
-func waitHangup(c *net.UnixConn) {
+func awaitHangup(c *net.UnixConn) {
 	raw, err := c.SyscallConn()
 	if err != nil {
 		return

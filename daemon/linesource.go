@@ -18,8 +18,11 @@ import (
 // lineSource frames a connection's bytes into lines exactly like
 // socketproto.LineReader (same limit, same errors, blank lines skipped, a
 // trailing '\r' dropped), but holds no buffer while the connection is idle:
-// it waits for readability first and reads through a pooled chunk. With
-// 10,000 agents waiting, that is 40 MB of read buffers not kept.
+// next says errIdle instead of waiting for a new line, its caller waits with
+// waitReadable, and the line's first bytes are read through a pooled chunk.
+// With 10,000 agents waiting, that is 40 MB of read buffers not kept; and
+// the caller can wait from a shallow frame, so that the goroutine's stack
+// stays at its smallest (conn.go).
 //
 // An unfinished line is held against the daemon's input budget beyond its
 // first inputFreeBytes, and must be finished within the line timeout
@@ -34,10 +37,17 @@ type lineSource struct {
 	pend     []byte    // bytes read and not yet returned; nil when none
 	reserved int       // bytes of budget taken for pend's capacity
 	deadline time.Time // when the unfinished line in pend must be done; zero when none
+	// ncDeadline: nc has a read deadline set (an unfinished line's), which
+	// must go before the connection waits for its next line.
+	ncDeadline bool
+	readable   bool // waitReadable returned: a read now does not wait
 }
 
 // ErrLineTimeout: a line was not finished within the line timeout.
 var ErrLineTimeout = errors.New("line not finished in time")
+
+// errIdle: no line is buffered or begun; call waitReadable, then next again.
+var errIdle = errors.New("waiting for a line")
 
 var chunkPool = sync.Pool{New: func() any { b := make([]byte, 4096); return &b }}
 
@@ -59,9 +69,10 @@ func newLineSource(nc *net.UnixConn, max int, budget *inputBudget, timeout time.
 }
 
 // next returns the next non-blank line without its newline; it is valid
-// until the following call. Errors: socketproto.ErrTooLarge (the connection
-// is unusable), ErrLineTimeout, io.EOF at a clean end, io.ErrUnexpectedEOF
-// mid-line.
+// until the following call. Errors: errIdle (nothing read yet: wait),
+// socketproto.ErrTooLarge (the connection is unusable), ErrLineTimeout,
+// io.EOF at a clean end, io.ErrUnexpectedEOF mid-line. Once a line has
+// begun, next waits for its end (within the line timeout).
 func (ls *lineSource) next() ([]byte, error) {
 	for {
 		if i := bytes.IndexByte(ls.pend, '\n'); i >= 0 {
@@ -90,6 +101,9 @@ func (ls *lineSource) next() ([]byte, error) {
 		var n int
 		var err error
 		if len(ls.pend) == 0 {
+			if !ls.readable {
+				return nil, ls.idle()
+			}
 			n, err = ls.readFirst()
 		} else {
 			n, err = ls.readMore()
@@ -107,15 +121,22 @@ func (ls *lineSource) next() ([]byte, error) {
 	}
 }
 
-// readFirst waits, holding no buffer and with no deadline, for the start
-// of a line, and reads it through a pooled chunk.
+// idle clears an unfinished line's read deadline, so that waiting for the
+// next line has none, and says errIdle.
+func (ls *lineSource) idle() error {
+	if ls.ncDeadline {
+		if err := ls.nc.SetReadDeadline(time.Time{}); err != nil {
+			return err
+		}
+		ls.ncDeadline = false
+	}
+	return errIdle
+}
+
+// readFirst reads the start of a line, which waitReadable said is there,
+// through a pooled chunk.
 func (ls *lineSource) readFirst() (int, error) {
-	if err := ls.nc.SetReadDeadline(time.Time{}); err != nil {
-		return 0, err
-	}
-	if err := ls.waitReadable(); err != nil {
-		return 0, err
-	}
+	ls.readable = false
 	chunk := chunkPool.Get().(*[]byte)
 	defer chunkPool.Put(chunk)
 	n, err := ls.nc.Read(*chunk)
@@ -133,6 +154,7 @@ func (ls *lineSource) readMore() (int, error) {
 		if err := ls.nc.SetReadDeadline(ls.deadline); err != nil {
 			return 0, err
 		}
+		ls.ncDeadline = true
 	}
 	if cap(ls.pend)-len(ls.pend) < 512 {
 		if !ls.grow() {
@@ -173,11 +195,16 @@ func (ls *lineSource) release() {
 func (ls *lineSource) rest() []byte { return bytes.TrimRight(ls.pend, "\r") }
 
 // waitReadable sleeps in the netpoller until the socket has bytes, an end of
-// file or an error, without a buffer in hand.
-func (ls *lineSource) waitReadable() error {
+// file or an error, without a buffer in hand. Whatever it meets, the read
+// that follows (next) reports.
+func (ls *lineSource) waitReadable() {
+	_ = ls.raw.Read(ls.peek)
+	ls.readable = true
+}
+
+// peek reports whether a read would not wait.
+func (ls *lineSource) peek(fd uintptr) bool {
 	var one [1]byte
-	return ls.raw.Read(func(fd uintptr) bool {
-		_, _, err := unix.Recvfrom(int(fd), one[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
-		return !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EINTR)
-	})
+	_, _, err := unix.Recvfrom(int(fd), one[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
+	return !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EINTR)
 }

@@ -59,7 +59,15 @@ func frameBoth(t testing.TB, writes []string, max int) (got, want string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return ls.next
+		return func() ([]byte, error) {
+			for {
+				line, err := ls.next()
+				if !errors.Is(err, errIdle) {
+					return line, err
+				}
+				ls.waitReadable()
+			}
+		}
 	})
 	return got, want
 }

@@ -44,7 +44,7 @@ func startNotifier(ctx context.Context, h host) error {
 		for _, r := range q.pendingList() {
 			p.Restored(r)
 		}
-		q.follow(policyFollower{p})
+		q.followAfterSends(policyFollower{p})
 		q.onActivity(p.Active)
 		q.onNotifySettings(func(n config.Notify) { p.Set(notifySettings(n)) })
 		if store != nil {

@@ -23,7 +23,7 @@ func startPendingFile(ctx context.Context, h host) error {
 		},
 		Logf: func(format string, args ...any) { h.log.Info(fmt.Sprintf(format, args...)) },
 	})
-	if !h.queue.do(func(q extensionAPI) { q.follow(anyChange(sy.Changed)) }) {
+	if !h.queue.do(func(q extensionAPI) { q.followAfterSends(anyChange(sy.Changed)) }) {
 		return fmt.Errorf("pending file: the queue stopped before it started")
 	}
 	if err := sy.Start(); err != nil {

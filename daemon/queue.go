@@ -16,6 +16,8 @@ type queue struct {
 	inbox chan func(*state)
 	done  chan struct{} // closed when run returns
 	st    *state
+	// stepped, if set, is told of each group of steps (memreturn.go).
+	stepped func()
 }
 
 // request is one pending request and who waits for it.
@@ -193,6 +195,9 @@ func (q *queue) run(ctx context.Context) {
 			}
 		}
 		q.st.commit()
+		if q.stepped != nil {
+			q.stepped()
+		}
 	}
 }
 

@@ -47,10 +47,7 @@ func (s *state) enqueue(r *request) error {
 
 // watch records that c waits for r.
 func (s *state) watch(c *conn, r *request) {
-	if c.asking == nil {
-		c.asking = map[string]*request{}
-	}
-	c.asking[r.p.RequestID] = r
+	c.asking.add(r)
 }
 
 // addWaiter makes c receive r's response; a parked or orphaned request is
@@ -204,7 +201,7 @@ func (s *state) resolveAs(r *request, outcome socketproto.Outcome, via socketpro
 		r.orphanTimer = nil
 	}
 	for _, c := range r.waiters {
-		delete(c.asking, id)
+		c.asking.remove(id)
 		switch {
 		case resp != nil:
 			s.send(c, *resp)

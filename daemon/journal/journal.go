@@ -68,8 +68,10 @@ type Journal struct {
 	// broken: the file may end in a partial record (a failed write that
 	// could not be cut back), or is gone; the next write compacts first.
 	broken bool
-	// unhistoried holds history entries whose append failed, retried at
-	// each write; their ids, so that compaction can say so.
+	// unhistoried holds history entries not appended yet: the group's,
+	// appended together at Commit, and those whose append failed, retried
+	// at each Commit; their ids, so that compaction can say so (a crash
+	// before the append loses none: replay writes what history lacks).
 	unhistoried []history.Entry
 	// histFile is history.jsonl kept open for appending, and what it was
 	// when opened (historyFile): unlike state.jsonl it is appended to on
@@ -84,6 +86,13 @@ type Journal struct {
 	// to them (-1: unknown): a file of another size was changed by
 	// someone else, and its end is looked at before appending.
 	size, histSize int64
+	// checked: state.jsonl was found at its path and as we left it in
+	// this group of writes; the group's other writes append without
+	// looking again (Commit ends the group). Looking before each record
+	// took a third of an answer's time in the daemon, and a file changed
+	// by someone else within a group is found at the next group's first
+	// write all the same.
+	checked bool
 	// refused: the journal on disk is of a newer format; nothing is written
 	// over it.
 	refused error
@@ -173,7 +182,7 @@ func (j *Journal) Write(recs []Record, entries ...history.Entry) error {
 	if err := j.writeState(buf.Bytes()); err != nil {
 		return err
 	}
-	j.appendHistory(entries)
+	j.unhistoried = append(j.unhistoried, entries...)
 	return nil
 }
 
@@ -186,56 +195,61 @@ func (j *Journal) writeState(b []byte) error {
 			return err
 		}
 	}
-	if err := j.openState(); err != nil {
-		return err
+	if !j.checked || j.f == nil {
+		fi, err := j.openState()
+		if err != nil {
+			return err
+		}
+		if rewrite, err := j.mustRewrite(fi); err != nil {
+			return err
+		} else if rewrite {
+			return j.writeState(b)
+		}
+		j.size, j.checked = fi.Size(), true
 	}
-	fi, err := j.f.Stat()
-	if err != nil {
-		return j.unavailable(err)
-	}
-	if rewrite, err := j.mustRewrite(fi); err != nil {
-		return err
-	} else if rewrite {
-		return j.writeState(b)
-	}
+	was := j.size // the file's size: as found, or as this group left it
 	if _, err := j.f.Write(b); err != nil {
 		// A partial line would swallow the next record on replay: cut
 		// the file back to where it was.
-		j.size = -1
-		if terr := j.f.Truncate(fi.Size()); terr != nil {
+		j.size, j.checked = -1, false
+		if terr := j.f.Truncate(was); terr != nil {
 			j.broken = true
 		}
 		return j.unavailable(err)
 	}
 	j.appended += int64(len(b))
-	j.size = fi.Size() + int64(len(b))
+	j.size = was + int64(len(b))
 	j.dirty = true
 	return nil
 }
 
 // openState opens state.jsonl for appending, unless the file open is still
-// the one at its path.
-func (j *Journal) openState() error {
-	if j.f != nil && !j.stillAtPath() {
-		j.closeFile()
-	}
+// the one at its path, and says what the open file is now.
+func (j *Journal) openState() (fs.FileInfo, error) {
 	if j.f != nil {
-		return nil
+		if held, ok := j.stillAtPath(); ok {
+			return held, nil
+		}
+		j.closeFile()
 	}
 	f, err := openRegular(j.path, unix.O_RDWR|unix.O_APPEND, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		// Deleted under us (or the whole state dir): the records
 		// before this one went with it; write the whole live state.
 		if err := j.Compact(); err != nil {
-			return err
+			return nil, err
 		}
 		f, err = openRegular(j.path, unix.O_RDWR|unix.O_APPEND, false)
 	}
 	if err != nil {
-		return j.unavailable(err)
+		return nil, j.unavailable(err)
 	}
 	j.f = f
-	return nil
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, j.unavailable(err)
+	}
+	return fi, nil
 }
 
 // mustRewrite reports whether the open journal, as fi found it, can no
@@ -282,9 +296,9 @@ func (j *Journal) appendHistory(entries []history.Entry) {
 	if len(j.unhistoried) == 0 {
 		return
 	}
-	f, err := j.historyFile()
+	f, fi, err := j.historyFile()
 	if err == nil {
-		if err = j.appendHistoryTo(f); err != nil {
+		if err = j.appendHistoryTo(f, fi); err != nil {
 			j.dropHistoryFile()
 		}
 	}
@@ -313,24 +327,24 @@ func (j *Journal) historyTrouble(msg string) {
 // answer's trip through the daemon — for as long as the path still names
 // the same file: one removed, replaced or written back with the state dir is
 // opened afresh, so an entry never goes into a file no one can read.
-func (j *Journal) historyFile() (*os.File, error) {
+func (j *Journal) historyFile() (*os.File, os.FileInfo, error) {
 	if j.histFile != nil {
 		if fi, err := os.Lstat(j.history); err == nil && os.SameFile(fi, j.histInfo) {
-			return j.histFile, nil
+			return j.histFile, fi, nil // the same file: its size too
 		}
 		j.dropHistoryFile()
 	}
 	f, err := openRegular(j.history, unix.O_RDWR|unix.O_APPEND|unix.O_CREAT, true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	j.histFile, j.histInfo = f, fi
-	return f, nil
+	return f, fi, nil
 }
 
 // dropHistoryFile closes the kept history.jsonl, if any.
@@ -344,11 +358,7 @@ func (j *Journal) dropHistoryFile() {
 // appendHistoryTo appends j.unhistoried to f, after making its end whole.
 // A write that fails is cut back; one that cannot be is made whole by the
 // next append.
-func (j *Journal) appendHistoryTo(f *os.File) error {
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
+func (j *Journal) appendHistoryTo(f *os.File, fi os.FileInfo) error {
 	if fi.Size() != j.histSize {
 		note, completed, err := repairTail(f, wholeHistoryEntry)
 		if err != nil {
@@ -419,6 +429,8 @@ func (j *Journal) repairHistory() {
 // otherwise the fsync happens within SyncInterval. Then it compacts the
 // journal when it has grown well past the live state.
 func (j *Journal) Commit() error {
+	j.checked = false
+	j.appendHistory(nil)
 	var err error
 	if j.dirty {
 		j.dirty = false
@@ -440,19 +452,19 @@ func (j *Journal) Commit() error {
 }
 
 // stillAtPath reports whether the open state.jsonl is still the file its
-// path names: not replaced (a compaction, someone's editor), removed, or
+// path names, and what the open file is: not replaced (a compaction, someone's editor), removed, or
 // gone with the state dir. The file stays open between groups of writes —
 // opening it the careful way (statefile.Open) for every group cost a good
 // part of each ask's and answer's trip through the daemon — and this check
 // is what makes that safe: a file the path no longer names is closed, and
 // the write goes where the path leads (compacting when it leads nowhere).
-func (j *Journal) stillAtPath() bool {
+func (j *Journal) stillAtPath() (held fs.FileInfo, ok bool) {
 	at, err := os.Lstat(j.path)
 	if err != nil {
-		return false
+		return nil, false
 	}
-	held, err := j.f.Stat()
-	return err == nil && os.SameFile(at, held)
+	held, err = j.f.Stat()
+	return held, err == nil && os.SameFile(at, held)
 }
 
 func (j *Journal) closeFile() {
@@ -553,6 +565,7 @@ func (j *Journal) Close() {
 	}
 	j.closed = true
 	j.closeFile()
+	j.appendHistory(nil)
 	j.dropHistoryFile()
 	close(j.syncKick)
 	<-j.syncDone

@@ -298,6 +298,13 @@ func TestHistoryLines(t *testing.T) {
 	j.write(t, Record{Op: OpAdd, ID: "a", At: t0, Pending: pending("a", "Which DB?")})
 	j.write(t, Record{Op: OpResolve, ID: "a", At: t0.Add(time.Minute), Outcome: "answered", Via: "pane",
 		Response: answered("a", "Which DB?", "SQLite"), Expires: t0.Add(time.Hour)})
+	if got := read(t, filepath.Join(dir, history.File)); got != "" {
+		t.Errorf("history appended before the group's end: %s", got)
+	}
+	// The group's entries are appended together, as it ends.
+	if err := j.Commit(); err != nil {
+		t.Fatal(err)
+	}
 	var h history.Entry
 	if err := json.Unmarshal([]byte(read(t, filepath.Join(dir, history.File))), &h); err != nil {
 		t.Fatal(err)
@@ -399,6 +406,25 @@ func TestDeletedStateDirIsWrittenWhole(t *testing.T) {
 	j.Close()
 	_, st := open(t, dir, t0)
 	if p, _ := ids(st); strings.Join(p, ",") != "a,b" {
+		t.Fatalf("pending %v", p)
+	}
+}
+
+// The state dir deleted in the middle of a group of writes: the journal
+// looks at its file once per group, so the group's later records go to the
+// deleted file, and the next group's first write puts the whole live state
+// back, those records with it.
+func TestStateDirDeletedWithinAGroup(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	j, _ := open(t, dir, t0)
+	j.write(t, Record{Op: OpAdd, ID: "a", At: t0, Pending: pending("a", "Q?")})
+	os.RemoveAll(dir)
+	j.write(t, Record{Op: OpAdd, ID: "b", At: t0, Pending: pending("b", "Q?")})
+	j.Commit()
+	j.write(t, Record{Op: OpAdd, ID: "c", At: t0, Pending: pending("c", "Q?")})
+	j.Close()
+	_, st := open(t, dir, t0)
+	if p, _ := ids(st); strings.Join(p, ",") != "a,b,c" {
 		t.Fatalf("pending %v", p)
 	}
 }

@@ -2,7 +2,10 @@ package pendingfile
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
+	"hash"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -180,13 +183,15 @@ func Render(pending []socketproto.Pending) []byte {
 // changed since the last rewrite: under a burst of 10,000 requests, encoding
 // them all again for every rewrite would be most of the daemon's work.
 type renderer struct {
-	cache    map[string]renderedRequest
+	cache    map[string]*renderedRequest
+	gen      uint64   // the render that last used an entry of cache
 	problems []string // the "problems" field; none when empty
 }
 
 type renderedRequest struct {
 	key  string // what the text depends on that can change: see requestKey
 	text []byte
+	gen  uint64
 }
 
 const (
@@ -200,47 +205,95 @@ const (
 
 // render builds the file as revision rev (0: no "revision" field).
 func (r *renderer) render(rev int64, pending []socketproto.Pending) []byte {
-	next := make(map[string]renderedRequest, len(pending))
-	texts := make([][]byte, len(pending))
+	return r.build(rev, r.texts(pending))
+}
+
+// build is the file made of texts as revision rev.
+func (r *renderer) build(rev int64, texts [][]byte) []byte {
 	size := len(fileHead) + len(Instructions) + 16 + len(requestsHead) + len(requestsTail)
+	for _, t := range texts {
+		size += len(t) + 2 + len(elemIndent)
+	}
+	var out bytes.Buffer
+	out.Grow(size)
+	r.emit(&out, rev, texts)
+	return out.Bytes()
+}
+
+// sum is the SHA-256 of build(rev, texts), found without holding the file:
+// at 10,000 requests it is megabytes, made at every rewrite only to learn
+// whether anything changed.
+func (r *renderer) sum(rev int64, texts [][]byte) [32]byte {
+	h := hashWriter{sha256.New()}
+	r.emit(h, rev, texts)
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+// texts is each request's text, from the cache when it has not changed.
+func (r *renderer) texts(pending []socketproto.Pending) [][]byte {
+	if r.cache == nil {
+		r.cache = make(map[string]*renderedRequest, len(pending))
+	}
+	r.gen++
+	texts := make([][]byte, len(pending))
 	for i, p := range pending {
 		key := requestKey(p)
-		c, ok := r.cache[p.RequestID]
-		if !ok || c.key != key {
-			c = renderedRequest{key: key, text: encodeRequest(renderRequest(p))}
+		c := r.cache[p.RequestID]
+		if c == nil || c.key != key {
+			c = &renderedRequest{key: key, text: encodeRequest(renderRequest(p))}
+			r.cache[p.RequestID] = c
 		}
-		next[p.RequestID] = c
+		c.gen = r.gen
 		texts[i] = c.text
-		size += len(c.text) + 2 + len(elemIndent)
 	}
-	r.cache = next
+	for id, c := range r.cache {
+		if c.gen != r.gen {
+			delete(r.cache, id) // no longer pending
+		}
+	}
+	return texts
+}
 
-	out := make([]byte, 0, size)
-	out = append(out, fileHead...)
-	out = append(out, encodeJSON(Instructions, "")...)
+// fileWriter is what emit writes the file to.
+type fileWriter interface {
+	io.Writer
+	io.StringWriter
+}
+
+// emit writes the file, made of texts, as revision rev.
+func (r *renderer) emit(w fileWriter, rev int64, texts [][]byte) {
+	w.WriteString(fileHead)
+	w.Write(encodeJSON(Instructions, ""))
 	if rev != 0 {
-		out = append(out, revisionHead...)
-		out = strconv.AppendInt(out, rev, 10)
+		w.WriteString(revisionHead)
+		var num [20]byte
+		w.Write(strconv.AppendInt(num[:0], rev, 10))
 	}
 	if len(r.problems) > 0 {
-		out = append(out, problemsHead...)
-		out = append(out, encodeJSON(r.problems, "  ")...)
+		w.WriteString(problemsHead)
+		w.Write(encodeJSON(r.problems, "  "))
 	}
-	out = append(out, requestsHead...)
+	w.WriteString(requestsHead)
 	if len(texts) == 0 {
-		out = append(out, "]\n}\n"...)
-		return out
+		w.WriteString("]\n}\n")
+		return
 	}
 	for i, t := range texts {
 		if i > 0 {
-			out = append(out, ',')
+			w.WriteString(",")
 		}
-		out = append(out, '\n')
-		out = append(out, elemIndent...)
-		out = append(out, t...)
+		w.WriteString("\n" + elemIndent)
+		w.Write(t)
 	}
-	return append(out, requestsTail...)
+	w.WriteString(requestsTail)
 }
+
+// hashWriter is a hash that takes strings too.
+type hashWriter struct{ hash.Hash }
+
+func (h hashWriter) WriteString(s string) (int, error) { return h.Write([]byte(s)) }
 
 // requestKey is what a request's text depends on beyond what never changes
 // while it is pending (its questions with their options and "choices",

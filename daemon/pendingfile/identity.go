@@ -38,6 +38,11 @@ type identity struct {
 
 	rev   int64  // the revision of the last write
 	bases []base // recent revisions, oldest first (at most maxBases)
+	// held is, for each request in a revision of bases, the revisions that
+	// held it, as runs of consecutive ones (oldest first). A revision's
+	// requests are one map entry each here, not one per revision: with
+	// 10,000 requests and 32 revisions that is 10,000 entries, not 320,000.
+	held map[string][]revRun
 
 	// answersWritten is every filled answer the daemon has written into the file
 	// for each pending request, by question, as hashes: with a save's base
@@ -59,11 +64,17 @@ func hashAnswer(raw json.RawMessage) answerHash {
 const maxWrotePerQuestion = 64
 
 // base is what one revision of the file held: each request's answers as
-// written, by request id (nil: none filled).
+// written, by request id (nil: none filled). Drafts lists only requests with
+// an answer filled; identity.held says which others it held. (A ledger from
+// before identity.held lists every request in Drafts.)
 type base struct {
 	Revision int64                        `json:"revision"`
 	Drafts   map[string][]json.RawMessage `json:"drafts"`
 }
+
+// revRun is the revisions from the first to the last (revRun[1]) of
+// identity.bases, each of which held a request.
+type revRun [2]int64
 
 const (
 	// maxTaken saves are remembered as taken in: a save is one state of one
@@ -85,6 +96,9 @@ type ledger struct {
 	Ours     []string `json:"ours"`
 	Taken    []string `json:"taken,omitempty"`
 	Bases    []base   `json:"bases,omitempty"`
+	// Held: identity.held, which requests the bases held. Without it (a
+	// ledger from before it) each base's drafts list every request it held.
+	Held map[string][]revRun `json:"held,omitempty"`
 	// Wrote: identity.answersWritten, as hex.
 	Wrote map[string][][]string `json:"wrote,omitempty"`
 }
@@ -113,10 +127,61 @@ func (id *identity) baseOf(rev int64) map[string][]json.RawMessage {
 	}
 	for _, b := range id.bases {
 		if b.Revision == rev {
-			return b.Drafts
+			return id.whole(b)
 		}
 	}
 	return nil
+}
+
+// whole is what base b held: every request, with its answers if filled.
+func (id *identity) whole(b base) map[string][]json.RawMessage {
+	out := make(map[string][]json.RawMessage)
+	for reqID, runs := range id.held {
+		for _, r := range runs {
+			if r[0] <= b.Revision && b.Revision <= r[1] {
+				out[reqID] = b.Drafts[reqID]
+				break
+			}
+		}
+	}
+	return out
+}
+
+// keep adds revision rev, holding the requests whole gives (with their
+// answers, or nil), to the bases, and forgets the oldest past maxBases.
+func (id *identity) keep(rev int64, whole map[string][]json.RawMessage) {
+	var prev int64
+	if len(id.bases) > 0 {
+		prev = id.bases[len(id.bases)-1].Revision
+	}
+	filled := map[string][]json.RawMessage{}
+	if id.held == nil {
+		id.held = map[string][]revRun{}
+	}
+	for reqID, d := range whole {
+		if d != nil {
+			filled[reqID] = d
+		}
+		runs := id.held[reqID]
+		if n := len(runs); n > 0 && runs[n-1][1] == prev && prev != 0 {
+			runs[n-1][1] = rev
+		} else {
+			id.held[reqID] = append(runs, revRun{rev, rev})
+		}
+	}
+	id.bases = append(id.bases, base{Revision: rev, Drafts: filled})
+	if n := len(id.bases) - maxBases; n > 0 {
+		id.bases = slices.Delete(id.bases, 0, n)
+		oldest := id.bases[0].Revision
+		for reqID, runs := range id.held {
+			runs = slices.DeleteFunc(runs, func(r revRun) bool { return r[1] < oldest })
+			if len(runs) == 0 {
+				delete(id.held, reqID)
+			} else {
+				id.held[reqID] = runs
+			}
+		}
+	}
 }
 
 // nextRevision is the revision of the next write.
@@ -136,11 +201,8 @@ func (id *identity) writing(rev int64, h, cur [32]byte, pending []socketproto.Pe
 		}
 		drafts[p.RequestID] = d
 	}
-	id.bases = append(id.bases, base{Revision: rev, Drafts: drafts})
+	id.keep(rev, drafts)
 	id.noteWritten(pending)
-	if n := len(id.bases) - maxBases; n > 0 {
-		id.bases = slices.Delete(id.bases, 0, n)
-	}
 	id.onDisk = [][32]byte{h}
 	if id.ours(cur) {
 		id.onDisk = append(id.onDisk, cur) // still what is on disk until the swap
@@ -151,7 +213,9 @@ func (id *identity) writing(rev int64, h, cur [32]byte, pending []socketproto.Pe
 // noteWritten adds the filled answers about to be written to answersWritten, and
 // forgets the requests no longer pending.
 func (id *identity) noteWritten(pending []socketproto.Pending) {
-	next := make(map[string][][]answerHash, len(pending))
+	// Not sized for every request: only those with an answer filled are
+	// kept, and a map keeps the room it was made with.
+	next := map[string][][]answerHash{}
 	for _, p := range pending {
 		qs := id.answersWritten[p.RequestID]
 		for i, a := range p.Draft {
@@ -224,12 +288,20 @@ func (id *identity) load(fileRev int64) {
 	id.inherited = hashes(l.Ours)
 	id.onDisk = id.inherited
 	id.taken = hashes(l.Taken)
+	var bases []base
 	for _, b := range l.Bases {
 		if b.Revision > 0 && b.Revision <= id.rev {
-			id.bases = append(id.bases, b)
+			bases = append(bases, b)
 		}
 	}
-	slices.SortFunc(id.bases, func(a, b base) int { return int(a.Revision - b.Revision) })
+	slices.SortFunc(bases, func(a, b base) int { return int(a.Revision - b.Revision) })
+	if l.Held != nil {
+		id.bases, id.held = bases, l.Held
+	} else {
+		for _, b := range bases {
+			id.keep(b.Revision, b.Drafts)
+		}
+	}
 	id.answersWritten = make(map[string][][]answerHash, len(l.Wrote))
 	for reqID, qs := range l.Wrote {
 		hs := make([][]answerHash, len(qs))
@@ -279,6 +351,7 @@ func (id *identity) store() {
 		size += n
 		l.Bases = append(l.Bases, b)
 	}
+	l.Held = id.held
 	data, err := json.Marshal(l)
 	if err != nil {
 		return

@@ -3,7 +3,11 @@ package pendingfile
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,6 +69,21 @@ func TestIdentity(t *testing.T) {
 				}
 			},
 			checks: []check{{file: "0"}, {file: "1", took: true}, {file: itoa(maxTaken), took: true}}},
+		{name: "a request that leaves and comes back is in the revisions that held it",
+			steps: func(id *identity) {
+				id.writing(1, h("one"), [32]byte{}, drafted)
+				id.writing(2, h("two"), [32]byte{}, drafted[1:])
+				id.writing(3, h("three"), [32]byte{}, drafted)
+			},
+			bases: map[int64][]string{1: {"r", "s"}, 2: {"s"}, 3: {"r", "s"}}},
+		{name: "the same after a restart",
+			steps: func(id *identity) {
+				id.writing(1, h("one"), [32]byte{}, drafted)
+				id.writing(2, h("two"), [32]byte{}, drafted[1:])
+				id.writing(3, h("three"), [32]byte{}, drafted)
+			},
+			restart: true,
+			bases:   map[int64][]string{1: {"r", "s"}, 2: {"s"}, 3: {"r", "s"}}},
 		{name: "only the last revisions are kept",
 			steps: func(id *identity) {
 				for i := range maxBases + 1 {
@@ -103,9 +122,40 @@ func TestIdentity(t *testing.T) {
 						t.Errorf("baseOf(%d) lacks %s", rev, x)
 					}
 				}
+				if d, ok := b["r"]; ok && (len(d) != 1 || string(d[0]) != `"x"`) {
+					t.Errorf("baseOf(%d) holds r's answers as %q, want the draft written", rev, d)
+				}
 			}
 		})
 	}
+}
+
+// TestLedgerBeforeHeld: a ledger written before the bases kept which
+// requests they held apart from their drafts lists them all in its drafts,
+// and is read as it was meant.
+func TestLedgerBeforeHeld(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pending-questions.json")
+	id := newIdentity(path)
+	old := `{"revision":3,"ours":[],"bases":[{"revision":2,"drafts":{"r":["x"],"s":null}},{"revision":3,"drafts":{"s":null}}]}`
+	if err := os.WriteFile(id.ledgerPath, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	id.load(0)
+	for rev, want := range map[int64]string{2: `r:["x"] s:[]`, 3: `s:[]`} {
+		if got := describeBase(id.baseOf(rev)); got != want {
+			t.Errorf("baseOf(%d) = %s, want %s", rev, got, want)
+		}
+	}
+}
+
+// describeBase lists a base's requests and their drafts, in order.
+func describeBase(b map[string][]json.RawMessage) string {
+	var out []string
+	for reqID, d := range b {
+		out = append(out, fmt.Sprintf("%s:%s", reqID, d))
+	}
+	slices.Sort(out)
+	return strings.Join(out, " ")
 }
 
 // TestSaveTakenInOnceAcrossACrash: a save taken in, then a newer draft from

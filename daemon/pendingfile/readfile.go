@@ -1,10 +1,12 @@
 package pendingfile
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"io"
 	"os"
+	"slices"
 
 	"askuser/internal/statefile"
 
@@ -33,14 +35,49 @@ func readRegular(path string) ([]byte, os.FileInfo, error) {
 	if fi.Size() > maxFileBytes {
 		return nil, fi, errTooLarge
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
-	if err != nil {
-		return nil, fi, err
+	// Read into a buffer of the size the file has (a byte more, to meet the
+	// end without growing it): io.ReadAll's doubling takes up to twice as
+	// much, for a file the daemon reads back at every rewrite.
+	data := make([]byte, 0, fi.Size()+1)
+	for len(data) <= maxFileBytes {
+		if len(data) == cap(data) {
+			data = slices.Grow(data, 4096) // it grew since the stat
+		}
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fi, err
+		}
 	}
 	if len(data) > maxFileBytes {
 		return nil, fi, errTooLarge
 	}
 	return data, fi, nil
+}
+
+// sumRegular is the SHA-256 of what readRegular would read, found without
+// holding the file: most reads are of the daemon's own last write, megabytes
+// at 10,000 requests, and need only its hash. ok is false when the file
+// cannot be read or is too large; readRegular then says why.
+func sumRegular(path string) (sum [32]byte, fi os.FileInfo, ok bool) {
+	f, fi, err := openRegular(path)
+	if err != nil {
+		return sum, fi, false
+	}
+	defer f.Close()
+	if fi.Size() > maxFileBytes {
+		return sum, fi, false
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, io.LimitReader(f, maxFileBytes+1))
+	if err != nil || n > maxFileBytes {
+		return sum, fi, false
+	}
+	h.Sum(sum[:0])
+	return sum, fi, true
 }
 
 // copyAside copies a file too large to read into memory to kept, through a

@@ -36,12 +36,13 @@ func (s *Syncer) write() {
 	s.dropResolved(pending)
 	// The same requests and drafts as the file on disk, in the revision it
 	// has: nothing to write.
-	if cur := s.render.render(s.id.rev, pending); sha256.Sum256(cur) == s.onDisk {
+	texts := s.render.texts(pending)
+	if s.render.sum(s.id.rev, texts) == s.onDisk {
 		s.id.written = s.onDisk
 		return
 	}
 	rev := s.id.nextRevision()
-	out := s.render.render(rev, pending)
+	out := s.render.build(rev, texts)
 	h := sha256.Sum256(out)
 	before := s.onDisk
 	start := time.Now()

@@ -17,6 +17,10 @@ import (
 // when it is still the same after settleDelay (settled is true when that
 // timer fired).
 func (s *Syncer) read(settled bool) {
+	if h, fi, ok := sumRegular(s.path); ok && s.knownWithoutReading(h, fi) {
+		s.readKnown(h)
+		return
+	}
 	data, fi, err := readRegular(s.path)
 	if msg := unusable(s.path, err); msg != "" {
 		s.block(msg)
@@ -36,8 +40,6 @@ func (s *Syncer) read(settled bool) {
 		return
 	}
 	h := sha256.Sum256(data)
-	before := s.onDisk
-	s.onDisk = h
 	if s.id.ours(h) && len(s.unapproved) > 0 && idOf(fi) != s.ourFile {
 		// The daemon's text saved again by the user, byte for byte (by
 		// rename or in place: the file is not the one the daemon wrote):
@@ -46,36 +48,18 @@ func (s *Syncer) read(settled bool) {
 		// other time it changes nothing, and it is not looked at.
 		s.ourFile = idOf(fi)
 		if f, perr := Parse(data); perr == nil {
+			s.onDisk = h
 			s.become(s.status.settled())
 			s.takeIn(f, h, data)
 			s.wantWrite = true
 			return
 		}
 	}
-	if s.id.ours(h) {
-		s.become(s.status.settled())
-		// The daemon's text put back over something else (an editor's
-		// undo to the buffer it loaded) is a save that parses: a problem
-		// with the one before is over. The daemon's own rewrite, already
-		// onDisk, is no save and ends nothing: what it said of the save it
-		// kept as .rejected still holds.
-		if h != before {
-			s.fileFine()
-		}
+	if s.id.ours(h) || h == s.lastSeen || s.id.wasTaken(h) {
+		s.readKnown(h)
 		return
 	}
-	if h == s.lastSeen || s.id.wasTaken(h) {
-		s.become(s.status.settled())
-		// The same save again (an editor re-saving its buffer over a
-		// rewrite, or undoing to it): nothing to take in, but the file
-		// must list what is pending again, and if that save parsed, a
-		// problem with a later one is over.
-		if s.lastSeenOK || s.id.wasTaken(h) {
-			s.fileFine()
-		}
-		s.wantWrite = s.wantWrite || s.lastSeenOK
-		return
-	}
+	s.onDisk = h
 	f, perr := Parse(data)
 	if perr == nil {
 		s.become(s.status.settled())
@@ -95,6 +79,43 @@ func (s *Syncer) read(settled bool) {
 		return // nothing of the user's to keep; the next rewrite fills it
 	}
 	s.reject(data, perr)
+}
+
+// knownWithoutReading reports whether a file whose bytes hash to h needs
+// no reading: the daemon's own text (unless saved again by the user after a
+// refused Allow), or a save seen or taken in before.
+func (s *Syncer) knownWithoutReading(h [32]byte, fi os.FileInfo) bool {
+	if s.id.ours(h) {
+		return len(s.unapproved) == 0 || idOf(fi) == s.ourFile
+	}
+	return h == s.lastSeen || s.id.wasTaken(h)
+}
+
+// readKnown is read of a file knownWithoutReading: h is on disk.
+func (s *Syncer) readKnown(h [32]byte) {
+	s.unblock()
+	before := s.onDisk
+	s.onDisk = h
+	s.become(s.status.settled())
+	if s.id.ours(h) {
+		// The daemon's text put back over something else (an editor's
+		// undo to the buffer it loaded) is a save that parses: a problem
+		// with the one before is over. The daemon's own rewrite, already
+		// onDisk, is no save and ends nothing: what it said of the save it
+		// kept as .rejected still holds.
+		if h != before {
+			s.fileFine()
+		}
+		return
+	}
+	// The same save again (an editor re-saving its buffer over a
+	// rewrite, or undoing to it): nothing to take in, but the file
+	// must list what is pending again, and if that save parsed, a
+	// problem with a later one is over.
+	if s.lastSeenOK || s.id.wasTaken(h) {
+		s.fileFine()
+	}
+	s.wantWrite = s.wantWrite || s.lastSeenOK
 }
 
 // settled reports whether a file that is empty or does not parse (h) may be
@@ -320,6 +341,12 @@ func (s *Syncer) noteUnapproved(f *File, acts []Action) {
 // program that holds it open: it is swapped back into place, so that what
 // it writes lands in the file, and settles like any other save.
 func (s *Syncer) rescue(prev string, seen [32]byte) {
+	known := func(h [32]byte) bool { return h == seen || h == s.lastSeen || s.id.ours(h) || s.id.wasTaken(h) }
+	// Nearly always the daemon's own previous write: its hash says so.
+	if h, _, ok := sumRegular(prev); ok && known(h) {
+		os.Remove(prev)
+		return
+	}
 	data, _, err := readRegular(prev)
 	switch {
 	case unusable(prev, err) != "":
@@ -346,7 +373,7 @@ func (s *Syncer) rescue(prev string, seen [32]byte) {
 		return
 	}
 	h := sha256.Sum256(data)
-	if h == seen || h == s.lastSeen || s.id.ours(h) || s.id.wasTaken(h) {
+	if known(h) {
 		os.Remove(prev)
 		return
 	}
