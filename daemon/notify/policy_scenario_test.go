@@ -10,8 +10,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/rogpeppe/go-internal/txtar"
-
 	"askuser/internal/storytest"
 	"askuser/socketproto"
 )
@@ -20,10 +18,7 @@ import (
 // testdata/policy/*.txtar, each run on synctest's clock; their
 // language is in testdata/policy/README.md.
 func TestPolicyScenarios(t *testing.T) {
-	storytest.Each(t, "testdata/policy/*.txtar", func(t *testing.T, file string, a *txtar.Archive) {
-		script := storytest.Script(t, file, a)
-		synctest.Test(t, func(t *testing.T) { runPolicyScript(t, file, script) })
-	})
+	storytest.Scripts(t, "testdata/policy/*.txtar", runPolicyScript)
 }
 
 func runPolicyScript(t *testing.T, file string, script []storytest.Line) {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/rogpeppe/go-internal/txtar"
 )
@@ -34,6 +35,29 @@ func Each(t *testing.T, glob string, run func(t *testing.T, file string, a *txta
 			run(t, f, a)
 		})
 	}
+}
+
+// Scripts plays every story glob names whose script is in its comment
+// (Script), each in a synctest bubble.
+func Scripts(t *testing.T, glob string, play func(t *testing.T, file string, script []Line)) {
+	t.Helper()
+	Each(t, glob, func(t *testing.T, file string, a *txtar.Archive) {
+		script := Script(t, file, a)
+		synctest.Test(t, func(t *testing.T) { play(t, file, script) })
+	})
+}
+
+// Transcripts plays every story glob names from its "setup" section, each
+// in a synctest bubble, and checks what play says happened against its
+// "happens" section (Check: update rewrites it, rewrite says how).
+func Transcripts(t *testing.T, glob string, update bool, rewrite string, play func(t *testing.T, file, setup string) string) {
+	t.Helper()
+	Each(t, glob, func(t *testing.T, file string, a *txtar.Archive) {
+		setup := Section(t, file, a, "setup")
+		var got string
+		synctest.Test(t, func(t *testing.T) { got = play(t, file, string(setup.Data)) })
+		Check(t, file, a, "happens", got, update, rewrite)
+	})
 }
 
 // Line is one line of a script, split into words, with its line number

@@ -9,10 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
-
-	"github.com/rogpeppe/go-internal/txtar"
 
 	"askuser/internal/storytest"
 )
@@ -35,12 +32,8 @@ var update = flag.Bool("update", false, "rewrite the -- happens -- sections of t
 //	socket back at 90s            the socket appears again (a daemon restarted) at that time
 //	give up at 5m                 the caller's context ends then (Ctrl-C)
 func TestReconnectScenarios(t *testing.T) {
-	storytest.Each(t, "testdata/reconnect/*.txtar", func(t *testing.T, file string, a *txtar.Archive) {
-		setup := storytest.Section(t, file, a, "setup")
-		var got string
-		synctest.Test(t, func(t *testing.T) { got = runReconnectStory(t, file, string(setup.Data)) })
-		storytest.Check(t, file, a, "happens", got, *update, "go test ./socketproto/askclient -run TestReconnectScenarios -update")
-	})
+	storytest.Transcripts(t, "testdata/reconnect/*.txtar", *update,
+		"go test ./socketproto/askclient -run TestReconnectScenarios -update", runReconnectStory)
 }
 
 // reconnectStory is a story's setup, read from its lines.

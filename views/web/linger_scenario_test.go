@@ -8,8 +8,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/rogpeppe/go-internal/txtar"
-
 	"askuser/internal/storytest"
 )
 
@@ -25,10 +23,7 @@ import (
 //
 // The session's daemon link finds no daemon, and keeps saying so.
 func TestLingerScenarios(t *testing.T) {
-	storytest.Each(t, "testdata/linger/*.txtar", func(t *testing.T, file string, a *txtar.Archive) {
-		script := storytest.Script(t, file, a)
-		synctest.Test(t, func(t *testing.T) { runLingerStory(t, file, script) })
-	})
+	storytest.Scripts(t, "testdata/linger/*.txtar", runLingerStory)
 }
 
 func runLingerStory(t *testing.T, file string, script []storytest.Line) {

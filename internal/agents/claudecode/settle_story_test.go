@@ -11,8 +11,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/rogpeppe/go-internal/txtar"
-
 	"askuser/internal/storytest"
 )
 
@@ -37,12 +35,8 @@ var update = flag.Bool("update", false, "rewrite the -- happens -- sections of t
 //	at 1s transcript twin-allowed            the twin's result
 //	until 10s                                the story ends (the hook stops watching)
 func TestSettleStories(t *testing.T) {
-	storytest.Each(t, "testdata/settle/*.txtar", func(t *testing.T, file string, a *txtar.Archive) {
-		setup := storytest.Section(t, file, a, "setup")
-		var got string
-		synctest.Test(t, func(t *testing.T) { got = runSettleStory(t, file, string(setup.Data)) })
-		storytest.Check(t, file, a, "happens", got, *update, "go test ./internal/agents/claudecode -run TestSettleStories -update")
-	})
+	storytest.Transcripts(t, "testdata/settle/*.txtar", *update,
+		"go test ./internal/agents/claudecode -run TestSettleStories -update", runSettleStory)
 }
 
 // settleStep is one setup line: at when, what Claude Code writes.
