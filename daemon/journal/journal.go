@@ -58,6 +58,17 @@ type Journal struct {
 	path    string
 	history string
 
+	stateLog   // state.jsonl as this journal left it
+	historyLog // history.jsonl, and the entries still to append to it
+	fsyncs     // the fsyncs after writes (SyncAlways)
+	// refused: the journal on disk is of a newer format; nothing is written
+	// over it.
+	refused error
+	closed  bool
+}
+
+// stateLog is state.jsonl as the journal writes it.
+type stateLog struct {
 	// f is state.jsonl while a group of writes is under way; Commit closes
 	// it. It stays open between groups while its path still names it
 	// (stillAtPath): a file replaced or removed, or a state dir deleted,
@@ -68,6 +79,21 @@ type Journal struct {
 	// broken: the file may end in a partial record (a failed write that
 	// could not be cut back), or is gone; the next write compacts first.
 	broken bool
+	// size is the size the file had after our last write to it (-1:
+	// unknown): a file of another size was changed by someone else, and
+	// its end is looked at before appending.
+	size int64
+	// checked: state.jsonl was found at its path and as we left it in
+	// this group of writes; the group's other writes append without
+	// looking again (Commit ends the group). Looking before each record
+	// took a third of an answer's time in the daemon, and a file changed
+	// by someone else within a group is found at the next group's first
+	// write all the same.
+	checked bool
+}
+
+// historyLog is history.jsonl as the journal appends to it.
+type historyLog struct {
 	// unhistoried holds history entries not appended yet: the group's,
 	// appended together at Commit, and those whose append failed, retried
 	// at each Commit; their ids, so that compaction can say so (a crash
@@ -81,25 +107,15 @@ type Journal struct {
 	histInfo os.FileInfo
 	// histTrouble is what HistoryTrouble was last told ("" for none).
 	histTrouble string
-	dirty       bool // written since the last fsync (SyncAlways)
-	// size and histSize are the sizes the files had after our last write
-	// to them (-1: unknown): a file of another size was changed by
-	// someone else, and its end is looked at before appending.
-	size, histSize int64
-	// checked: state.jsonl was found at its path and as we left it in
-	// this group of writes; the group's other writes append without
-	// looking again (Commit ends the group). Looking before each record
-	// took a third of an answer's time in the daemon, and a file changed
-	// by someone else within a group is found at the next group's first
-	// write all the same.
-	checked bool
-	// refused: the journal on disk is of a newer format; nothing is written
-	// over it.
-	refused error
+	histSize    int64 // as size is for state.jsonl
+}
 
+// fsyncs is when the writes reach the disk: at Commit with daemon.sync =
+// "always", else by the journal's own goroutine, kicked at Commit.
+type fsyncs struct {
+	dirty    bool // written since the last fsync
 	syncKick chan struct{}
 	syncDone chan struct{}
-	closed   bool
 }
 
 // ErrUnavailable wraps every reason the state dir did not take a write.
@@ -131,14 +147,15 @@ func Open(opts Options) (*Journal, State) {
 		opts.Snapshot = func() []Record { return nil }
 	}
 	j := &Journal{
-		opts:     opts,
-		path:     filepath.Join(opts.Dir, StateFile),
-		history:  filepath.Join(opts.Dir, history.File),
-		broken:   true, // compact at the first chance: replay may have skipped damage
-		size:     -1,
-		histSize: -1,
-		syncKick: make(chan struct{}, 1),
-		syncDone: make(chan struct{}),
+		opts:    opts,
+		path:    filepath.Join(opts.Dir, StateFile),
+		history: filepath.Join(opts.Dir, history.File),
+		stateLog: stateLog{
+			broken: true, // compact at the first chance: replay may have skipped damage
+			size:   -1,
+		},
+		historyLog: historyLog{histSize: -1},
+		fsyncs:     fsyncs{syncKick: make(chan struct{}, 1), syncDone: make(chan struct{})},
 	}
 	// A compaction cut short by a crash leaves its temporary file behind
 	// (named tmpSuffix by askuserd before atomicfile).

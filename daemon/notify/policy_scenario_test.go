@@ -5,67 +5,25 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/rogpeppe/go-internal/txtar"
-
+	"askuser/internal/storytest"
 	"askuser/socketproto"
 )
 
 // The policy's times (grace, bursts, idle, repeat) are pinned by stories,
-// testdata/policy/*.txtar, each run on synctest's fake clock; their
+// testdata/policy/*.txtar, each run on synctest's clock; their
 // language is in testdata/policy/README.md.
 func TestPolicyScenarios(t *testing.T) {
-	files, _ := filepath.Glob("testdata/policy/*.txtar")
-	if len(files) == 0 {
-		t.Fatal("no scenarios in testdata/policy")
-	}
-	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".txtar"), func(t *testing.T) {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			script := scriptOf(t, txtar.Parse(data))
-			synctest.Test(t, func(t *testing.T) { runPolicyScript(t, f, script) })
-		})
-	}
+	storytest.Scripts(t, "testdata/policy/*.txtar", runPolicyScript)
 }
 
-// scriptLine is one line of a story, with its line number in the file.
-type scriptLine struct {
-	n     int
-	words []string
-}
-
-// scriptOf is the story's script: the comment after its first paragraph,
-// which says what the story pins.
-func scriptOf(t *testing.T, a *txtar.Archive) []scriptLine {
-	lines := strings.Split(string(a.Comment), "\n")
-	start := 0
-	for start < len(lines) && strings.TrimSpace(lines[start]) != "" {
-		start++
-	}
-	if start == 0 || start == len(lines) {
-		t.Fatal("a story starts with a paragraph saying what it pins, then a blank line, then its script")
-	}
-	var out []scriptLine
-	for i, l := range lines[start:] {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
-			out = append(out, scriptLine{n: start + i + 1, words: strings.Fields(l)})
-		}
-	}
-	return out
-}
-
-func runPolicyScript(t *testing.T, file string, script []scriptLine) {
+func runPolicyScript(t *testing.T, file string, script []storytest.Line) {
 	set := Settings{Grace: time.Second, Burst: 5 * time.Second, Idle: time.Minute, Repeat: 10 * time.Minute}
-	if len(script) > 0 && script[0].words[0] == "settings" {
+	if len(script) > 0 && script[0].Words[0] == "settings" {
 		set = parseSettings(t, file, script[0])
 		script = script[1:]
 	}
@@ -78,9 +36,9 @@ func runPolicyScript(t *testing.T, file string, script []scriptLine) {
 
 	var heard []string // told and not yet checked
 	for _, l := range script {
-		at := fmt.Sprintf("%s:%d", file, l.n)
-		if l.words[0] == "heard" {
-			want := strings.Join(l.words[1:], " ")
+		at := fmt.Sprintf("%s:%d", file, l.N)
+		if l.Words[0] == "heard" {
+			want := strings.Join(l.Words[1:], " ")
 			if len(heard) == 0 || heard[0] != want {
 				t.Fatalf("%s: want heard %q, the notifiers were told %q", at, want, heard)
 			}
@@ -90,7 +48,7 @@ func runPolicyScript(t *testing.T, file string, script []scriptLine) {
 		if len(heard) > 0 {
 			t.Fatalf("%s: before this step the notifiers were told, unexpected: %q", at, heard)
 		}
-		policyStep(t, at, p, l.words)
+		policyStep(t, at, p, l.Words)
 		synctest.Wait()
 		heard = append(heard, rec.take()...)
 	}
@@ -129,14 +87,14 @@ func policyStep(t *testing.T, at string, p *Policy, w []string) {
 	}
 }
 
-func parseSettings(t *testing.T, file string, l scriptLine) Settings {
+func parseSettings(t *testing.T, file string, l storytest.Line) Settings {
 	var s Settings
 	fields := map[string]*time.Duration{"grace": &s.Grace, "burst": &s.Burst, "idle": &s.Idle, "repeat": &s.Repeat}
-	for _, kv := range l.words[1:] {
+	for _, kv := range l.Words[1:] {
 		k, v, _ := strings.Cut(kv, "=")
 		d, err := time.ParseDuration(v)
 		if fields[k] == nil || err != nil {
-			t.Fatalf("%s:%d: want grace=, burst=, idle=, repeat= with a duration, got %q", file, l.n, kv)
+			t.Fatalf("%s:%d: want grace=, burst=, idle=, repeat= with a duration, got %q", file, l.N, kv)
 		}
 		*fields[k] = d
 	}

@@ -9,10 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
 
-	"github.com/rogpeppe/go-internal/txtar"
+	"askuser/internal/storytest"
 )
 
 var update = flag.Bool("update", false, "rewrite the -- happens -- sections of testdata/reconnect/*.txtar")
@@ -33,43 +32,8 @@ var update = flag.Bool("update", false, "rewrite the -- happens -- sections of t
 //	socket back at 90s            the socket appears again (a daemon restarted) at that time
 //	give up at 5m                 the caller's context ends then (Ctrl-C)
 func TestReconnectScenarios(t *testing.T) {
-	files, _ := filepath.Glob("testdata/reconnect/*.txtar")
-	if len(files) == 0 {
-		t.Fatal("no stories in testdata/reconnect")
-	}
-	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".txtar"), func(t *testing.T) {
-			a, err := txtar.ParseFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			setup, want := section(a, "setup"), section(a, "happens")
-			if setup == nil || want == nil {
-				t.Fatalf("%s: want a -- setup -- and a -- happens -- section", f)
-			}
-			var got string
-			synctest.Test(t, func(t *testing.T) { got = runReconnectStory(t, f, string(setup.Data)) })
-			if *update {
-				want.Data = []byte(got)
-				if err := os.WriteFile(f, txtar.Format(a), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if got != string(want.Data) {
-				t.Errorf("%s: what happens differs (go test ./socketproto/askclient -run TestReconnectScenarios -update rewrites it)\n--- want\n%s--- got\n%s", f, want.Data, got)
-			}
-		})
-	}
-}
-
-func section(a *txtar.Archive, name string) *txtar.File {
-	for i := range a.Files {
-		if a.Files[i].Name == name {
-			return &a.Files[i]
-		}
-	}
-	return nil
+	storytest.Transcripts(t, "testdata/reconnect/*.txtar", *update,
+		"go test ./socketproto/askclient -run TestReconnectScenarios -update", runReconnectStory)
 }
 
 // reconnectStory is a story's setup, read from its lines.

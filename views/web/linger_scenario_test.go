@@ -2,12 +2,13 @@ package web
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"askuser/internal/storytest"
 )
 
 // How long a session outlives its pages (idleEnd) is pinned by stories,
@@ -22,26 +23,10 @@ import (
 //
 // The session's daemon link finds no daemon, and keeps saying so.
 func TestLingerScenarios(t *testing.T) {
-	files, _ := filepath.Glob("testdata/linger/*.txtar")
-	if len(files) == 0 {
-		t.Fatal("no stories in testdata/linger")
-	}
-	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".txtar"), func(t *testing.T) {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			paragraphs := strings.SplitN(string(data), "\n\n", 2)
-			if len(paragraphs) != 2 {
-				t.Fatalf("%s: a story says what it pins, then a blank line, then its lines", f)
-			}
-			synctest.Test(t, func(t *testing.T) { runLingerStory(t, f, paragraphs[1]) })
-		})
-	}
+	storytest.Scripts(t, "testdata/linger/*.txtar", runLingerStory)
 }
 
-func runLingerStory(t *testing.T, file, script string) {
+func runLingerStory(t *testing.T, file string, script []storytest.Line) {
 	s := &server{o: Options{Socket: filepath.Join(t.TempDir(), "none.sock")}, stop: make(chan struct{}), sessions: map[string]*session{}}
 	defer func() { s.endSessions(); s.wg.Wait() }()
 	se := s.sessionFor("id")
@@ -51,12 +36,9 @@ func runLingerStory(t *testing.T, file, script string) {
 		defer s.mu.Unlock()
 		return s.sessions["id"] == se
 	}
-	for n, l := range strings.Split(script, "\n") {
-		at := fmt.Sprintf("%s: line %d of the story, %q", file, n+1, l)
-		w := strings.Fields(l)
-		if len(w) == 0 || strings.HasPrefix(w[0], "#") {
-			continue
-		}
+	for _, l := range script {
+		w := l.Words
+		at := fmt.Sprintf("%s:%d: %q", file, l.N, strings.Join(w, " "))
 		switch {
 		case w[0] == "open" && len(w) == 2:
 			st, ok := se.open()
@@ -72,11 +54,11 @@ func runLingerStory(t *testing.T, file, script string) {
 				t.Fatalf("%s: %v", at, err)
 			}
 			time.Sleep(d) // synctest's clock: the story's time passing
-		case l == "alive":
+		case len(w) == 1 && w[0] == "alive":
 			if !alive() {
 				t.Fatalf("%s: the session has ended", at)
 			}
-		case l == "ended":
+		case len(w) == 1 && w[0] == "ended":
 			if alive() {
 				t.Fatalf("%s: the session is still there", at)
 			}

@@ -11,7 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/rogpeppe/go-internal/txtar"
+	"askuser/internal/storytest"
 )
 
 var update = flag.Bool("update", false, "rewrite the -- happens -- sections of testdata/settle/*.txtar")
@@ -35,42 +35,8 @@ var update = flag.Bool("update", false, "rewrite the -- happens -- sections of t
 //	at 1s transcript twin-allowed            the twin's result
 //	until 10s                                the story ends (the hook stops watching)
 func TestSettleStories(t *testing.T) {
-	files, _ := filepath.Glob("testdata/settle/*.txtar")
-	if len(files) == 0 {
-		t.Fatal("no stories in testdata/settle")
-	}
-	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".txtar"), func(t *testing.T) {
-			a, err := txtar.ParseFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var setup, want *txtar.File
-			for i := range a.Files {
-				switch a.Files[i].Name {
-				case "setup":
-					setup = &a.Files[i]
-				case "happens":
-					want = &a.Files[i]
-				}
-			}
-			if setup == nil || want == nil {
-				t.Fatalf("%s: want a -- setup -- and a -- happens -- section", f)
-			}
-			var got string
-			synctest.Test(t, func(t *testing.T) { got = runSettleStory(t, f, string(setup.Data)) })
-			if *update {
-				want.Data = []byte(got)
-				if err := os.WriteFile(f, txtar.Format(a), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if got != string(want.Data) {
-				t.Errorf("%s: what happens differs (-update rewrites it)\n--- want\n%s--- got\n%s", f, want.Data, got)
-			}
-		})
-	}
+	storytest.Transcripts(t, "testdata/settle/*.txtar", *update,
+		"go test ./internal/agents/claudecode -run TestSettleStories -update", runSettleStory)
 }
 
 // settleStep is one setup line: at when, what Claude Code writes.
