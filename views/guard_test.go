@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"askuser/tests/testdaemon"
 )
 
 // clock is a test clock that moves only when told.
@@ -67,17 +69,10 @@ func TestGuardEndsWithARedraw(t *testing.T) {
 		o.InputGuard = 50 * time.Millisecond
 	})
 	h.Event(snap(pending("req-1", dbQuestion())))
-	eventually(t, func() bool { return !strings.Contains(h.hintRow(), "settling") }, "the hint line still says settling")
+	testdaemon.Eventually(t, "the hint line to stop saying settling", func() (bool, string) {
+		row := h.hintRow()
+		return !strings.Contains(row, "settling"), row
+	})
 	h.Press("1")
 	h.Answers("req-1")
-}
-
-// eventually polls cond until it holds (10 s at most).
-func eventually(t *testing.T, cond func() bool, msg string) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal(msg)
-		}
-	}
 }

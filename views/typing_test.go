@@ -2,7 +2,8 @@ package views
 
 import (
 	"testing"
-	"time"
+
+	"askuser/tests/testdaemon"
 )
 
 // Text typed and not accepted goes to the daemon as the draft's "typing" on
@@ -13,11 +14,9 @@ func TestTypedTextGoesOnTheNextWake(t *testing.T) {
 	h := newH(t, 80, 24)
 	h.Event(snap(pending("req-1", nameQuestion(), dbQuestion())))
 	h.Press("order")
-	for deadline := time.Now().Add(5 * time.Second); len(h.D.Drafts()) == 0; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("typed text never sent on a wake")
-		}
-	}
+	testdaemon.Eventually(t, "the typed text sent as a draft on a wake", func() (bool, string) {
+		return len(h.D.Drafts()) > 0, "no draft sent"
+	})
 	h.drafts(`0 {"typing":"order"}`)
 	h.Press("-proc", "<Enter>")
 	h.drafts(`0 {"typing":"order"}`, `0 "order-proc"`)
