@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"syscall"
 
 	"askuser/cmd/internal/acpproxy"
-	runner "askuser/cmd/internal/command"
 	"askuser/socketproto"
 	"askuser/socketproto/askclient"
 )
@@ -31,17 +29,7 @@ var acpProxyCommand = command{
 			fmt.Fprint(fs.Output(), acpProxyHelp)
 		}
 		return func(x *invocation) error {
-			if err := runner.Parse(fs, x.args, x.stdout, "askuser-client acp-proxy"); err != nil {
-				if errors.Is(err, flag.ErrHelp) {
-					return exitStatus(exitOK)
-				}
-				return exitStatus(exitUsage)
-			}
-			argv := fs.Args()
-			if len(argv) == 0 {
-				return usagef("want the agent's command: askuser-client acp-proxy -- AGENT [ARG…]")
-			}
-			res, err := x.resolve()
+			argv, res, err := x.wrappedCommand(fs, "want the agent's command: askuser-client acp-proxy -- AGENT [ARG…]")
 			if err != nil {
 				return err
 			}

@@ -112,6 +112,28 @@ func (x *invocation) client() (*askclient.Client, error) {
 // with where help is, exit 2.
 func usagef(format string, args ...any) error { return runner.Usagef(format, args...) }
 
+// wrappedCommand parses the flags of a command that runs another program
+// (acp-proxy, mcp-proxy: raw, their flags end at "--" or the program), and
+// returns that program's argv and the daemon's options. want says what is
+// missing when no program is given. A non-nil error is the command's exit.
+func (x *invocation) wrappedCommand(fs *flag.FlagSet, want string) ([]string, resolved, error) {
+	if err := runner.Parse(fs, x.args, x.stdout, "askuser-client "+x.name); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, resolved{}, exitStatus(exitOK)
+		}
+		return nil, resolved{}, exitStatus(exitUsage)
+	}
+	argv := fs.Args()
+	if len(argv) == 0 {
+		return nil, resolved{}, usagef("%s", want)
+	}
+	res, err := x.resolve()
+	if err != nil {
+		return nil, resolved{}, err
+	}
+	return argv, res, nil
+}
+
 // unknownWord is the usage error of a word a command does not know (a
 // subcommand, an agent, a tool): what was typed, the known word it most
 // likely meant, and what the command takes.

@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 
-	runner "askuser/cmd/internal/command"
 	"askuser/cmd/internal/mcpproxy"
 	"askuser/socketproto"
 	"askuser/socketproto/askclient"
@@ -34,17 +32,7 @@ var mcpProxyCommand = command{
 			fmt.Fprint(fs.Output(), mcpProxyHelp)
 		}
 		return func(x *invocation) error {
-			if err := runner.Parse(fs, x.args, x.stdout, "askuser-client mcp-proxy"); err != nil {
-				if errors.Is(err, flag.ErrHelp) {
-					return exitStatus(exitOK)
-				}
-				return exitStatus(exitUsage)
-			}
-			argv := fs.Args()
-			if len(argv) == 0 {
-				return usagef("want the MCP server's command: askuser-client mcp-proxy -- COMMAND [ARG…]")
-			}
-			r, err := x.resolve()
+			argv, r, err := x.wrappedCommand(fs, "want the MCP server's command: askuser-client mcp-proxy -- COMMAND [ARG…]")
 			if err != nil {
 				return err
 			}
