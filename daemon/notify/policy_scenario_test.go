@@ -73,7 +73,12 @@ func policyStep(t *testing.T, at string, p *Policy, w []string) {
 		r.CreatedAt = time.Now()
 		p.Restored(r)
 	case "answer":
-		p.Resolved(socketproto.RequestResolved{RequestID: arg(), Outcome: socketproto.OutcomeAnswered, Via: socketproto.ViaPane})
+		if len(w) < 2 {
+			t.Fatalf("%s: answer takes the requests answered", at)
+		}
+		for _, id := range w[1:] { // several: answered together, before the policy looks
+			p.Resolved(socketproto.RequestResolved{RequestID: id, Outcome: socketproto.OutcomeAnswered, Via: socketproto.ViaPane})
+		}
 	case "key":
 		p.Active(time.Now())
 	case "wait":
