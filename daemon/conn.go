@@ -106,21 +106,26 @@ func (d *server) serveConn(c *conn) {
 // read and decoded a batch of lines, whose stack grew for it, does not wait
 // for the next one: it starts a fresh goroutine to wait, in frames that fit
 // the smallest stack (2 KiB), and ends. 10,000 waiting agents keep 20 MB of
-// stack, not 40 or 80. The fresh goroutine is started once the batch is in
-// the queue's hands, not before reading it: starting a goroutine can wake a
-// second thread, which a line's trip to the queue should not wait for.
+// stack, not 40 or 80. The fresh goroutine is started once the batch is
+// handled (postAndRun), not before reading it: starting a goroutine can wake
+// a second thread, which a line's trip to its reply should not wait for.
 func (d *server) waitThenServe(c *conn, ls *lineSource) {
 	ls.waitReadable()
 	switch d.serveLines(c, ls) {
 	case waitLine:
 		go d.waitThenServe(c, ls)
 	case waitHangup:
-		awaitHangup(c.nc)
-		d.q.post(func(s *state) { s.disconnected(c) })
-		d.connEnded(c, ls)
+		go d.waitForHangup(c, ls) // as long as an answer takes: from a fresh stack too
 	default:
 		d.connEnded(c, ls)
 	}
+}
+
+// waitForHangup waits until a client that sent all it will is gone.
+func (d *server) waitForHangup(c *conn, ls *lineSource) {
+	awaitHangup(c.nc)
+	d.q.post(func(s *state) { s.disconnected(c) })
+	d.connEnded(c, ls)
 }
 
 // connEnded releases what an ended connection held: its unfinished line's
@@ -167,7 +172,7 @@ func (d *server) serveLines(c *conn, ls *lineSource) readerNext {
 		c.spoke.Store(true)
 		msg, perr := socketproto.DecodeFromClient(line)
 		c.out.lineRead()
-		if !d.q.post(func(s *state) { s.handle(c, msg, perr); s.held = append(s.held, c.out.lineHandled) }) {
+		if !d.q.postAndRun(func(s *state) { s.handle(c, msg, perr); s.held = append(s.held, c.out.lineHandled) }) {
 			return readerDone
 		}
 	}
