@@ -84,45 +84,58 @@ func (s *state) dropSlow(c *conn) {
 	s.log.Warn("disconnected a client that does not read", "conn", c.id, "unread_bytes_allowed", c.out.limit)
 }
 
-// serveConn reads one connection's lines and hands them to the queue in
-// order. It returns when the connection ends; the queue learns of it.
-//
-// A connection spends nearly all its life waiting (an agent for its
-// answer), and its goroutine keeps the largest stack it ever needed: Go
-// shrinks a stack at a collection only when under a quarter of it is in use,
-// which a goroutine parked in the netpoller never is. So this goroutine only
-// waits, in frames that fit the smallest stack (2 KiB), and each batch of
-// lines is read, decoded and handed to the queue by a goroutine of its own
-// (readAside), which takes its deeper stack away with it: 10,000 waiting
-// agents keep 20 MB of stack, not 40 or 80.
+// serveConn serves a new connection: it waits for its first line.
 func (d *server) serveConn(c *conn) {
-	defer d.wg.Done()
-	defer d.forget(c)
 	ls, err := newLineSource(c.nc, d.limits.MaxMessageBytes, d.input, d.opts.LineTimeout)
 	if err != nil {
 		d.q.post(func(s *state) { s.disconnected(c) })
+		d.connEnded(c, nil)
 		return
 	}
-	defer ls.release() // an unfinished line's room in the input budget
-	for {
-		switch d.readAside(c, ls) {
-		case waitLine:
-			ls.waitReadable()
-		case waitHangup:
-			awaitHangup(c.nc)
-			d.q.post(func(s *state) { s.disconnected(c) })
-			return
-		default:
-			return
-		}
+	d.waitThenServe(c, ls)
+}
+
+// waitThenServe waits until the connection has bytes, then hands the queue
+// every line it can read without waiting, and so on until the connection
+// ends.
+//
+// A connection spends nearly all its life waiting (an agent for its
+// answer), and a goroutine keeps the largest stack it ever needed: Go
+// shrinks a stack at a collection only when under a quarter of it is in use,
+// which a goroutine parked in the netpoller never is. So the goroutine that
+// read and decoded a batch of lines, whose stack grew for it, does not wait
+// for the next one: it starts a fresh goroutine to wait, in frames that fit
+// the smallest stack (2 KiB), and ends. 10,000 waiting agents keep 20 MB of
+// stack, not 40 or 80. The fresh goroutine is started once the batch is
+// handled (postAndRun), not before reading it: starting a goroutine can wake
+// a second thread, which a line's trip to its reply should not wait for.
+func (d *server) waitThenServe(c *conn, ls *lineSource) {
+	ls.waitReadable()
+	switch d.serveLines(c, ls) {
+	case waitLine:
+		go d.waitThenServe(c, ls)
+	case waitHangup:
+		go d.waitForHangup(c, ls) // as long as an answer takes: from a fresh stack too
+	default:
+		d.connEnded(c, ls)
 	}
 }
 
-// readAside runs serveLines on a goroutine of its own and waits for it.
-func (d *server) readAside(c *conn, ls *lineSource) readerNext {
-	done := make(chan readerNext, 1)
-	go func() { done <- d.serveLines(c, ls) }()
-	return <-done
+// waitForHangup waits until a client that sent all it will is gone.
+func (d *server) waitForHangup(c *conn, ls *lineSource) {
+	awaitHangup(c.nc)
+	d.q.post(func(s *state) { s.disconnected(c) })
+	d.connEnded(c, ls)
+}
+
+// connEnded releases what an ended connection held: its unfinished line's
+// room in the input budget, and its place in the live set.
+func (d *server) connEnded(c *conn, ls *lineSource) {
+	if ls != nil {
+		ls.release()
+	}
+	d.forget(c)
+	d.wg.Done()
 }
 
 // forget removes an ended connection from the live set.
@@ -135,7 +148,7 @@ func (d *server) forget(c *conn) {
 	}
 }
 
-// readerNext is what serveConn does after serveLines.
+// readerNext is what waitThenServe does after serveLines.
 type readerNext int
 
 const (
@@ -159,7 +172,7 @@ func (d *server) serveLines(c *conn, ls *lineSource) readerNext {
 		c.spoke.Store(true)
 		msg, perr := socketproto.DecodeFromClient(line)
 		c.out.lineRead()
-		if !d.q.post(func(s *state) { s.handle(c, msg, perr); s.held = append(s.held, c.out.lineHandled) }) {
+		if !d.q.postAndRun(func(s *state) { s.handle(c, msg, perr); s.held = append(s.held, c.out.lineHandled) }) {
 			return readerDone
 		}
 	}

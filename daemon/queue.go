@@ -4,18 +4,33 @@ import (
 	"container/list"
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"askuser/socketproto"
 )
 
-// queue owns the daemon's state. Exactly one goroutine (run) touches it;
-// connections, timers and extensions send it functions to run (post), so no
-// lock guards any of the maps below.
+// queue owns the daemon's state. One goroutine at a time touches it: the
+// one holding steps. Connections, timers and extensions hand it functions to
+// run (post), so no other lock guards any of the maps below.
+//
+// The queue goroutine (run) runs what is posted. A connection's reader runs
+// it itself when no one else is (postAndRun): its line then goes from the
+// socket to the reply without waking another goroutine, which on a machine
+// of two CPUs took as long as everything else the daemon does for an answer.
+// Either way the steps run in the order they were posted, in groups. "The
+// queue goroutine", here and in the rest of the package, is whichever
+// goroutine holds steps.
 type queue struct {
-	inbox chan func(*state)
-	done  chan struct{} // closed when run returns
-	st    *state
+	steps sync.Mutex // held while running steps: the state's owner
+
+	mu      sync.Mutex     // guards inbox and stopped
+	inbox   []func(*state) // posted, not run yet, oldest first
+	stopped bool           // run returned: nothing more runs
+	kick    chan struct{}  // the queue goroutine has steps to run
+
+	done chan struct{} // closed when run returns
+	st   *state
 	// stepped, if set, is told of each group of steps (memreturn.go).
 	stepped func()
 }
@@ -142,8 +157,8 @@ type notifierHooks struct {
 
 func newQueue(opts Options, log *slog.Logger) *queue {
 	q := &queue{
-		inbox: make(chan func(*state), 256),
-		done:  make(chan struct{}),
+		kick: make(chan struct{}, 1),
+		done: make(chan struct{}),
 	}
 	q.st = &state{
 		queueSetup: queueSetup{
@@ -171,28 +186,49 @@ func newQueue(opts Options, log *slog.Logger) *queue {
 // with daemon.sync = "always" they share one fsync.
 const maxGroup = 256
 
-// run processes posted functions until ctx ends; timers are the only other
+// run runs posted functions until ctx ends; timers are the only other
 // wake-ups, so an idle daemon uses no CPU.
 func (q *queue) run(ctx context.Context) {
 	defer close(q.done)
 	for {
 		select {
-		case f := <-q.inbox:
-			f(q.st)
+		case <-q.kick:
+			q.steps.Lock()
+			q.runGroups(-1)
+			q.steps.Unlock()
 		case <-ctx.Done():
+			q.steps.Lock()
+			q.mu.Lock()
+			q.stopped, q.inbox = true, nil
+			q.mu.Unlock()
 			q.st.commit()
 			q.st.stopTimers()
+			q.steps.Unlock()
 			return
 		}
-		// Whatever else is waiting joins this group.
-	group:
-		for range maxGroup - 1 {
-			select {
-			case f := <-q.inbox:
-				f(q.st)
-			default:
-				break group
-			}
+	}
+}
+
+// runGroups runs what is posted, a group at a time, until nothing is left
+// or it ran max groups (max < 0: no bound). q.steps is held.
+func (q *queue) runGroups(max int) {
+	for ; max != 0; max-- {
+		q.mu.Lock()
+		if q.stopped {
+			q.mu.Unlock()
+			return
+		}
+		group := q.inbox[:min(len(q.inbox), maxGroup)]
+		q.inbox = q.inbox[len(group):]
+		if len(q.inbox) == 0 {
+			q.inbox = nil // let the array go
+		}
+		q.mu.Unlock()
+		if len(group) == 0 {
+			return
+		}
+		for _, f := range group {
+			f(q.st)
 		}
 		q.st.commit()
 		if q.stepped != nil {
@@ -221,11 +257,53 @@ func (s *state) commit() {
 // post hands f to the queue goroutine. It reports false once the queue has
 // stopped, so a sender never blocks on a daemon that is going away.
 func (q *queue) post(f func(*state)) bool {
-	select {
-	case q.inbox <- f:
-		return true
-	case <-q.done:
+	if !q.add(f) {
 		return false
+	}
+	q.wake()
+	return true
+}
+
+// postAndRun posts f and, when no goroutine is running steps, runs it and
+// whatever was posted before it here, as one group: a connection's reader,
+// which holds no lock, hands its line over without a goroutine switch. What
+// is posted meanwhile is left to the queue goroutine, so that one reader
+// does not work for every other.
+func (q *queue) postAndRun(f func(*state)) bool {
+	if !q.add(f) {
+		return false
+	}
+	if !q.steps.TryLock() {
+		q.wake() // the goroutine running steps may have looked for the last time
+		return true
+	}
+	q.runGroups(1)
+	q.steps.Unlock()
+	q.mu.Lock()
+	more := len(q.inbox) > 0
+	q.mu.Unlock()
+	if more {
+		q.wake()
+	}
+	return true
+}
+
+// add appends f to the inbox; false once the queue has stopped.
+func (q *queue) add(f func(*state)) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.stopped {
+		return false
+	}
+	q.inbox = append(q.inbox, f)
+	return true
+}
+
+// wake tells the queue goroutine that there are steps to run.
+func (q *queue) wake() {
+	select {
+	case q.kick <- struct{}{}:
+	default: // already told
 	}
 }
 

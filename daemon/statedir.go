@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
+	"askuser/internal/dirnotify"
 	"golang.org/x/sys/unix"
 
 	"askuser/internal/statefile"
@@ -162,7 +162,7 @@ const stateDirPoll = 2 * time.Second
 // watchStateDir notices the state dir deleted or renamed away and has the
 // queue write it back at once (checkStateDir) rather than at the next
 // change: a crash meanwhile would lose every pending request. It watches
-// the state dir's parent (fsnotify), not the dir: a watch on the dir would
+// the state dir's parent (dirnotify), not the dir: a watch on the dir would
 // wake this goroutine at every write of the journal, the history and the
 // pending file, while the parent changes only when its entries do. The
 // parent also tells of a chmod of the dir, after which a dir that could not
@@ -208,16 +208,16 @@ func (d *server) watchStateDir(ctx context.Context, dir string) {
 // stateDirWatch is watchStateDir's watch on the state dir's parent.
 type stateDirWatch struct {
 	dir, parent string
-	w           *fsnotify.Watcher // nil when none could be made
-	watching    bool              // the parent is watched now
-	events      <-chan fsnotify.Event
+	w           *dirnotify.Watcher // nil when none could be made
+	watching    bool               // the parent is watched now
+	events      <-chan dirnotify.Event
 	errs        <-chan error
 	settle      *time.Timer // fires stateDirSettle after the dir changed
 }
 
 func newStateDirWatch(dir string, log *slog.Logger) *stateDirWatch {
 	sw := &stateDirWatch{dir: dir, parent: filepath.Dir(dir)}
-	if w, err := fsnotify.NewWatcher(); err == nil {
+	if w, err := dirnotify.New(); err == nil {
 		sw.w, sw.events, sw.errs = w, w.Events, w.Errors
 	} else {
 		log.Warn("state dir: cannot watch it; a deleted state dir is noticed within "+stateDirPoll.String(), "err", err)
@@ -236,16 +236,16 @@ func (sw *stateDirWatch) watch() {
 }
 
 // event starts the settle timer when the dir, or its parent, went or changed.
-func (sw *stateDirWatch) event(ev fsnotify.Event, ok bool) {
+func (sw *stateDirWatch) event(ev dirnotify.Event, ok bool) {
 	if !ok {
 		sw.events = nil
 		return
 	}
 	switch {
-	case ev.Name == sw.parent && ev.Has(fsnotify.Remove|fsnotify.Rename):
+	case ev.Name == sw.parent && ev.Has(dirnotify.Remove|dirnotify.Rename):
 		sw.watching = false // the watch went with the parent, and the dir with it
 		sw.settle.Reset(stateDirSettle)
-	case ev.Name == sw.dir && ev.Has(fsnotify.Remove|fsnotify.Rename|fsnotify.Chmod|fsnotify.Create):
+	case ev.Name == sw.dir && ev.Has(dirnotify.Remove|dirnotify.Rename|dirnotify.Chmod|dirnotify.Create):
 		sw.settle.Reset(stateDirSettle)
 	}
 }

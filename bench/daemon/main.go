@@ -199,7 +199,7 @@ func benchHop(d *daemonProc, root string, n int) error {
 		d    []time.Duration
 	}{{"ask → request_added at subscriber", addedD}, {"answer → ask_user_response", answerD}} {
 		p50 := percentile(row.d, 0.5)
-		fmt.Printf("  %-34s p50 %8v  p99 %8v  (p50 %.1f× echo)\n", row.name, p50, percentile(row.d, 0.99),
+		fmt.Printf("  %-34s p50 %8v  p99 %8v  (p50 %.2f× echo)\n", row.name, p50, percentile(row.d, 0.99),
 			float64(p50)/float64(p50e))
 	}
 	return nil

@@ -74,8 +74,9 @@ type stateLog struct {
 	// (stillAtPath): a file replaced or removed, or a state dir deleted,
 	// is let go of at the next write.
 	f        *os.File
-	appended int64 // bytes since the last compaction
-	liveSize int64 // bytes the last compaction wrote
+	opened   fs.FileInfo // f as it was opened: which file it is
+	appended int64       // bytes since the last compaction
+	liveSize int64       // bytes the last compaction wrote
 	// broken: the file may end in a partial record (a failed write that
 	// could not be cut back), or is gone; the next write compacts first.
 	broken bool
@@ -266,6 +267,7 @@ func (j *Journal) openState() (fs.FileInfo, error) {
 	if err != nil {
 		return nil, j.unavailable(err)
 	}
+	j.opened = fi
 	return fi, nil
 }
 
@@ -476,18 +478,16 @@ func (j *Journal) Commit() error {
 // is what makes that safe: a file the path no longer names is closed, and
 // the write goes where the path leads (compacting when it leads nowhere).
 func (j *Journal) stillAtPath() (held fs.FileInfo, ok bool) {
+	// One lstat: while the path names the open file, what it says of that
+	// file (its size) is the open file's own.
 	at, err := os.Lstat(j.path)
-	if err != nil {
-		return nil, false
-	}
-	held, err = j.f.Stat()
-	return held, err == nil && os.SameFile(at, held)
+	return at, err == nil && os.SameFile(at, j.opened)
 }
 
 func (j *Journal) closeFile() {
 	if j.f != nil {
 		j.f.Close()
-		j.f = nil
+		j.f, j.opened = nil, nil
 	}
 }
 

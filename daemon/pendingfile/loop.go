@@ -4,12 +4,12 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
+	"askuser/internal/dirnotify"
 )
 
 func (s *Syncer) loop() {
 	defer close(s.done)
-	var events <-chan fsnotify.Event
+	var events <-chan dirnotify.Event
 	var errs <-chan error
 	if s.watch != nil {
 		defer s.watch.close()
@@ -94,17 +94,17 @@ func timerC(t *time.Timer) <-chan time.Time {
 	return t.C
 }
 
-// event sorts one fsnotify event. Only events on the file's own name count:
+// event sorts one dirnotify event. Only events on the file's own name count:
 // an editor's temporary or backup file ends in a rename onto that name,
 // which is a Create for it.
-func (s *Syncer) event(ev fsnotify.Event) {
+func (s *Syncer) event(ev dirnotify.Event) {
 	switch {
 	case ev.Name == s.path:
 		s.wantRead = true
-	case ev.Name == s.watch.watched && ev.Has(fsnotify.Remove|fsnotify.Rename):
+	case ev.Name == s.watch.watched && ev.Has(dirnotify.Remove|dirnotify.Rename):
 		s.watch.lost()
 		s.wantRewatch = true
-	case !s.watch.onTarget() && ev.Has(fsnotify.Create):
+	case !s.watch.onTarget() && ev.Has(dirnotify.Create):
 		s.wantRewatch = true
 	}
 }

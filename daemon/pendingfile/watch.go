@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/fsnotify/fsnotify"
+	"askuser/internal/dirnotify"
 )
 
 // dirWatch watches the directory that holds the pending file, not the file:
@@ -14,7 +14,7 @@ import (
 // is deleted, it watches the nearest existing parent until the directory is
 // back (the user recreates it, or the next rewrite does).
 type dirWatch struct {
-	w       *fsnotify.Watcher
+	w       *dirnotify.Watcher
 	target  string // the pending file's directory
 	watched string // the directory watched now; "" when none
 	// watchedID is the watched directory's inode: a directory deleted and
@@ -25,7 +25,7 @@ type dirWatch struct {
 }
 
 func newDirWatch(target string) (*dirWatch, error) {
-	w, err := fsnotify.NewWatcher()
+	w, err := dirnotify.New()
 	if err != nil {
 		return nil, err
 	}
