@@ -172,7 +172,15 @@ func (d *server) serveLines(c *conn, ls *lineSource) readerNext {
 		c.spoke.Store(true)
 		msg, perr := socketproto.DecodeFromClient(line)
 		c.out.lineRead()
-		if !d.q.postAndRun(func(s *state) { s.handle(c, msg, perr); s.held = append(s.held, c.out.lineHandled) }) {
+		// A line with more behind it, already read (a client that
+		// pipelines), goes to the queue goroutine, which takes in the
+		// lines that come meanwhile as one group; the last line read is
+		// handled here, with any still waiting before it.
+		hand := d.q.postAndRun
+		if ls.lineBuffered() {
+			hand = d.q.post
+		}
+		if !hand(func(s *state) { s.handle(c, msg, perr); s.held = append(s.held, c.out.lineHandled) }) {
 			return readerDone
 		}
 	}

@@ -190,6 +190,9 @@ func (ls *lineSource) release() {
 	ls.reserved = 0
 }
 
+// lineBuffered reports whether a whole line is read and not yet returned.
+func (ls *lineSource) lineBuffered() bool { return bytes.IndexByte(ls.pend, '\n') >= 0 }
+
 // rest is the unterminated last line after next returned io.ErrUnexpectedEOF
 // (without a trailing '\r').
 func (ls *lineSource) rest() []byte { return bytes.TrimRight(ls.pend, "\r") }
