@@ -178,7 +178,7 @@ func (d *server) serveLines(c *conn, ls *lineSource) readerNext {
 		// handled here, with any still waiting before it.
 		hand := d.q.postAndRun
 		if ls.lineBuffered() {
-			hand = d.q.post
+			hand = d.q.postLine
 		}
 		if !hand(func(s *state) { s.handle(c, msg, perr); s.held = append(s.held, c.out.lineHandled) }) {
 			return readerDone

@@ -28,6 +28,7 @@ type queue struct {
 	inbox   []func(*state) // posted, not run yet, oldest first
 	stopped bool           // run returned: nothing more runs
 	kick    chan struct{}  // the queue goroutine has steps to run
+	room    *sync.Cond     // on mu: the inbox was emptied some, or the queue stopped
 
 	done chan struct{} // closed when run returns
 	st   *state
@@ -160,6 +161,7 @@ func newQueue(opts Options, log *slog.Logger) *queue {
 		kick: make(chan struct{}, 1),
 		done: make(chan struct{}),
 	}
+	q.room = sync.NewCond(&q.mu)
 	q.st = &state{
 		queueSetup: queueSetup{
 			opts:    opts,
@@ -186,6 +188,11 @@ func newQueue(opts Options, log *slog.Logger) *queue {
 // with daemon.sync = "always" they share one fsync.
 const maxGroup = 256
 
+// maxInbox bounds the clients' lines that wait in the inbox: a connection's
+// reader that finds it full waits for room, so that what the
+// clients send cannot pile up ahead of the queue.
+const maxInbox = 256
+
 // run runs posted functions until ctx ends; timers are the only other
 // wake-ups, so an idle daemon uses no CPU.
 func (q *queue) run(ctx context.Context) {
@@ -200,6 +207,7 @@ func (q *queue) run(ctx context.Context) {
 			q.steps.Lock()
 			q.mu.Lock()
 			q.stopped, q.inbox = true, nil
+			q.room.Broadcast()
 			q.mu.Unlock()
 			q.st.commit()
 			q.st.stopTimers()
@@ -223,6 +231,7 @@ func (q *queue) runGroups(max int) {
 		if len(q.inbox) == 0 {
 			q.inbox = nil // let the array go
 		}
+		q.room.Broadcast()
 		q.mu.Unlock()
 		if len(group) == 0 {
 			return
@@ -257,7 +266,17 @@ func (s *state) commit() {
 // post hands f to the queue goroutine. It reports false once the queue has
 // stopped, so a sender never blocks on a daemon that is going away.
 func (q *queue) post(f func(*state)) bool {
-	if !q.add(f) {
+	if !q.add(f, false) {
+		return false
+	}
+	q.wake()
+	return true
+}
+
+// postLine is post for a line a client sent: it waits while the inbox holds
+// maxInbox functions.
+func (q *queue) postLine(f func(*state)) bool {
+	if !q.add(f, true) {
 		return false
 	}
 	q.wake()
@@ -270,7 +289,7 @@ func (q *queue) post(f func(*state)) bool {
 // is posted meanwhile is left to the queue goroutine, so that one reader
 // does not work for every other.
 func (q *queue) postAndRun(f func(*state)) bool {
-	if !q.add(f) {
+	if !q.add(f, true) {
 		return false
 	}
 	if !q.steps.TryLock() {
@@ -288,10 +307,15 @@ func (q *queue) postAndRun(f func(*state)) bool {
 	return true
 }
 
-// add appends f to the inbox; false once the queue has stopped.
-func (q *queue) add(f func(*state)) bool {
+// add appends f to the inbox, for a client's line (fromClient) once there
+// is room; false once the queue has stopped. Only a connection's reader
+// waits: the queue's own steps and timers post whatever the inbox holds.
+func (q *queue) add(f func(*state), fromClient bool) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	for fromClient && len(q.inbox) >= maxInbox && !q.stopped {
+		q.room.Wait()
+	}
 	if q.stopped {
 		return false
 	}
