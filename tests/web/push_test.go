@@ -175,9 +175,12 @@ func (p *pushPage) waitNotifications(want string) {
 
 // tap is a tap on the notification tagged tag, or on its action: the
 // DevTools protocol cannot tap a system notification, so the page asks its
-// worker to run the same handler.
+// worker to run the same handler. It asks once the evaluation has returned:
+// a tap that opens the page navigates it, and a navigation that came first
+// would take the evaluation's reply with it ("Inspected target navigated or
+// closed").
 func (p *pushPage) tap(tag, action string) {
-	p.b.Eval(fmt.Sprintf(`navigator.serviceWorker.ready.then(r => r.active.postMessage({type: 'click', tag: %q, action: %q}))`, tag, action))
+	p.b.Eval(fmt.Sprintf(`setTimeout(() => navigator.serviceWorker.ready.then(r => r.active.postMessage({type: 'click', tag: %q, action: %q})), 0)`, tag, action))
 }
 
 // ask sends a waiting request on its own connection; the answer comes on it.
