@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"askuser/internal/dirnotify"
 	"golang.org/x/sys/unix"
 
+	"askuser/internal/dirnotify"
 	"askuser/internal/statefile"
 )
 
@@ -163,8 +163,8 @@ const stateDirPoll = 2 * time.Second
 // queue write it back at once (checkStateDir) rather than at the next
 // change: a crash meanwhile would lose every pending request. It watches
 // the state dir's parent (dirnotify), not the dir: a watch on the dir would
-// wake this goroutine at every write of the journal, the history and the
-// pending file, while the parent changes only when its entries do. The
+// wake this goroutine at every rewrite of the pending file, while the parent
+// changes only when its entries do. The
 // parent also tells of a chmod of the dir, after which a dir that could not
 // take writes is tried again. A journal or lock deleted alone, inside a dir
 // that stays, is written back at the next change (the journal compacts when
