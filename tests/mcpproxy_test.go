@@ -95,19 +95,8 @@ func testProxyAccepts(t *testing.T, protocol string) {
 	if !strings.Contains(string(added.Metadata), "elicitserver") {
 		t.Errorf("metadata %s does not name the server", added.Metadata)
 	}
-	var kinds []string
-	for _, q := range added.Questions {
-		kind := "untyped"
-		if q.Input != nil {
-			kind = q.Input.Type
-			if !q.Input.IsRequired() {
-				kind += "?"
-			}
-		}
-		kinds = append(kinds, kind)
-	}
-	if want := []string{"string", "integer", "number", "boolean", "string", "array", "string?"}; !reflect.DeepEqual(kinds, want) {
-		t.Errorf("question kinds = %v, want %v", kinds, want)
+	if got, want := testdaemon.InputKinds(added.Questions), "string integer number boolean string array string?"; got != want {
+		t.Errorf("question kinds = %s, want %s", got, want)
 	}
 	if q := added.Questions[0].Question; !strings.HasPrefix(q, "Build settings\n\nColour\nthe build's colour") {
 		t.Errorf("first question = %q", q)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"askuser/socketproto"
+	"askuser/tests/testdaemon"
 	"askuser/tests/testenv"
 )
 
@@ -61,18 +62,7 @@ func answerRefusedThenFixed(t *testing.T, e *testenv.Env, p socketproto.Pending)
 	if !strings.Contains(string(p.Metadata), `"MCP server":"elicit"`) {
 		t.Errorf("metadata %s does not name the server", p.Metadata)
 	}
-	var kinds []string
-	for _, q := range p.Questions {
-		kind := "untyped"
-		if q.Input != nil {
-			kind = q.Input.Type
-			if !q.Input.IsRequired() {
-				kind += "?"
-			}
-		}
-		kinds = append(kinds, kind)
-	}
-	if got, want := strings.Join(kinds, " "), "string integer number boolean string array string?"; got != want {
+	if got, want := testdaemon.InputKinds(p.Questions), "string integer number boolean string array string?"; got != want {
 		t.Errorf("question kinds = %s, want %s", got, want)
 	}
 	if m, ok := testenv.AnswerRaw(t, e, p.RequestID, `"blue"`, `9`, `0.5`, `"Yes"`, `"widget"`, `["a","c"]`, `""`).(*socketproto.Error); !ok ||
@@ -157,33 +147,12 @@ func TestAgentClaudeCodeElicitationCancelled(t *testing.T) {
 // cancel.
 func TestClaudeHookSignalWithdrawsTheElicitation(t *testing.T) {
 	t.Parallel()
-	e := testenv.New(t)
-	e.StartDaemon()
-	w := testenv.Watch(t, e)
-	input, err := os.ReadFile(filepath.Join("..", "..", "internal", "agents", "claudecode", "testdata", "elicitation-form.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
-		t.Run(sig.String(), func(t *testing.T) {
-			cmd, out, errb := e.StartClient(string(input), "claude-hook")
-			p := testenv.NextAdded(t, w)
-			if p.Questions[0].Question != elicitFormQuestion {
-				t.Fatalf("asked %+v", p.Questions)
-			}
-			if err := cmd.Process.Signal(sig); err != nil {
-				t.Fatal(err)
-			}
-			expectWithdrawn(w, p.RequestID)(t)
-			if code := testenv.Finish(t, cmd); code != 128+int(sig) {
-				t.Errorf("exit %d after %v, want %d", code, sig, 128+int(sig))
-			}
-			if want := `{"hookSpecificOutput":{"action":"cancel","hookEventName":"Elicitation"}}` + "\n"; out.String() != want {
-				t.Errorf("the hook printed %q after %v; want %q", out, sig, want)
-			}
-			if !strings.Contains(errb.String(), "withdrawn") {
-				t.Errorf("stderr %q", errb)
-			}
-		})
-	}
+	claudeHookSignalled(t, "elicitation-form.json", elicitFormQuestion, func(t *testing.T, sig syscall.Signal, code int, out string) {
+		if code != 128+int(sig) {
+			t.Errorf("exit %d after %v, want %d", code, sig, 128+int(sig))
+		}
+		if want := `{"hookSpecificOutput":{"action":"cancel","hookEventName":"Elicitation"}}` + "\n"; out != want {
+			t.Errorf("the hook printed %q after %v; want %q", out, sig, want)
+		}
+	})
 }

@@ -217,10 +217,23 @@ func (m *fakeModel) resultOrQuestion(t *testing.T, w *socketproto.Conn, i int) (
 // then withdrawn, and the hook prints no decision.
 func TestClaudeHookSignalWithdrawsThePermissionQuestion(t *testing.T) {
 	t.Parallel()
+	claudeHookSignalled(t, "permissionrequest-bash.json", permissionQuestion, func(t *testing.T, sig syscall.Signal, _ int, out string) {
+		if out != "" {
+			t.Errorf("the hook printed %q after %v; want nothing", out, sig)
+		}
+	})
+}
+
+// claudeHookSignalled runs Claude Code's hook on a fixture of
+// internal/agents/claudecode/testdata, once for SIGTERM and once for
+// SIGINT: each time askuser asks question, the hook gets the signal, the
+// question must be withdrawn and the hook must say so on stderr; ended
+// checks its exit code and what it printed.
+func claudeHookSignalled(t *testing.T, fixture, question string, ended func(t *testing.T, sig syscall.Signal, code int, out string)) {
 	e := testenv.New(t)
 	e.StartDaemon()
 	w := testenv.Watch(t, e)
-	input, err := os.ReadFile(filepath.Join("..", "..", "internal", "agents", "claudecode", "testdata", "permissionrequest-bash.json"))
+	input, err := os.ReadFile(filepath.Join("..", "..", "internal", "agents", "claudecode", "testdata", fixture))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +241,7 @@ func TestClaudeHookSignalWithdrawsThePermissionQuestion(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			cmd, out, errb := e.StartClient(string(input), "claude-hook")
 			p := testenv.NextAdded(t, w)
-			if p.Questions[0].Question != permissionQuestion {
+			if p.Questions[0].Question != question {
 				t.Fatalf("asked %+v", p.Questions)
 			}
 			if err := cmd.Process.Signal(sig); err != nil {
@@ -236,10 +249,7 @@ func TestClaudeHookSignalWithdrawsThePermissionQuestion(t *testing.T) {
 			}
 			d := expectWithdrawn(w, p.RequestID)(t)
 			t.Logf("%v to the hook: withdrawn %v later", sig, d.Round(time.Millisecond))
-			testenv.Finish(t, cmd)
-			if out.Len() != 0 {
-				t.Errorf("the hook printed %q after %v; want nothing", out, sig)
-			}
+			ended(t, sig, testenv.Finish(t, cmd), out.String())
 			if !strings.Contains(errb.String(), "withdrawn") {
 				t.Errorf("stderr %q", errb)
 			}

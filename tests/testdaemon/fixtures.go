@@ -42,3 +42,20 @@ func Remembers(p socketproto.Pending) []string {
 	}
 	return out
 }
+
+// InputKinds is each question's typed input, in order and space-separated:
+// its type, "?" after an optional one, "untyped" for a question without one
+// ("string integer string?").
+func InputKinds(qs []socketproto.Question) string {
+	kinds := make([]string, len(qs))
+	for i, q := range qs {
+		kinds[i] = "untyped"
+		if q.Input != nil {
+			kinds[i] = q.Input.Type
+			if !q.Input.IsRequired() {
+				kinds[i] += "?"
+			}
+		}
+	}
+	return strings.Join(kinds, " ")
+}

@@ -62,19 +62,8 @@ func TestClaudeHookElicitationForm(t *testing.T) {
 		if !strings.Contains(string(p.Metadata), `"MCP server":"elicit"`) {
 			t.Errorf("metadata %s does not name the server", p.Metadata)
 		}
-		var kinds []string
-		for _, q := range p.Questions {
-			kind := "untyped"
-			if q.Input != nil {
-				kind = q.Input.Type
-				if !q.Input.IsRequired() {
-					kind += "?"
-				}
-			}
-			kinds = append(kinds, kind)
-		}
-		if want := []string{"string", "integer", "number", "boolean", "string", "array", "string?"}; !reflect.DeepEqual(kinds, want) {
-			t.Errorf("question kinds = %v, want %v", kinds, want)
+		if got, want := testdaemon.InputKinds(p.Questions), "string integer number boolean string array string?"; got != want {
+			t.Errorf("question kinds = %s, want %s", got, want)
 		}
 		if q := p.Questions[0].Question; !strings.HasPrefix(q, "Build settings\n\nColour\nthe build's colour") {
 			t.Errorf("first question = %q", q)
