@@ -45,7 +45,7 @@ async function handlePush(p) {
   if (p.type === 'close') {
     await closeTag(p.tag);
     if (p.settled) {
-      await self.registration.showNotification(String(p.title || 'askuser'), {
+      await showChecked(String(p.title || 'askuser'), {
         body: String(p.body || ''), tag: settledTag, silent: true, renotify: false,
         icon: '/static/icon-192.png', data: { url: pageURL('/', settledTag) },
       });
@@ -66,12 +66,17 @@ async function handlePush(p) {
     actions: labels.slice(0, max).map((label, i) => ({ action: 'pick:' + i, title: label })),
     data: { url: pageURL(p.url, p.tag), requestId: p.requestId || '', labels: labels, shownAt: Date.now() },
   };
-  // A notification shown is checked for: Chromium sometimes drops the
-  // first one an origin shows. Shown again quietly (it replaces its own
-  // tag), at most twice, so that a browser that lists none rings once.
+  await showChecked(String(p.title || 'askuser'), options);
+}
+
+// showChecked shows a notification and checks that it is listed: Chromium
+// sometimes drops one (the first an origin shows; a settled notice on a
+// busy machine). Shown again quietly (it replaces its own tag), at most
+// twice, so that a browser that lists none rings once.
+async function showChecked(title, options) {
   for (let i = 0; i < 3; i++) {
-    await self.registration.showNotification(String(p.title || 'askuser'), options);
-    if ((await self.registration.getNotifications({ tag: p.tag })).length) return;
+    await self.registration.showNotification(title, options);
+    if ((await self.registration.getNotifications({ tag: options.tag })).length) return;
     options.renotify = false;
     await new Promise((r) => setTimeout(r, 100));
   }
