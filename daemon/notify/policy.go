@@ -40,6 +40,12 @@ type Policy struct {
 	mu     sync.Mutex
 	events []event
 	signal chan struct{}
+	// asleep: Run waits with no look at the events due (under mu); only
+	// then does an event signal it. Otherwise Run is at work, or it looks
+	// again within coalesce, so a stream of requests wakes it once per
+	// coalesce, not once per change (each wake is a thread woken on a CPU
+	// that the agents waiting on the daemon want).
+	asleep bool
 
 	lastActive atomic.Int64 // unix nanoseconds of the user's last key or tap
 
@@ -55,6 +61,7 @@ type Policy struct {
 }
 
 type event struct {
+	at       time.Time // when it happened: Run may take it up to coalesce later
 	settings *Settings
 	added    *socketproto.Pending
 	restored *socketproto.Pending
@@ -112,13 +119,25 @@ func (p *Policy) Active(t time.Time) {
 	}
 }
 
+// coalesce is how late Run may take up an event while events keep coming:
+// far below anything a person notices, and the event keeps its own time.
+const coalesce = 20 * time.Millisecond
+
+// maxUntaken bounds the events that wait for Run's next look.
+const maxUntaken = 4096
+
 func (p *Policy) post(e event) {
+	e.at = time.Now()
 	p.mu.Lock()
 	p.events = append(p.events, e)
+	wake := p.asleep || len(p.events) >= maxUntaken
+	p.asleep = false
 	p.mu.Unlock()
-	select {
-	case p.signal <- struct{}{}:
-	default:
+	if wake {
+		select {
+		case p.signal <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -136,10 +155,11 @@ func (p *Policy) Run(ctx context.Context) {
 		p.mu.Lock()
 		events := p.events
 		p.events = nil
+		p.asleep = false
 		p.mu.Unlock()
 		now := time.Now()
 		for _, e := range events {
-			p.take(e, now)
+			p.take(e)
 		}
 		// A burst that loses many requests at once is shown again once.
 		for _, n := range p.changed {
@@ -154,7 +174,20 @@ func (p *Policy) Run(ctx context.Context) {
 			timer.Stop()
 			timer, timerC = nil, nil
 		}
-		if at, ok := p.next(); ok {
+		at, ok := p.next()
+		if look := now.Add(coalesce); len(events) > 0 && (!ok || look.Before(at)) {
+			// More may follow: look again soon rather than be woken
+			// for each.
+			at, ok = look, true
+		}
+		p.mu.Lock()
+		more := len(p.events) > 0
+		p.asleep = !more && len(events) == 0 // else it looks again within coalesce
+		p.mu.Unlock()
+		if more {
+			continue
+		}
+		if ok {
 			timer = time.NewTimer(time.Until(at))
 			timerC = timer.C
 		}
@@ -171,7 +204,8 @@ func (p *Policy) Run(ctx context.Context) {
 	}
 }
 
-func (p *Policy) take(e event, now time.Time) {
+func (p *Policy) take(e event) {
+	now := e.at
 	switch {
 	case e.settings != nil:
 		p.set = *e.settings

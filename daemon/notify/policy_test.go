@@ -50,11 +50,11 @@ func TestPolicyHasNoTimerWhenNothingWaits(t *testing.T) {
 	if _, ok := p.next(); ok {
 		t.Fatal("a deadline with nothing waiting")
 	}
-	p.take(event{added: ptr(pending("a"))}, time.Now())
+	p.take(event{at: time.Now(), added: ptr(pending("a"))})
 	if _, ok := p.next(); !ok {
 		t.Fatal("no deadline with a request waiting")
 	}
-	p.take(event{resolved: &socketproto.RequestResolved{RequestID: "a"}}, time.Now())
+	p.take(event{at: time.Now(), resolved: &socketproto.RequestResolved{RequestID: "a"}})
 	if _, ok := p.next(); ok {
 		t.Fatal("a deadline left after the last request went")
 	}

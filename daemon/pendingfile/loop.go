@@ -83,6 +83,7 @@ func (s *Syncer) loop() {
 			s.read(true)
 		case <-timerC(s.writeTimer):
 			s.writeTimer = nil
+			s.writeDue.Store(false) // the rewrite may still wait (a save settling): be told again
 		}
 	}
 }

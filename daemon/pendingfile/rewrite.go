@@ -16,12 +16,16 @@ func (s *Syncer) maybeWrite() {
 		if s.writeTimer == nil {
 			s.writeTimer = time.NewTimer(wait)
 		}
+		s.writeDue.Store(true)
 		return
 	}
 	s.write()
 }
 
 func (s *Syncer) write() {
+	// From here on a change wakes the loop again: the queue is read below,
+	// after this, so a change is either in this rewrite or signalled.
+	s.writeDue.Store(false)
 	// A save whose events are still on their way would be replaced by the
 	// rewrite below: look at the file first and take it in.
 	s.read(false)

@@ -113,7 +113,13 @@ type Syncer struct {
 
 // loopSignals wake the loop (dirty) and stop it (stop, then done).
 type loopSignals struct {
-	dirty    chan struct{}
+	dirty chan struct{}
+	// writeDue is set while a rewrite waits for writeTimer (the pause
+	// between two rewrites): that rewrite reads the queue as it is by then,
+	// so a change meanwhile need not wake the loop. Under a stream of
+	// changes the loop then wakes once per rewrite, not once per change,
+	// and leaves the CPU to the agents waiting on the daemon.
+	writeDue atomic.Bool
 	stop     chan struct{}
 	done     chan struct{}
 	stopOnce sync.Once
@@ -210,7 +216,7 @@ func (s *Syncer) Start() error {
 // Changed tells the Syncer that the pending set or a draft changed. It never
 // blocks and may be called on a nil Syncer: it only marks the file dirty.
 func (s *Syncer) Changed() {
-	if s == nil {
+	if s == nil || s.writeDue.Load() {
 		return
 	}
 	select {
