@@ -31,18 +31,31 @@ type conn struct {
 	halfClosed bool             // the client has sent all it will send
 }
 
-// send encodes msg and queues it; a backlog past the bound disconnects the
-// connection (the slow-reader rule of docs/contract.md §4).
+// send queues msg for c; a backlog past the bound disconnects the
+// connection (the slow-reader rule of docs/contract.md §4). msg is encoded
+// when the step's sends are released (commit), each just before it is
+// written: the first line of a step, the one its client waits for, does not
+// wait for the encoding of the lines after it. A message is a value whose
+// slices are never changed in place, so encoding it later reads the same.
 func (s *state) send(c *conn, msg socketproto.Message) {
 	if c.gone {
 		return
 	}
+	s.held = append(s.held, func() {
+		if line := s.encode(msg); line != nil {
+			s.pushLine(c, line)
+		}
+	})
+}
+
+// encode is msg's line, or nil (logged) if it cannot be encoded.
+func (s *state) encode(msg socketproto.Message) []byte {
 	line, err := socketproto.Encode(msg)
 	if err != nil {
 		s.log.Error("encoding a message", "type", msg.MessageType(), "err", err)
-		return
+		return nil
 	}
-	s.sendLine(c, line)
+	return line
 }
 
 // sendLine queues line for c once the step's journal writes are done.
@@ -50,11 +63,14 @@ func (s *state) sendLine(c *conn, line []byte) {
 	if c.gone {
 		return
 	}
-	s.held = append(s.held, func() {
-		if !c.out.push(line) {
-			s.dropSlow(c)
-		}
-	})
+	s.held = append(s.held, func() { s.pushLine(c, line) })
+}
+
+// pushLine hands line to c's outbox, giving up on a connection that does not read.
+func (s *state) pushLine(c *conn, line []byte) {
+	if !c.out.push(line) {
+		s.dropSlow(c)
+	}
 }
 
 // closeAfter closes c's connection after what was sent to it, in step with
@@ -295,17 +311,25 @@ func (s *state) unsubscribe(c *conn) {
 	delete(s.subs, c)
 }
 
-// broadcast sends msg to every subscriber, encoded once.
+// broadcast sends msg to every subscriber, encoded once, when the first
+// of them is sent it (as send does).
 func (s *state) broadcast(msg socketproto.Message) {
 	if len(s.subs) == 0 {
 		return
 	}
-	line, err := socketproto.Encode(msg)
-	if err != nil {
-		s.log.Error("encoding an event", "type", msg.MessageType(), "err", err)
-		return
-	}
+	var line []byte
+	encoded := false
 	for c := range s.subs {
-		s.sendLine(c, line)
+		if c.gone {
+			continue
+		}
+		s.held = append(s.held, func() {
+			if !encoded {
+				line, encoded = s.encode(msg), true
+			}
+			if line != nil {
+				s.pushLine(c, line)
+			}
+		})
 	}
 }

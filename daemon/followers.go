@@ -95,7 +95,7 @@ type cachedReplies struct {
 // sendList sends c the pending list.
 func (s *state) sendList(c *conn) {
 	if s.replies.list == nil {
-		s.replies.list = s.encodeReply(socketproto.List{Pending: s.pendingList()})
+		s.replies.list = s.encode(socketproto.List{Pending: s.pendingList()})
 	}
 	s.sendCached(c, s.replies.list)
 }
@@ -103,18 +103,9 @@ func (s *state) sendList(c *conn) {
 // sendSnapshot sends c, a new subscriber, the state and the pending list.
 func (s *state) sendSnapshot(c *conn) {
 	if s.replies.snapshot == nil {
-		s.replies.snapshot = s.encodeReply(socketproto.Snapshot{State: s.currentState(), Pending: s.pendingList()})
+		s.replies.snapshot = s.encode(socketproto.Snapshot{State: s.currentState(), Pending: s.pendingList()})
 	}
 	s.sendCached(c, s.replies.snapshot)
-}
-
-func (s *state) encodeReply(msg socketproto.Message) []byte {
-	line, err := socketproto.Encode(msg)
-	if err != nil {
-		s.log.Error("encoding a reply", "type", msg.MessageType(), "err", err)
-		return nil
-	}
-	return line
 }
 
 func (s *state) sendCached(c *conn, line []byte) {
