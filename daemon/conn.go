@@ -41,6 +41,7 @@ func (s *state) send(c *conn, msg socketproto.Message) {
 	if c.gone {
 		return
 	}
+	s.historyBeforeAck(msg)
 	s.held = append(s.held, func() {
 		if line := s.encode(msg); line != nil {
 			s.pushLine(c, line)

@@ -90,3 +90,28 @@ func TestFullStateDirRefusesWhatItCannotKeep(t *testing.T) {
 	a.Send(ask1)
 	a.Expect("ask_user_queued requestId=r1")
 }
+
+// An acknowledgement follows the history line of what it acknowledges
+// (docs/contract.md §10): history.jsonl holds the answer the moment the
+// answerer's ok arrives, with no waiting, in both sync modes. The agent's
+// own answer may leave before the line; the ok never does.
+func TestAnswerIsInHistoryWhenItsOKArrives(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{config.SyncBatch, config.SyncAlways} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			d := testdaemon.Serve(t, runForTest, "", func(c *config.Config) { c.Daemon.Sync = mode })
+			a := testdaemon.DialRaw(t, d.Socket)
+			a.Send(ask1)
+			a.Expect("ask_user_queued requestId=r1")
+			b := testdaemon.DialRaw(t, d.Socket)
+			b.Send(answer1)
+			b.Expect("ok requestId=r1")
+			hist, err := os.ReadFile(filepath.Join(d.StateDir, "history.jsonl"))
+			if err != nil || !strings.Contains(string(hist), `"requestId":"r1"`) {
+				t.Fatalf("history.jsonl when the ok arrived (%v): %q", err, hist)
+			}
+			a.Expect("ask_user_response requestId=r1 answers.0.answer=SQLite")
+		})
+	}
+}

@@ -246,13 +246,15 @@ func (q *queue) runGroups(max int) {
 	}
 }
 
-// commit ends a group of steps: the journal's writes are done (fsynced when
-// daemon.sync is "always"), so what the steps send may leave now.
+// commit ends a group of steps. Their journal records are written, so
+// what they send may leave now, in order; the group's history lines are
+// written before its first acknowledgement (send puts them there), so an
+// agent's answer does not wait for them. With daemon.sync = "always"
+// nothing leaves before the journal's fsync, history included.
 func (s *state) commit() {
-	if s.journal != nil {
-		if err := s.journal.Commit(); err != nil {
-			s.log.Error("state journal: fsync failed; the changes are written but a power cut could still lose them", "err", err)
-		}
+	syncFirst := s.journal != nil && s.journal.SyncsAtCommit()
+	if syncFirst {
+		s.commitJournal()
 	}
 	for len(s.held) > 0 {
 		held := s.held
@@ -260,6 +262,28 @@ func (s *state) commit() {
 		for _, out := range held {
 			out()
 		}
+	}
+	if s.journal != nil && !syncFirst {
+		s.commitJournal()
+	}
+}
+
+func (s *state) commitJournal() {
+	if err := s.journal.Commit(); err != nil {
+		s.log.Error("state journal: fsync failed; the changes are written but a power cut could still lose them", "err", err)
+	}
+}
+
+// historyBeforeAck holds msg back, if it acknowledges a change, until the
+// history lines of the changes so far are written (docs/contract.md §10).
+func (s *state) historyBeforeAck(msg socketproto.Message) {
+	switch msg.(type) {
+	case socketproto.OK, socketproto.Queued:
+		s.held = append(s.held, func() {
+			if s.journal != nil {
+				s.journal.WriteHistory()
+			}
+		})
 	}
 }
 

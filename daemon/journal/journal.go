@@ -96,10 +96,13 @@ type stateLog struct {
 // historyLog is history.jsonl as the journal appends to it.
 type historyLog struct {
 	// unhistoried holds history entries not appended yet: the group's,
-	// appended together at Commit, and those whose append failed, retried
-	// at each Commit; their ids, so that compaction can say so (a crash
-	// before the append loses none: replay writes what history lacks).
+	// appended together (WriteHistory, or at Commit), and those whose
+	// append failed, retried once per group; their ids, so that compaction
+	// can say so (a crash before the append loses none: replay writes what
+	// history lacks).
 	unhistoried []history.Entry
+	// historyDue: unhistoried has entries not tried in this group yet.
+	historyDue bool
 	// histFile is history.jsonl kept open for appending, and what it was
 	// when opened (historyFile): unlike state.jsonl it is appended to on
 	// every answer, and it is checked against its path before each use, so
@@ -178,6 +181,7 @@ func Open(opts Options) (*Journal, State) {
 	// Resolutions the history may lack: the daemon died between the two
 	// appends, the history append failed, or the file was cut or removed.
 	j.appendHistory(missingHistory(j.history, m.mark, m.resolved, all, opts.Logf))
+	j.historyDue = len(j.unhistoried) > 0 // what could not be appended: tried again at the first group
 	go j.syncLoop()
 	return j, st
 }
@@ -188,8 +192,9 @@ const tmpSuffix = ".tmp"
 
 // Write appends records to state.jsonl before it returns. An error (wrapping
 // ErrUnavailable) means none of them was kept: the change they describe must
-// not happen. history entries are appended to history.jsonl after them; a
-// failure there is logged and retried, never lost.
+// not happen. history entries are appended to history.jsonl after them, by
+// WriteHistory or at Commit; a failure there is logged and retried, never
+// lost.
 func (j *Journal) Write(recs []Record, entries ...history.Entry) error {
 	var buf bytes.Buffer
 	for _, r := range recs {
@@ -200,8 +205,22 @@ func (j *Journal) Write(recs []Record, entries ...history.Entry) error {
 	if err := j.writeState(buf.Bytes()); err != nil {
 		return err
 	}
-	j.unhistoried = append(j.unhistoried, entries...)
+	if len(entries) > 0 {
+		j.unhistoried = append(j.unhistoried, entries...)
+		j.historyDue = true
+	}
 	return nil
+}
+
+// WriteHistory appends the history entries written so far in this group
+// (at most one try per group). Commit does it too; the daemon calls it
+// before an acknowledgement, so that what is acknowledged is in
+// history.jsonl, and lets other messages (an agent's answer) leave first.
+func (j *Journal) WriteHistory() {
+	if j.historyDue {
+		j.historyDue = false
+		j.appendHistory(nil)
+	}
 }
 
 func (j *Journal) writeState(b []byte) error {
@@ -443,13 +462,19 @@ func (j *Journal) repairHistory() {
 	}
 }
 
+// SyncsAtCommit reports whether Commit fsyncs (daemon.sync = "always"): then
+// nothing the group's changes send may leave before it.
+func (j *Journal) SyncsAtCommit() bool { return j.opts.SyncAlways }
+
 // Commit ends a group of writes. With SyncAlways it returns after the fsync
 // (an error: the writes are in the file but perhaps not on the disk);
 // otherwise the fsync happens within SyncInterval. Then it compacts the
 // journal when it has grown well past the live state.
 func (j *Journal) Commit() error {
 	j.checked = false
-	j.appendHistory(nil)
+	j.WriteHistory()
+	// Entries whose append failed are tried again in the next group.
+	j.historyDue = len(j.unhistoried) > 0
 	var err error
 	if j.dirty {
 		j.dirty = false
