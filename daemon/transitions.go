@@ -188,8 +188,13 @@ func (s *state) resolveAs(r *request, outcome socketproto.Outcome, via socketpro
 	res := &result{id: id, outcome: outcome, via: via, resp: resp, asked: asked, settled: settled,
 		delivered: resp != nil && len(r.waiters) > 0,
 		expires:   s.now().Add(s.opts.Config.Daemon.ResultRetention.Duration)}
+	// The response is encoded once, for the journal and for the agents.
+	var respJSON, respLine []byte
+	if resp != nil {
+		respJSON, respLine = s.encodeResponse(resp)
+	}
 	rec := journal.Record{Op: journal.OpResolve, ID: id, At: s.now().UTC(),
-		Outcome: outcome, Via: via, Response: resp, Expires: res.expires, Delivered: res.delivered, Settled: settled}
+		Outcome: outcome, Via: via, Response: resp, ResponseJSON: respJSON, Expires: res.expires, Delivered: res.delivered, Settled: settled}
 	if err := s.record(rec, journal.HistoryOf(&asked, rec)); err != nil {
 		return err
 	}
@@ -203,6 +208,8 @@ func (s *state) resolveAs(r *request, outcome socketproto.Outcome, via socketpro
 	for _, c := range r.waiters {
 		c.asking.remove(id)
 		switch {
+		case respLine != nil:
+			s.sendLine(c, respLine)
 		case resp != nil:
 			s.send(c, *resp)
 		case c != by:
@@ -217,6 +224,21 @@ func (s *state) resolveAs(r *request, outcome socketproto.Outcome, via socketpro
 		f.resolved(socketproto.RequestResolved{RequestID: id, Outcome: outcome, Via: via, Settled: settled})
 	})
 	return nil
+}
+
+// encodeResponse is resp's JSON and its line for the agent; both nil (and
+// the error logged) if it cannot be encoded, when the journal and send say
+// so in their turn.
+func (s *state) encodeResponse(resp *socketproto.Response) (body, line []byte) {
+	body, err := json.Marshal(resp)
+	if err == nil {
+		line, err = socketproto.Frame(resp.MessageType(), body)
+	}
+	if err != nil {
+		s.log.Error("encoding a response", "requestId", resp.RequestID, "err", err)
+		return nil, nil
+	}
+	return body, line
 }
 
 // markDelivered notes that a kept result reached a waiting connection, so

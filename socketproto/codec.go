@@ -25,14 +25,21 @@ func Encode(msg Message) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return Frame(msg.MessageType(), body)
+}
+
+// Frame is Encode for a message already encoded: body is what json.Marshal
+// made of a message of type typ. A message written to a file as well (the
+// daemon's journal) is encoded once.
+func Frame(typ string, body []byte) ([]byte, error) {
 	if len(body) < 2 || body[0] != '{' {
-		return nil, fmt.Errorf("socketproto: %T does not encode to a JSON object", msg)
+		return nil, fmt.Errorf("socketproto: a %q message does not encode to a JSON object", typ)
 	}
 	var buf bytes.Buffer
 	buf.Grow(len(body) + 32)
 	buf.WriteString(`{"type":`)
-	typ, _ := json.Marshal(msg.MessageType())
-	buf.Write(typ)
+	t, _ := json.Marshal(typ)
+	buf.Write(t)
 	if len(body) > 2 {
 		buf.WriteByte(',')
 	}

@@ -49,12 +49,19 @@ func encodeRecord(r Record) ([]byte, error) {
 
 // writeRecord appends r's line in state.jsonl to buf, newline included.
 func writeRecord(buf *bytes.Buffer, r Record) error {
+	response := r.ResponseJSON
+	if response != nil {
+		r.Response = nil // written from its JSON, below
+	}
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
 	}
 	if len(b) < 2 || b[len(b)-1] != '}' {
 		return fmt.Errorf("a %q record did not encode as an object", r.Op)
+	}
+	if response != nil {
+		b = append(append(append(b[:len(b)-1], `,"response":`...), response...), '}')
 	}
 	var sum [8]byte
 	buf.Write(b[:len(b)-1])

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"syscall"
@@ -167,6 +168,49 @@ func TestReplayGivesTheLiveState(t *testing.T) {
 	if res := st.Results[0]; !res.Delivered || res.Response.Answers[0].Answer.Text != "yes" ||
 		res.Asked.Questions[0].Question != "Q?" || res.Asked.Agent.ID != "agent-1" {
 		t.Errorf("result: %+v", res)
+	}
+}
+
+// A resolve record whose response comes already encoded (ResponseJSON, the
+// bytes the daemon also sends the agent) is the same line as one encoded
+// here, and replays to the same response.
+func TestResponseWrittenFromItsJSON(t *testing.T) {
+	resp := answered("c", "Q?", "yes")
+	body, err := json.Marshal(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := Record{Op: OpResolve, ID: "c", At: t0, Outcome: "answered", Via: "pane", Response: resp, Expires: t0.Add(time.Hour)}
+	plain, err := encodeRecord(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.ResponseJSON = body
+	spliced, err := encodeRecord(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b Record
+	var lr lineReader
+	if r, problem, _ := lr.decode(spliced); problem != "" {
+		t.Fatalf("the spliced line does not read back: %s\n%s", problem, spliced)
+	} else {
+		b = r
+	}
+	lr = lineReader{}
+	a, _, _ = lr.decode(plain)
+	if !reflect.DeepEqual(a, b) || b.Response.Answers[0].Answer.Text != "yes" {
+		t.Errorf("read back differently:\n%+v\n%+v", a, b)
+	}
+
+	dir := t.TempDir()
+	j, _ := open(t, dir, t0)
+	j.write(t, Record{Op: OpAdd, ID: "c", At: t0, Pending: pending("c", "Q?")})
+	j.write(t, rec)
+	j.Close()
+	_, st := open(t, dir, t0.Add(time.Minute))
+	if len(st.Results) != 1 || !reflect.DeepEqual(st.Results[0].Response, resp) {
+		t.Errorf("replayed result: %+v", st.Results)
 	}
 }
 

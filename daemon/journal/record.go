@@ -43,11 +43,15 @@ type Record struct {
 
 	Draft []json.RawMessage `json:"draft,omitempty"`
 
-	Outcome   socketproto.Outcome   `json:"outcome,omitempty"`
-	Via       socketproto.Via       `json:"via,omitempty"`
-	Response  *socketproto.Response `json:"response,omitempty"`
-	Expires   time.Time             `json:"expires,omitzero"`
-	Delivered bool                  `json:"delivered,omitempty"`
+	Outcome  socketproto.Outcome   `json:"outcome,omitempty"`
+	Via      socketproto.Via       `json:"via,omitempty"`
+	Response *socketproto.Response `json:"response,omitempty"`
+	// ResponseJSON, when set, is Response as json.Marshal encodes it,
+	// written in its place: the daemon sends the agent the same bytes, so
+	// they are encoded once.
+	ResponseJSON json.RawMessage `json:"-"`
+	Expires      time.Time       `json:"expires,omitzero"`
+	Delivered    bool            `json:"delivered,omitempty"`
 	// Settled (resolve, result): how the user settled a withdrawn request
 	// in the agent's own prompt. Absent in journals written before it.
 	Settled string `json:"settled,omitempty"`
