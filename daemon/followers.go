@@ -33,7 +33,13 @@ func (s *state) tell(change func(follower)) {
 type subscribers struct{ s *state }
 
 func (f subscribers) added(p socketproto.Pending) {
-	f.s.broadcast(socketproto.RequestAdded{Request: p})
+	if r := f.s.pending[p.RequestID]; r != nil && r.encoded != nil {
+		// p is r.p: the JSON the journal wrote is this event's request.
+		body := append(append([]byte(`{"request":`), r.encoded...), '}')
+		f.s.broadcastBody(socketproto.RequestAdded{}.MessageType(), body)
+	} else {
+		f.s.broadcast(socketproto.RequestAdded{Request: p})
+	}
 	f.stateChanged()
 }
 

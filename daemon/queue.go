@@ -42,6 +42,10 @@ type request struct {
 	// modified in place (a new Draft replaces the old one), so a copy of p
 	// handed to another goroutine stays valid.
 	p socketproto.Pending
+	// encoded is p's JSON as the journal wrote it when the request was
+	// added, for the panes' request_added; nil once p changes (setStatus,
+	// setDraft: the only changes after enqueue).
+	encoded []byte
 	// waiters are the connections that receive the response: the asker, and
 	// any connection that sent "wait" for it.
 	waiters []*conn

@@ -33,9 +33,16 @@ func (s *state) add(r *request) error {
 // question that never waits for the user.
 func (s *state) enqueue(r *request) error {
 	p := r.p // its slices are never changed in place, so the copy stays as it is
-	if err := s.record(journal.Record{Op: journal.OpAdd, ID: p.RequestID, At: p.CreatedAt, Pending: &p, Parked: r.parked, Remember: r.proposal.offered()}); err != nil {
+	// Encoded once, for the journal and the panes (nil on an error, which
+	// the journal then reports).
+	encoded, err := json.Marshal(p)
+	if err != nil {
+		encoded = nil
+	}
+	if err := s.record(journal.Record{Op: journal.OpAdd, ID: p.RequestID, At: p.CreatedAt, Pending: &p, PendingJSON: encoded, Parked: r.parked, Remember: r.proposal.offered()}); err != nil {
 		return err
 	}
+	r.encoded = encoded
 	r.elem = s.order.PushBack(r)
 	s.pending[r.p.RequestID] = r
 	for _, c := range r.waiters {
@@ -123,6 +130,7 @@ func (s *state) setStatus(r *request, status socketproto.RequestStatus) {
 		return
 	}
 	r.p.Status = status
+	r.encoded = nil
 	s.tell(func(f follower) { f.updated(r.p) })
 }
 
@@ -136,6 +144,7 @@ func (s *state) setDraft(r *request, draft []json.RawMessage) error {
 		return err
 	}
 	r.p.Draft = d
+	r.encoded = nil
 	s.tell(func(f follower) { f.updated(r.p) })
 	return nil
 }

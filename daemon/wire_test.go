@@ -23,6 +23,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"askuser/internal/config"
+	"askuser/socketproto"
 	"askuser/tests/testdaemon"
 )
 
@@ -321,5 +322,50 @@ func (w *wire) closeAll() {
 		if !c.closed {
 			c.nc.Close()
 		}
+	}
+}
+
+// request_added carries the request as the journal wrote it (encoded once,
+// daemon/transitions.go): the line is byte for byte what encoding the
+// event gives, for a request with every kind of field.
+func TestRequestAddedIsTheEventEncoded(t *testing.T) {
+	t.Parallel()
+	sock := testDaemon(t, nil)
+	nc, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	_ = nc.SetDeadline(time.Now().Add(10 * time.Second))
+	br := bufio.NewReader(nc)
+	if _, err := nc.Write([]byte(`{"type":"subscribe","role":"watch"}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	a := testdaemon.DialRaw(t, sock)
+	a.Send(`{"type":"ask_user_request","requestId":"enc1","agent":{"id":"a-1","name":"claude","cwd":"/tmp/x <&>"},` +
+		`"metadata":{"ticket":42,"note":"\u202e <b>"},"questions":[{"question":"Which <one> & why?","header":"DB",` +
+		`"options":[{"label":"PostgreSQL","description":"Battle-tested"},{"label":"SQLite"}],"multiSelect":true}]}` + "\n")
+	a.Expect("ask_user_queued requestId=enc1")
+	for {
+		line, err := br.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("no request_added: %v", err)
+		}
+		msg, err := socketproto.DecodeFromDaemon(line)
+		if err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		added, ok := msg.(socketproto.RequestAdded)
+		if !ok {
+			continue
+		}
+		again, err := socketproto.Encode(added)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(line, again) {
+			t.Errorf("request_added differs from the event encoded:\n got %s\nwant %s", line, again)
+		}
+		return
 	}
 }

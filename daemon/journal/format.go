@@ -49,9 +49,12 @@ func encodeRecord(r Record) ([]byte, error) {
 
 // writeRecord appends r's line in state.jsonl to buf, newline included.
 func writeRecord(buf *bytes.Buffer, r Record) error {
-	response := r.ResponseJSON
-	if response != nil {
-		r.Response = nil // written from its JSON, below
+	// Members already encoded by the caller are written from their JSON.
+	if r.PendingJSON != nil {
+		r.Pending = nil
+	}
+	if r.ResponseJSON != nil {
+		r.Response = nil
 	}
 	b, err := json.Marshal(r)
 	if err != nil {
@@ -60,15 +63,24 @@ func writeRecord(buf *bytes.Buffer, r Record) error {
 	if len(b) < 2 || b[len(b)-1] != '}' {
 		return fmt.Errorf("a %q record did not encode as an object", r.Op)
 	}
-	if response != nil {
-		b = append(append(append(b[:len(b)-1], `,"response":`...), response...), '}')
-	}
+	b = appendMember(b, "pending", r.PendingJSON)
+	b = appendMember(b, "response", r.ResponseJSON)
 	var sum [8]byte
 	buf.Write(b[:len(b)-1])
 	buf.WriteString(crcOpen)
 	buf.Write(fmt.Appendf(sum[:0], "%08x", crc32.Checksum(b, castagnoli)))
 	buf.WriteString("\"}\n")
 	return nil
+}
+
+// appendMember adds "name":raw to the object b ends with, unless raw is nil.
+func appendMember(b []byte, name string, raw json.RawMessage) []byte {
+	if raw == nil {
+		return b
+	}
+	b = append(b[:len(b)-1], `,"`...)
+	b = append(append(b, name...), `":`...)
+	return append(append(b, raw...), '}')
 }
 
 // splitChecksum returns the record of a line that ends in a checksum and

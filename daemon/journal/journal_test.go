@@ -214,6 +214,31 @@ func TestResponseWrittenFromItsJSON(t *testing.T) {
 	}
 }
 
+// An add record whose request comes already encoded (PendingJSON, the
+// bytes the daemon also sends the panes) replays as one encoded here.
+func TestPendingWrittenFromItsJSON(t *testing.T) {
+	p := pending("a", "Q1?", "Q2?")
+	body, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replayed := func(rec Record) State {
+		dir := t.TempDir()
+		j, _ := open(t, dir, t0)
+		j.write(t, rec)
+		j.Close()
+		_, st := open(t, dir, t0.Add(time.Minute))
+		return st
+	}
+	rec := Record{Op: OpAdd, ID: "a", At: t0, Pending: p, Parked: true}
+	plain := replayed(rec)
+	rec.PendingJSON = body
+	spliced := replayed(rec)
+	if len(spliced.Pending) != 1 || !reflect.DeepEqual(plain, spliced) || !spliced.Pending[0].Parked {
+		t.Errorf("replayed:\n%+v\nwant\n%+v", spliced, plain)
+	}
+}
+
 // Write returns only once its record is in the file: a crash of the process
 // right after (nothing flushed, nothing closed) loses nothing.
 func TestWriteIsInTheFileWhenItReturns(t *testing.T) {

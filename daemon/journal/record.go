@@ -33,6 +33,9 @@ type Record struct {
 	At time.Time `json:"at"`
 
 	Pending *socketproto.Pending `json:"pending,omitempty"`
+	// PendingJSON, when set, is Pending as json.Marshal encodes it, written
+	// in its place (as ResponseJSON).
+	PendingJSON json.RawMessage `json:"-"`
 	// Parked: asked with "wait": false, so it comes back parked, not orphaned.
 	Parked bool `json:"parked,omitempty"`
 	// Remember (add): the rule each of the daemon's own "Allow, and
