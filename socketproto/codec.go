@@ -164,7 +164,11 @@ func sniff(line []byte) (typ, requestID string, perr *Error) {
 	// The id is echoed in error replies only when it is a valid id: a reply
 	// must never carry an id no request could have.
 	var id string
-	if json.Unmarshal(env.RequestID, &id) != nil || !requestIDPattern.MatchString(id) {
+	if n := len(env.RequestID); n >= 2 && env.RequestID[0] == '"' && env.RequestID[n-1] == '"' &&
+		requestIDPattern.MatchString(string(env.RequestID[1:n-1])) {
+		// The pattern allows no '\\' and no '"': the JSON string is its bytes.
+		id = string(env.RequestID[1 : n-1])
+	} else if json.Unmarshal(env.RequestID, &id) != nil || !requestIDPattern.MatchString(id) {
 		id = ""
 	}
 	if env.Type == nil {

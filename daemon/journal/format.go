@@ -65,12 +65,22 @@ func writeRecord(buf *bytes.Buffer, r Record) error {
 	}
 	b = appendMember(b, "pending", r.PendingJSON)
 	b = appendMember(b, "response", r.ResponseJSON)
-	var sum [8]byte
 	buf.Write(b[:len(b)-1])
 	buf.WriteString(crcOpen)
-	buf.Write(fmt.Appendf(sum[:0], "%08x", crc32.Checksum(b, castagnoli)))
+	buf.Write(hex8(crc32.Checksum(b, castagnoli)))
 	buf.WriteString("\"}\n")
 	return nil
+}
+
+// hex8 is sum in 8 lowercase hex digits (fmt's "%08x", without fmt).
+func hex8(sum uint32) []byte {
+	const digits = "0123456789abcdef"
+	var b [8]byte
+	for i := 7; i >= 0; i-- {
+		b[i] = digits[sum&0xf]
+		sum >>= 4
+	}
+	return b[:]
 }
 
 // appendMember adds "name":raw to the object b ends with, unless raw is nil.
