@@ -77,7 +77,7 @@ func (s *state) answerFromKept(c *conn, r *request, old *result) {
 	resp.RequestID = r.p.RequestID
 	if err := s.resolve(r, old.outcome, old.via, &resp, nil); err != nil {
 		// It stays pending, as asked; the user answers it again.
-		s.tell(func(f follower) { f.added(r.p) })
+		s.tellAdded(r)
 		return
 	}
 	// Asked without waiting, its result is kept for "wait" but is no kept

@@ -43,8 +43,9 @@ type request struct {
 	// handed to another goroutine stays valid.
 	p socketproto.Pending
 	// encoded is p's JSON as the journal wrote it when the request was
-	// added, for the panes' request_added; nil once p changes (setStatus,
-	// setDraft: the only changes after enqueue).
+	// added, for the panes' request_added; nil once they are told
+	// (tellAdded), and whenever p changes (setStatus, setDraft: the only
+	// changes after enqueue).
 	encoded []byte
 	// waiters are the connections that receive the response: the asker, and
 	// any connection that sent "wait" for it.

@@ -239,7 +239,7 @@ func (s *state) answerByRule(c *conn, r *request, subj rules.Subject, rule socke
 	resp.RuleID = rule.ID
 	if err := s.resolve(r, socketproto.OutcomeAnswered, socketproto.ViaRule, &resp, nil); err != nil {
 		// It stays pending, as asked; the user answers it.
-		s.tell(func(f follower) { f.added(r.p) })
+		s.tellAdded(r)
 		return
 	}
 	s.forgetKept(s.results[r.p.RequestID])

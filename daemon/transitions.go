@@ -24,8 +24,16 @@ func (s *state) add(r *request) error {
 	if err := s.enqueue(r); err != nil {
 		return err
 	}
-	s.tell(func(f follower) { f.added(r.p) })
+	s.tellAdded(r)
 	return nil
+}
+
+// tellAdded tells the followers that r waits for the user. r's JSON, kept
+// from enqueue for the panes' request_added, is let go then: a request may
+// wait for hours.
+func (s *state) tellAdded(r *request) {
+	s.tell(func(f follower) { f.added(r.p) })
+	r.encoded = nil
 }
 
 // enqueue is add without telling the followers, for a request resolved in
