@@ -341,6 +341,11 @@ func TestRequestAddedIsTheEventEncoded(t *testing.T) {
 	if _, err := nc.Write([]byte(`{"type":"subscribe","role":"watch"}` + "\n")); err != nil {
 		t.Fatal(err)
 	}
+	// Subscribed once the snapshot is here: an ask before that would be in
+	// the snapshot, not an event.
+	if line, err := br.ReadBytes('\n'); err != nil || !bytes.Contains(line, []byte(`"type":"snapshot"`)) {
+		t.Fatalf("subscribing: %v %s", err, line)
+	}
 	a := testdaemon.DialRaw(t, sock)
 	a.Send(`{"type":"ask_user_request","requestId":"enc1","agent":{"id":"a-1","name":"claude","cwd":"/tmp/x <&>"},` +
 		`"metadata":{"ticket":42,"note":"\u202e <b>"},"questions":[{"question":"Which <one> & why?","header":"DB",` +
