@@ -338,7 +338,7 @@ func TestMCPEndToEndAgentGoneWithdrawsTheQuestion(t *testing.T) {
 		_ = stdout.Close()
 		// A call refused at once makes the server write.
 		send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ask_user","arguments":{}}}`)
-		r := testdaemon.RecvType(t, events, "request_resolved", 10*time.Second).(socketproto.RequestResolved)
+		r := resolvedOrExplain(t, events, exited, stderr)
 		if r.RequestID != added.RequestID || r.Outcome != socketproto.OutcomeWithdrawn {
 			t.Errorf("resolved = %+v, want %s withdrawn", r, added.RequestID)
 		}
@@ -536,5 +536,35 @@ func TestMCPServerProgramIsFound(t *testing.T) {
 	msg, err := direct.CombinedOutput()
 	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(msg), `askuser-mcp: askuser-mcp takes no arguments`) {
 		t.Errorf("askuser-mcp stray: %v\n%s", err, msg)
+	}
+}
+
+// resolvedOrExplain waits for the next request_resolved on events; without
+// one in 10 s it fails saying what the watcher heard meanwhile, whether the
+// MCP server exited, and what it wrote on stderr.
+func resolvedOrExplain(t *testing.T, events *socketproto.Conn, exited chan error, stderr *testdaemon.LogBuffer) socketproto.RequestResolved {
+	t.Helper()
+	var heard []string
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_ = events.NetConn().SetReadDeadline(deadline)
+		m, err := events.Recv()
+		if err != nil {
+			_ = events.NetConn().SetReadDeadline(time.Time{})
+			server := "still running"
+			select {
+			case err := <-exited:
+				exited <- err // for the cleanup
+				server = fmt.Sprintf("exited (%v)", err)
+			default:
+			}
+			t.Fatalf("no request_resolved: %v; the watcher heard %q; the MCP server %s; its stderr:\n%s", err, heard, server, stderr)
+		}
+		if r, ok := m.(socketproto.RequestResolved); ok {
+			_ = events.NetConn().SetReadDeadline(time.Time{})
+			return r
+		}
+		line, _ := json.Marshal(m)
+		heard = append(heard, m.MessageType()+" "+string(line))
 	}
 }
