@@ -220,20 +220,16 @@ func indexNUL(b []byte) int {
 	return len(b)
 }
 
-func (w *Watcher) send(ev Event) bool {
-	select {
-	case w.Events <- ev:
-		return true
-	case <-w.done:
-		return false
-	}
-}
+func (w *Watcher) send(ev Event) bool { return deliver(w.Events, ev, w.done) }
 
-func (w *Watcher) sendError(err error) bool {
+func (w *Watcher) sendError(err error) bool { return deliver(w.Errors, err, w.done) }
+
+// deliver hands v to whoever reads ch, or gives up (false) once done closes.
+func deliver[T any](ch chan<- T, v T, done <-chan struct{}) bool {
 	select {
-	case w.Errors <- err:
+	case ch <- v:
 		return true
-	case <-w.done:
+	case <-done:
 		return false
 	}
 }
