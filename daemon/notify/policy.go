@@ -40,12 +40,18 @@ type Policy struct {
 	mu     sync.Mutex
 	events []event
 	signal chan struct{}
-	// asleep: Run waits with no look at the events due (under mu); only
-	// then does an event signal it. Otherwise Run is at work, or it looks
-	// again within coalesce, so a stream of requests wakes it once per
+	// asleep: Run waits with no look at the events due (under mu); then
+	// every event signals it. Otherwise Run is at work, or it looks again
+	// within coalesce, and only an event that cannot wait that long
+	// signals it (urgent): a stream of requests wakes it once per
 	// coalesce, not once per change (each wake is a thread woken on a CPU
 	// that the agents waiting on the daemon want).
 	asleep bool
+	// shown: the requests a notice shows (under mu), whose resolution
+	// closes that notice at once; quickGrace: the grace is shorter than
+	// coalesce, so a new request may be due at once.
+	shown      map[string]bool
+	quickGrace bool
 
 	lastActive atomic.Int64 // unix nanoseconds of the user's last key or tap
 
@@ -86,7 +92,8 @@ type notice struct {
 // New makes a policy that tells notifiers.
 func New(set Settings, log *slog.Logger, notifiers ...Notifier) *Policy {
 	p := &Policy{set: set, log: log, signal: make(chan struct{}, 1),
-		waiting: map[string]*entry{}, notices: map[string]*notice{}}
+		waiting: map[string]*entry{}, notices: map[string]*notice{},
+		shown: map[string]bool{}, quickGrace: set.Grace < coalesce}
 	for _, n := range notifiers {
 		p.workers = append(p.workers, &worker{n: n, log: log, signal: make(chan struct{}, 1)})
 	}
@@ -130,7 +137,7 @@ func (p *Policy) post(e event) {
 	e.at = time.Now()
 	p.mu.Lock()
 	p.events = append(p.events, e)
-	wake := p.asleep || len(p.events) >= maxUntaken
+	wake := p.asleep || p.urgent(e) || len(p.events) >= maxUntaken
 	p.asleep = false
 	p.mu.Unlock()
 	if wake {
@@ -139,6 +146,30 @@ func (p *Policy) post(e event) {
 		default:
 		}
 	}
+}
+
+// urgent reports whether e must be taken up at once rather than at Run's
+// next look (p.mu held): the end of a request a notice shows (the notice
+// goes from every device), a new request when the grace is shorter than
+// coalesce, new settings. Any other event's effect is at least coalesce
+// away, and it keeps the time it happened.
+func (p *Policy) urgent(e event) bool {
+	switch {
+	case e.resolved != nil:
+		return p.shown[e.resolved.RequestID]
+	case e.added != nil:
+		return p.quickGrace
+	default:
+		return e.settings != nil
+	}
+}
+
+// show records that n shows en's request.
+func (p *Policy) show(en *entry, n *notice) {
+	en.notice = n
+	p.mu.Lock()
+	p.shown[en.p.RequestID] = true
+	p.mu.Unlock()
 }
 
 // Run decides until ctx ends; every notifier's goroutine is started and
@@ -209,6 +240,9 @@ func (p *Policy) take(e event) {
 	switch {
 	case e.settings != nil:
 		p.set = *e.settings
+		p.mu.Lock()
+		p.quickGrace = p.set.Grace < coalesce
+		p.mu.Unlock()
 	case e.added != nil:
 		r := *e.added
 		if _, dup := p.waiting[r.RequestID]; dup {
@@ -242,7 +276,7 @@ func (p *Policy) take(e event) {
 		n := &notice{tag: r.RequestID, ids: []string{r.RequestID}}
 		if p.notices[n.tag] == nil {
 			p.notices[n.tag] = n
-			en.notice = n
+			p.show(en, n)
 		}
 		p.waiting[r.RequestID] = en
 	case e.resolved != nil:
@@ -256,6 +290,9 @@ func (p *Policy) gone(e socketproto.RequestResolved) {
 		return
 	}
 	delete(p.waiting, e.RequestID)
+	p.mu.Lock()
+	delete(p.shown, e.RequestID)
+	p.mu.Unlock()
 	if en.heapAt >= 0 {
 		heap.Remove(&p.reminds, en.heapAt)
 	}
@@ -298,7 +335,7 @@ func (p *Policy) fire(now time.Time) {
 			n := &notice{tag: ids[0], ids: ids}
 			p.notices[n.tag] = n
 			for _, id := range ids {
-				p.waiting[id].notice = n
+				p.show(p.waiting[id], n)
 			}
 			p.announce(n, KindNew)
 		}
@@ -340,7 +377,7 @@ func (p *Policy) fire(now time.Time) {
 		n := &notice{tag: unannounced[0], ids: unannounced}
 		p.notices[n.tag] = n
 		for _, id := range unannounced {
-			p.waiting[id].notice = n
+			p.show(p.waiting[id], n)
 		}
 		p.announce(n, KindReminder)
 	}

@@ -39,13 +39,6 @@ func runPolicyScript(t *testing.T, file string, script []storytest.Line) {
 		at := fmt.Sprintf("%s:%d", file, l.N)
 		if l.Words[0] == "heard" {
 			want := strings.Join(l.Words[1:], " ")
-			if len(heard) == 0 {
-				// While events keep coming the policy takes them up
-				// within coalesce, not at once.
-				time.Sleep(coalesce)
-				synctest.Wait()
-				heard = append(heard, rec.take()...)
-			}
 			if len(heard) == 0 || heard[0] != want {
 				t.Fatalf("%s: want heard %q, the notifiers were told %q", at, want, heard)
 			}
