@@ -3,7 +3,6 @@ package daemon
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"askuser/internal/config"
 	"askuser/tests/testdaemon"
+	"askuser/tests/testdir"
 )
 
 func TestLineTooLargeClosesAfterTheError(t *testing.T) {
@@ -161,9 +161,7 @@ func TestNotifyCommandRunsWithTheRequest(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "notified")
 	script := filepath.Join(t.TempDir(), "notify.sh")
 	body := "#!/bin/sh\nprintf '%s|%s|%s|%s|%s|%s\\n' \"$1\" \"$ASKUSER_EVENT\" \"$ASKUSER_REQUEST_ID\" \"$ASKUSER_AGENT\" \"$ASKUSER_QUESTION\" \"$ASKUSER_OUTCOME\" >> " + out + "\n"
-	if err := os.WriteFile(script, []byte(body), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	testdir.WriteExecutable(t, script, []byte(body), 0o700)
 	sock := testDaemon(t, func(c *config.Config) { c.Notify.Command = []string{script, "$(touch /tmp/no)"} })
 	a := testdaemon.DialRaw(t, sock)
 	a.Send(`{"type":"ask_user_request","requestId":"n1","agent":{"id":"a1","name":"claude-main"},` + q1 + "}\n")

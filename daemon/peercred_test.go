@@ -14,6 +14,7 @@ import (
 
 	"askuser/tests/skips"
 	"askuser/tests/testdaemon"
+	"askuser/tests/testdir"
 )
 
 // TestPeerCredRefusesOtherUsers connects as another user (the test binary
@@ -41,13 +42,7 @@ func TestPeerCredRefusesOtherUsers(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	helper := filepath.Join(dir, "helper.test")
-	self, err := os.ReadFile(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(helper, self, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testdir.CopyExecutable(t, os.Args[0], helper)
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

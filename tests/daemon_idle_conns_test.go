@@ -2,13 +2,13 @@ package tests
 
 import (
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"askuser/tests/testdaemon"
+	"askuser/tests/testdir"
 	"askuser/tests/testenv"
 )
 
@@ -23,9 +23,7 @@ func TestDaemonIdleConnectionsDoNotLockOthersOut(t *testing.T) {
 	// flood it had 4,096); the flood is several times that.
 	wrapper := filepath.Join(t.TempDir(), "askuserd-lowfd")
 	script := "#!/bin/sh\nulimit -n 256 || exit 97\nexec " + testenv.Bin("askuserd") + " \"$@\"\n"
-	if err := os.WriteFile(wrapper, []byte(script), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	testdir.WriteExecutable(t, wrapper, []byte(script), 0o700)
 	cmd, log := testdaemon.StartBinary(t, wrapper, e.Environ(), e.Socket)
 	t.Cleanup(func() {
 		if err := testdaemon.StopBinary(cmd); err != nil {

@@ -23,6 +23,7 @@ import (
 	"askuser/socketproto"
 	"askuser/socketproto/agenttool"
 	"askuser/tests/testdaemon"
+	"askuser/tests/testdir"
 	"askuser/tests/testenv"
 )
 
@@ -469,25 +470,12 @@ func mcpAwaitPendingFile(t *testing.T, e *Env, id string, held bool) {
 }
 
 // copyPrograms puts the named programs of the build, and no others, into a
-// new directory, and returns it. They are hard links where it can: a copy
-// written while parallel tests fork can fail to run with "text file busy"
-// (a child forked meanwhile still holds the copy open for writing, until it
-// execs: golang/go#22315).
+// new directory, and returns it.
 func copyPrograms(t *testing.T, names ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, name := range names {
-		dst := filepath.Join(dir, name)
-		if os.Link(testenv.Bin(name), dst) == nil {
-			continue
-		}
-		exe, err := os.ReadFile(testenv.Bin(name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(dst, exe, 0o755); err != nil {
-			t.Fatal(err)
-		}
+		testdir.CopyExecutable(t, testenv.Bin(name), filepath.Join(dir, name))
 	}
 	return dir
 }

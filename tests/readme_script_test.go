@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"askuser/tests/testdir"
 	"askuser/tests/testenv"
 )
 
@@ -53,9 +54,7 @@ func TestReadmeShellScript(t *testing.T) {
 	e.StartDaemon()
 	w := testenv.Watch(t, e)
 	path := filepath.Join(e.Root, "deploy.sh")
-	if err := os.WriteFile(path, []byte(script), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	testdir.WriteExecutable(t, path, []byte(script), 0o700)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			cmd := exec.Command("sh", path)

@@ -16,6 +16,7 @@ import (
 
 	"askuser/tests/skips"
 	"askuser/tests/testdaemon"
+	"askuser/tests/testdir"
 	"askuser/tests/testenv"
 )
 
@@ -67,10 +68,7 @@ func startSSHD(t *testing.T) *sshServer {
 	if err := os.WriteFile(filepath.Join(dir, "authorized_keys"), pub, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	client, _ := os.ReadFile(testenv.Bin("askuser-client"))
-	if err := os.WriteFile(filepath.Join(dir, "askuser-client"), client, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testdir.CopyExecutable(t, testenv.Bin("askuser-client"), filepath.Join(dir, "askuser-client"))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

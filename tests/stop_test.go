@@ -15,6 +15,7 @@ import (
 
 	"askuser/socketproto"
 	"askuser/tests/testdaemon"
+	"askuser/tests/testdir"
 	"askuser/tests/testenv"
 )
 
@@ -224,13 +225,7 @@ func TestAutostartRefusalAfterTheClientReachedTheSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	client := filepath.Join(dir, "askuser-client")
-	b, err := os.ReadFile(testenv.Bin("askuser-client"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(client, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testdir.CopyExecutable(t, testenv.Bin("askuser-client"), client)
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"askuser/socketproto"
+	"askuser/tests/testdir"
 	"askuser/tests/testenv"
 )
 
@@ -166,14 +167,8 @@ func newAttacker(t *testing.T) *attacker {
 	// The test binary sits in a private build directory: copy it where
 	// the attacker may run it.
 	dir := a.ownDir(t, 0o755)
-	self, err := os.ReadFile(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
 	a.helper = filepath.Join(dir, "fake-askuserd")
-	if err := os.WriteFile(a.helper, self, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testdir.CopyExecutable(t, os.Args[0], a.helper)
 	return a
 }
 

@@ -3,7 +3,6 @@ package views
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"askuser/socketproto"
+	"askuser/tests/testdir"
 )
 
 func TestNewRequestShownWhenIdle(t *testing.T) {
@@ -152,9 +152,7 @@ func TestEditor(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "fake-editor")
 	// The "editor" appends a second line to the file it is given.
-	if err := os.WriteFile(script, []byte("#!/bin/sh\nprintf ' from the editor\\nsecond line\\n' >> \"$1\"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testdir.WriteExecutable(t, script, []byte("#!/bin/sh\nprintf ' from the editor\\nsecond line\\n' >> \"$1\"\n"), 0o755)
 	h := newH(t, 80, 24, func(o *Options) { o.Editor = script })
 	h.Event(snap(pending("req-1", nameQuestion())))
 	h.Press("typed", "<C-e>")

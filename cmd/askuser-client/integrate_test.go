@@ -1,6 +1,7 @@
 package main
 
 import (
+	"askuser/tests/testdir"
 	"bytes"
 	"encoding/json"
 	"os"
@@ -318,9 +319,7 @@ func TestIntegrateWarnsWithoutTheMCPServerProgram(t *testing.T) {
 		t.Errorf("pi runs no MCP server, yet: %q", errOut)
 	}
 
-	if err := os.WriteFile(filepath.Join(dir, "askuser-mcp"), []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testdir.WriteExecutable(t, filepath.Join(dir, "askuser-mcp"), []byte("#!/bin/sh\n"), 0o755)
 	if _, errOut, code := integrateIn(t, t.TempDir(), "codex", "--command", client); code != 0 || errOut != "" {
 		t.Errorf("with askuser-mcp beside the client: exit %d, stderr %q", code, errOut)
 	}
@@ -405,12 +404,8 @@ func TestIntegrateRefusesWhatIsNotASettingsFile(t *testing.T) {
 func TestIntegrateSaysWhichClientItWrites(t *testing.T) {
 	bin := t.TempDir()
 	onPath := filepath.Join(bin, "askuser-client")
-	if err := os.WriteFile(onPath, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(bin, "askuser-mcp"), []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testdir.WriteExecutable(t, onPath, []byte("#!/bin/sh\n"), 0o755)
+	testdir.WriteExecutable(t, filepath.Join(bin, "askuser-mcp"), []byte("#!/bin/sh\n"), 0o755)
 	t.Setenv("PATH", bin)
 	home := t.TempDir()
 	_, errOut, code := integrateIn(t, home, "gemini", "--write")

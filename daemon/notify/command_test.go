@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"askuser/socketproto"
+	"askuser/tests/testdir"
 )
 
 // notify.command sees each notification as a coherent sequence: it begins
@@ -22,9 +23,7 @@ func TestCommandSequence(t *testing.T) {
 	out := filepath.Join(dir, "calls")
 	script := filepath.Join(dir, "notify.sh")
 	body := "#!/bin/sh\nprintf '%s|%s|%s|%s\\n' \"$ASKUSER_EVENT\" \"$ASKUSER_TAG\" \"$ASKUSER_REQUEST_ID\" \"$ASKUSER_TITLE\" >> " + out + "\n"
-	if err := os.WriteFile(script, []byte(body), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	testdir.WriteExecutable(t, script, []byte(body), 0o700)
 	c := &Command{Argv: []string{script}, Log: slog.New(slog.DiscardHandler)}
 	from := func(id, name string) socketproto.Pending {
 		p := pending(id)

@@ -428,9 +428,7 @@ func TestConnectAutostartFailingDaemon(t *testing.T) {
 	starts := filepath.Join(dir, "starts")
 	script := filepath.Join(dir, "askuserd")
 	body := "#!/bin/sh\necho \"$@\" >> " + starts + "\nexit 3\n"
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testdir.WriteExecutable(t, script, []byte(body), 0o755)
 	sock := filepath.Join(dir, "s.sock")
 	o := Options{SocketPath: sock, Autostart: true, DaemonBinary: script, ConfigPath: "/cfg.toml"}
 	_, err := Connect(ctx10(t), o)
@@ -481,9 +479,7 @@ func TestConnectAutostartRefusalFromStartStatus(t *testing.T) {
 	script := filepath.Join(dir, "askuserd")
 	body := "#!/bin/sh\necho x >> " + starts + "\n" +
 		`printf '%s\n' '{"type":"start_status","ready":false,"code":"refused","message":"the state dir is held by pid 42 on /elsewhere.sock"}' >&$` + socketproto.StartFDEnv + "\nexit 1\n"
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testdir.WriteExecutable(t, script, []byte(body), 0o755)
 	o := Options{SocketPath: filepath.Join(dir, "s.sock"), Autostart: true, DaemonBinary: script}
 	start := time.Now()
 	_, err := Connect(ctx10(t), o)

@@ -1,12 +1,12 @@
 package agents
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"askuser/socketproto"
+	"askuser/tests/testdir"
 	"askuser/tests/testenv"
 )
 
@@ -58,9 +58,7 @@ func checkApproving(t *testing.T, q socketproto.Question, allows []string, wants
 func TestAgentOpenCodeAllowAlwaysShowsThePatternsWhole(t *testing.T) {
 	opencode, e, w := agentTest(t, "opencode")
 	script := "./" + longName
-	if err := os.WriteFile(filepath.Join(e.Root, longName), []byte("#!/bin/sh\necho long-script-ran \"$@\"\n"), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	testdir.WriteExecutable(t, filepath.Join(e.Root, longName), []byte("#!/bin/sh\necho long-script-ran \"$@\"\n"), 0o700)
 	steps := []agentStep{{fakeStep: fakeStep{"bash", map[string]any{"command": script + " one", "description": "Run the script"}},
 		question: "Allow OpenCode to use bash: " + script + " one?",
 		do: func(t *testing.T, e *testenv.Env, p socketproto.Pending) {

@@ -9,6 +9,7 @@ import (
 
 	"askuser/socketproto"
 	"askuser/tests/testdaemon"
+	"askuser/tests/testdir"
 	"askuser/tests/testenv"
 )
 
@@ -27,9 +28,7 @@ const bumpScript = "#!/bin/sh\necho \"ran $*\" >> runs.txt\necho \"bumped $*\"\n
 
 func writeBump(t *testing.T, e *testenv.Env) {
 	t.Helper()
-	if err := os.WriteFile(filepath.Join(e.Root, "bump.sh"), []byte(bumpScript), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	testdir.WriteExecutable(t, filepath.Join(e.Root, "bump.sh"), []byte(bumpScript), 0o700)
 }
 
 // runs is what runs.txt says ran, one line a run.
@@ -266,9 +265,7 @@ func TestAgentRulesClaudeCodeRememberAfterRestart(t *testing.T) {
 	if err := os.Mkdir(proj, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(proj, "bump.sh"), []byte(bumpScript), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	testdir.WriteExecutable(t, filepath.Join(proj, "bump.sh"), []byte(bumpScript), 0o700)
 	model := newFakeModel(t, fakeStep{"Bash", bash("./bump.sh one")}, fakeStep{"Bash", bash("./bump.sh one")})
 	home := filepath.Join(e.Root, "home")
 	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o700); err != nil {

@@ -1,4 +1,4 @@
-// Package testdir makes the directories tests need. It imports nothing of
+// Package testdir makes the directories and files tests need. It imports nothing of
 // askuser, so that any package's tests may use it, socketproto's included.
 package testdir
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"askuser/tests/testdaemon"
+	"askuser/tests/testdir"
 	"askuser/tests/webpane"
 )
 
@@ -42,9 +42,7 @@ func BenchmarkWebAttacks(b *testing.B) {
 	}
 	exe := filepath.Join(dir, "askuserd-lowfd")
 	script := "#!/bin/sh\nulimit -n 256 || exit 97\nexec " + filepath.Join(dir, "askuserd") + " \"$@\"\n"
-	if err := os.WriteFile(exe, []byte(script), 0o700); err != nil {
-		b.Fatal(err)
-	}
+	testdir.WriteExecutable(b, exe, []byte(script), 0o700)
 	e := benchEnv(b)
 	daemon := exec.Command(filepath.Join(dir, "askuserd"), "serve")
 	daemon.Env = e.Environ()

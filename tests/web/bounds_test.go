@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"askuser/tests/testdir"
 	"askuser/tests/testenv"
 	"askuser/tests/webpane"
 )
@@ -126,9 +126,7 @@ func TestWebConnectionFlood(t *testing.T) {
 	e.StartDaemon()
 	wrapper := filepath.Join(t.TempDir(), "askuserd-lowfd")
 	script := "#!/bin/sh\nulimit -n 256 || exit 97\nexec " + testenv.Bin("askuserd") + " \"$@\"\n"
-	if err := os.WriteFile(wrapper, []byte(script), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	testdir.WriteExecutable(t, wrapper, []byte(script), 0o700)
 	w := webpane.StartWith(t, e, wrapper, "127.0.0.1:0")
 	client, tok := w.HTTPClient()
 	cmd, _, _ := e.StartClient("", "ask", "--question", secretQuestion, "--option", "Yes", "--option", "No", "--request-id", "req-flood")

@@ -8,6 +8,7 @@ import (
 
 	"askuser/tests/termpane"
 	"askuser/tests/testdaemon"
+	"askuser/tests/testdir"
 	"askuser/tests/testenv"
 )
 
@@ -31,9 +32,7 @@ case "$1" in
   serve) ` + serve + ` ;;
 esac
 `
-	if err := os.WriteFile(filepath.Join(dir, "tailscale"), []byte(script), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	testdir.WriteExecutable(t, filepath.Join(dir, "tailscale"), []byte(script), 0o700)
 	return []string{"PATH=" + testenv.BinDir() + string(os.PathListSeparator) + dir + string(os.PathListSeparator) + os.Getenv("PATH")}, calls
 }
 
