@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -339,7 +340,14 @@ func TestMCPEndToEndAgentGoneWithdrawsTheQuestion(t *testing.T) {
 		_ = stdout.Close()
 		// A call refused at once makes the server write.
 		send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ask_user","arguments":{}}}`)
+		// That write can still find a reader: a child process another test
+		// forked keeps a copy of the pipe until its exec has closed it,
+		// which on Linux ends a moment after the fork returned. Pings make
+		// the server write again until the question is withdrawn.
+		stopPings := pingEvery(100*time.Millisecond, stdin)
+		t.Cleanup(stopPings)
 		r := resolvedOrExplain(t, events, exited, stderr)
+		stopPings()
 		if r.RequestID != added.RequestID || r.Outcome != socketproto.OutcomeWithdrawn {
 			t.Errorf("resolved = %+v, want %s withdrawn", r, added.RequestID)
 		}
@@ -525,6 +533,26 @@ func TestMCPServerProgramIsFound(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(msg), `askuser-mcp: askuser-mcp takes no arguments`) {
 		t.Errorf("askuser-mcp stray: %v\n%s", err, msg)
 	}
+}
+
+// pingEvery writes an MCP ping to w every period until the returned stop is
+// called (once or more); it ignores write errors, as a server may be gone.
+func pingEvery(period time.Duration, w io.Writer) (stop func()) {
+	done := make(chan struct{})
+	var pings sync.WaitGroup
+	pings.Go(func() {
+		tick := time.NewTicker(period)
+		defer tick.Stop()
+		for id := 1000; ; id++ {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			_, _ = fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", id)
+		}
+	})
+	return sync.OnceFunc(func() { close(done); pings.Wait() })
 }
 
 // resolvedOrExplain waits for the next request_resolved on events; without
