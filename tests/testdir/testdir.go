@@ -1,5 +1,6 @@
-// Package testdir makes the directories and files tests need. It imports nothing of
-// askuser, so that any package's tests may use it, socketproto's included.
+// Package testdir makes the directories and files tests need. It imports
+// nothing of askuser, so that any package's tests may use it, socketproto's
+// included.
 package testdir
 
 import (
