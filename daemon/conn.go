@@ -312,17 +312,8 @@ func (s *state) unsubscribe(c *conn) {
 	delete(s.subs, c)
 }
 
-// broadcastBody is broadcast for a message already encoded: body is what
-// json.Marshal makes of it.
-func (s *state) broadcastBody(typ string, body []byte) {
-	if len(s.subs) == 0 {
-		return
-	}
-	line, err := socketproto.Frame(typ, body)
-	if err != nil {
-		s.log.Error("encoding an event", "type", typ, "err", err)
-		return
-	}
+// broadcastLine is broadcast for a message already encoded.
+func (s *state) broadcastLine(line []byte) {
 	for c := range s.subs {
 		s.sendLine(c, line)
 	}

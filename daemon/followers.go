@@ -35,8 +35,7 @@ type subscribers struct{ s *state }
 func (f subscribers) added(p socketproto.Pending) {
 	if r := f.s.pending[p.RequestID]; r != nil && r.encoded != nil {
 		// p is r.p: the JSON the journal wrote is this event's request.
-		body := append(append([]byte(`{"request":`), r.encoded...), '}')
-		f.s.broadcastBody(socketproto.RequestAdded{}.MessageType(), body)
+		f.s.broadcastLine(socketproto.EncodeRequestAdded(r.encoded))
 	} else {
 		f.s.broadcast(socketproto.RequestAdded{Request: p})
 	}

@@ -282,13 +282,12 @@ func (s *state) commitJournal() {
 // historyBeforeAck holds msg back, if it acknowledges a change, until the
 // history lines of the changes so far are written (docs/contract.md §10).
 func (s *state) historyBeforeAck(msg socketproto.Message) {
+	if s.journal == nil {
+		return
+	}
 	switch msg.(type) {
 	case socketproto.OK, socketproto.Queued:
-		s.held = append(s.held, func() {
-			if s.journal != nil {
-				s.journal.WriteHistory()
-			}
-		})
+		s.held = append(s.held, s.journal.WriteHistory)
 	}
 }
 

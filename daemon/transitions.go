@@ -43,10 +43,7 @@ func (s *state) enqueue(r *request) error {
 	p := r.p // its slices are never changed in place, so the copy stays as it is
 	// Encoded once, for the journal and the panes (nil on an error, which
 	// the journal then reports).
-	encoded, err := json.Marshal(p)
-	if err != nil {
-		encoded = nil
-	}
+	encoded, _ := json.Marshal(p)
 	if err := s.record(journal.Record{Op: journal.OpAdd, ID: p.RequestID, At: p.CreatedAt, Pending: &p, PendingJSON: encoded, Parked: r.parked, Remember: r.proposal.offered()}); err != nil {
 		return err
 	}

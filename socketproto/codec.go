@@ -35,6 +35,20 @@ func Frame(typ string, body []byte) ([]byte, error) {
 	if len(body) < 2 || body[0] != '{' {
 		return nil, fmt.Errorf("socketproto: a %q message does not encode to a JSON object", typ)
 	}
+	return frame(typ, body), nil
+}
+
+// EncodeRequestAdded is Encode(RequestAdded{Request: p}) for p already
+// encoded: request is what json.Marshal made of p (the daemon's journal
+// wrote the same bytes).
+func EncodeRequestAdded(request []byte) []byte {
+	body := make([]byte, 0, len(request)+len(`{"request":}`))
+	body = append(append(append(body, `{"request":`...), request...), '}')
+	return frame(RequestAdded{}.MessageType(), body)
+}
+
+// frame is Frame for a body known to be a JSON object.
+func frame(typ string, body []byte) []byte {
 	var buf bytes.Buffer
 	buf.Grow(len(body) + 32)
 	buf.WriteString(`{"type":`)
@@ -45,7 +59,7 @@ func Frame(typ string, body []byte) ([]byte, error) {
 	}
 	buf.Write(body[1:])
 	buf.WriteByte('\n')
-	return buf.Bytes(), nil
+	return buf.Bytes()
 }
 
 // LineReader reads NDJSON lines of at most max bytes (the newline excluded).

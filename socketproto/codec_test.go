@@ -45,6 +45,26 @@ func TestEncode(t *testing.T) {
 	}
 }
 
+// A request already encoded (as the daemon's journal writes it) framed as
+// request_added is the event encoded.
+func TestEncodeRequestAdded(t *testing.T) {
+	p := Pending{Request: Request{RequestID: "r", Agent: &Agent{ID: "a", Name: "claude", Cwd: "/tmp/x <&>"},
+		Metadata:  json.RawMessage(`{"note":"\u202e <b>","ticket":42}`),
+		Questions: []Question{{Question: "Which <one> & why?", Options: []Option{{Label: "A"}, {Label: "B"}}}}},
+		CreatedAt: time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC), Status: StatusWaiting}
+	request, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Encode(RequestAdded{Request: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := EncodeRequestAdded(request); string(got) != string(want) {
+		t.Errorf("\n got: %s\nwant: %s", got, want)
+	}
+}
+
 // readAll reads lines until an error and reports them as strings, the error last.
 func readAll(r io.Reader, max int) (lines []string, err error) {
 	lr := NewLineReader(r, max)
